@@ -26,6 +26,11 @@ let package = Package(
             ],
             path: "Server/depot"
         ),
+        .executableTarget(
+            name: "tflite-benchmark",
+            dependencies: ["ModelDepotShared", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Benchmarks/tflite-benchmark"
+        ),
         .testTarget(
             name: "ModelDepotSharedTests",
             dependencies: ["ModelDepotShared", "depot"],

@@ -422,6 +422,242 @@ def make_while_loop():
     return mb, check
 
 
+SPARSE_WEIGHTS = np.array([[3, 0], [0, 5]], np.float32)
+
+
+def csr_sparsity(dense):
+    """SparsityParametersT storing a 2-D matrix row by row: dim 0 DENSE, dim 1
+    SPARSE_CSR with int32 segments/indices. Returns (sparsity, stored values).
+    """
+    def int32_vector(values):
+        v = fb.Int32VectorT()
+        v.values = [int(x) for x in values]
+        return v
+    rows, cols = np.nonzero(dense)
+    row_dim = fb.DimensionMetadataT()
+    row_dim.format, row_dim.denseSize = fb.DimensionType.DENSE, dense.shape[0]
+    col_dim = fb.DimensionMetadataT()
+    col_dim.format = fb.DimensionType.SPARSE_CSR
+    col_dim.arraySegmentsType = fb.SparseIndexVector.Int32Vector
+    col_dim.arraySegments = int32_vector(
+        np.searchsorted(rows, np.arange(dense.shape[0] + 1)))
+    col_dim.arrayIndicesType = fb.SparseIndexVector.Int32Vector
+    col_dim.arrayIndices = int32_vector(cols)
+    sparsity = fb.SparsityParametersT()
+    sparsity.traversalOrder = [0, 1]
+    sparsity.dimMetadata = [row_dim, col_dim]
+    return sparsity, dense[rows, cols]
+
+
+def make_sparse_tensor():
+    """output = input + W, W a sparse (CSR) constant densified by DENSIFY,
+    the way the TF converter stores sparse weights."""
+    mb = ModelBuilder("ModelDepot sparse constant fixture")
+    g = mb.subgraph("main")
+    sparsity, values = csr_sparsity(SPARSE_WEIGHTS)
+    x = g.tensor("input", TT.FLOAT32, [2, 2])
+    w_sparse = g.tensor("weights_sparse", TT.FLOAT32, [2, 2], values,
+                        sparsity=sparsity)
+    w = g.tensor("weights", TT.FLOAT32, [2, 2])
+    y = g.tensor("output", TT.FLOAT32, [2, 2])
+    g.op(Op.DENSIFY, [w_sparse], [w], fb.BuiltinOptions.DensifyOptions,
+         fb.DensifyOptionsT())
+    g.op(Op.ADD, [x, w], [y], fb.BuiltinOptions.AddOptions, fb.AddOptionsT())
+    g.io([x], [y])
+
+    def check(interp):
+        x1 = np.array([[1, 2], [3, 4]], np.float32)
+        expect(np.array_equal(run(interp, [x1])[0], x1 + SPARSE_WEIGHTS),
+               "sparse add")
+    return mb, check
+
+
+# --------------------------------------------------------------------------
+# Variants: a base model with one change, for the invalid/ and policy/ sets.
+
+def serialized(make):
+    mb, check = make()
+    return mb.serialize(), check
+
+
+def variant(make_base, mutate):
+    """Builds a fresh base model, applies mutate(model: ModelT), serializes."""
+    mb, _ = make_base()
+    mutate(mb.model)
+    return mb.serialize()
+
+
+def assign(obj, **fields):
+    for name, value in fields.items():
+        setattr(obj, name, value)
+
+
+def main_op(m, index):
+    return m.subgraphs[0].operators[index]
+
+
+def main_tensor(m, name):
+    return next(t for t in m.subgraphs[0].tensors if t.name == name)
+
+
+def constant_buffer(m, tensor_name):
+    return m.buffers[main_tensor(m, tensor_name).buffer]
+
+
+def add_tensor(m, name, ttype, shape, buffer=0):
+    t = fb.TensorT()
+    t.name, t.type, t.shape, t.buffer = name, ttype, list(shape), buffer
+    m.subgraphs[0].tensors.append(t)
+
+
+def add_external_buffer(m, offset, size):
+    buf = AlignedBufferT()
+    buf.offset, buf.size = offset, size
+    m.buffers.append(buf)
+    return len(m.buffers) - 1
+
+
+def softmax_to_custom(m, custom_code):
+    """Turns the classifier's SOFTMAX into a CUSTOM operator (no options)."""
+    op = main_op(m, CLASSIFIER_SOFTMAX)
+    assign(m.operatorCodes[op.opcodeIndex], builtinCode=Op.CUSTOM,
+           deprecatedBuiltinCode=Op.CUSTOM, customCode=custom_code, version=1)
+    assign(op, builtinOptionsType=fb.BuiltinOptions.NONE, builtinOptions=None)
+
+
+# Operator indices in the float classifier: FULLY_CONNECTED, then SOFTMAX.
+CLASSIFIER_FC, CLASSIFIER_SOFTMAX = 0, 1
+
+# name: (defect, base model, mutation). The defect text goes to README.md.
+# Tensors of the float classifier: 0 image, 1 classifier/weights,
+# 2 classifier/bias, 3 classifier/logits, 4 probabilities; buffers: 0 empty,
+# 1 weights, 2 bias, 3 metadata "min_runtime_version".
+INVALID = {
+    "no_subgraphs": (
+        "Model.subgraphs is present but empty (the signature, which would "
+        "name the missing subgraph 0, is dropped too)",
+        make_float_classifier,
+        lambda m: assign(m, subgraphs=[], signatureDefs=None)),
+    "tensor_buffer_out_of_range": (
+        "tensor 3 (classifier/logits) has buffer 99; the model has 4 buffers",
+        make_float_classifier,
+        lambda m: assign(main_tensor(m, "classifier/logits"), buffer=99)),
+    "opcode_index_out_of_range": (
+        "operators[0] (FULLY_CONNECTED) has opcode_index 7; the model has 2 "
+        "operator codes",
+        make_float_classifier,
+        lambda m: assign(main_op(m, CLASSIFIER_FC), opcodeIndex=7)),
+    "operator_input_out_of_range": (
+        "operators[0] (FULLY_CONNECTED) has input 0 = tensor 42; subgraph 0 "
+        "has 5 tensors",
+        make_float_classifier,
+        lambda m: assign(main_op(m, CLASSIFIER_FC),
+                         inputs=[42] + main_op(m, CLASSIFIER_FC).inputs[1:])),
+    "operator_output_optional": (
+        "operators[1] (SOFTMAX) has output -1 (the optional-tensor marker, "
+        "only meaningful for inputs)",
+        make_float_classifier,
+        lambda m: assign(main_op(m, CLASSIFIER_SOFTMAX), outputs=[-1])),
+    "subgraph_input_out_of_range": (
+        "SubGraph.inputs = [17]; subgraph 0 has 5 tensors",
+        make_float_classifier,
+        lambda m: assign(m.subgraphs[0], inputs=[17])),
+    "tensor_input_and_output": (
+        "operators[1] (SOFTMAX) has tensor 4 (probabilities) as its input and "
+        "as its output",
+        make_float_classifier,
+        lambda m: assign(main_op(m, CLASSIFIER_SOFTMAX), inputs=[4])),
+    "negative_dimension": (
+        "input tensor 0 (image) has shape [1, -4]",
+        make_float_classifier,
+        lambda m: assign(main_tensor(m, "image"), shape=[1, -4])),
+    "shape_signature_rank_mismatch": (
+        "input tensor 0 (image) has shape [1, 4] but shape_signature [-1]",
+        make_float_classifier,
+        lambda m: assign(main_tensor(m, "image"), shapeSignature=[-1])),
+    "tensor_size_overflow": (
+        "extra unused tensor 5 (huge, float32, no data) has shape "
+        "[1073741824, 1073741824, 1073741824]: 2^92 bytes",
+        make_float_classifier,
+        lambda m: add_tensor(m, "huge", TT.FLOAT32, [1 << 30] * 3)),
+    "constant_data_mismatch": (
+        "buffer 1 of tensor 1 (classifier/weights, float32 [3, 4]) holds 44 "
+        "bytes instead of 48",
+        make_float_classifier,
+        lambda m: assign(constant_buffer(m, "classifier/weights"),
+                         data=constant_buffer(m, "classifier/weights").data[:-4])),
+    "unknown_tensor_type": (
+        "tensor 3 (classifier/logits) has type 99",
+        make_float_classifier,
+        lambda m: assign(main_tensor(m, "classifier/logits"), type=99)),
+    "quantization_count_mismatch": (
+        "tensor 0 (image) has quantization scale [0.5, 0.5] but zero_point [0] "
+        "(2 scales on quantized_dimension 0 of size 1, too)",
+        make_float_classifier,
+        lambda m: assign(main_tensor(m, "image"), quantization=quant([0.5, 0.5], [0]))),
+    "per_channel_dimension_mismatch": (
+        "int8_conv: filter tensor 1 (conv/filter, [3, 2, 2, 2]) has 3 scales "
+        "but quantized_dimension 1, which has size 2",
+        make_int8_conv,
+        lambda m: assign(main_tensor(m, "conv/filter").quantization,
+                         quantizedDimension=1)),
+    "external_buffer_out_of_bounds": (
+        "buffer 4 has no data, offset 2^40, size 16 (far past the end of the "
+        "file); an extra unused constant tensor 5 (external, float32 [4]) "
+        "refers to it",
+        make_float_classifier,
+        lambda m: add_tensor(m, "external", TT.FLOAT32, [4],
+                             buffer=add_external_buffer(m, 1 << 40, 16))),
+    "signature_tensor_out_of_range": (
+        "signature serving_default's output probabilities has tensor_index "
+        "50; subgraph 0 has 5 tensors",
+        make_float_classifier,
+        lambda m: assign(m.signatureDefs[0].outputs[0], tensorIndex=50)),
+    "signature_subgraph_out_of_range": (
+        "signature serving_default has subgraph_index 3; the model has 1 "
+        "subgraph",
+        make_float_classifier,
+        lambda m: assign(m.signatureDefs[0], subgraphIndex=3)),
+    "metadata_buffer_out_of_range": (
+        "metadata[0] (min_runtime_version) has buffer 77; the model has 4 "
+        "buffers",
+        make_float_classifier,
+        lambda m: assign(m.metadata[0], buffer=77)),
+    "negative_operator_code": (
+        "operator_codes[1] (used by operators[1]) has deprecated_builtin_code "
+        "-5 and builtin_code -5",
+        make_float_classifier,
+        lambda m: assign(m.operatorCodes[main_op(m, CLASSIFIER_SOFTMAX).opcodeIndex],
+                         deprecatedBuiltinCode=-5, builtinCode=-5)),
+    "custom_operator_without_name": (
+        "operators[1] is a CUSTOM operator (builtin_code and "
+        "deprecated_builtin_code 32) whose operator code has no custom_code",
+        make_float_classifier,
+        lambda m: softmax_to_custom(m, None)),
+    "control_flow_subgraph_out_of_range": (
+        "while_loop: the WHILE operator's WhileOptions.body_subgraph_index is "
+        "9; the model has 3 subgraphs",
+        make_while_loop,
+        lambda m: assign(main_op(m, 0).builtinOptions, bodySubgraphIndex=9)),
+}
+
+
+
+def custom_classifier(custom_code):
+    """The classifier with SOFTMAX as CUSTOM operator custom_code. LiteRT has
+    no kernel for it, so there is no check (None): it is only loaded."""
+    return variant(make_float_classifier,
+                   lambda m: softmax_to_custom(m, custom_code)), None
+
+
+# name: () -> (bytes, check or None)
+POLICY = {
+    "custom_operator": lambda: custom_classifier("MyCustomSoftmax"),
+    "flex_operator": lambda: custom_classifier("FlexSoftmax"),
+    "sparse_tensor": lambda: serialized(make_sparse_tensor),
+}
+
+
 # --------------------------------------------------------------------------
 # Verification
 
@@ -443,51 +679,92 @@ def run(interp, inputs):
 
 
 def check_in_python(path, check):
+    """Constructs an Interpreter; unless check is None, allocates and checks."""
     interp = Interpreter(model_path=str(path))
-    interp.allocate_tensors()
-    check(interp)
+    if check is not None:
+        interp.allocate_tensors()
+        check(interp)
+
+
+def check_unpacks(data):
+    """For invalid fixtures: the TFL3 identifier is there and the generated
+    accessors read every table (a smoke test, not a flatbuffer verifier)."""
+    expect(fb.Model.ModelBufferHasIdentifier(data, 0), "no TFL3 file identifier")
+    fb.ModelT.InitFromPackedBuf(data, 0)
+
+
+def invalid_readme():
+    lines = ["# Invalid TFLite fixtures", "",
+             "Written by scripts/tflite/make_fixtures.py. Each file is a "
+             "structurally valid flatbuffer with exactly one semantic defect; "
+             "unless noted, it is float_classifier.tflite with that change.", ""]
+    lines += [f"- `{name}.tflite` — {defect}"
+              for name, (defect, _, _) in INVALID.items()]
+    return "\n".join(lines) + "\n"
 
 
 def main():
-    OUT_DIR.mkdir(parents=True, exist_ok=True)
-    classifier, classifier_check = make_float_classifier()
-    fixtures = {
+    classifier, classifier_check = serialized(make_float_classifier)
+    valid = {
         "float_classifier.tflite": (classifier, classifier_check),
         "float_classifier_labels.tflite": (
             append_labels(classifier, "daisy\nrose\ntulip\n"), classifier_check),
-        "int8_conv.tflite": make_int8_conv(),
-        "uint8_two_in_two_out.tflite": make_uint8_two_in_two_out(),
-        "dynamic_batch.tflite": make_dynamic_batch(),
-        "fp16_weights.tflite": make_fp16_weights(),
-        "while_loop.tflite": make_while_loop(),
+        "int8_conv.tflite": serialized(make_int8_conv),
+        "uint8_two_in_two_out.tflite": serialized(make_uint8_two_in_two_out),
+        "dynamic_batch.tflite": serialized(make_dynamic_batch),
+        "fp16_weights.tflite": serialized(make_fp16_weights),
+        "while_loop.tflite": serialized(make_while_loop),
     }
+    policy = {f"policy/{name}.tflite": make() for name, make in POLICY.items()}
+    invalid = {f"invalid/{name}.tflite": variant(make_base, mutate)
+               for name, (_, make_base, mutate) in INVALID.items()}
 
-    failures = []
-    for name, (data, check) in fixtures.items():
+    failures, sizes = [], {}
+
+    def write(name, data):
         path = OUT_DIR / name
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
-        if len(data) >= MAX_FIXTURE_SIZE:
+        sizes[name] = len(data)
+        if path.suffix == ".tflite" and len(data) >= MAX_FIXTURE_SIZE:
             failures.append(f"{name}: {len(data)} bytes, limit {MAX_FIXTURE_SIZE}")
+        return path
+
+    def attempt(name, what, fn, *args):
         try:
-            check_in_python(path, check)
+            fn(*args)
         except Exception as e:  # noqa: BLE001 - report every failure
-            failures.append(f"{name}: Python Interpreter: {type(e).__name__}: {e}")
+            failures.append(f"{name}: {what}: {type(e).__name__}: {e}")
 
+    runnable = {**valid, **policy}
+    for name, (data, check) in runnable.items():
+        attempt(name, "Python Interpreter", check_in_python, write(name, data), check)
+    for name, data in invalid.items():
+        write(name, data)
+        attempt(name, "unpack", check_unpacks, data)
+    write("invalid/README.md", invalid_readme().encode())
+
+    # Every valid and policy model must load and compile through the C API,
+    # except that a model with an unresolved custom operator (no check) may be
+    # rejected when it is compiled.
     lib = litert_load.load_library()
-    paths = [OUT_DIR / name for name in fixtures]
-    for result in litert_load.check_files(lib, paths, timeout=10):
-        if result["outcome"] != "loaded":
-            failures.append(f"{Path(result['file']).name}: LiteRT C API: {result}")
+    results = litert_load.check_files(lib, [OUT_DIR / n for n in runnable], timeout=10)
+    for name, result in zip(runnable, results):
+        may_fail_compile = runnable[name][1] is None
+        if result["outcome"] != "loaded" and not (
+                may_fail_compile and result.get("stage") == "compile"):
+            failures.append(f"{name}: LiteRT C API: {result}")
 
-    for name, (data, _) in fixtures.items():
-        print(f"{len(data):5d}  {(OUT_DIR / name).relative_to(REPO_ROOT)}")
+    for name, size in sizes.items():
+        print(f"{size:5d}  {(OUT_DIR / name).relative_to(REPO_ROOT)}")
     if failures:
         print("\nFIXTURE CHECK FAILED:", file=sys.stderr)
         for f in failures:
             print(f"  {f}", file=sys.stderr)
         return 1
-    print("all fixtures load, allocate and invoke in the Python Interpreter "
-          "and load + compile through the LiteRT C API")
+    print("valid fixtures load, allocate and invoke in the Python Interpreter and "
+          "load + compile through the LiteRT C API; policy fixtures load (and run "
+          "where LiteRT has the kernels); invalid fixtures unpack")
     return 0
 
 

@@ -1,0 +1,36 @@
+// The TFLite benchmark's measuring half; scripts/bench/tflite runs it.
+//
+//   tflite-benchmark verify FILE...   map + verify each file 20 times (no hashing): median, min ms
+//   tflite-benchmark sha256 FILE      the file's SHA-256, as ModelDepot computes it (mapped, streamed)
+import Foundation
+import Crypto
+import ModelDepotShared
+
+let arguments = CommandLine.arguments.dropFirst()
+switch arguments.first {
+case "verify":
+    for path in arguments.dropFirst() {
+        var times: [Duration] = []
+        var model: TFLiteModelDescription?
+        for _ in 0..<20 {
+            let start = ContinuousClock.now
+            let file = try MappedFile(path: path)
+            model = try file.withBytes { bytes throws(DepotError) in try TFLiteVerifier().verify(bytes) }
+            times.append(ContinuousClock.now - start)
+        }
+        times.sort()
+        let milliseconds = { (duration: Duration) in Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1e3 }
+        let tensors = model?.subgraphs.reduce(0) { $0 + $1.tensorCount } ?? 0
+        let operators = model?.subgraphs.reduce(0) { $0 + $1.operatorCount } ?? 0
+        print(String(format: "verify %@: %d bytes, %d tensors, %d operators: median %.3f ms, min %.3f ms",
+                     (path as NSString).lastPathComponent, try MappedFile(path: path).count, tensors, operators,
+                     milliseconds(times[times.count / 2]), milliseconds(times[0])))
+    }
+case "sha256":
+    guard let path = arguments.dropFirst().first else { fatalError("usage: tflite-benchmark sha256 FILE") }
+    let file = try MappedFile(path: path)
+    print(file.withBytes { SHA256.digest(streaming: $0).hex }, path)
+default:
+    print("usage: tflite-benchmark verify FILE... | sha256 FILE")
+    exit(2)
+}
