@@ -27,7 +27,10 @@ case "verify":
                      milliseconds(times[times.count / 2]), milliseconds(times[0])))
     }
 case "sha256":
-    guard let path = arguments.dropFirst().first else { fatalError("usage: tflite-benchmark sha256 FILE") }
+    guard let path = arguments.dropFirst().first else {
+        print("usage: tflite-benchmark sha256 FILE")
+        exit(2)
+    }
     let file = try MappedFile(path: path)
     print(file.withBytes { SHA256.digest(streaming: $0).hex }, path)
 default:
