@@ -1,16 +1,21 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 let package = Package(
     name: "ModelDepot",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "ModelDepotShared", targets: ["ModelDepotShared"]),
+        .library(name: "ModelDepotServer", targets: ["ModelDepotServer"]),
         .executable(name: "depot", targets: ["depot"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         .target(
@@ -18,11 +23,27 @@ let package = Package(
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             path: "Shared/ModelDepotShared"
         ),
+        .target(
+            name: "ModelDepotServer",
+            dependencies: [
+                "ModelDepotShared",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Server/ModelDepotServer",
+            resources: [.copy("openapi.yaml")]
+        ),
         .executableTarget(
             name: "depot",
             dependencies: [
                 "ModelDepotShared",
+                "ModelDepotServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Server/depot"
         ),
@@ -35,6 +56,14 @@ let package = Package(
             name: "ModelDepotSharedTests",
             dependencies: ["ModelDepotShared", "depot"],
             path: "Tests/ModelDepotSharedTests"
+        ),
+        .testTarget(
+            name: "ModelDepotServerTests",
+            dependencies: [
+                "ModelDepotServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            path: "Tests/ModelDepotServerTests"
         ),
     ]
 )

@@ -20,17 +20,9 @@ extension Depot {
         var builtinOnly = false
 
         func run() throws {
-            let inspection: TFLiteInspection
-            do {
-                inspection = try TFLiteInspection(fileAt: file, policy: builtinOnly ? .builtinOperatorsOnly : .default)
-            } catch {
-                printError(error.message)
-                throw ExitCode(1)
-            }
+            let inspection = try TFLiteInspection(fileAt: file, policy: builtinOnly ? .builtinOperatorsOnly : .default)
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                print(String(decoding: try encoder.encode(inspection), as: UTF8.self))
+                print(try JSONOutput.string(inspection))
             } else {
                 print(InspectionText(inspection: inspection, file: file).rendered)
             }
@@ -40,9 +32,4 @@ extension Depot {
             }
         }
     }
-}
-
-/// Writes `error: message` to standard error.
-func printError(_ message: String) {
-    FileHandle.standardError.write(Data("error: \(message)\n".utf8))
 }

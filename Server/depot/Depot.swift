@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import ModelDepotShared
 
 /// `depot`: the ModelDepot command line.
 @main
@@ -6,6 +8,45 @@ struct Depot: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "depot",
         abstract: "ModelDepot: host, verify and roll out TensorFlow Lite models.",
-        subcommands: [Inspect.self]
+        discussion: "Exit status: 0 success, 1 usage error or rejected input, 2 server or network failure.",
+        subcommands: [Serve.self, Login.self, Models.self, Upload.self, Versions.self, Publish.self, Unpublish.self,
+                      DeleteVersion.self, Keys.self, Inspect.self]
     )
+
+    /// Runs a command; maps failures to the documented exit codes (ArgumentParser's usage
+    /// errors to 1 instead of 64).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as DepotError {
+            printError(error.message)
+            Foundation.exit(error.exitCode)
+        } catch {
+            let code = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if code == .success {
+                print(message)
+            } else if !message.isEmpty {
+                FileHandle.standardError.write(Data((message + "\n").utf8))
+            }
+            Foundation.exit(code == .validationFailure ? 1 : code.rawValue)
+        }
+    }
+}
+
+extension DepotError {
+    /// 2 for server or network failures, 1 for everything the user can fix.
+    var exitCode: Int32 {
+        [.unavailable, .internalError].contains(code) ? 2 : 1
+    }
+}
+
+/// Writes `error: message` to standard error.
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data("error: \(message)\n".utf8))
 }

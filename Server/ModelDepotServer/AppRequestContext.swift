@@ -1,0 +1,22 @@
+import Hummingbird
+import ModelDepotShared
+
+/// Per-request state: Hummingbird's core storage and the key that authenticated the request.
+public struct AppRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The key the request authenticated with; set by ``AuthenticationMiddleware``.
+    public var principal: AccessKey?
+
+    public init(source: Source) {
+        coreContext = .init(source: source)
+        principal = nil
+    }
+
+    /// The authenticated key; routes behind the authentication middleware always have one.
+    func requirePrincipal() throws -> AccessKey {
+        guard let principal else {
+            throw DepotError(.unauthorized, "This route needs an API key: send 'Authorization: Bearer <secret>'.")
+        }
+        return principal
+    }
+}

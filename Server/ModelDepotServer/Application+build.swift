@@ -1,0 +1,74 @@
+import Foundation
+import Hummingbird
+import Logging
+import ModelDepotShared
+
+/// Wires the server: storage, catalog, caches, routes. Used by `depot serve` and by tests.
+/// - Parameters:
+///   - configuration: Where to listen and keep data.
+///   - onServerRunning: Called with the bound port once the server listens.
+/// - Returns: The application, ready to `runService()`.
+public func buildApplication(
+    _ configuration: ServerConfiguration,
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) async throws -> some ApplicationProtocol {
+    var logger = Logger(label: "depot")
+    logger.logLevel = configuration.logLevel
+    let storage = configuration.storageDirectory
+    let blobs = try FileSystemBlobStore(root: storage)
+    let catalog = try SQLiteModelCatalog(path: storage + "/depot.sqlite")
+    try await removeUnreferencedBlobs(blobs, catalog: catalog, logger: logger)
+    try await ensureAdminToken(catalog: catalog, configuration: configuration, logger: logger)
+
+    let clock: @Sendable () -> Date = { Date() }
+    let metrics = ServerMetrics()
+    let manifests = ManifestCache()
+    let keys = AccessKeyCache(catalog: catalog)
+
+    let router = Router(context: AppRequestContext.self)
+    router.add(middleware: RequestLogMiddleware(metrics: metrics))
+    OperationsController(catalog: catalog, storageDirectory: storage, metrics: metrics).register(in: router)
+    let client = router.group("v1").add(middleware: AuthenticationMiddleware(keys: keys))
+    ManifestController(catalog: catalog, manifests: manifests, metrics: metrics).register(in: client)
+    BlobsController(blobs: blobs, metrics: metrics).register(in: client)
+    let admin = client.group("admin").add(middleware: AdminOnlyMiddleware())
+    ModelsController(catalog: catalog, blobs: blobs, manifests: manifests, clock: clock).register(in: admin)
+    VersionsController(catalog: catalog, blobs: blobs, manifests: manifests, metrics: metrics,
+                       maximumUploadSize: configuration.maximumUploadSize, clock: clock).register(in: admin)
+    KeysController(catalog: catalog, keys: keys, clock: clock).register(in: admin)
+
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "ModelDepot"),
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+        logger: logger
+    )
+}
+
+/// On first start, creates the admin token (from `DEPOT_ADMIN_TOKEN` when given) and prints a
+/// generated one once; only its hash is stored.
+private func ensureAdminToken(catalog: any ModelCatalog, configuration: ServerConfiguration, logger: Logger) async throws {
+    guard try await !catalog.keys().contains(where: { $0.kind == .admin && $0.revokedAt == nil }) else { return }
+    let secret = configuration.initialAdminToken.map { AccessKeySecret(text: $0) } ?? .generate()
+    _ = try await KeyIssuer(catalog: catalog).issue(kind: .admin, name: "initial admin token", models: nil, at: Date(), secret: secret)
+    if configuration.initialAdminToken == nil {
+        print("""
+            Created the first admin token. It is shown only this once; keep it safe:
+
+                \(secret.text)
+
+            Use it with: depot login --server http://\(configuration.host):\(configuration.port) --token <token>
+            """)
+    } else {
+        logger.info("created the first admin token from the configuration", metadata: ["key": "\(secret.id)"])
+    }
+}
+
+/// Removes blobs a crash left without a version (stored, but the row never committed).
+private func removeUnreferencedBlobs(_ blobs: FileSystemBlobStore, catalog: any ModelCatalog, logger: Logger) async throws {
+    let referenced = try await catalog.referencedDigests()
+    for digest in blobs.storedDigests() where !referenced.contains(digest) {
+        try blobs.remove(digest)
+        logger.info("removed a blob no version references", metadata: ["sha256": "\(digest)"])
+    }
+}

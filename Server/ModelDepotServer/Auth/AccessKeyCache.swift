@@ -1,0 +1,47 @@
+import Foundation
+import ModelDepotShared
+import Synchronization
+
+/// Working keys in memory, so authenticating the manifest hot path never touches the database.
+/// Reloaded from the catalog after every key change.
+final class AccessKeyCache: Sendable {
+    private struct Entry: Sendable {
+        let key: AccessKey
+        let secretHash: [UInt8]
+    }
+
+    private let catalog: any ModelCatalog
+    private let entries = Mutex<[String: Entry]?>(nil)
+
+    init(catalog: any ModelCatalog) {
+        self.catalog = catalog
+    }
+
+    /// The working key a bearer secret belongs to.
+    /// - Throws: ``DepotError`` (`unauthorized`) for an unknown, wrong or revoked secret.
+    func authenticate(_ secret: String) async throws -> AccessKey {
+        let secret = AccessKeySecret(text: secret)
+        let entry = try await entries()[secret.id]
+        guard let entry, AccessKeySecret.constantTimeEqual(entry.secretHash, secret.hash) else {
+            throw DepotError(.unauthorized, "The API key is not valid. Check DEPOT_TOKEN (or the app key in the SDK configuration), or create a key with 'depot keys create'.")
+        }
+        return entry.key
+    }
+
+    /// Drops the cached keys; the next request reloads them.
+    func invalidate() {
+        entries.withLock { $0 = nil }
+    }
+
+    private func entries() async throws -> [String: Entry] {
+        if let cached = entries.withLock({ $0 }) { return cached }
+        var loaded: [String: Entry] = [:]
+        for key in try await catalog.keys() where key.revokedAt == nil {
+            if let (stored, hash) = try await catalog.key(id: key.id) {
+                loaded[key.id] = Entry(key: stored, secretHash: hash)
+            }
+        }
+        entries.withLock { $0 = loaded }
+        return loaded
+    }
+}

@@ -1,0 +1,43 @@
+import GRDB
+
+/// The catalog's schema, one migration per change; the schema holds the invariants.
+enum CatalogMigrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: models, versions, keys") { db in
+            try db.create(table: "model") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("name", .text).notNull().unique()
+                    .check(sql: "length(name) BETWEEN 1 AND 64 AND name NOT GLOB '*[^a-z0-9._-]*' AND substr(name, 1, 1) GLOB '[a-z0-9]'")
+                t.column("description", .text).notNull().defaults(to: "")
+                t.column("tags", .jsonText).notNull().defaults(to: "[]")
+                t.column("createdAt", .datetime).notNull()
+                t.column("lastVersionNumber", .integer).notNull().defaults(to: 0).check { $0 >= 0 }
+            }
+            try db.create(table: "version") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.belongsTo("model", onDelete: .cascade).notNull()
+                t.column("number", .integer).notNull().check { $0 >= 1 }
+                t.column("sha256", .text).notNull().check(sql: "length(sha256) = 64 AND sha256 NOT GLOB '*[^0-9a-f]*'")
+                t.column("size", .integer).notNull().check { $0 >= 0 }
+                t.column("notes", .text).notNull().defaults(to: "")
+                t.column("published", .boolean).notNull().defaults(to: false)
+                t.column("createdAt", .datetime).notNull()
+                t.column("publishedAt", .datetime)
+                t.column("tflite", .jsonText).notNull()
+                t.uniqueKey(["modelId", "number"])
+            }
+            try db.create(index: "version_on_sha256", on: "version", columns: ["sha256"])
+            try db.create(table: "accessKey") { t in
+                t.primaryKey("id", .text)
+                t.column("kind", .text).notNull().check(sql: "kind IN ('admin', 'app')")
+                t.column("name", .text).notNull().defaults(to: "")
+                t.column("models", .jsonText)
+                t.column("secretHash", .blob).notNull().check(sql: "length(secretHash) = 32")
+                t.column("createdAt", .datetime).notNull()
+                t.column("revokedAt", .datetime)
+            }
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import ModelDepotShared
+
+/// Stores models, their versions and access keys. Every method throws ``DepotError``.
+public protocol ModelCatalog: Sendable {
+    func createModel(_ creation: ModelCreation, at date: Date) async throws -> ModelSummary
+    func models() async throws -> [ModelSummary]
+    func model(_ name: ModelName) async throws -> ModelSummary
+    /// Deletes a model; with versions only when `force` is set. Returns the digests of blobs
+    /// no version references any more, already removed by `removeBlob`.
+    func deleteModel(_ name: ModelName, force: Bool, removeBlob: @escaping @Sendable (String) throws -> Void) async throws
+
+    /// Adds version N+1 from a verified upload. `commitBlob` runs inside the same transaction,
+    /// before the row is written: the version is visible only once its blob is durable.
+    func addVersion(_ upload: VerifiedUpload, to model: ModelName, publish: Bool, at date: Date,
+                    commitBlob: @escaping @Sendable () throws -> Void) async throws -> ModelVersion
+    func versions(of model: ModelName) async throws -> [ModelVersion]
+    func version(_ number: Int, of model: ModelName) async throws -> ModelVersion
+    func setPublished(_ published: Bool, version number: Int, of model: ModelName, at date: Date) async throws -> ModelVersion
+    /// Deletes a version; `removeBlob` runs in the transaction for a blob nothing else references.
+    func deleteVersion(_ number: Int, of model: ModelName, removeBlob: @escaping @Sendable (String) throws -> Void) async throws
+    /// The newest published version, or `nil`.
+    func newestPublishedVersion(of model: ModelName) async throws -> ModelVersion?
+    /// Every digest some version references.
+    func referencedDigests() async throws -> Set<String>
+
+    func createKey(_ key: AccessKey, secretHash: [UInt8]) async throws
+    func keys() async throws -> [AccessKey]
+    func key(id: String) async throws -> (key: AccessKey, secretHash: [UInt8])?
+    func revokeKey(id: String, at date: Date) async throws -> AccessKey
+}
+
+/// An uploaded file that passed hashing and TFLite verification, waiting to become a version.
+public struct VerifiedUpload: Sendable {
+    public var sha256: String
+    public var size: Int
+    public var notes: String
+    public var tflite: TFLiteModelDescription
+
+    public init(sha256: String, size: Int, notes: String, tflite: TFLiteModelDescription) {
+        self.sha256 = sha256
+        self.size = size
+        self.notes = notes
+        self.tflite = tflite
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import GRDB
+import ModelDepotShared
+
+/// The catalog in an embedded SQLite database (GRDB `DatabasePool`, WAL, `synchronous=FULL`).
+public struct SQLiteModelCatalog: ModelCatalog {
+    let database: DatabasePool
+
+    /// Opens (creating and migrating) the database file.
+    /// - Parameter path: The SQLite file, e.g. `storage/depot.sqlite`.
+    /// - Throws: ``DepotError`` when the file cannot be opened or migrated.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            database = try DatabasePool(path: path, configuration: configuration)
+            try CatalogMigrations.migrator.migrate(database)
+        } catch {
+            throw DepotError(.internalError, "Could not open the catalog database '\(path)': \(error). Check the storage directory.")
+        }
+    }
+
+    public func createModel(_ creation: ModelCreation, at date: Date) async throws -> ModelSummary {
+        try await write { db in
+            guard try ModelRecord.filter(ModelRecord.Columns.name == creation.name.rawValue).fetchOne(db) == nil else {
+                throw DepotError(.alreadyExists, "Model '\(creation.name)' exists already. Upload a new version to it, or choose another name.")
+            }
+            var record = ModelRecord(id: nil, name: creation.name.rawValue, description: creation.description ?? "",
+                                     tags: creation.tags ?? [], createdAt: date, lastVersionNumber: 0)
+            try record.insert(db)
+            return try summary(of: record, db)
+        }
+    }
+
+    public func models() async throws -> [ModelSummary] {
+        try await read { db in
+            try ModelRecord.order(ModelRecord.Columns.name).fetchAll(db).map { try summary(of: $0, db) }
+        }
+    }
+
+    public func model(_ name: ModelName) async throws -> ModelSummary {
+        try await read { db in try summary(of: try modelRecord(name, db), db) }
+    }
+
+    public func deleteModel(_ name: ModelName, force: Bool, removeBlob: @escaping @Sendable (String) throws -> Void) async throws {
+        try await write { db in
+            let model = try modelRecord(name, db)
+            let versions = try VersionRecord.filter(VersionRecord.Columns.modelId == model.id).fetchAll(db)
+            guard versions.isEmpty || force else {
+                throw DepotError(.conflict, "Model '\(name)' has \(versions.count) version(s). Delete them first, or pass force to delete the model with all its versions.")
+            }
+            _ = try model.delete(db)
+            try removeUnreferenced(Set(versions.map(\.sha256)), db, removeBlob)
+        }
+    }
+
+    public func addVersion(_ upload: VerifiedUpload, to name: ModelName, publish: Bool, at date: Date,
+                           commitBlob: @escaping @Sendable () throws -> Void) async throws -> ModelVersion {
+        try await write { db in
+            var model = try modelRecord(name, db)
+            model.lastVersionNumber += 1
+            try model.update(db)
+            try commitBlob()
+            var record = VersionRecord(id: nil, modelId: model.id!, number: model.lastVersionNumber, sha256: upload.sha256,
+                                       size: upload.size, notes: upload.notes, published: publish, createdAt: date,
+                                       publishedAt: publish ? date : nil, tflite: upload.tflite)
+            try record.insert(db)
+            return record.version(of: name)
+        }
+    }
+
+    public func versions(of name: ModelName) async throws -> [ModelVersion] {
+        try await read { db in
+            let model = try modelRecord(name, db)
+            return try VersionRecord.filter(VersionRecord.Columns.modelId == model.id)
+                .order(VersionRecord.Columns.number.desc).fetchAll(db).map { $0.version(of: name) }
+        }
+    }
+
+    public func version(_ number: Int, of name: ModelName) async throws -> ModelVersion {
+        try await read { db in try versionRecord(number, of: try modelRecord(name, db), db).version(of: name) }
+    }
+
+    public func setPublished(_ published: Bool, version number: Int, of name: ModelName, at date: Date) async throws -> ModelVersion {
+        try await write { db in
+            var record = try versionRecord(number, of: try modelRecord(name, db), db)
+            if record.published != published {
+                record.published = published
+                record.publishedAt = published ? date : record.publishedAt
+                try record.update(db)
+            }
+            return record.version(of: name)
+        }
+    }
+
+    public func deleteVersion(_ number: Int, of name: ModelName, removeBlob: @escaping @Sendable (String) throws -> Void) async throws {
+        try await write { db in
+            let record = try versionRecord(number, of: try modelRecord(name, db), db)
+            _ = try record.delete(db)
+            try removeUnreferenced([record.sha256], db, removeBlob)
+        }
+    }
+
+    public func newestPublishedVersion(of name: ModelName) async throws -> ModelVersion? {
+        try await read { db in
+            let model = try modelRecord(name, db)
+            return try VersionRecord.filter(VersionRecord.Columns.modelId == model.id && VersionRecord.Columns.published == true)
+                .order(VersionRecord.Columns.number.desc).fetchOne(db)?.version(of: name)
+        }
+    }
+
+    public func referencedDigests() async throws -> Set<String> {
+        try await read { db in Set(try String.fetchAll(db, sql: "SELECT DISTINCT sha256 FROM version")) }
+    }
+
+    public func createKey(_ key: AccessKey, secretHash: [UInt8]) async throws {
+        try await write { db in
+            try AccessKeyRecord(id: key.id, kind: key.kind.rawValue, name: key.name, models: key.models?.map(\.rawValue),
+                                secretHash: Data(secretHash), createdAt: key.createdAt, revokedAt: key.revokedAt).insert(db)
+        }
+    }
+
+    public func keys() async throws -> [AccessKey] {
+        try await read { db in try AccessKeyRecord.order(AccessKeyRecord.Columns.createdAt).fetchAll(db).map { try $0.key() } }
+    }
+
+    public func key(id: String) async throws -> (key: AccessKey, secretHash: [UInt8])? {
+        try await read { db in
+            try AccessKeyRecord.fetchOne(db, key: id).map { (try $0.key(), Array($0.secretHash)) }
+        }
+    }
+
+    public func revokeKey(id: String, at date: Date) async throws -> AccessKey {
+        try await write { db in
+            guard var record = try AccessKeyRecord.fetchOne(db, key: id) else {
+                throw DepotError(.notFound, "No key has id '\(id)'. List keys with 'depot keys list'.")
+            }
+            if record.kind == AccessKey.Kind.admin.rawValue, record.revokedAt == nil {
+                let working = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM accessKey WHERE kind = 'admin' AND revokedAt IS NULL") ?? 0
+                guard working > 1 else {
+                    throw DepotError(.conflict, "Key '\(id)' is the last working admin token; revoking it would lock everyone out. Create another admin token first.")
+                }
+            }
+            if record.revokedAt == nil {
+                record.revokedAt = date
+                try record.update(db)
+            }
+            return try record.key()
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func summary(of model: ModelRecord, _ db: Database) throws -> ModelSummary {
+        let row = try Row.fetchOne(db, sql: """
+            SELECT COUNT(*) AS count, MAX(number) AS latest, MAX(CASE WHEN published THEN number END) AS published
+            FROM version WHERE modelId = ?
+            """, arguments: [model.id])
+        return ModelSummary(name: try ModelName(model.name), description: model.description, tags: model.tags,
+                            createdAt: model.createdAt, versionCount: row?["count"] ?? 0,
+                            latestVersion: row?["latest"], publishedVersion: row?["published"])
+    }
+
+    private func modelRecord(_ name: ModelName, _ db: Database) throws -> ModelRecord {
+        guard let model = try ModelRecord.filter(ModelRecord.Columns.name == name.rawValue).fetchOne(db) else {
+            throw DepotError(.notFound, "No model is named '\(name)'. List models with 'depot models list', or create it with 'depot models create \(name)'.")
+        }
+        return model
+    }
+
+    private func versionRecord(_ number: Int, of model: ModelRecord, _ db: Database) throws -> VersionRecord {
+        guard let record = try VersionRecord.filter(VersionRecord.Columns.modelId == model.id && VersionRecord.Columns.number == number).fetchOne(db) else {
+            throw DepotError(.notFound, "Model '\(model.name)' has no version \(number). List its versions with 'depot versions \(model.name)'.")
+        }
+        return record
+    }
+
+    private func removeUnreferenced(_ digests: Set<String>, _ db: Database, _ removeBlob: (String) throws -> Void) throws {
+        for digest in digests where try VersionRecord.filter(VersionRecord.Columns.sha256 == digest).fetchCount(db) == 0 {
+            try removeBlob(digest)
+        }
+    }
+
+    private func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
+        do { return try await database.read(body) } catch { throw Self.mapped(error) }
+    }
+
+    private func write<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
+        do { return try await database.write(body) } catch { throw Self.mapped(error) }
+    }
+
+    private static func mapped(_ error: any Error) -> any Error {
+        if error is DepotError { return error }
+        return DepotError(.internalError, "The catalog database failed: \(error).")
+    }
+}

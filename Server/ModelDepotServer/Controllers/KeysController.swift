@@ -1,0 +1,53 @@
+import Foundation
+import Hummingbird
+import ModelDepotShared
+
+/// `/v1/admin/keys`: admin tokens and read-only app keys.
+struct KeysController {
+    let catalog: any ModelCatalog
+    let keys: AccessKeyCache
+    let clock: @Sendable () -> Date
+
+    func register(in group: RouterGroup<AppRequestContext>) {
+        group.post("keys", use: create)
+        group.get("keys", use: list)
+        group.delete("keys/:id", use: revoke)
+    }
+
+    func create(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let creation = try await request.decodeJSON(AccessKeyCreation.self, context: context)
+        if creation.kind == .admin, creation.models != nil {
+            throw DepotError(.badRequest, "Admin tokens cannot be limited to models; leave out 'models', or create an app key.")
+        }
+        let created = try await KeyIssuer(catalog: catalog).issue(kind: creation.kind, name: creation.name ?? "",
+                                                                   models: creation.models, at: clock())
+        keys.invalidate()
+        return try JSONResponse.make(created, status: .created)
+    }
+
+    func list(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try JSONResponse.make(AccessKeyList(keys: try await catalog.keys()))
+    }
+
+    func revoke(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let id = context.parameters.get("id") ?? ""
+        let key = try await catalog.revokeKey(id: id, at: clock())
+        keys.invalidate()
+        return try JSONResponse.make(key)
+    }
+}
+
+/// Creates keys: a random secret, its hash stored, the secret returned once.
+struct KeyIssuer {
+    let catalog: any ModelCatalog
+
+    func issue(kind: AccessKey.Kind, name: String, models: [ModelName]?, at date: Date,
+               secret: AccessKeySecret = .generate()) async throws -> CreatedAccessKey {
+        if let existing = try await catalog.key(id: secret.id) {
+            throw DepotError(.alreadyExists, "A key with id '\(existing.key.id)' exists already.")
+        }
+        let key = AccessKey(id: secret.id, kind: kind, name: name, models: models, createdAt: date, revokedAt: nil)
+        try await catalog.createKey(key, secretHash: secret.hash)
+        return CreatedAccessKey(key: key, secret: secret.text)
+    }
+}

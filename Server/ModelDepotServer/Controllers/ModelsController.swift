@@ -1,0 +1,40 @@
+import Foundation
+import Hummingbird
+import ModelDepotShared
+
+/// `/v1/admin/models`: create, list, show, delete models.
+struct ModelsController {
+    let catalog: any ModelCatalog
+    let blobs: any BlobStore
+    let manifests: ManifestCache
+    let clock: @Sendable () -> Date
+
+    func register(in group: RouterGroup<AppRequestContext>) {
+        group.post("models", use: create)
+        group.get("models", use: list)
+        group.get("models/:name", use: show)
+        group.delete("models/:name", use: delete)
+    }
+
+    func create(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let creation = try await request.decodeJSON(ModelCreation.self, context: context)
+        return try JSONResponse.make(try await catalog.createModel(creation, at: clock()), status: .created)
+    }
+
+    func list(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try JSONResponse.make(ModelList(models: try await catalog.models()))
+    }
+
+    func show(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try JSONResponse.make(try await catalog.model(try context.modelName()))
+    }
+
+    func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let name = try context.modelName()
+        let force = request.uri.queryParameters.get("force") == "true"
+        let blobs = blobs
+        try await catalog.deleteModel(name, force: force) { try blobs.remove($0) }
+        manifests.invalidate(name)
+        return Response(status: .noContent)
+    }
+}

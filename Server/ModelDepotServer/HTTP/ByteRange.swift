@@ -1,0 +1,68 @@
+/// A `Range` request header resolved against a file's length (RFC 9110 §14).
+///
+/// Only a single range is honoured; multiple ranges and unknown units get the full file, as the
+/// RFC allows. A value type with no I/O, tested on its own.
+enum ByteRange: Equatable {
+    /// Serve the whole file (no header, an unsupported form, or a header to ignore).
+    case full
+    /// Serve bytes `lowerBound...upperBound` with `206`.
+    case partial(ClosedRange<Int>)
+    /// Nothing of the file is in range: `416` with `Content-Range: bytes */length`.
+    case unsatisfiable
+
+    init(header: String?, length: Int) {
+        guard let header else {
+            self = .full
+            return
+        }
+        let trimmed = header.trimmingSpaces
+        guard trimmed.lowercased().hasPrefix("bytes=") else {
+            self = .full
+            return
+        }
+        let spec = String(trimmed.dropFirst("bytes=".count)).trimmingSpaces
+        guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else {
+            self = .full
+            return
+        }
+        let first = spec[..<dash].trimmingSpaces
+        let last = spec[spec.index(after: dash)...].trimmingSpaces
+        guard first.allSatisfy(\.isASCIIDigit), last.allSatisfy(\.isASCIIDigit), !(first.isEmpty && last.isEmpty) else {
+            self = .full
+            return
+        }
+        if first.isEmpty {
+            // Suffix range: the last n bytes.
+            guard let count = Int(last) else {
+                self = length > 0 ? .partial(0...(length - 1)) : .unsatisfiable
+                return
+            }
+            guard count > 0, length > 0 else {
+                self = .unsatisfiable
+                return
+            }
+            self = .partial(max(0, length - count)...(length - 1))
+            return
+        }
+        guard let start = Int(first), start < length else {
+            self = .unsatisfiable
+            return
+        }
+        let end = last.isEmpty ? length - 1 : min(Int(last) ?? (length - 1), length - 1)
+        guard end >= start else {
+            self = .full // first-pos > last-pos: an invalid range-spec is ignored
+            return
+        }
+        self = .partial(start...end)
+    }
+}
+
+extension StringProtocol {
+    var trimmingSpaces: String {
+        String(drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
+    }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import ModelDepotShared
+
+extension HTTPField.Name {
+    static let depotContentSHA256 = Self("Depot-Content-SHA256")!
+    static let depotInstallationID = Self("Depot-Installation-ID")!
+    static let depotPlatform = Self("Depot-Platform")!
+    static let depotAppVersion = Self("Depot-App-Version")!
+    static let depotOSVersion = Self("Depot-OS-Version")!
+    static let depotSDKVersion = Self("Depot-SDK-Version")!
+    static let depotCountry = Self("Depot-Country")!
+    static let depotAttributes = Self("Depot-Attributes")!
+}
+
+extension AppRequestContext {
+    /// The `{name}` path parameter as a valid model name (400 otherwise).
+    func modelName() throws -> ModelName {
+        try ModelName(parameters.get("name") ?? "")
+    }
+
+    /// The `{number}` path parameter as a version number (400 otherwise).
+    func versionNumber() throws -> Int {
+        let text = parameters.get("number") ?? ""
+        guard let number = Int(text), number >= 1 else {
+            throw DepotError(.badRequest, "'\(text.prefix(40))' is not a version number; versions are numbered 1, 2, 3, …")
+        }
+        return number
+    }
+}
+
+extension Request {
+    /// Decodes a JSON body of at most 64 KiB, with a 400 that says what is wrong.
+    func decodeJSON<T: Decodable>(_ type: T.Type, context: AppRequestContext) async throws -> T {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await body.collect(upTo: 64 * 1024)
+        } catch {
+            throw DepotError(.payloadTooLarge, "The JSON body is larger than 64 KiB.")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+        } catch let error as DepotError {
+            throw DepotError(.badRequest, "The JSON body is not valid: \(error.message)")
+        } catch DecodingError.keyNotFound(let key, _) {
+            throw DepotError(.badRequest, "The JSON body lacks the field '\(key.stringValue)'.")
+        } catch DecodingError.typeMismatch(_, let where_), DecodingError.valueNotFound(_, let where_) {
+            throw DepotError(.badRequest, "The JSON body has a wrong type at '\(where_.codingPath.map(\.stringValue).joined(separator: "."))': \(where_.debugDescription)")
+        } catch DecodingError.dataCorrupted(let where_) {
+            let underlying = (where_.underlyingError as? DepotError)?.message ?? where_.debugDescription
+            throw DepotError(.badRequest, "The body is not valid JSON: \(underlying)")
+        }
+    }
+}
+
+/// JSON responses with the status the route wants.
+struct JSONResponse {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
+        var headers = headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+    }
+}

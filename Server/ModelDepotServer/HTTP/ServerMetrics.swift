@@ -1,0 +1,66 @@
+import Synchronization
+
+/// Counters for `/metrics` in Prometheus' text format: requests by route, method and status,
+/// blob bytes served, uploads, and the share of manifest checks answered `304`.
+/// Counted in memory; no request writes to the database for it.
+final class ServerMetrics: Sendable {
+    private struct RequestKey: Hashable {
+        let route: String
+        let method: String
+        let status: Int
+    }
+
+    private struct Counts {
+        var requests: [RequestKey: Int] = [:]
+        var blobBytes = 0
+        var uploadsStored = 0
+        var uploadsRejected = 0
+        var manifestsFull = 0
+        var manifestsNotModified = 0
+    }
+
+    private let counts = Mutex(Counts())
+
+    func recordRequest(route: String, method: String, status: Int) {
+        counts.withLock { $0.requests[RequestKey(route: route, method: method, status: status), default: 0] += 1 }
+    }
+
+    func recordBlobBytes(_ count: Int) { counts.withLock { $0.blobBytes += count } }
+
+    func recordUpload(stored: Bool) {
+        counts.withLock { stored ? ($0.uploadsStored += 1) : ($0.uploadsRejected += 1) }
+    }
+
+    func recordManifest(notModified: Bool) {
+        counts.withLock { notModified ? ($0.manifestsNotModified += 1) : ($0.manifestsFull += 1) }
+    }
+
+    func exposition() -> String {
+        let counts = counts.withLock { $0 }
+        var lines = [
+            "# HELP depot_http_requests_total HTTP requests by route, method and status.",
+            "# TYPE depot_http_requests_total counter",
+        ]
+        for (key, value) in counts.requests.sorted(by: { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }) {
+            lines.append("depot_http_requests_total{route=\"\(key.route)\",method=\"\(key.method)\",status=\"\(key.status)\"} \(value)")
+        }
+        let manifests = counts.manifestsFull + counts.manifestsNotModified
+        lines += [
+            "# HELP depot_blob_bytes_served_total Bytes of model files sent.",
+            "# TYPE depot_blob_bytes_served_total counter",
+            "depot_blob_bytes_served_total \(counts.blobBytes)",
+            "# HELP depot_uploads_total Model uploads by result.",
+            "# TYPE depot_uploads_total counter",
+            "depot_uploads_total{result=\"stored\"} \(counts.uploadsStored)",
+            "depot_uploads_total{result=\"rejected\"} \(counts.uploadsRejected)",
+            "# HELP depot_manifest_responses_total Manifest answers by status.",
+            "# TYPE depot_manifest_responses_total counter",
+            "depot_manifest_responses_total{status=\"200\"} \(counts.manifestsFull)",
+            "depot_manifest_responses_total{status=\"304\"} \(counts.manifestsNotModified)",
+            "# HELP depot_manifest_not_modified_ratio Share of manifest answers that were 304.",
+            "# TYPE depot_manifest_not_modified_ratio gauge",
+            "depot_manifest_not_modified_ratio \(manifests == 0 ? 0 : Double(counts.manifestsNotModified) / Double(manifests))",
+        ]
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

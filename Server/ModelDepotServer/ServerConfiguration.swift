@@ -1,0 +1,29 @@
+import Logging
+
+/// Everything `depot serve` can be told: where to listen, where to keep data, limits.
+public struct ServerConfiguration: Sendable {
+    /// The address to listen on.
+    public var host: String
+    /// The port; 0 picks a free one (reported through `onServerRunning`).
+    public var port: Int
+    /// The data directory: `depot.sqlite`, `blobs/`, `tmp/`.
+    public var storageDirectory: String
+    /// The largest upload accepted, in bytes.
+    public var maximumUploadSize: Int
+    /// The log level.
+    public var logLevel: Logger.Level
+    /// The first admin token's secret, when automation sets it (`DEPOT_ADMIN_TOKEN`); otherwise
+    /// the server creates one on first start and prints it once.
+    public var initialAdminToken: String?
+
+    /// Creates a configuration; the defaults serve on 127.0.0.1:8080 from `./storage`.
+    public init(host: String = "127.0.0.1", port: Int = 8080, storageDirectory: String = "storage",
+                maximumUploadSize: Int = 2 << 30, logLevel: Logger.Level = .info, initialAdminToken: String? = nil) {
+        self.host = host
+        self.port = port
+        self.storageDirectory = storageDirectory
+        self.maximumUploadSize = maximumUploadSize
+        self.logLevel = logLevel
+        self.initialAdminToken = initialAdminToken
+    }
+}

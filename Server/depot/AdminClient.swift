@@ -1,0 +1,125 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import ModelDepotShared
+
+/// The CLI's side of the admin API, over URLSession. Every failure is a ``DepotError``: the
+/// server's own error, or `unavailable` when the server cannot be reached.
+struct AdminClient: Sendable {
+    let server: URL
+    let token: String
+    let session: URLSession = URLSession(configuration: .ephemeral)
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
+
+    func get<T: Decodable>(_ path: String, as type: T.Type = T.self) async throws -> T {
+        try decode(try await send(request("GET", path)))
+    }
+
+    func post<T: Decodable>(_ path: String, json body: some Encodable, as type: T.Type = T.self) async throws -> T {
+        var request = request("POST", path)
+        request.httpBody = try JSONEncoder().encode(body)
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        return try decode(try await send(request))
+    }
+
+    func post<T: Decodable>(_ path: String, as type: T.Type = T.self) async throws -> T {
+        try decode(try await send(request("POST", path)))
+    }
+
+    func delete(_ path: String) async throws {
+        _ = try await send(request("DELETE", path))
+    }
+
+    /// Streams a file as the body of a POST, reporting bytes sent.
+    func upload<T: Decodable>(_ path: String, file: String, headers: [String: String], as type: T.Type = T.self,
+                              progress: @escaping @Sendable (Int64, Int64) -> Void) async throws -> T {
+        var request = request("POST", path)
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+        let delegate = UploadDelegate(progress: progress)
+        let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+        defer { session.finishTasksAndInvalidate() }
+        let (data, response): (Data, URLResponse)
+        do {
+            (data, response) = try await withCheckedThrowingContinuation { continuation in
+            let task = session.uploadTask(with: request, fromFile: URL(fileURLWithPath: file)) { data, response, error in
+                if let response {
+                    continuation.resume(returning: (data ?? Data(), response))
+                } else {
+                    continuation.resume(throwing: error ?? URLError(.badServerResponse))
+                }
+            }
+            task.resume()
+            }
+        } catch {
+            throw unreachable(error)
+        }
+        return try decode(try check(data, response))
+    }
+
+    private func request(_ method: String, _ path: String) -> URLRequest {
+        var request = URLRequest(url: URL(string: path, relativeTo: server)!.absoluteURL)
+        request.httpMethod = method
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.timeoutInterval = 3600
+        return request
+    }
+
+    private func send(_ request: URLRequest) async throws -> Data {
+        let (data, response): (Data, URLResponse)
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch {
+            throw unreachable(error)
+        }
+        return try check(data, response)
+    }
+
+    private func check(_ data: Data, _ response: URLResponse) throws -> Data {
+        guard let http = response as? HTTPURLResponse else {
+            throw DepotError(.unavailable, "The server at \(server.absoluteString) did not answer over HTTP.")
+        }
+        guard (200..<300).contains(http.statusCode) else {
+            if let body = try? JSONDecoder().decode(ErrorBody.self, from: data) { throw body.error }
+            throw DepotError(http.statusCode >= 500 ? .unavailable : .badRequest,
+                             "The server at \(server.absoluteString) answered \(http.statusCode) without an error body; is this a ModelDepot server?")
+        }
+        return data
+    }
+
+    private func decode<T: Decodable>(_ data: Data) throws -> T {
+        if T.self == EmptyResponse.self, let empty = EmptyResponse() as? T { return empty }
+        do {
+            return try Self.decoder.decode(T.self, from: data)
+        } catch {
+            throw DepotError(.unavailable, "The server at \(server.absoluteString) answered something this CLI cannot read (\(error)); are the CLI and server versions the same?")
+        }
+    }
+
+    func unreachable(_ error: any Error) -> DepotError {
+        DepotError(.unavailable, "Could not reach the server at \(server.absoluteString): \(error.localizedDescription). Check --server (or DEPOT_SERVER) and that 'depot serve' is running.")
+    }
+}
+
+/// For requests whose answer has no body.
+struct EmptyResponse: Decodable {}
+
+/// Reports upload progress from URLSession's delegate callbacks.
+final class UploadDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+    let progress: @Sendable (Int64, Int64) -> Void
+
+    init(progress: @escaping @Sendable (Int64, Int64) -> Void) {
+        self.progress = progress
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+                    totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+        progress(totalBytesSent, totalBytesExpectedToSend)
+    }
+}

@@ -1,0 +1,87 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ModelDepotServer
+
+extension Depot {
+    /// `depot serve`: runs the server.
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the ModelDepot server (embedded SQLite and blob store under the storage directory).",
+            discussion: """
+                Flags override the environment: DEPOT_HOST, DEPOT_PORT, DEPOT_STORAGE, DEPOT_MAX_UPLOAD_SIZE,
+                DEPOT_LOG_LEVEL. On first start the server creates an admin token and prints it once;
+                DEPOT_ADMIN_TOKEN or --admin-token-file sets that first token instead.
+                SIGTERM and SIGINT finish in-flight requests, then stop.
+                """
+        )
+
+        @Option(help: "The address to listen on (default 127.0.0.1).")
+        var host: String?
+
+        @Option(help: "The port to listen on; 0 picks a free one (default 8080).")
+        var port: Int?
+
+        @Option(help: "The data directory (default ./storage).")
+        var storage: String?
+
+        @Option(help: "The largest upload accepted, in bytes (default 2147483648).")
+        var maxUploadSize: Int?
+
+        @Option(help: "trace, debug, info, notice, warning, error or critical (default info).")
+        var logLevel: String?
+
+        @Option(help: "A file holding the first admin token's secret.")
+        var adminTokenFile: String?
+
+        func run() async throws {
+            let configuration = try resolve(ProcessInfo.processInfo.environment)
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = configuration.logLevel
+                return handler
+            }
+            let app = try await buildApplication(configuration) { port in
+                FileHandle.standardOutput.write(Data("ModelDepot listening on http://\(configuration.host):\(port)\n".utf8))
+            }
+            try await app.runService()
+        }
+
+        func resolve(_ environment: [String: String]) throws -> ServerConfiguration {
+            var configuration = ServerConfiguration()
+            configuration.host = host ?? environment["DEPOT_HOST"] ?? configuration.host
+            configuration.storageDirectory = storage ?? environment["DEPOT_STORAGE"] ?? configuration.storageDirectory
+            if let port = try port ?? environment["DEPOT_PORT"].map({ try number($0, "DEPOT_PORT") }) {
+                guard (0...65535).contains(port) else { throw ValidationError("Port \(port) is not between 0 and 65535.") }
+                configuration.port = port
+            }
+            if let size = try maxUploadSize ?? environment["DEPOT_MAX_UPLOAD_SIZE"].map({ try number($0, "DEPOT_MAX_UPLOAD_SIZE") }) {
+                guard size > 0 else { throw ValidationError("The maximum upload size must be positive, not \(size).") }
+                configuration.maximumUploadSize = size
+            }
+            if let level = logLevel ?? environment["DEPOT_LOG_LEVEL"] {
+                guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
+                    throw ValidationError("Log level '\(level)' is unknown; use trace, debug, info, notice, warning, error or critical.")
+                }
+                configuration.logLevel = parsed
+            }
+            if let adminTokenFile {
+                guard let text = try? String(contentsOfFile: adminTokenFile, encoding: .utf8) else {
+                    throw ValidationError("Could not read the admin token file '\(adminTokenFile)'.")
+                }
+                configuration.initialAdminToken = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            } else {
+                configuration.initialAdminToken = environment["DEPOT_ADMIN_TOKEN"]
+            }
+            if let token = configuration.initialAdminToken, token.count < 16 {
+                throw ValidationError("The admin token must have at least 16 characters; this one has \(token.count).")
+            }
+            return configuration
+        }
+
+        private func number(_ text: String, _ name: String) throws -> Int {
+            guard let value = Int(text) else { throw ValidationError("\(name)='\(text)' is not a whole number.") }
+            return value
+        }
+    }
+}

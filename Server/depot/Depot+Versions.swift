@@ -1,0 +1,92 @@
+import ArgumentParser
+import Crypto
+import Foundation
+import ModelDepotShared
+
+extension Depot {
+    /// `depot upload MODEL FILE`: streams a .tflite file as the model's next version.
+    struct Upload: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Upload a .tflite file as the model's next version (checked and hashed on both ends)."
+        )
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The model's name.") var model: String
+        @Argument(help: "The .tflite file.") var file: String
+        @Flag(help: "Publish the new version at once.") var publish = false
+        @Option(help: "Release notes.") var notes: String?
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let name = try ModelName(model)
+            let client = try connection.client()
+            let digest = try MappedFile(path: file).withBytes { SHA256.digest(streaming: $0).hex }
+            var query = URLComponents()
+            query.queryItems = [URLQueryItem(name: "publish", value: publish ? "true" : "false")]
+                + (notes.map { [URLQueryItem(name: "notes", value: $0)] } ?? [])
+            let bar = ProgressBar()
+            let version = try await client.upload("/v1/admin/models/\(name)/versions?\(query.percentEncodedQuery ?? "")", file: file,
+                                                  headers: ["Depot-Content-SHA256": digest], as: ModelVersion.self) { sent, total in
+                bar.update(sent: sent, total: total)
+            }
+            bar.finish()
+            print(json ? try JSONOutput.string(version)
+                  : "Uploaded '\(name)' version \(version.version) (\(version.size) bytes, sha256 \(version.sha256))\(version.published ? ", published" : "").")
+        }
+    }
+
+    /// `depot versions MODEL`.
+    struct Versions: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List a model's versions, newest first.")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The model's name.") var model: String
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let list = try await connection.client().get("/v1/admin/models/\(try ModelName(model))/versions", as: ModelVersionList.self)
+            if json { return print(try JSONOutput.string(list)) }
+            print(TextTable(["VERSION", "PUBLISHED", "SIZE", "SHA256", "CREATED", "NOTES"], list.versions.map {
+                ["\($0.version)", $0.published ? "yes" : "no", "\($0.size)", String($0.sha256.prefix(12)),
+                 $0.createdAt.formatted(.iso8601), $0.notes]
+            }).rendered)
+        }
+    }
+
+    /// `depot publish MODEL VERSION`.
+    struct Publish: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Publish a version: devices may get it.")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The model's name.") var model: String
+        @Argument(help: "The version number.") var version: Int
+
+        func run() async throws {
+            let result = try await connection.client().post("/v1/admin/models/\(try ModelName(model))/versions/\(version)/publish", as: ModelVersion.self)
+            print("Published '\(result.model)' version \(result.version).")
+        }
+    }
+
+    /// `depot unpublish MODEL VERSION`.
+    struct Unpublish: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Unpublish a version: devices no longer get it.")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The model's name.") var model: String
+        @Argument(help: "The version number.") var version: Int
+
+        func run() async throws {
+            let result = try await connection.client().post("/v1/admin/models/\(try ModelName(model))/versions/\(version)/unpublish", as: ModelVersion.self)
+            print("Unpublished '\(result.model)' version \(result.version).")
+        }
+    }
+
+    /// `depot delete-version MODEL VERSION`.
+    struct DeleteVersion: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a version (its file goes once nothing references it).")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The model's name.") var model: String
+        @Argument(help: "The version number.") var version: Int
+
+        func run() async throws {
+            try await connection.client().delete("/v1/admin/models/\(try ModelName(model))/versions/\(version)")
+            print("Deleted '\(model)' version \(version).")
+        }
+    }
+}
