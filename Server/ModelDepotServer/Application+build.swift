@@ -20,15 +20,25 @@ public func buildApplication(
     try await removeUnreferencedBlobs(blobs, catalog: catalog, logger: logger)
     try await ensureAdminToken(catalog: catalog, configuration: configuration, logger: logger)
 
-    let clock: @Sendable () -> Date = { Date() }
+    let router = buildRouter(configuration: configuration, catalog: catalog, blobs: blobs).router
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "ModelDepot"),
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+        logger: logger
+    )
+}
+
+/// Registers every route and middleware; returns the router and the inventory of its paths.
+func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, blobs: any BlobStore,
+                 clock: @escaping @Sendable () -> Date = { Date() }) -> RouteInventory {
     let metrics = ServerMetrics()
     let manifests = ManifestCache()
     let keys = AccessKeyCache(catalog: catalog)
-
-    let router = Router(context: AppRequestContext.self)
-    router.add(middleware: RequestLogMiddleware(metrics: metrics))
-    OperationsController(catalog: catalog, storageDirectory: storage, metrics: metrics).register(in: router)
-    let client = router.group("v1").add(middleware: AuthenticationMiddleware(keys: keys))
+    let routes = RouteInventory(router: Router(context: AppRequestContext.self))
+    routes.add(middleware: RequestLogMiddleware(metrics: metrics))
+    OperationsController(catalog: catalog, storageDirectory: configuration.storageDirectory, metrics: metrics).register(in: routes)
+    let client = routes.group("v1").add(middleware: AuthenticationMiddleware(keys: keys))
     ManifestController(catalog: catalog, manifests: manifests, metrics: metrics).register(in: client)
     BlobsController(blobs: blobs, metrics: metrics).register(in: client)
     let admin = client.group("admin").add(middleware: AdminOnlyMiddleware())
@@ -36,13 +46,7 @@ public func buildApplication(
     VersionsController(catalog: catalog, blobs: blobs, manifests: manifests, metrics: metrics,
                        maximumUploadSize: configuration.maximumUploadSize, clock: clock).register(in: admin)
     KeysController(catalog: catalog, keys: keys, clock: clock).register(in: admin)
-
-    return Application(
-        router: router,
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "ModelDepot"),
-        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
-        logger: logger
-    )
+    return routes
 }
 
 /// On first start, creates the admin token (from `DEPOT_ADMIN_TOKEN` when given) and prints a

@@ -8,7 +8,7 @@ struct OperationsController {
     let storageDirectory: String
     let metrics: ServerMetrics
 
-    func register(in router: Router<AppRequestContext>) {
+    func register(in router: some RouterMethods<AppRequestContext>) {
         router.get("healthz") { _, _ in try JSONResponse.make(["status": "ok"]) }
         router.get("readyz", use: ready)
         router.get("metrics") { _, _ in

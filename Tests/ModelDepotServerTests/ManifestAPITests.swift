@@ -1,0 +1,70 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import ModelDepotShared
+import Testing
+
+@Suite struct ManifestAPITests {
+    @Test func manifestNamesTheNewestPublishedVersionWithAStrongETag() async throws {
+        try await TestServer().run { client in
+            try await client.createModel("flowers")
+            let app = try await client.appKey()
+            _ = try await client.upload("float_classifier", to: "flowers", query: "publish=false")
+            let unpublished = try await client.request(.get, "/v1/models/flowers/manifest", headers: app)
+            #expect(unpublished.status == .notFound)
+            #expect(unpublished.error?.message.contains("has no published version") == true)
+
+            _ = try await client.request(.post, "/v1/admin/models/flowers/versions/1/publish")
+            let first = try await client.request(.get, "/v1/models/flowers/manifest", headers: app)
+            #expect(first.status == .ok)
+            let manifest = try first.decode(ModelManifest.self)
+            #expect(manifest.version == 1)
+            #expect(manifest.downloadURL == "/v1/blobs/sha256/\(manifest.sha256)")
+            #expect(manifest.tensors.outputs.map(\.name) == ["probabilities"])
+            let etag = try #require(first.headers[.eTag])
+            #expect(etag.hasPrefix("\"") && !etag.hasPrefix("W/"))
+
+            var conditional = app
+            conditional[.ifNoneMatch] = etag
+            let notModified = try await client.request(.get, "/v1/models/flowers/manifest", headers: conditional)
+            #expect(notModified.status == .notModified)
+            #expect(notModified.headers[.eTag] == etag)
+            #expect(notModified.body.readableBytes == 0)
+            conditional[.ifNoneMatch] = "\"other\", W/\(etag)"
+            #expect(try await client.request(.get, "/v1/models/flowers/manifest", headers: conditional).status == .notModified)
+
+            _ = try await client.upload("int8_conv", to: "flowers")
+            conditional[.ifNoneMatch] = etag
+            let changed = try await client.request(.get, "/v1/models/flowers/manifest", headers: conditional)
+            #expect(changed.status == .ok)
+            #expect(try changed.decode(ModelManifest.self).version == 2)
+            #expect(changed.headers[.eTag] != etag)
+
+            _ = try await client.request(.post, "/v1/admin/models/flowers/versions/2/unpublish")
+            #expect(try await client.request(.get, "/v1/models/flowers/manifest", headers: app).headers[.eTag] == etag)
+        }
+    }
+
+    @Test func malformedDeviceAttributesAre400() async throws {
+        try await TestServer().run { client in
+            try await client.createModel("flowers")
+            _ = try await client.upload("float_classifier", to: "flowers")
+            var headers = try await client.appKey()
+            headers[HTTPField.Name("Depot-Attributes")!] = "tier=gold,broken"
+            let response = try await client.request(.get, "/v1/models/flowers/manifest", headers: headers)
+            #expect(response.status == .badRequest)
+            #expect(response.error?.message.contains("'broken' is not key=value") == true)
+            headers[HTTPField.Name("Depot-Attributes")!] = "tier=gold,beta%3Dflag=yes%2Cno"
+            #expect(try await client.request(.get, "/v1/models/flowers/manifest", headers: headers).status == .ok)
+        }
+    }
+
+    @Test func unknownModelIs404() async throws {
+        try await TestServer().run { client in
+            let response = try await client.request(.get, "/v1/models/nothing/manifest", headers: try await client.appKey())
+            #expect(response.status == .notFound)
+            #expect(response.error?.code == .notFound)
+        }
+    }
+}

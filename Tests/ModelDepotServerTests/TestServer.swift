@@ -1,0 +1,98 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import ModelDepotServer
+import ModelDepotShared
+
+/// A server on a fresh storage directory, driven through Hummingbird's router tester.
+struct TestServer {
+    static let adminToken = "test-admin-token-0123456789"
+
+    let storage: URL
+    var configuration: ServerConfiguration
+
+    init(maximumUploadSize: Int = 1 << 30) throws {
+        storage = FileManager.default.temporaryDirectory.appendingPathComponent("depot-server-\(UUID().uuidString)")
+        configuration = ServerConfiguration(port: 0, storageDirectory: storage.path, maximumUploadSize: maximumUploadSize,
+                                            logLevel: .critical, initialAdminToken: Self.adminToken)
+    }
+
+    /// Runs `body` against the router, then removes the storage directory.
+    func run(_ body: @escaping @Sendable (Client) async throws -> Void) async throws {
+        defer { try? FileManager.default.removeItem(at: storage) }
+        let app = try await buildApplication(configuration)
+        try await app.test(.router) { client in try await body(Client(tester: client, storage: storage)) }
+    }
+
+    /// Requests with JSON helpers and the admin token by default.
+    struct Client: Sendable {
+        let tester: any TestClientProtocol
+        let storage: URL
+
+        static let admin: HTTPFields = [.authorization: "Bearer \(TestServer.adminToken)"]
+
+        @discardableResult
+        func request(_ method: HTTPRequest.Method, _ uri: String, headers: HTTPFields = admin, body: ByteBuffer? = nil) async throws -> TestResponse {
+            try await tester.execute(uri: uri, method: method, headers: headers, body: body)
+        }
+
+        @discardableResult
+        func json(_ method: HTTPRequest.Method, _ uri: String, _ value: some Encodable, headers: HTTPFields = admin) async throws -> TestResponse {
+            try await request(method, uri, headers: headers, body: ByteBuffer(bytes: try JSONEncoder().encode(value)))
+        }
+
+        func createModel(_ name: String) async throws {
+            let response = try await json(.post, "/v1/admin/models", ModelCreation(name: try ModelName(name)))
+            guard response.status == .created else { throw Failure("creating \(name): \(response.status) \(response.text)") }
+        }
+
+        func upload(_ fixture: String, to model: String, query: String = "publish=true", headers: HTTPFields = admin) async throws -> TestResponse {
+            try await request(.post, "/v1/admin/models/\(model)/versions?\(query)", headers: headers,
+                              body: ByteBuffer(bytes: try Fixtures.bytes(fixture)))
+        }
+
+        func appKey(models: [String]? = nil) async throws -> HTTPFields {
+            let response = try await json(.post, "/v1/admin/keys",
+                                          AccessKeyCreation(kind: .app, name: "test", models: try models?.map { try ModelName($0) }))
+            let key = try response.decode(CreatedAccessKey.self)
+            return [.authorization: "Bearer \(key.secret)"]
+        }
+
+        /// The names of the regular files under a storage subdirectory, recursively.
+        func files(under directory: String) -> [String] {
+            let enumerator = FileManager.default.enumerator(at: storage.appendingPathComponent(directory),
+                                                            includingPropertiesForKeys: [.isRegularFileKey])
+            return (enumerator?.allObjects as? [URL] ?? [])
+                .filter { (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true }
+                .map(\.lastPathComponent)
+        }
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}
+
+extension TestResponse {
+    var text: String { String(buffer: body) }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(T.self, from: Data(body.readableBytesView))
+    }
+
+    var error: DepotError? { try? decode(ErrorBody.self).error }
+}
+
+/// The committed TFLite fixtures.
+enum Fixtures {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/tflite")
+
+    static func bytes(_ name: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: directory.appendingPathComponent(name + ".tflite")))
+    }
+}

@@ -1,0 +1,107 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import ModelDepotShared
+import Testing
+
+@Suite struct VersionsAPITests {
+    @Test func uploadStoresAVersionWithWhatTheInspectorRead() async throws {
+        try await TestServer().run { client in
+            try await client.createModel("flowers")
+            let bytes = try Fixtures.bytes("float_classifier_labels")
+            let response = try await client.upload("float_classifier_labels", to: "flowers", query: "publish=false&notes=first%20cut")
+            #expect(response.status == .created)
+            #expect(response.headers[.location] == "/v1/admin/models/flowers/versions/1")
+            let version = try response.decode(ModelVersion.self)
+            #expect(version.version == 1)
+            #expect(version.size == bytes.count)
+            #expect(version.sha256 == SHA256.hash(data: bytes).hex)
+            #expect(version.notes == "first cut")
+            #expect(!version.published)
+            #expect(version.tflite.inputs.map(\.name) == ["image"])
+            #expect(version.tflite.appendedDataSize > 0)
+            #expect(client.files(under: "blobs") == [version.sha256])
+            #expect(client.files(under: "tmp").isEmpty)
+        }
+    }
+
+    @Test func identicalContentSharesOneBlobAndNumbersAreNeverReused() async throws {
+        try await TestServer().run { client in
+            try await client.createModel("flowers")
+            for _ in 0..<2 { _ = try await client.upload("float_classifier", to: "flowers") }
+            #expect(client.files(under: "blobs").count == 1)
+            #expect(try await client.request(.delete, "/v1/admin/models/flowers/versions/2").status == .noContent)
+            #expect(client.files(under: "blobs").count == 1)
+            let third = try await client.upload("int8_conv", to: "flowers").decode(ModelVersion.self)
+            #expect(third.version == 3)
+            #expect(try await client.request(.delete, "/v1/admin/models/flowers/versions/1").status == .noContent)
+            #expect(client.files(under: "blobs") == [third.sha256])
+            let versions = try await client.request(.get, "/v1/admin/models/flowers/versions").decode(ModelVersionList.self)
+            #expect(versions.versions.map(\.version) == [3])
+        }
+    }
+
+    @Test func damagedModelIs422NamingTheProblemAndStoresNothing() async throws {
+        try await TestServer().run { client in
+            try await client.createModel("flowers")
+            _ = try await client.upload("float_classifier", to: "flowers")
+            var damaged = try Fixtures.bytes("float_classifier")
+            damaged.replaceSubrange(4..<8, with: Array("ONNX".utf8))
+            let response = try await client.request(.post, "/v1/admin/models/flowers/versions", body: ByteBuffer(bytes: damaged))
+            #expect(response.status == .unprocessableContent)
+            #expect(response.error?.code == .wrongFileIdentifier)
+            let notTFLite = try await client.request(.post, "/v1/admin/models/flowers/versions", body: ByteBuffer(string: "hello"))
+            #expect(notTFLite.error?.code == .modelTooSmall)
+            let invalid = try await client.request(.post, "/v1/admin/models/flowers/versions",
+                                                   body: ByteBuffer(bytes: try Fixtures.bytes("invalid/tensor_buffer_out_of_range")))
+            #expect(invalid.status == .unprocessableContent)
+            #expect(invalid.error?.message.contains(".buffer is 99") == true)
+
+            let versions = try await client.request(.get, "/v1/admin/models/flowers/versions").decode(ModelVersionList.self)
+            #expect(versions.versions.map(\.version) == [1])
+            #expect(client.files(under: "blobs").count == 1)
+            #expect(client.files(under: "tmp").isEmpty)
+        }
+    }
+
+    @Test func digestMismatchIs400AndStoresNothing() async throws {
+        try await TestServer().run { client in
+            try await client.createModel("flowers")
+            var headers = TestServer.Client.admin
+            headers[HTTPField.Name("Depot-Content-SHA256")!] = String(repeating: "ab", count: 32)
+            let response = try await client.upload("float_classifier", to: "flowers", headers: headers)
+            #expect(response.status == .badRequest)
+            #expect(response.error?.code == .digestMismatch)
+            headers[HTTPField.Name("Depot-Content-SHA256")!] = "not-hex"
+            #expect(try await client.upload("float_classifier", to: "flowers", headers: headers).error?.code == .badRequest)
+            #expect(client.files(under: "blobs").isEmpty)
+            #expect(client.files(under: "tmp").isEmpty)
+            #expect(try await client.request(.get, "/v1/admin/models/flowers").decode(ModelSummary.self).versionCount == 0)
+        }
+    }
+
+    @Test func uploadOverTheLimitIs413AndStoresNothing() async throws {
+        try await TestServer(maximumUploadSize: 1000).run { client in
+            try await client.createModel("flowers")
+            let response = try await client.upload("float_classifier_labels", to: "flowers")
+            #expect(response.status == .contentTooLarge)
+            #expect(response.error?.message.contains("at most 1000") == true)
+            #expect(try await client.upload("float_classifier", to: "flowers").status == .created)
+            #expect(client.files(under: "tmp").isEmpty)
+        }
+    }
+
+    @Test func unknownModelOrVersionIs404() async throws {
+        try await TestServer().run { client in
+            #expect(try await client.upload("float_classifier", to: "nothing").status == .notFound)
+            try await client.createModel("flowers")
+            let missing = try await client.request(.get, "/v1/admin/models/flowers/versions/7")
+            #expect(missing.status == .notFound)
+            #expect(missing.error?.message == "Model 'flowers' has no version 7. List its versions with 'depot versions flowers'.")
+            #expect(try await client.request(.get, "/v1/admin/models/flowers/versions/zero").status == .badRequest)
+            #expect(client.files(under: "blobs").isEmpty)
+        }
+    }
+}
