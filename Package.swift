@@ -65,5 +65,10 @@ let package = Package(
             ],
             path: "Tests/ModelDepotServerTests"
         ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["ModelDepotShared", "depot", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Tests/EndToEndTests"
+        ),
     ]
 )

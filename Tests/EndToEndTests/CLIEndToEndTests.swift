@@ -1,0 +1,109 @@
+import Foundation
+import ModelDepotShared
+import Testing
+
+/// The real `depot` CLI against a real `depot serve`.
+@Suite struct CLIEndToEndTests {
+    @Test func modelLifecycleThroughTheCLI() throws {
+        let scratch = try Scratch()
+        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        let env = server.environment
+
+        #expect(try Command.depot(["models", "create", "flowers", "--description", "Flowers", "--tag", "vision"], environment: env).status == 0)
+        let list = try Command.depot(["models", "list", "--json"], environment: env)
+        #expect(try list.decode(ModelList.self).models.map(\.name.rawValue) == ["flowers"])
+
+        let upload = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--notes", "v1", "--json"], environment: env)
+        #expect(upload.status == 0, "\(upload.error)")
+        let first = try upload.decode(ModelVersion.self)
+        #expect(first.version == 1 && !first.published && first.notes == "v1")
+        #expect(upload.error.isEmpty, "no progress bar without a terminal: \(upload.error)")
+
+        #expect(try Command.depot(["publish", "flowers", "1"], environment: env).text == "Published 'flowers' version 1.\n")
+        let second = try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: env)
+        #expect(second.text.hasPrefix("Uploaded 'flowers' version 2 ("))
+        let versions = try Command.depot(["versions", "flowers", "--json"], environment: env).decode(ModelVersionList.self)
+        #expect(versions.versions.map(\.version) == [2, 1])
+        #expect(versions.versions.allSatisfy { $0.published })
+
+        #expect(try Command.depot(["unpublish", "flowers", "2"], environment: env).status == 0)
+        #expect(try Command.depot(["delete-version", "flowers", "2"], environment: env).status == 0)
+        let show = try Command.depot(["models", "show", "flowers", "--json"], environment: env).decode(ModelSummary.self)
+        #expect(show.versionCount == 1 && show.publishedVersion == 1)
+
+        let refused = try Command.depot(["models", "delete", "flowers"], environment: env)
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("pass force"))
+        #expect(try Command.depot(["models", "delete", "flowers", "--force"], environment: env).status == 0)
+    }
+
+    @Test func keysAreCreatedListedAndRevoked() throws {
+        let scratch = try Scratch()
+        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        let env = server.environment
+        _ = try Command.depot(["models", "create", "flowers"], environment: env)
+        _ = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: env)
+
+        let created = try Command.depot(["keys", "create", "--app", "--model", "flowers", "--json"], environment: env)
+        let key = try created.decode(CreatedAccessKey.self)
+        #expect(key.kind == .app && key.models?.map(\.rawValue) == ["flowers"])
+        let manifest = "\(server.url.absoluteString)/v1/models/flowers/manifest"
+        #expect(try Command.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(key.secret)", manifest]).text == "200")
+
+        let list = try Command.depot(["keys", "list", "--json"], environment: env)
+        #expect(!list.text.contains(key.secret))
+        #expect(try list.decode(AccessKeyList.self).keys.count == 2)
+
+        #expect(try Command.depot(["keys", "revoke", key.id], environment: env).status == 0)
+        #expect(try Command.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(key.secret)", manifest]).text == "401")
+        let usage = try Command.depot(["keys", "create", "--model", "flowers"], environment: env)
+        #expect(usage.status == 1)
+        #expect(usage.error.contains("--model limits app keys only; add --app."))
+    }
+
+    @Test func loginSavesServerAndTokenForLaterCommands() throws {
+        let scratch = try Scratch()
+        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        let config = ["DEPOT_CONFIG": scratch.path("config.json")]
+        let wrong = try Command.depot(["login", "--server", server.url.absoluteString, "--token", "wrong-token-000000000"], environment: config)
+        #expect(wrong.status == 1)
+        #expect(wrong.error.contains("The API key is not valid"))
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("config.json")))
+
+        let login = try Command.depot(["login", "--server", server.url.absoluteString, "--token", ServerProcess.adminToken], environment: config)
+        #expect(login.status == 0, "\(login.error)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: scratch.path("config.json"))
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        #expect(try Command.depot(["models", "list"], environment: config).status == 0)
+    }
+
+    @Test func rejectedInputExitsOneAndServerFailureExitsTwo() throws {
+        let scratch = try Scratch()
+        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        let env = server.environment
+        _ = try Command.depot(["models", "create", "flowers"], environment: env)
+
+        let invalid = try Command.depot(["upload", "flowers", Binaries.fixture("invalid/negative_dimension")], environment: env)
+        #expect(invalid.status == 1)
+        #expect(invalid.error.contains("error: Model.subgraphs[0].tensors[0].shape[1] is -4"))
+        let badName = try Command.depot(["models", "create", "Not Valid"], environment: env)
+        #expect(badName.status == 1)
+        #expect(badName.error.contains("is not allowed"))
+        let missingFile = try Command.depot(["upload", "flowers", scratch.path("absent.tflite")], environment: env)
+        #expect(missingFile.status == 1)
+        #expect(missingFile.error.contains("Could not open"))
+        let unknownCommand = try Command.depot(["frobnicate"], environment: env)
+        #expect(unknownCommand.status == 1)
+
+        server.stop(signal: SIGTERM)
+        let unreachable = try Command.depot(["models", "list"], environment: env)
+        #expect(unreachable.status == 2)
+        #expect(unreachable.error.contains("Could not reach the server at \(server.url.absoluteString)"))
+    }
+
+    @Test func sigtermStopsTheServerCleanly() throws {
+        let scratch = try Scratch()
+        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        #expect(server.stop(signal: SIGTERM) == 0)
+    }
+}

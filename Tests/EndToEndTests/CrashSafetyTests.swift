@@ -1,0 +1,63 @@
+import Crypto
+import Foundation
+import ModelDepotShared
+import Testing
+
+/// SIGKILL in the middle of uploads, again and again: after every restart no half version is
+/// visible, no temporary file remains, and every version's blob still hashes to its SHA-256.
+@Suite struct CrashSafetyTests {
+    /// A valid model of about `megabytes` MB: a fixture with random bytes appended (as a zip would be).
+    static func largeModel(_ path: String, megabytes: Int, seed: UInt8) throws {
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier"))))
+        var generator = SystemRandomNumberGenerator()
+        bytes += (0..<(megabytes << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        bytes.append(seed)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+
+    @Test func killedServerNeverShowsAHalfVersion() throws {
+        let scratch = try Scratch()
+        let storage = scratch.url.appendingPathComponent("storage")
+        try Self.largeModel(scratch.path("large.tflite"), megabytes: 24, seed: 0)
+        var completed = 0
+        for round in 0..<5 {
+            let server = try ServerProcess(storage: storage)
+            if round == 0 { _ = try Command.depot(["models", "create", "flowers"], environment: server.environment) }
+            try Self.largeModel(scratch.path("small-\(round).tflite"), megabytes: 1, seed: UInt8(round + 1))
+            let small = try Command.depot(["upload", "flowers", scratch.path("small-\(round).tflite")], environment: server.environment)
+            #expect(small.status == 0, "\(small.error)")
+            completed += 1
+
+            // A slow upload of the large model; kill the server once part of it has arrived.
+            let upload = try Command.start(URL(fileURLWithPath: "/usr/bin/env"), [
+                "curl", "-sS", "--limit-rate", "8M", "-X", "POST", "-H", "Authorization: Bearer \(ServerProcess.adminToken)",
+                "--data-binary", "@" + scratch.path("large.tflite"), "\(server.url.absoluteString)/v1/admin/models/flowers/versions",
+            ])
+            let threshold = (round + 1) << 21
+            let arrived = eventually(within: 30) {
+                let tmp = storage.appendingPathComponent("tmp").path
+                return ((try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []).contains { name in
+                    ((try? FileManager.default.attributesOfItem(atPath: tmp + "/" + name)[.size]) as? NSNumber)?.intValue ?? 0 >= threshold
+                }
+            }
+            #expect(arrived, "round \(round): the upload never reached \(threshold) bytes")
+            server.stop(signal: SIGKILL)
+            upload.waitUntilExit()
+
+            let restarted = try ServerProcess(storage: storage)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: storage.appendingPathComponent("tmp").path).isEmpty)
+            let versions = try Command.depot(["versions", "flowers", "--json"], environment: restarted.environment).decode(ModelVersionList.self)
+            #expect(versions.versions.count == completed, "round \(round)")
+            for version in versions.versions {
+                let blob = try Command.curl(["-H", "Authorization: Bearer \(ServerProcess.adminToken)",
+                                             "\(restarted.url.absoluteString)/v1/blobs/sha256/\(version.sha256)"])
+                #expect(blob.output.count == version.size)
+                #expect(SHA256.hash(data: blob.output).hex == version.sha256, "round \(round), version \(version.version)")
+            }
+            let blobs = FileManager.default.enumerator(atPath: storage.appendingPathComponent("blobs/sha256").path)?
+                .allObjects.compactMap { $0 as? String }.filter { $0.count == 67 } ?? []
+            #expect(blobs.count == completed, "only referenced blobs remain: \(blobs)")
+            restarted.stop(signal: SIGTERM)
+        }
+    }
+}

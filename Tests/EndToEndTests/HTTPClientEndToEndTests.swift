@@ -1,0 +1,103 @@
+import Crypto
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import ModelDepotShared
+import Testing
+
+/// URLSession and curl against a real server: conditional manifests, ranges, If-Range, 416,
+/// and a client that disconnects mid-upload.
+@Suite struct HTTPClientEndToEndTests {
+    struct Published {
+        let server: ServerProcess
+        let key: String
+        let manifestURL: URL
+        let blobURL: URL
+        let bytes: [UInt8]
+    }
+
+    func publish(_ scratch: Scratch) throws -> Published {
+        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
+        let version = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier_labels"), "--publish", "--json"],
+                                        environment: server.environment).decode(ModelVersion.self)
+        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
+        return Published(server: server, key: key.secret,
+                         manifestURL: server.url.appendingPathComponent("v1/models/flowers/manifest"),
+                         blobURL: server.url.appendingPathComponent("v1/blobs/sha256/\(version.sha256)"),
+                         bytes: Array(try Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier_labels")))))
+    }
+
+    @Test func urlSessionGetsTheManifestThen304AndRanges() async throws {
+        let scratch = try Scratch()
+        let published = try publish(scratch)
+        let session = URLSession(configuration: .ephemeral)
+        var request = URLRequest(url: published.manifestURL)
+        request.setValue("Bearer \(published.key)", forHTTPHeaderField: "Authorization")
+        request.setValue("ios", forHTTPHeaderField: "Depot-Platform")
+        let (body, response) = try await session.data(for: request)
+        let http = try #require(response as? HTTPURLResponse)
+        #expect(http.statusCode == 200)
+        let manifest = try JSONDecoder().decode(ModelManifest.self, from: body)
+        #expect(manifest.sha256 == SHA256.hash(data: published.bytes).hex)
+        let etag = try #require(http.value(forHTTPHeaderField: "ETag"))
+
+        request.setValue(etag, forHTTPHeaderField: "If-None-Match")
+        let (empty, notModified) = try await session.data(for: request)
+        #expect((notModified as? HTTPURLResponse)?.statusCode == 304)
+        #expect(empty.isEmpty)
+
+        var range = URLRequest(url: published.blobURL)
+        range.setValue("Bearer \(published.key)", forHTTPHeaderField: "Authorization")
+        range.setValue("bytes=100-", forHTTPHeaderField: "Range")
+        range.setValue("\"\(manifest.sha256)\"", forHTTPHeaderField: "If-Range")
+        let (rest, partial) = try await session.data(for: range)
+        #expect((partial as? HTTPURLResponse)?.statusCode == 206)
+        #expect(Array(rest) == Array(published.bytes[100...]))
+    }
+
+    @Test func curlSeesRangesIfRangeAnd416() throws {
+        let scratch = try Scratch()
+        let published = try publish(scratch)
+        let auth = ["-H", "Authorization: Bearer \(published.key)"]
+        let url = published.blobURL.absoluteString
+        let n = published.bytes.count
+
+        let suffix = try Command.curl(auth + ["-r", "-10", url])
+        #expect(Array(suffix.output) == Array(published.bytes[(n - 10)...]))
+        let head = try Command.curl(auth + ["-s", "-D", "-", "-o", "/dev/null", "-H", "Range: bytes=\(n)-", url]).text
+        #expect(head.hasPrefix("HTTP/1.1 416"))
+        #expect(head.contains("Content-Range: bytes */\(n)"))
+        let stale = try Command.curl(auth + ["-w", "%{http_code}", "-o", "/dev/null", "-H", "Range: bytes=0-9", "-H", "If-Range: \"other\"", url])
+        #expect(stale.text == "200")
+        let multiple = try Command.curl(auth + ["-w", "%{http_code} %{size_download}", "-o", "/dev/null", "-H", "Range: bytes=0-1,4-5", url])
+        #expect(multiple.text == "200 \(n)")
+        let full = try Command.curl(auth + [url])
+        #expect(SHA256.hash(data: full.output).hex == SHA256.hash(data: published.bytes).hex)
+    }
+
+    @Test func clientThatDisconnectsMidUploadLeavesNothingBehind() throws {
+        let scratch = try Scratch()
+        let published = try publish(scratch)
+        let server = published.server
+        // Promise 1 MB, send 64 KB, hang up.
+        let script = """
+            import socket, sys
+            host, port, token = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+            s = socket.create_connection((host, port))
+            s.sendall(("POST /v1/admin/models/flowers/versions HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer %s\\r\\n"
+                       "Content-Length: 1048576\\r\\n\\r\\n" % token).encode() + b"\\0" * 65536)
+            s.close()
+            """
+        let sent = try Command.run(URL(fileURLWithPath: "/usr/bin/env"),
+                                   ["python3", "-c", script, "127.0.0.1", "\(server.url.port!)", ServerProcess.adminToken])
+        #expect(sent.status == 0, "\(sent.error)")
+        let metrics = server.url.appendingPathComponent("metrics").absoluteString
+        #expect(try eventually { try Command.curl([metrics]).text.contains(#"depot_uploads_total{result="rejected"} 1"#) })
+        let temporary = try FileManager.default.contentsOfDirectory(atPath: server.storage.appendingPathComponent("tmp").path)
+        #expect(temporary.isEmpty)
+        let versions = try Command.depot(["versions", "flowers", "--json"], environment: server.environment).decode(ModelVersionList.self)
+        #expect(versions.versions.count == 1)
+    }
+}

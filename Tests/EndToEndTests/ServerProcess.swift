@@ -1,0 +1,112 @@
+import Foundation
+
+/// `depot serve` as a real process on a free port of 127.0.0.1, with its own storage directory.
+final class ServerProcess: @unchecked Sendable {
+    // @unchecked: `process` and `url` are set in init and only read afterwards.
+    static let adminToken = "e2e-admin-token-0123456789"
+
+    let storage: URL
+    let process = Process()
+    private(set) var url: URL!
+
+    /// Starts the server and waits (at most 60 s) for its "listening on" line.
+    init(storage: URL, maximumUploadSize: Int? = nil) throws {
+        self.storage = storage
+        process.executableURL = Binaries.depot
+        process.arguments = ["serve", "--port", "0", "--storage", storage.path, "--log-level", "warning"]
+            + (maximumUploadSize.map { ["--max-upload-size", "\($0)"] } ?? [])
+        process.environment = ProcessInfo.processInfo.environment.merging(["DEPOT_ADMIN_TOKEN": Self.adminToken]) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let line = try Self.readLine(output.fileHandleForReading, containing: "listening on", within: 60)
+        guard let address = line.split(separator: " ").last, let url = URL(string: String(address)) else {
+            throw E2EFailure("depot serve printed '\(line)' instead of its address")
+        }
+        self.url = url
+    }
+
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    /// Sends a signal and waits for the process to end; returns its exit status.
+    @discardableResult
+    func stop(signal: Int32) -> Int32 {
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    var environment: [String: String] {
+        ["DEPOT_SERVER": url.absoluteString, "DEPOT_TOKEN": Self.adminToken]
+    }
+
+    private static func readLine(_ handle: FileHandle, containing text: String, within seconds: Double) throws -> String {
+        let result = LineBox()
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            var buffer = Data()
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                buffer.append(chunk)
+                if let line = String(decoding: buffer, as: UTF8.self).split(separator: "\n").first(where: { $0.contains(text) }) {
+                    result.set(String(line))
+                    break
+                }
+            }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + seconds) == .success, let line = result.value else {
+            throw E2EFailure("depot serve did not print '\(text)' within \(seconds) s")
+        }
+        return line
+    }
+}
+
+private final class LineBox: @unchecked Sendable {
+    // @unchecked: written once by the reader before it signals, read after the wait.
+    private let lock = NSLock()
+    private var line: String?
+    func set(_ value: String) { lock.withLock { line = value } }
+    var value: String? { lock.withLock { line } }
+}
+
+struct E2EFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Executables and files the end-to-end tests use.
+enum Binaries {
+    static let depot = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        .deletingLastPathComponent().appendingPathComponent("depot")
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/tflite")
+
+    static func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name + ".tflite").path }
+}
+
+/// A directory removed when the value goes away.
+final class Scratch {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("depot-e2e-\(UUID().uuidString)")
+    init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
+    deinit { try? FileManager.default.removeItem(at: url) }
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+}
+
+/// Waits for a condition observed from outside (a file, a counter), checking every 20 ms, at
+/// most `seconds`; returns whether it came true.
+func eventually(within seconds: Double = 20, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try condition() { return true }
+        usleep(20_000)
+    }
+    return try condition()
+}
