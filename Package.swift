@@ -52,9 +52,10 @@ let package = Package(
             dependencies: ["ModelDepotShared", .product(name: "Crypto", package: "swift-crypto")],
             path: "Benchmarks/tflite-benchmark"
         ),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "ModelDepotSharedTests",
-            dependencies: ["ModelDepotShared", "depot"],
+            dependencies: ["ModelDepotShared", "depot", "TestSupport"],
             path: "Tests/ModelDepotSharedTests"
         ),
         .testTarget(
@@ -67,7 +68,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ModelDepotShared", "depot", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["ModelDepotShared", "depot", "TestSupport", .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/EndToEndTests"
         ),
     ]

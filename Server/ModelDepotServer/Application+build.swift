@@ -52,7 +52,7 @@ func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, 
 /// On first start, creates the admin token (from `DEPOT_ADMIN_TOKEN` when given) and prints a
 /// generated one once; only its hash is stored.
 private func ensureAdminToken(catalog: any ModelCatalog, configuration: ServerConfiguration, logger: Logger) async throws {
-    guard try await !catalog.keys().contains(where: { $0.kind == .admin && $0.revokedAt == nil }) else { return }
+    guard try await !catalog.workingKeys().contains(where: { $0.key.kind == .admin }) else { return }
     let secret = configuration.initialAdminToken.map { AccessKeySecret(text: $0) } ?? .generate()
     _ = try await KeyIssuer(catalog: catalog).issue(kind: .admin, name: "initial admin token", models: nil, at: Date(), secret: secret)
     if configuration.initialAdminToken == nil {

@@ -54,12 +54,10 @@ extension Depot {
     /// `depot publish MODEL VERSION`.
     struct Publish: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Publish a version: devices may get it.")
-        @OptionGroup var connection: ConnectionOptions
-        @Argument(help: "The model's name.") var model: String
-        @Argument(help: "The version number.") var version: Int
+        @OptionGroup var target: VersionTarget
 
         func run() async throws {
-            let result = try await connection.client().post("/v1/admin/models/\(try ModelName(model))/versions/\(version)/publish", as: ModelVersion.self)
+            let result = try await target.client().post(try target.path("/publish"), as: ModelVersion.self)
             print("Published '\(result.model)' version \(result.version).")
         }
     }
@@ -67,12 +65,10 @@ extension Depot {
     /// `depot unpublish MODEL VERSION`.
     struct Unpublish: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Unpublish a version: devices no longer get it.")
-        @OptionGroup var connection: ConnectionOptions
-        @Argument(help: "The model's name.") var model: String
-        @Argument(help: "The version number.") var version: Int
+        @OptionGroup var target: VersionTarget
 
         func run() async throws {
-            let result = try await connection.client().post("/v1/admin/models/\(try ModelName(model))/versions/\(version)/unpublish", as: ModelVersion.self)
+            let result = try await target.client().post(try target.path("/unpublish"), as: ModelVersion.self)
             print("Unpublished '\(result.model)' version \(result.version).")
         }
     }
@@ -80,13 +76,24 @@ extension Depot {
     /// `depot delete-version MODEL VERSION`.
     struct DeleteVersion: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Delete a version (its file goes once nothing references it).")
-        @OptionGroup var connection: ConnectionOptions
-        @Argument(help: "The model's name.") var model: String
-        @Argument(help: "The version number.") var version: Int
+        @OptionGroup var target: VersionTarget
 
         func run() async throws {
-            try await connection.client().delete("/v1/admin/models/\(try ModelName(model))/versions/\(version)")
-            print("Deleted '\(model)' version \(version).")
+            try await target.client().delete(try target.path())
+            print("Deleted '\(target.model)' version \(target.version).")
         }
+    }
+}
+
+/// The connection, model and version that publish, unpublish and delete-version act on.
+struct VersionTarget: ParsableArguments {
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The model's name.") var model: String
+    @Argument(help: "The version number.") var version: Int
+
+    func client() throws -> AdminClient { try connection.client() }
+
+    func path(_ suffix: String = "") throws -> String {
+        "/v1/admin/models/\(try ModelName(model))/versions/\(version)\(suffix)"
     }
 }

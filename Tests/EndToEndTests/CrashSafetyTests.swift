@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import ModelDepotShared
+import TestSupport
 import Testing
 
 /// SIGKILL in the middle of uploads, again and again: after every restart no half version is
@@ -29,8 +30,8 @@ import Testing
             completed += 1
 
             // A slow upload of the large model; kill the server once part of it has arrived.
-            let upload = try Command.start(URL(fileURLWithPath: "/usr/bin/env"), [
-                "curl", "-sS", "--limit-rate", "8M", "-X", "POST", "-H", "Authorization: Bearer \(ServerProcess.adminToken)",
+            let upload = try Subprocess.start("curl", [
+                "-sS", "--limit-rate", "8M", "-X", "POST", "-H", "Authorization: Bearer \(ServerProcess.adminToken)",
                 "--data-binary", "@" + scratch.path("large.tflite"), "\(server.url.absoluteString)/v1/admin/models/flowers/versions",
             ])
             let threshold = (round + 1) << 21

@@ -4,6 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import ModelDepotShared
+import TestSupport
 import Testing
 
 /// URLSession and curl against a real server: conditional manifests, ranges, If-Range, 416,
@@ -90,8 +91,8 @@ import Testing
                        "Content-Length: 1048576\\r\\n\\r\\n" % token).encode() + b"\\0" * 65536)
             s.close()
             """
-        let sent = try Command.run(URL(fileURLWithPath: "/usr/bin/env"),
-                                   ["python3", "-c", script, "127.0.0.1", "\(server.url.port!)", ServerProcess.adminToken])
+        let sent = try Subprocess.run("python3",
+                                   ["-c", script, "127.0.0.1", "\(server.url.port!)", ServerProcess.adminToken])
         #expect(sent.status == 0, "\(sent.error)")
         let metrics = server.url.appendingPathComponent("metrics").absoluteString
         #expect(try eventually { try Command.curl([metrics]).text.contains(#"depot_uploads_total{result="rejected"} 1"#) })

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import ModelDepotShared
 import Testing
 
@@ -38,11 +39,11 @@ import Testing
         let fixture = Repository.fixture("float_classifier_labels")
         let output = try inspect([fixture.path, "--json"])
         #expect(output.status == 0)
-        let json = try #require(try JSONSerialization.jsonObject(with: output.standardOutput) as? [String: Any])
+        let json = try #require(try JSONSerialization.jsonObject(with: output.output) as? [String: Any])
         #expect(Set(json.keys).isSuperset(of: ["sha256", "size", "schemaVersion", "flatbufferSize", "appendedDataSize",
                                               "subgraphs", "signatures", "operators", "metadata", "valid", "error"]))
-        let report = try JSONDecoder().decode(Report.self, from: output.standardOutput)
-        let digest = try Subprocess.run(URL(fileURLWithPath: "/usr/bin/env"), ["sha256sum", fixture.path]).text
+        let report = try JSONDecoder().decode(Report.self, from: output.output)
+        let digest = try Subprocess.run("sha256sum", [fixture.path]).text
         #expect(digest.hasPrefix(report.sha256))
         #expect(report.size == 1127)
         #expect(report.valid)
@@ -70,11 +71,11 @@ import Testing
 
         let text = try inspect([file.path])
         #expect(text.status == 1)
-        #expect(text.standardError.contains("is not a valid TFLite model: Bytes 4..<8 are \"XXXX\""))
+        #expect(text.error.contains("is not a valid TFLite model: Bytes 4..<8 are \"XXXX\""))
 
         let json = try inspect([file.path, "--json"])
         #expect(json.status == 1)
-        let report = try JSONDecoder().decode(Report.self, from: json.standardOutput)
+        let report = try JSONDecoder().decode(Report.self, from: json.output)
         #expect(!report.valid)
         #expect(report.error?.contains("not the TFLite identifier") == true)
         #expect(report.subgraphs == nil)
@@ -84,7 +85,7 @@ import Testing
     @Test func missingFileExitsOneNamingThePath() throws {
         let output = try inspect(["/nonexistent/model.tflite"])
         #expect(output.status == 1)
-        #expect(output.standardError.contains("Could not open '/nonexistent/model.tflite': No such file or directory"))
+        #expect(output.error.contains("Could not open '/nonexistent/model.tflite': No such file or directory"))
     }
 
     @Test func humanReadableOutputListsInputsOutputsAndOperators() throws {
@@ -97,6 +98,6 @@ import Testing
     @Test func builtinOnlyRejectsCustomOperators() throws {
         let output = try inspect([Repository.tfliteFixtures.appendingPathComponent("policy/custom_operator.tflite").path, "--builtin-only"])
         #expect(output.status == 1)
-        #expect(output.standardError.contains("custom operator 'MyCustomSoftmax'"))
+        #expect(output.error.contains("custom operator 'MyCustomSoftmax'"))
     }
 }

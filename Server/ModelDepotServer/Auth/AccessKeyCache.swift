@@ -36,10 +36,8 @@ final class AccessKeyCache: Sendable {
     private func entries() async throws -> [String: Entry] {
         if let cached = entries.withLock({ $0 }) { return cached }
         var loaded: [String: Entry] = [:]
-        for key in try await catalog.keys() where key.revokedAt == nil {
-            if let (stored, hash) = try await catalog.key(id: key.id) {
-                loaded[key.id] = Entry(key: stored, secretHash: hash)
-            }
+        for (key, hash) in try await catalog.workingKeys() {
+            loaded[key.id] = Entry(key: key, secretHash: hash)
         }
         entries.withLock { $0 = loaded }
         return loaded

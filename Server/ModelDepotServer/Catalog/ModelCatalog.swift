@@ -27,6 +27,8 @@ public protocol ModelCatalog: Sendable {
     func createKey(_ key: AccessKey, secretHash: [UInt8]) async throws
     func keys() async throws -> [AccessKey]
     func key(id: String) async throws -> (key: AccessKey, secretHash: [UInt8])?
+    /// Every key that is not revoked, with its secret's hash.
+    func workingKeys() async throws -> [(key: AccessKey, secretHash: [UInt8])]
     func revokeKey(id: String, at date: Date) async throws -> AccessKey
 }
 

@@ -132,6 +132,12 @@ public struct SQLiteModelCatalog: ModelCatalog {
         }
     }
 
+    public func workingKeys() async throws -> [(key: AccessKey, secretHash: [UInt8])] {
+        try await read { db in
+            try AccessKeyRecord.filter(sql: "revokedAt IS NULL").fetchAll(db).map { (try $0.key(), Array($0.secretHash)) }
+        }
+    }
+
     public func revokeKey(id: String, at date: Date) async throws -> AccessKey {
         try await write { db in
             guard var record = try AccessKeyRecord.fetchOne(db, key: id) else {

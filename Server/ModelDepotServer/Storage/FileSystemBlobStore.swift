@@ -1,7 +1,11 @@
 #if canImport(Glibc)
 import Glibc
+private let systemWrite = Glibc.write
+private let systemClose = Glibc.close
 #elseif canImport(Darwin)
 import Darwin
+private let systemWrite = Darwin.write
+private let systemClose = Darwin.close
 #endif
 import Foundation
 import ModelDepotShared
@@ -75,7 +79,7 @@ public struct FileSystemBlobStore: BlobStore {
     static func synchronizeDirectory(_ path: String) throws(DepotError) {
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { throw failure("open", path) }
-        defer { Glibc.close(descriptor) }
+        defer { _ = systemClose(descriptor) }
         guard fsync(descriptor) == 0 else { throw failure("flush", path) }
     }
 
@@ -102,7 +106,7 @@ final class FileUpload: BlobUpload, @unchecked Sendable {
     func write(_ bytes: UnsafeRawBufferPointer) throws(DepotError) {
         var offset = 0
         while offset < bytes.count {
-            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             guard written > 0 else {
                 if written < 0, errno == EINTR { continue }
                 throw FileSystemBlobStore.failure("write", temporaryPath)
@@ -117,7 +121,7 @@ final class FileUpload: BlobUpload, @unchecked Sendable {
     }
 
     func close() {
-        if descriptor >= 0 { Glibc.close(descriptor) }
+        if descriptor >= 0 { _ = systemClose(descriptor) }
         descriptor = -1
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The real LiteRT runtime (`ai-edge-litert==2.3.0`), driven through the project's Python scripts.
@@ -41,9 +42,9 @@ enum LiteRT {
     static func describe(_ file: URL) throws -> Description {
         let output = try Subprocess.python("litert_describe.py", [file.path])
         guard output.status == 0 else {
-            throw DescribeFailure(file: file.lastPathComponent, message: output.standardError)
+            throw DescribeFailure(file: file.lastPathComponent, message: output.error)
         }
-        return try JSONDecoder().decode(Description.self, from: output.standardOutput)
+        return try JSONDecoder().decode(Description.self, from: output.output)
     }
 
     struct DescribeFailure: Error, CustomStringConvertible {
@@ -62,6 +63,6 @@ enum LiteRT {
     /// Loads every `.tflite` file in a directory with the C API, each in a child process.
     static func load(directory: URL) throws -> [LoadOutcome] {
         let output = try Subprocess.python("litert_load.py", [directory.path, "--timeout", "10"])
-        return try JSONDecoder().decode([LoadOutcome].self, from: output.standardOutput)
+        return try JSONDecoder().decode([LoadOutcome].self, from: output.output)
     }
 }

@@ -1,0 +1,70 @@
+import Foundation
+
+/// Runs programs for tests: to completion, capturing what they print, or in the background.
+public enum Subprocess {
+    /// A finished run.
+    public struct Output: Sendable {
+        public let status: Int32
+        public let output: Data
+        public let error: String
+
+        public var text: String { String(decoding: output, as: UTF8.self) }
+
+        public func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            return try decoder.decode(T.self, from: output)
+        }
+    }
+
+    /// Runs a program to completion. `environment` replaces the inherited variables it names
+    /// (`nil` values remove them).
+    public static func run(_ executable: URL, _ arguments: [String], environment: [String: String?] = [:]) throws -> Output {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var merged = ProcessInfo.processInfo.environment
+        for (name, value) in environment { merged[name] = value }
+        process.environment = merged
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        // Read both pipes at once so that neither fills up and blocks the child.
+        let errorData = DataBox()
+        let errorRead = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            errorData.set(error.fileHandleForReading.readDataToEndOfFile())
+            errorRead.signal()
+        }
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        errorRead.wait()
+        return Output(status: process.terminationStatus, output: outputData, error: String(decoding: errorData.value, as: UTF8.self))
+    }
+
+    /// Runs a program found on the PATH.
+    public static func run(_ program: String, _ arguments: [String], environment: [String: String?] = [:]) throws -> Output {
+        try run(URL(fileURLWithPath: "/usr/bin/env"), [program] + arguments, environment: environment)
+    }
+
+    /// Starts a program found on the PATH without waiting for it; its output is discarded.
+    public static func start(_ program: String, _ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [program] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+}
+
+private final class DataBox: @unchecked Sendable {
+    // @unchecked: every access goes through `lock`.
+    private let lock = NSLock()
+    private var data = Data()
+    func set(_ value: Data) { lock.withLock { data = value } }
+    var value: Data { lock.withLock { data } }
+}
