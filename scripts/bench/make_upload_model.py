@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes a valid .tflite model of about SIZE_MB MiB for the server benchmark:
+"""Writes a valid .tflite model of SIZE_MB MB (10^6 bytes) plus about 500 bytes of structure,
+for the server benchmark:
 
     make_upload_model.py SIZE_MB OUT
 
@@ -44,8 +45,7 @@ class StreamedBufferT(fb.BufferT):
 
 
 def main(size_mb, out):
-    total = int(float(size_mb) * (1 << 20))
-    elements = max(1, (total - 4096) // 4)  # leave room for the ~1 KB of structure
+    elements = max(1, int(float(size_mb) * 1e6) // 4)
     count = elements * 4
 
     def tensor(name, buffer=0):
@@ -58,7 +58,7 @@ def main(size_mb, out):
         inputs=[0], outputs=[2], name="main")
     model = fb.ModelT(version=3, operatorCodes=[code], subgraphs=[graph],
                       buffers=[fb.BufferT(), StreamedBufferT(count)],
-                      description=f"ModelDepot server benchmark model ({size_mb} MiB)")
+                      description=f"ModelDepot server benchmark model ({size_mb} MB)")
     builder = flatbuffers.Builder(count + (64 << 10))  # large enough never to grow (a grow copies)
     builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
     view = memoryview(builder.Bytes)[builder.Head():]
