@@ -42,20 +42,13 @@ struct AdminClient: Sendable {
         var request = request("POST", path)
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
-        let delegate = UploadDelegate(progress: progress)
-        let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
-        defer { session.finishTasksAndInvalidate() }
         let (data, response): (Data, URLResponse)
         do {
             (data, response) = try await withCheckedThrowingContinuation { continuation in
-            let task = session.uploadTask(with: request, fromFile: URL(fileURLWithPath: file)) { data, response, error in
-                if let response {
-                    continuation.resume(returning: (data ?? Data(), response))
-                } else {
-                    continuation.resume(throwing: error ?? URLError(.badServerResponse))
-                }
-            }
-            task.resume()
+                let delegate = UploadDelegate(progress: progress, continuation: continuation)
+                let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+                session.uploadTask(with: request, fromFile: URL(fileURLWithPath: file)).resume()
+                session.finishTasksAndInvalidate()
             }
         } catch {
             throw unreachable(error)
@@ -110,16 +103,40 @@ struct AdminClient: Sendable {
 /// For requests whose answer has no body.
 struct EmptyResponse: Decodable {}
 
-/// Reports upload progress from URLSession's delegate callbacks.
-final class UploadDelegate: NSObject, URLSessionTaskDelegate, Sendable {
-    let progress: @Sendable (Int64, Int64) -> Void
+/// Collects an upload's answer and reports progress from URLSession's delegate callbacks.
+final class UploadDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // @unchecked: URLSession calls a delegate on its own serial queue, one callback at a time;
+    // `received` and `response` are touched only there.
+    private let progress: @Sendable (Int64, Int64) -> Void
+    private let continuation: CheckedContinuation<(Data, URLResponse), any Error>
+    private var received = Data()
+    private var response: URLResponse?
 
-    init(progress: @escaping @Sendable (Int64, Int64) -> Void) {
+    init(progress: @escaping @Sendable (Int64, Int64) -> Void, continuation: CheckedContinuation<(Data, URLResponse), any Error>) {
         self.progress = progress
+        self.continuation = continuation
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
                     totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
         progress(totalBytesSent, totalBytesExpectedToSend)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        self.response = response
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        received.append(data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        if let response = response ?? task.response {
+            continuation.resume(returning: (received, response))
+        } else {
+            continuation.resume(throwing: error ?? URLError(.badServerResponse))
+        }
     }
 }

@@ -19,7 +19,7 @@ extension Depot {
         func run() async throws {
             let name = try ModelName(model)
             let client = try connection.client()
-            let digest = try MappedFile(path: file).withBytes { SHA256.digest(streaming: $0).hex }
+            let digest = try SHA256.digest(ofFileAt: file).hex
             var query = URLComponents()
             query.queryItems = [URLQueryItem(name: "publish", value: publish ? "true" : "false")]
                 + (notes.map { [URLQueryItem(name: "notes", value: $0)] } ?? [])

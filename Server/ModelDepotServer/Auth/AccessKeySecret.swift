@@ -6,6 +6,18 @@ import ModelDepotShared
 /// `depot_<12 hex id>_<64 hex random>`. Only its SHA-256 is stored.
 struct AccessKeySecret: Sendable {
     let text: String
+    /// The key id: the one inside a generated secret, or one derived from the hash of any
+    /// other text (an operator's `DEPOT_ADMIN_TOKEN`).
+    let id: String
+    /// The SHA-256 of the secret: what the catalog stores.
+    let hash: [UInt8]
+
+    init(text: String) {
+        self.text = text
+        let bytes = Array(text.utf8)
+        hash = Array(SHA256.hash(data: bytes))
+        id = Self.embeddedID(bytes) ?? "t" + String(hash.hex.prefix(11))
+    }
 
     /// A new random secret with a new id.
     static func generate() -> AccessKeySecret {
@@ -15,18 +27,16 @@ struct AccessKeySecret: Sendable {
         return AccessKeySecret(text: "depot_\(id.hex)_\(random.hex)")
     }
 
-    /// The key id: the one inside a generated secret, or one derived from the hash of any
-    /// other text (an operator's `DEPOT_ADMIN_TOKEN`).
-    var id: String {
-        let parts = text.split(separator: "_", omittingEmptySubsequences: false)
-        if parts.count == 3, parts[0] == "depot", parts[1].count == 12, parts[2].count == 64,
-           (parts[1] + parts[2]).allSatisfy(\.isHexDigit) {
-            return String(parts[1])
-        }
-        return "t" + String(hash.hex.prefix(11))
+    /// The id of `depot_<12 hex>_<64 hex>`, or `nil` for any other text.
+    private static func embeddedID(_ bytes: [UInt8]) -> String? {
+        guard bytes.count == 83, bytes[0..<6].elementsEqual("depot_".utf8), bytes[18] == UInt8(ascii: "_"),
+              bytes[6..<18].allSatisfy(isLowerHex), bytes[19...].allSatisfy(isLowerHex) else { return nil }
+        return String(decoding: bytes[6..<18], as: UTF8.self)
     }
 
-    var hash: [UInt8] { Array(SHA256.hash(data: Data(text.utf8))) }
+    private static func isLowerHex(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+    }
 
     /// Compares two hashes in time that does not depend on where they differ.
     static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
@@ -38,9 +48,8 @@ struct AccessKeySecret: Sendable {
 }
 
 extension Sequence<UInt8> {
-    var hex: String { map { String($0, radix: 16).leftPadded(to: 2) }.joined() }
-}
-
-extension String {
-    func leftPadded(to length: Int) -> String { count >= length ? self : String(repeating: "0", count: length - count) + self }
+    var hex: String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0f)]] }, as: UTF8.self)
+    }
 }

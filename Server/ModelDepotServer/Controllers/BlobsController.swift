@@ -7,7 +7,7 @@ import ModelDepotShared
 struct BlobsController {
     let blobs: any BlobStore
     let metrics: ServerMetrics
-    let fileIO = FileIO()
+    let files = BlobFileBody()
 
     func register(in group: RouterGroup<AppRequestContext>) {
         group.get("blobs/sha256/:hex") { try await serve($0, $1, includeBody: true) }
@@ -38,22 +38,19 @@ struct BlobsController {
             return response
         case .full:
             headers[.contentLength] = String(length)
-            return try await response(.ok, path: path, range: length > 0 ? 0...(length - 1) : nil, headers: headers,
-                                      includeBody: includeBody, context: context)
+            return response(.ok, path: path, range: length > 0 ? 0...(length - 1) : nil, headers: headers, includeBody: includeBody)
         case .partial(let bytes):
             headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(length)"
             headers[.contentLength] = String(bytes.count)
-            return try await response(.partialContent, path: path, range: bytes, headers: headers,
-                                      includeBody: includeBody, context: context)
+            return response(.partialContent, path: path, range: bytes, headers: headers, includeBody: includeBody)
         }
     }
 
     private func response(_ status: HTTPResponse.Status, path: String, range: ClosedRange<Int>?, headers: HTTPFields,
-                          includeBody: Bool, context: AppRequestContext) async throws -> Response {
+                          includeBody: Bool) -> Response {
         guard includeBody, let range else { return Response(status: status, headers: headers) }
         metrics.recordBlobBytes(range.count)
-        return Response(status: status, headers: headers,
-                        body: try await fileIO.loadFile(path: path, range: range, context: context))
+        return Response(status: status, headers: headers, body: files.body(path: path, range: range))
     }
 
     private static func size(of path: String) -> Int? {

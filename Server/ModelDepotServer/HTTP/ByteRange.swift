@@ -57,10 +57,18 @@ enum ByteRange: Equatable {
     }
 }
 
-extension StringProtocol {
+extension Substring {
+    /// The text without leading and trailing spaces and tabs (header whitespace, RFC 9110 §5.6.3).
     var trimmingSpaces: String {
-        String(drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
+        let isText = { (byte: UInt8) in byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") }
+        guard let first = utf8.firstIndex(where: isText), let last = utf8.lastIndex(where: isText) else { return "" }
+        return String(self[first...last])
     }
+}
+
+extension String {
+    /// The text without leading and trailing spaces and tabs.
+    var trimmingSpaces: String { self[...].trimmingSpaces }
 }
 
 extension Character {

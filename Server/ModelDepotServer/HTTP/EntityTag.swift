@@ -4,6 +4,7 @@ enum EntityTag {
     /// a comma-separated list or `*`.
     static func ifNoneMatch(_ header: String?, matches tag: String) -> Bool {
         guard let header else { return false }
+        if header == tag { return true }
         if header.trimmingSpaces == "*" { return true }
         let opaque = tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag
         return header.split(separator: ",").contains { candidate in

@@ -29,6 +29,7 @@ struct RequestLogMiddleware: RouterMiddleware {
     private func log(_ request: Request, _ context: Context, status: Int, start: ContinuousClock.Instant, error: String?) {
         let route = context.endpointPath ?? "unmatched"
         metrics.recordRequest(route: route, method: request.method.rawValue, status: status)
+        guard context.logger.logLevel <= .info else { return }
         let elapsed = ContinuousClock.now - start
         var metadata: Logger.Metadata = [
             "method": "\(request.method.rawValue)", "path": "\(request.uri.path)", "route": "\(route)",

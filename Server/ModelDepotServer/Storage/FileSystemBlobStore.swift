@@ -94,6 +94,11 @@ final class FileUpload: BlobUpload, @unchecked Sendable {
     // descriptor is never shared.
     let temporaryPath: String
     private var descriptor: Int32
+    private var written = 0
+    private var writebackStarted = 0
+    /// Bytes between requests to the kernel to start writing the file out (and drop it from the
+    /// page cache), so that the final fsync finds most of it on disk already.
+    private static let writebackInterval = 16 << 20
 
     init(path: String) throws(DepotError) {
         temporaryPath = path
@@ -113,6 +118,16 @@ final class FileUpload: BlobUpload, @unchecked Sendable {
             }
             offset += written
         }
+        self.written += bytes.count
+        startWritebackIfDue()
+    }
+
+    private func startWritebackIfDue() {
+        #if os(Linux)
+        guard written - writebackStarted >= Self.writebackInterval else { return }
+        _ = posix_fadvise(descriptor, off_t(writebackStarted), off_t(written - writebackStarted), POSIX_FADV_DONTNEED)
+        writebackStarted = written
+        #endif
     }
 
     func synchronizeAndClose() throws(DepotError) {

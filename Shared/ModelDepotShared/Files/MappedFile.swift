@@ -55,7 +55,7 @@ public final class MappedFile: @unchecked Sendable {
         try body(UnsafeRawBufferPointer(start: base, count: count))
     }
 
-    private static func failure(_ operation: String, _ path: String) -> DepotError {
+    static func failure(_ operation: String, _ path: String) -> DepotError {
         DepotError(.fileUnreadable, "Could not \(operation) '\(path)': \(String(cString: strerror(errno))). Check the path and its permissions.")
     }
 }

@@ -30,3 +30,23 @@ extension SHA256 {
         return hasher.finalize()
     }
 }
+
+extension SHA256 {
+    /// The SHA-256 of a file, read in 1 MiB pieces into one reused buffer: memory stays flat
+    /// whatever the file's size.
+    /// - Parameter path: The file.
+    /// - Returns: The digest.
+    /// - Throws: ``DepotError`` (`file_unreadable`) naming the path and the system's reason.
+    public static func digest(ofFileAt path: String) throws(DepotError) -> SHA256.Digest {
+        let file = try ReadableFile(path: path)
+        var hasher = SHA256()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = try file.read(into: buffer)
+            if count == 0 { break }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
+        return hasher.finalize()
+    }
+}
