@@ -100,10 +100,4 @@ import Testing
         #expect(unreachable.status == 2)
         #expect(unreachable.error.contains("Could not reach the server at \(server.url.absoluteString)"))
     }
-
-    @Test func sigtermStopsTheServerCleanly() throws {
-        let scratch = try Scratch()
-        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        #expect(server.stop(signal: SIGTERM) == 0)
-    }
 }

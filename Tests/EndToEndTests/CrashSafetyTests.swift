@@ -61,4 +61,31 @@ import Testing
             restarted.stop(signal: SIGTERM)
         }
     }
+
+    @Test func sigtermLetsAnUploadInFlightFinish() throws {
+        let scratch = try Scratch()
+        let storage = scratch.url.appendingPathComponent("storage")
+        try Self.largeModel(scratch.path("large.tflite"), megabytes: 8, seed: 9)
+        let server = try ServerProcess(storage: storage)
+        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
+        let upload = try Subprocess.start("curl", [
+            "-sS", "--fail", "--limit-rate", "4M", "-X", "POST", "-H", "Authorization: Bearer \(ServerProcess.adminToken)",
+            "-o", scratch.path("response.json"), "--data-binary", "@" + scratch.path("large.tflite"),
+            "\(server.url.absoluteString)/v1/admin/models/flowers/versions",
+        ])
+        let tmp = storage.appendingPathComponent("tmp").path
+        #expect(eventually { !((try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []).isEmpty })
+
+        #expect(server.stop(signal: SIGTERM) == 0)
+        upload.waitUntilExit()
+        #expect(upload.terminationStatus == 0)
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let version = try decoder.decode(ModelVersion.self, from: Data(contentsOf: URL(fileURLWithPath: scratch.path("response.json"))))
+        #expect(version.version == 1)
+
+        let restarted = try ServerProcess(storage: storage)
+        let versions = try Command.depot(["versions", "flowers", "--json"], environment: restarted.environment).decode(ModelVersionList.self)
+        #expect(versions.versions.map(\.sha256) == [version.sha256])
+    }
 }
