@@ -87,7 +87,6 @@ struct AdminClient: Sendable {
     }
 
     private func decode<T: Decodable>(_ data: Data) throws -> T {
-        if T.self == EmptyResponse.self, let empty = EmptyResponse() as? T { return empty }
         do {
             return try Self.decoder.decode(T.self, from: data)
         } catch {
@@ -99,9 +98,6 @@ struct AdminClient: Sendable {
         DepotError(.unavailable, "Could not reach the server at \(server.absoluteString): \(error.localizedDescription). Check --server (or DEPOT_SERVER) and that 'depot serve' is running.")
     }
 }
-
-/// For requests whose answer has no body.
-struct EmptyResponse: Decodable {}
 
 /// Collects an upload's answer and reports progress from URLSession's delegate callbacks.
 final class UploadDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {

@@ -16,12 +16,6 @@ struct FlatBufferPath: Sendable, CustomStringConvertible {
     mutating func push(_ component: Component) { components.append(component) }
     mutating func pop() { components.removeLast() }
 
-    func appending(_ component: Component) -> FlatBufferPath {
-        var path = self
-        path.push(component)
-        return path
-    }
-
     var description: String {
         var text = ""
         for component in components {

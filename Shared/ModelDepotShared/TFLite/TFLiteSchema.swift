@@ -9,6 +9,4 @@ enum TFLiteSchema {
     static let fileIdentifier: [UInt8] = Array("TFL3".utf8)
     /// `BuiltinOperator.CUSTOM`.
     static let customOperatorCode = 32
-    /// `BuiltinOperator.PLACEHOLDER_FOR_GREATER_OP_CODES`: the deprecated `int8` code's ceiling.
-    static let placeholderForGreaterOperatorCodes = 127
 }
