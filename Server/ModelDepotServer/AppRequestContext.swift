@@ -1,15 +1,19 @@
 import Hummingbird
 import ModelDepotShared
+import NIOCore
 
 /// Per-request state: Hummingbird's core storage and the key that authenticated the request.
 public struct AppRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The key the request authenticated with; set by ``AuthenticationMiddleware``.
     public var principal: AccessKey?
+    /// The event loop of the request's connection (`nil` under the router tester).
+    let eventLoop: (any EventLoop)?
 
     public init(source: Source) {
         coreContext = .init(source: source)
         principal = nil
+        eventLoop = (source as? ApplicationRequestContextSource)?.channel.eventLoop
     }
 
     /// The authenticated key; routes behind the authentication middleware always have one.

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import ModelDepotShared
+import NIOCore
 
 /// `GET|HEAD /v1/blobs/sha256/{hex}`: immutable model files with single byte ranges,
 /// `If-Range`, strong ETags and year-long caching, streamed from disk.
@@ -38,19 +39,21 @@ struct BlobsController {
             return response
         case .full:
             headers[.contentLength] = String(length)
-            return response(.ok, path: path, range: length > 0 ? 0...(length - 1) : nil, headers: headers, includeBody: includeBody)
+            return response(.ok, path: path, range: length > 0 ? 0...(length - 1) : nil, headers: headers, includeBody: includeBody,
+                            eventLoop: context.eventLoop)
         case .partial(let bytes):
             headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(length)"
             headers[.contentLength] = String(bytes.count)
-            return response(.partialContent, path: path, range: bytes, headers: headers, includeBody: includeBody)
+            return response(.partialContent, path: path, range: bytes, headers: headers, includeBody: includeBody,
+                            eventLoop: context.eventLoop)
         }
     }
 
     private func response(_ status: HTTPResponse.Status, path: String, range: ClosedRange<Int>?, headers: HTTPFields,
-                          includeBody: Bool) -> Response {
+                          includeBody: Bool, eventLoop: (any EventLoop)?) -> Response {
         guard includeBody, let range else { return Response(status: status, headers: headers) }
         metrics.recordBlobBytes(range.count)
-        return Response(status: status, headers: headers, body: files.body(path: path, range: range))
+        return Response(status: status, headers: headers, body: files.body(path: path, range: range, eventLoop: eventLoop))
     }
 
     private static func size(of path: String) -> Int? {
