@@ -12,8 +12,8 @@ import NIOPosix
 /// the socket, and the connection's writability is current, before more are read.
 struct BlobFileBody {
     static let chunkSize = 128 * 1024
-    /// Chunks written between waits for the event loop: at most 512 KB queued per connection.
-    static let chunksPerCatchUp = 4
+    /// Chunks written between waits for the event loop: at most 1 MB queued per connection.
+    static let chunksPerCatchUp = 8
     let fileIO = NonBlockingFileIO(threadPool: .singleton)
 
     func body(path: String, range: ClosedRange<Int>, eventLoop: (any EventLoop)?) -> ResponseBody {
