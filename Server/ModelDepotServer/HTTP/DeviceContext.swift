@@ -2,17 +2,8 @@ import HTTPTypes
 import Hummingbird
 import ModelDepotShared
 
-/// What a device says about itself in `Depot-*` headers; rollouts match on it.
-struct DeviceContext: Sendable, Equatable {
-    var installationID: String?
-    var platform: String?
-    var appVersion: String?
-    var osVersion: String?
-    var sdkVersion: String?
-    var country: String?
-    var attributes: [String: String]
-
-    /// Parses the headers; a malformed `Depot-Attributes` or an over-long value is a 400.
+extension DeviceContext {
+    /// Parses the `Depot-*` headers; a malformed `Depot-Attributes` or an over-long value is a 400.
     init(headers: HTTPFields) throws {
         func value(_ name: HTTPField.Name) throws -> String? {
             guard let value = headers[name] else { return nil }
@@ -21,24 +12,22 @@ struct DeviceContext: Sendable, Equatable {
             }
             return value
         }
-        installationID = try value(.depotInstallationID)?.lowercased()
-        platform = try value(.depotPlatform)?.lowercased()
-        appVersion = try value(.depotAppVersion)
-        osVersion = try value(.depotOSVersion)
-        sdkVersion = try value(.depotSDKVersion)
-        country = try value(.depotCountry)?.uppercased()
-        attributes = [:]
-        guard let header = headers[.depotAttributes] else { return }
-        guard header.utf8.count <= 4096 else {
-            throw DepotError(.badRequest, "Depot-Attributes is \(header.utf8.count) bytes long; at most 4096 are accepted.")
-        }
-        for pair in header.split(separator: ",") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2, let key = parts[0].trimmingSpaces.removingPercentEncoding, !key.isEmpty,
-                  let value = parts[1].trimmingSpaces.removingPercentEncoding else {
-                throw DepotError(.badRequest, "Depot-Attributes entry '\(pair.prefix(80))' is not key=value with percent-encoded key and value (e.g. 'tier=gold,beta=true').")
+        var attributes: [String: String] = [:]
+        if let header = headers[.depotAttributes] {
+            guard header.utf8.count <= 4096 else {
+                throw DepotError(.badRequest, "Depot-Attributes is \(header.utf8.count) bytes long; at most 4096 are accepted.")
             }
-            attributes[key] = value
+            for pair in header.split(separator: ",") {
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2, let key = parts[0].trimmingSpaces.removingPercentEncoding, !key.isEmpty,
+                      let value = parts[1].trimmingSpaces.removingPercentEncoding else {
+                    throw DepotError(.badRequest, "Depot-Attributes entry '\(pair.prefix(80))' is not key=value with percent-encoded key and value (e.g. 'tier=gold,beta=true').")
+                }
+                attributes[key] = value
+            }
         }
+        self.init(installationID: try value(.depotInstallationID), platform: try value(.depotPlatform),
+                  appVersion: try value(.depotAppVersion), osVersion: try value(.depotOSVersion),
+                  sdkVersion: try value(.depotSDKVersion), country: try value(.depotCountry), attributes: attributes)
     }
 }

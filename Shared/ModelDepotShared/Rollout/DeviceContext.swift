@@ -1,0 +1,30 @@
+/// What a device says about itself with a manifest request (the `Depot-*` headers); rollout
+/// conditions match on it. Conditions never feed the bucket hash.
+public struct DeviceContext: Sendable, Hashable, Codable {
+    /// The installation id, lower-cased.
+    public var installationID: String?
+    /// `ios`, `android`, `linux`, `macos`, … lower-cased.
+    public var platform: String?
+    /// The app's version, e.g. `3.2.0`.
+    public var appVersion: String?
+    /// The operating system's version, e.g. `17.4`.
+    public var osVersion: String?
+    /// The SDK's version.
+    public var sdkVersion: String?
+    /// An ISO 3166 country code, upper-cased.
+    public var country: String?
+    /// Custom attributes for targeting.
+    public var attributes: [String: String]
+
+    /// Creates a context, normalising case where the field is case-insensitive.
+    public init(installationID: String? = nil, platform: String? = nil, appVersion: String? = nil, osVersion: String? = nil,
+                sdkVersion: String? = nil, country: String? = nil, attributes: [String: String] = [:]) {
+        self.installationID = installationID?.lowercased()
+        self.platform = platform?.lowercased()
+        self.appVersion = appVersion
+        self.osVersion = osVersion
+        self.sdkVersion = sdkVersion
+        self.country = country?.uppercased()
+        self.attributes = attributes
+    }
+}
