@@ -46,6 +46,7 @@ func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, 
     VersionsController(catalog: catalog, blobs: blobs, manifests: manifests, metrics: metrics,
                        maximumUploadSize: configuration.maximumUploadSize, clock: clock).register(in: admin)
     KeysController(catalog: catalog, keys: keys, clock: clock).register(in: admin)
+    RolloutsController(catalog: catalog, manifests: manifests, clock: clock).register(in: admin)
     return routes
 }
 

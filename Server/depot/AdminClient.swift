@@ -21,8 +21,16 @@ struct AdminClient: Sendable {
         try decode(try await send(request("GET", path)))
     }
 
+    func put<T: Decodable>(_ path: String, json body: some Encodable, as type: T.Type = T.self) async throws -> T {
+        try await send(json: body, method: "PUT", path)
+    }
+
     func post<T: Decodable>(_ path: String, json body: some Encodable, as type: T.Type = T.self) async throws -> T {
-        var request = request("POST", path)
+        try await send(json: body, method: "POST", path)
+    }
+
+    private func send<T: Decodable>(json body: some Encodable, method: String, _ path: String) async throws -> T {
+        var request = request(method, path)
         request.httpBody = try JSONEncoder().encode(body)
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         return try decode(try await send(request))
@@ -34,6 +42,10 @@ struct AdminClient: Sendable {
 
     func delete(_ path: String) async throws {
         _ = try await send(request("DELETE", path))
+    }
+
+    func delete<T: Decodable>(_ path: String, as type: T.Type) async throws -> T {
+        try decode(try await send(request("DELETE", path)))
     }
 
     /// Streams a file as the body of a POST, reporting bytes sent.

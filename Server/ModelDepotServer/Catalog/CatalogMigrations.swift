@@ -38,6 +38,21 @@ enum CatalogMigrations {
                 t.column("revokedAt", .datetime)
             }
         }
+        migrator.registerMigration("v2: rollouts and their audit log") { db in
+            try db.create(table: "rollout") { t in
+                t.primaryKey("modelId", .integer).references("model", onDelete: .cascade)
+                t.column("document", .jsonText).notNull()
+                t.column("updatedAt", .datetime).notNull()
+            }
+            try db.create(table: "rolloutChange") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.belongsTo("model", onDelete: .cascade).notNull()
+                t.column("keyID", .text).notNull()
+                t.column("at", .datetime).notNull()
+                t.column("before", .jsonText).notNull()
+                t.column("after", .jsonText).notNull()
+            }
+        }
         return migrator
     }
 }

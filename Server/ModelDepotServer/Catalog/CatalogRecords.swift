@@ -73,3 +73,29 @@ struct AccessKeyRecord: Codable, FetchableRecord, PersistableRecord {
                   createdAt: createdAt, revokedAt: revokedAt)
     }
 }
+
+/// A row of `rollout`: one document per model.
+struct RolloutRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "rollout"
+    var modelId: Int64
+    var document: Rollout
+    var updatedAt: Date
+}
+
+/// A row of `rolloutChange`: the audit log.
+struct RolloutChangeRecord: Codable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "rolloutChange"
+    enum Columns {
+        static let modelId = Column("modelId")
+        static let id = Column("id")
+    }
+
+    var id: Int64?
+    var modelId: Int64
+    var keyID: String
+    var at: Date
+    var before: Rollout
+    var after: Rollout
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}

@@ -24,6 +24,15 @@ public protocol ModelCatalog: Sendable {
     /// Every digest some version references.
     func referencedDigests() async throws -> Set<String>
 
+    /// The model's rollout (empty until one is set).
+    func rollout(of model: ModelName) async throws -> Rollout
+    /// Applies `change` in one transaction: every version the result names must exist and be
+    /// published; the before and after go to the audit log with the key that changed it.
+    func changeRollout(of model: ModelName, by keyID: String, at date: Date,
+                       _ change: @escaping @Sendable (Rollout) throws -> Rollout) async throws -> Rollout
+    /// The model's rollout changes, oldest first.
+    func rolloutHistory(of model: ModelName) async throws -> [RolloutChange]
+
     func createKey(_ key: AccessKey, secretHash: [UInt8]) async throws
     func keys() async throws -> [AccessKey]
     func key(id: String) async throws -> (key: AccessKey, secretHash: [UInt8])?

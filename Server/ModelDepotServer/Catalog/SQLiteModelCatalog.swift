@@ -85,7 +85,9 @@ public struct SQLiteModelCatalog: ModelCatalog {
 
     public func setPublished(_ published: Bool, version number: Int, of name: ModelName, at date: Date) async throws -> ModelVersion {
         try await write { db in
-            var record = try versionRecord(number, of: try modelRecord(name, db), db)
+            let model = try modelRecord(name, db)
+            var record = try versionRecord(number, of: model, db)
+            if !published { try ensureNotInRollout(number, of: model, db, doing: "unpublish") }
             if record.published != published {
                 record.published = published
                 record.publishedAt = published ? date : record.publishedAt
@@ -97,7 +99,9 @@ public struct SQLiteModelCatalog: ModelCatalog {
 
     public func deleteVersion(_ number: Int, of name: ModelName, removeBlob: @escaping @Sendable (String) throws -> Void) async throws {
         try await write { db in
-            let record = try versionRecord(number, of: try modelRecord(name, db), db)
+            let model = try modelRecord(name, db)
+            let record = try versionRecord(number, of: model, db)
+            try ensureNotInRollout(number, of: model, db, doing: "delete")
             _ = try record.delete(db)
             try removeUnreferenced([record.sha256], db, removeBlob)
         }
@@ -113,6 +117,37 @@ public struct SQLiteModelCatalog: ModelCatalog {
 
     public func referencedDigests() async throws -> Set<String> {
         try await read { db in Set(try String.fetchAll(db, sql: "SELECT DISTINCT sha256 FROM version")) }
+    }
+
+    public func rollout(of name: ModelName) async throws -> Rollout {
+        try await read { db in try rolloutDocument(of: try modelRecord(name, db), db) }
+    }
+
+    public func changeRollout(of name: ModelName, by keyID: String, at date: Date,
+                              _ change: @escaping @Sendable (Rollout) throws -> Rollout) async throws -> Rollout {
+        try await write { db in
+            let model = try modelRecord(name, db)
+            let before = try rolloutDocument(of: model, db)
+            let after = try change(before)
+            let published = Set(try Int.fetchAll(db, sql: "SELECT number FROM version WHERE modelId = ? AND published", arguments: [model.id]))
+            for version in after.versions.sorted() where !published.contains(version) {
+                throw DepotError(.badRequest, "Model '\(name)' has no published version \(version); the rollout can only hand out published versions. Upload or publish it first; the previous rollout stays in force.")
+            }
+            guard after != before else { return after }
+            try RolloutRecord(modelId: model.id!, document: after, updatedAt: date).save(db)
+            var entry = RolloutChangeRecord(id: nil, modelId: model.id!, keyID: keyID, at: date, before: before, after: after)
+            try entry.insert(db)
+            return after
+        }
+    }
+
+    public func rolloutHistory(of name: ModelName) async throws -> [RolloutChange] {
+        try await read { db in
+            let model = try modelRecord(name, db)
+            return try RolloutChangeRecord.filter(RolloutChangeRecord.Columns.modelId == model.id)
+                .order(RolloutChangeRecord.Columns.id).fetchAll(db)
+                .map { RolloutChange(keyID: $0.keyID, at: $0.at, before: $0.before, after: $0.after) }
+        }
     }
 
     public func createKey(_ key: AccessKey, secretHash: [UInt8]) async throws {
@@ -167,6 +202,18 @@ public struct SQLiteModelCatalog: ModelCatalog {
         return ModelSummary(name: try ModelName(model.name), description: model.description, tags: model.tags,
                             createdAt: model.createdAt, versionCount: row?["count"] ?? 0,
                             latestVersion: row?["latest"], publishedVersion: row?["published"])
+    }
+
+    private func rolloutDocument(of model: ModelRecord, _ db: Database) throws -> Rollout {
+        try RolloutRecord.fetchOne(db, key: model.id)?.document ?? Rollout()
+    }
+
+    /// Refuses to take a version out of service while the rollout hands it out.
+    private func ensureNotInRollout(_ number: Int, of model: ModelRecord, _ db: Database, doing action: String) throws {
+        let uses = try rolloutDocument(of: model, db).uses(of: number)
+        guard uses.isEmpty else {
+            throw DepotError(.conflict, "Cannot \(action) version \(number) of '\(model.name)': the rollout hands it out (\(uses.joined(separator: ", "))). Change the rollout first.")
+        }
     }
 
     private func modelRecord(_ name: ModelName, _ db: Database) throws -> ModelRecord {

@@ -1,8 +1,9 @@
 import Hummingbird
 import ModelDepotShared
 
-/// `GET /v1/models/{name}/manifest`: the version a device should use, with a strong ETag so
-/// that an unchanged answer costs a `304`.
+/// `GET /v1/models/{name}/manifest`: the version a device should use — its pin, the first
+/// matching rule whose split holds its bucket, the rollout's default, else the newest published
+/// version — with a strong ETag so that an unchanged answer costs a `304`.
 struct ManifestController {
     let catalog: any ModelCatalog
     let manifests: ManifestCache
@@ -18,9 +19,15 @@ struct ManifestController {
         if let allowed = key.models, !allowed.contains(name) {
             throw DepotError(.forbidden, "Key '\(key.id)' may read \(allowed.map(\.rawValue).joined(separator: ", ")), not '\(name)'.")
         }
-        _ = try DeviceContext(headers: request.headers)
+        let device = try DeviceContext(headers: request.headers)
         let catalog = catalog
-        switch try await manifests.entry(for: name, load: { try await catalog.newestPublishedVersion(of: name) }) {
+        let rollout = try await manifests.rollout(for: name) { try await catalog.rollout(of: name) }
+        let assignment = rollout.assignment(for: device)
+        let entry = try await manifests.entry(for: name, version: assignment?.version, arm: assignment?.arm.description ?? "latest") {
+            if let number = assignment?.version { return try await catalog.version(number, of: name) }
+            return try await catalog.newestPublishedVersion(of: name)
+        }
+        switch entry {
         case .unpublished:
             throw DepotError(.notFound, "Model '\(name)' has no published version yet. Publish one with 'depot publish \(name) VERSION'.")
         case .manifest(let body, let etag):

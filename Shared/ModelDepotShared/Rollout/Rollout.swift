@@ -116,3 +116,17 @@ public struct Rollout: Sendable, Hashable, Codable {
         return defaultVersion.map { ($0, .default) }
     }
 }
+
+extension Rollout {
+    /// Every version the rollout can hand out.
+    public var versions: Set<Int> {
+        Set([defaultVersion].compactMap { $0 } + pins.map(\.version) + rules.flatMap { $0.split.ranges.map(\.version) })
+    }
+
+    /// Where a version is used, for messages: `default`, `pin <id>`, `rule '<name>'`.
+    public func uses(of version: Int) -> [String] {
+        (defaultVersion == version ? ["the default"] : [])
+            + pins.filter { $0.version == version }.map { "the pin of \($0.installationID)" }
+            + rules.filter { $0.split.shares[version, default: 0] > 0 }.map { "rule '\($0.name)'" }
+    }
+}

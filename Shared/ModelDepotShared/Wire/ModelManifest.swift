@@ -27,15 +27,19 @@ public struct ModelManifest: Sendable, Hashable, Codable {
     public var downloadURL: String
     /// The model's inputs and outputs.
     public var tensors: Tensors
+    /// What chose the version, for attributing results: `latest` (no rollout applies), `default`,
+    /// `pin`, or `rule:<id>`.
+    public var arm: String
 
     /// Creates a manifest.
-    public init(model: ModelName, version: Int, sha256: String, size: Int, downloadURL: String, tensors: Tensors) {
+    public init(model: ModelName, version: Int, sha256: String, size: Int, downloadURL: String, tensors: Tensors, arm: String) {
         self.model = model
         self.version = version
         self.sha256 = sha256
         self.size = size
         self.downloadURL = downloadURL
         self.tensors = tensors
+        self.arm = arm
     }
 }
 

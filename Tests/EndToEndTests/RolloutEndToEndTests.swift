@@ -1,0 +1,57 @@
+import Foundation
+import ModelDepotShared
+import TestSupport
+import Testing
+
+/// Rollouts set through the real CLI, manifests fetched over HTTP for many devices.
+@Suite struct RolloutEndToEndTests {
+    @Test func rolloutThroughTheCLIDecidesWhatDevicesGet() throws {
+        let scratch = try Scratch()
+        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        let env = server.environment
+        _ = try Command.depot(["models", "create", "flowers"], environment: env)
+        for fixture in ["float_classifier", "int8_conv"] {
+            _ = try Command.depot(["upload", "flowers", Binaries.fixture(fixture), "--publish"], environment: env)
+        }
+        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: env).decode(CreatedAccessKey.self).secret
+        func manifest(_ device: String, platform: String = "ios") throws -> ModelManifest {
+            try Command.curl(["-H", "Authorization: Bearer \(key)", "-H", "Depot-Installation-ID: \(device)", "-H", "Depot-Platform: \(platform)",
+                              "\(server.url.absoluteString)/v1/models/flowers/manifest"]).decode(ModelManifest.self)
+        }
+
+        let set = try Command.depot(["rollout", "set", "flowers", "--default", "1", "--split", "1=90,2=10", "--when", "platform=ios",
+                                     "--rule", "ios-canary"], environment: env)
+        #expect(set.status == 0, "\(set.error)")
+        #expect(set.text.contains("rule ios-canary ("))
+        #expect(set.text.contains("platform=ios: v1 0-90%, v2 90-100%"))
+        let rollout = try Command.depot(["rollout", "show", "flowers", "--json"], environment: env).decode(Rollout.self)
+        #expect(rollout.defaultVersion == 1)
+        let rule = try #require(rollout.rules.first)
+
+        var onTwo = 0
+        for index in 0..<200 {
+            let answer = try manifest("device-\(index)")
+            let bucket = RolloutBucket.bucket(salt: rule.salt, installationID: "device-\(index)")
+            #expect(answer.version == (bucket >= 9_000 ? 2 : 1))
+            if answer.version == 2 { onTwo += 1 }
+        }
+        #expect(onTwo > 0 && onTwo < 50)
+        #expect(try manifest("device-1", platform: "android").arm == "default")
+
+        #expect(try Command.depot(["rollout", "pin", "flowers", "Tester-1", "2"], environment: env).status == 0)
+        #expect(try manifest("tester-1", platform: "android").version == 2)
+        #expect(try Command.depot(["rollout", "unpin", "flowers", "tester-1"], environment: env).status == 0)
+        #expect(try Command.depot(["rollout", "remove-rule", "flowers", "ios-canary"], environment: env).status == 0)
+        #expect(try manifest("device-1").arm == "default")
+
+        let bad = try Command.depot(["rollout", "set", "flowers", "--split", "1=90,2=5"], environment: env)
+        #expect(bad.status == 1)
+        #expect(bad.error.contains("The shares add up to 95.0%, not 100%."))
+        let usage = try Command.depot(["rollout", "set", "flowers"], environment: env)
+        #expect(usage.status == 1)
+        #expect(usage.error.contains("Give --default VERSION, --split VERSION=PERCENT,..., or both."))
+
+        let history = try Command.depot(["rollout", "history", "flowers", "--json"], environment: env).decode(RolloutHistory.self)
+        #expect(history.changes.count == 5)
+    }
+}
