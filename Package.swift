@@ -51,9 +51,9 @@ let package = Package(
             path: "Server/depot"
         ),
         .executableTarget(
-            name: "tflite-benchmark",
+            name: "depot-benchmark",
             dependencies: ["ModelDepotShared", .product(name: "Crypto", package: "swift-crypto")],
-            path: "Benchmarks/tflite-benchmark"
+            path: "Benchmarks/depot-benchmark"
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(

@@ -98,6 +98,7 @@ import Testing
 
             let cases: [(RolloutRuleChange, String)] = [
                 (rule([], [(1, 9_000), (2, 500)]), "The shares add up to 95.0%, not 100%."),
+                (rule([], [(1, 5_000), (1, 5_000)]), "Version 1 appears twice in the split"),
                 (rule([], [(1, 5_000), (9, 5_000)]), "Model 'flowers' has no published version 9"),
                 (rule([], [(1, 5_000), (4, 5_000)]), "Model 'flowers' has no published version 4"),
                 (rule(["color=red"], [(1, 10_000)]), "Condition field 'color' is unknown"),

@@ -41,13 +41,17 @@ struct RolloutsController {
         let body = try await request.decodeJSON(RolloutRuleChange.self, context: context)
         let conditions = try body.conditions.map { text throws(DepotError) in try RolloutCondition(parsing: text) }
         let shares = body.shares.map { ($0.version, $0.basisPoints) }
+        var seen = Set<Int>()
+        if let repeated = shares.first(where: { !seen.insert($0.0).inserted }) {
+            throw DepotError(.badRequest, "Version \(repeated.0) appears twice in the split; name each version once.")
+        }
         let fresh = Self.randomHex(4)
         let salt = Self.randomHex(8)
         return try await change(context) { rollout in
             var rollout = rollout
             if let index = rollout.rules.firstIndex(where: { $0.name == name }) {
                 rollout.rules[index].conditions = conditions
-                rollout.rules[index].split = try rollout.rules[index].split.resized(to: Dictionary(shares, uniquingKeysWith: +))
+                rollout.rules[index].split = try rollout.rules[index].split.resized(to: Dictionary(uniqueKeysWithValues: shares))
             } else {
                 rollout.rules.append(Rollout.Rule(id: "r-\(fresh)", name: name, salt: "s-\(salt)", conditions: conditions,
                                                   split: try RolloutSplit(shares: shares)))

@@ -25,11 +25,38 @@ public struct RolloutCondition: Sendable, Hashable, Codable, CustomStringConvert
     }
 
     /// The field: `platform`, `appVersion`, `osVersion`, `sdkVersion`, `country` or `attributes.<key>`.
-    public var field: String
+    public let field: String
     /// The comparison.
-    public var op: Operator
+    public let op: Operator
     /// One value, or several for `in`.
-    public var values: [String]
+    public let values: [String]
+    /// The value of an ordering comparison, parsed once.
+    private let threshold: Threshold?
+    /// The device field, resolved once.
+    private let source: Source
+
+    private enum Source: Sendable, Hashable {
+        case platform, appVersion, osVersion, sdkVersion, country
+        case attribute(String)
+
+        init(_ field: String) {
+            switch field {
+            case "platform": self = .platform
+            case "appVersion": self = .appVersion
+            case "osVersion": self = .osVersion
+            case "sdkVersion": self = .sdkVersion
+            case "country": self = .country
+            default: self = .attribute(String(field.dropFirst("attributes.".count)))
+            }
+        }
+    }
+
+    private enum Threshold: Sendable, Hashable {
+        case version(SemanticVersion)
+        case number(Double)
+    }
+
+    private enum CodingKeys: String, CodingKey { case field, op, values }
 
     static let versionFields: Set = ["appVersion", "osVersion", "sdkVersion"]
     static let textFields: Set = ["platform", "country"]
@@ -41,7 +68,22 @@ public struct RolloutCondition: Sendable, Hashable, Codable, CustomStringConvert
         self.field = field
         self.op = op
         self.values = field == "platform" ? values.map { $0.lowercased() } : field == "country" ? values.map { $0.uppercased() } : values
-        try validate()
+        threshold = try Self.validate(field: field, op: op, values: self.values)
+        source = Source(field)
+    }
+
+    /// Decodes and checks a stored or sent condition.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        try self.init(field: try container.decode(String.self, forKey: .field), op: try container.decode(Operator.self, forKey: .op),
+                      values: try container.decode([String].self, forKey: .values))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(field, forKey: .field)
+        try container.encode(op, forKey: .op)
+        try container.encode(values, forKey: .values)
     }
 
     /// Parses `field=value`, `field!=value`, `field>=value` (and `>`, `<`, `<=`),
@@ -82,23 +124,27 @@ public struct RolloutCondition: Sendable, Hashable, Codable, CustomStringConvert
     }
 
     private func value(of device: DeviceContext) -> String? {
-        switch field {
-        case "platform": device.platform
-        case "appVersion": device.appVersion
-        case "osVersion": device.osVersion
-        case "sdkVersion": device.sdkVersion
-        case "country": device.country
-        default: device.attributes[String(field.dropFirst("attributes.".count))]
+        switch source {
+        case .platform: device.platform
+        case .appVersion: device.appVersion
+        case .osVersion: device.osVersion
+        case .sdkVersion: device.sdkVersion
+        case .country: device.country
+        case .attribute(let key): device.attributes[key]
         }
     }
 
     private func ordered(_ actual: String) -> Bool {
-        if Self.versionFields.contains(field) {
-            guard let left = try? SemanticVersion(actual), let right = try? SemanticVersion(values[0]) else { return false }
+        switch threshold {
+        case .version(let right):
+            guard let left = try? SemanticVersion(actual) else { return false }
             return compare(left, right)
+        case .number(let right):
+            guard let left = Double(actual) else { return false }
+            return compare(left, right)
+        case nil:
+            return false
         }
-        guard let left = Double(actual), let right = Double(values[0]) else { return false }
-        return compare(left, right)
     }
 
     private func compare<T: Comparable>(_ left: T, _ right: T) -> Bool {
@@ -110,7 +156,8 @@ public struct RolloutCondition: Sendable, Hashable, Codable, CustomStringConvert
         }
     }
 
-    private func validate() throws(DepotError) {
+    /// Checks a condition; returns the parsed value of an ordering comparison.
+    private static func validate(field: String, op: Operator, values: [String]) throws(DepotError) -> Threshold? {
         let isAttribute = field.hasPrefix("attributes.") && field.count > "attributes.".count
         guard Self.versionFields.contains(field) || Self.textFields.contains(field) || isAttribute else {
             throw DepotError(.badRequest, "Condition field '\(field)' is unknown; use platform, appVersion, osVersion, sdkVersion, country or attributes.<key>.")
@@ -118,15 +165,15 @@ public struct RolloutCondition: Sendable, Hashable, Codable, CustomStringConvert
         guard !values.isEmpty, values.allSatisfy({ !$0.isEmpty }), op == .in || values.count == 1 else {
             throw DepotError(.badRequest, "Condition on '\(field)' needs \(op == .in ? "one or more values" : "exactly one value") for '\(op.rawValue)'.")
         }
-        guard op.isOrdering else { return }
+        guard op.isOrdering else { return nil }
         if Self.textFields.contains(field) {
             throw DepotError(.badRequest, "'\(field)' cannot be compared with '\(op.rawValue)'; use =, !=, in or prefix.")
         }
-        if Self.versionFields.contains(field) {
-            _ = try SemanticVersion(values[0])
-        } else if Double(values[0]) == nil {
+        if Self.versionFields.contains(field) { return .version(try SemanticVersion(values[0])) }
+        guard let number = Double(values[0]) else {
             throw DepotError(.badRequest, "'\(values[0])' is not a number, so '\(field)' cannot be compared with '\(op.rawValue)'; use a number or =, !=, in, prefix.")
         }
+        return .number(number)
     }
 }
 

@@ -1,7 +1,8 @@
-// The TFLite benchmark's measuring half; scripts/bench/tflite runs it.
+// The measuring half of scripts/bench/tflite and scripts/bench/rollout.
 //
-//   tflite-benchmark verify FILE...   map + verify each file 20 times (no hashing): median, min ms
-//   tflite-benchmark sha256 FILE      the file's SHA-256, as ModelDepot computes it (mapped, streamed)
+//   depot-benchmark verify FILE...   map + verify each file 20 times (no hashing): median, min ms
+//   depot-benchmark sha256 FILE      the file's SHA-256, as ModelDepot computes it (mapped, streamed)
+//   depot-benchmark rules            nanoseconds per rollout evaluation, with 0 and 20 rules
 import Foundation
 import Crypto
 import ModelDepotShared
@@ -28,12 +29,14 @@ case "verify":
     }
 case "sha256":
     guard let path = arguments.dropFirst().first else {
-        print("usage: tflite-benchmark sha256 FILE")
+        print("usage: depot-benchmark sha256 FILE")
         exit(2)
     }
     let file = try MappedFile(path: path)
     print(file.withBytes { SHA256.digest(streaming: $0).hex }, path)
+case "rules":
+    try RuleBenchmark().run()
 default:
-    print("usage: tflite-benchmark verify FILE... | sha256 FILE")
+    print("usage: depot-benchmark verify FILE... | sha256 FILE | rules")
     exit(2)
 }
