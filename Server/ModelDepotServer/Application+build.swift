@@ -20,10 +20,13 @@ public func buildApplication(
     try await removeUnreferencedBlobs(blobs, catalog: catalog, logger: logger)
     try await ensureAdminToken(catalog: catalog, configuration: configuration, logger: logger)
 
-    let router = buildRouter(configuration: configuration, catalog: catalog, blobs: blobs).router
+    let clock: @Sendable () -> Date = { Date() }
+    let usage = UsageCounter(clock: clock)
+    let router = buildRouter(configuration: configuration, catalog: catalog, blobs: blobs, usage: usage, clock: clock).router
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "ModelDepot"),
+        services: [UsageFlushService(usage: usage, catalog: catalog, interval: configuration.usageFlushInterval, logger: logger)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
@@ -31,7 +34,7 @@ public func buildApplication(
 
 /// Registers every route and middleware; returns the router and the inventory of its paths.
 func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, blobs: any BlobStore,
-                 clock: @escaping @Sendable () -> Date = { Date() }) -> RouteInventory {
+                 usage: UsageCounter, clock: @escaping @Sendable () -> Date) -> RouteInventory {
     let metrics = ServerMetrics()
     let manifests = ManifestCache()
     let keys = AccessKeyCache(catalog: catalog)
@@ -39,14 +42,15 @@ func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, 
     routes.add(middleware: RequestLogMiddleware(metrics: metrics))
     OperationsController(catalog: catalog, storageDirectory: configuration.storageDirectory, metrics: metrics).register(in: routes)
     let client = routes.group("v1").add(middleware: AuthenticationMiddleware(keys: keys))
-    ManifestController(catalog: catalog, manifests: manifests, metrics: metrics).register(in: client)
-    BlobsController(blobs: blobs, metrics: metrics).register(in: client)
+    ManifestController(catalog: catalog, manifests: manifests, metrics: metrics, usage: usage).register(in: client)
+    BlobsController(blobs: blobs, metrics: metrics, usage: usage).register(in: client)
     let admin = client.group("admin").add(middleware: AdminOnlyMiddleware())
     ModelsController(catalog: catalog, blobs: blobs, manifests: manifests, clock: clock).register(in: admin)
     VersionsController(catalog: catalog, blobs: blobs, manifests: manifests, metrics: metrics,
                        maximumUploadSize: configuration.maximumUploadSize, clock: clock).register(in: admin)
     KeysController(catalog: catalog, keys: keys, clock: clock).register(in: admin)
     RolloutsController(catalog: catalog, manifests: manifests, clock: clock).register(in: admin)
+    StatsController(catalog: catalog, usage: usage, clock: clock).register(in: admin)
     return routes
 }
 

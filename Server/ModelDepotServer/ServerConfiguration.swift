@@ -15,6 +15,8 @@ public struct ServerConfiguration: Sendable {
     /// The first admin token's secret, when automation sets it (`DEPOT_ADMIN_TOKEN`); otherwise
     /// the server creates one on first start and prints it once.
     public var initialAdminToken: String?
+    /// How often usage counts go from memory to the catalog.
+    public var usageFlushInterval: Duration = .seconds(10)
 
     /// Creates a configuration; the defaults serve on 127.0.0.1:8080 from `./storage`.
     public init(host: String = "127.0.0.1", port: Int = 8080, storageDirectory: String = "storage",

@@ -53,5 +53,14 @@ import Testing
 
         let history = try Command.depot(["rollout", "history", "flowers", "--json"], environment: env).decode(RolloutHistory.self)
         #expect(history.changes.count == 5)
+
+        // Counted in memory, written when the server stops: still there after a restart.
+        server.stop(signal: SIGTERM)
+        let restarted = try ServerProcess(storage: server.storage)
+        let stats = try Command.depot(["stats", "flowers", "--json"], environment: restarted.environment).decode(ModelStats.self)
+        #expect(stats.versions.map(\.manifests).reduce(0, +) == 203)
+        let text = try Command.depot(["stats", "flowers"], environment: restarted.environment)
+        #expect(text.status == 0)
+        #expect(text.text.contains("ARM"))
     }
 }

@@ -44,7 +44,8 @@ import Testing
             })
             let storage = client.storage.path
             let routes = buildRouter(configuration: server.configuration, catalog: try SQLiteModelCatalog(path: storage + "/depot.sqlite"),
-                                     blobs: try FileSystemBlobStore(root: storage)).paths
+                                     blobs: try FileSystemBlobStore(root: storage), usage: UsageCounter(clock: { Date() }),
+                                     clock: { Date() }).paths
             #expect(routes.count >= 14)
             #expect(documented.subtracting(routes).isEmpty, "documented but not served")
             #expect(routes.subtracting(documented).isEmpty, "served but not documented")

@@ -53,6 +53,17 @@ enum CatalogMigrations {
                 t.column("after", .jsonText).notNull()
             }
         }
+        migrator.registerMigration("v3: usage counts") { db in
+            try db.create(table: "usage") { t in
+                t.belongsTo("model", onDelete: .cascade).notNull()
+                t.column("version", .integer).notNull()
+                t.column("arm", .text).notNull()
+                t.column("kind", .text).notNull().check(sql: "kind IN ('manifest', 'download')")
+                t.column("minute", .integer).notNull()
+                t.column("count", .integer).notNull().check { $0 > 0 }
+                t.primaryKey(["modelId", "version", "arm", "kind", "minute"])
+            }
+        }
         return migrator
     }
 }

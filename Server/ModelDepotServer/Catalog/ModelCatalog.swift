@@ -33,12 +33,26 @@ public protocol ModelCatalog: Sendable {
     /// The model's rollout changes, oldest first.
     func rolloutHistory(of model: ModelName) async throws -> [RolloutChange]
 
+    /// Adds counted usage; downloads are attributed to every version with that file.
+    func recordUsage(_ counts: [UsageCounter.Key: Int]) async throws
+    /// The model's usage from `minute` (minutes since 1970) on.
+    func usage(of model: ModelName, sinceMinute minute: Int) async throws -> [UsageRow]
+
     func createKey(_ key: AccessKey, secretHash: [UInt8]) async throws
     func keys() async throws -> [AccessKey]
     func key(id: String) async throws -> (key: AccessKey, secretHash: [UInt8])?
     /// Every key that is not revoked, with its secret's hash.
     func workingKeys() async throws -> [(key: AccessKey, secretHash: [UInt8])]
     func revokeKey(id: String, at date: Date) async throws -> AccessKey
+}
+
+/// Counted usage of one version through one arm in one minute.
+public struct UsageRow: Sendable, Hashable {
+    public var version: Int
+    public var arm: String
+    public var isDownload: Bool
+    public var minute: Int
+    public var count: Int
 }
 
 /// An uploaded file that passed hashing and TFLite verification, waiting to become a version.

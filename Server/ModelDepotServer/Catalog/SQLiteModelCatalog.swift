@@ -150,6 +150,41 @@ public struct SQLiteModelCatalog: ModelCatalog {
         }
     }
 
+    public func recordUsage(_ counts: [UsageCounter.Key: Int]) async throws {
+        guard !counts.isEmpty else { return }
+        try await write { db in
+            let upsert = try db.cachedStatement(sql: """
+                INSERT INTO usage (modelId, version, arm, kind, minute, count) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (modelId, version, arm, kind, minute) DO UPDATE SET count = count + excluded.count
+                """)
+            for (key, count) in counts {
+                let targets: [Row]
+                switch key.subject {
+                case .manifest(let model, let version):
+                    targets = try Row.fetchAll(db, sql: "SELECT id AS modelId, ? AS number FROM model WHERE name = ?",
+                                               arguments: [version, model.rawValue])
+                case .download(let sha256):
+                    targets = try Row.fetchAll(db, sql: "SELECT modelId, number FROM version WHERE sha256 = ?", arguments: [sha256])
+                }
+                for target in targets {
+                    try upsert.execute(arguments: [target["modelId"] as Int64, target["number"] as Int, key.arm,
+                                                   key.isDownload ? "download" : "manifest", key.minute, count])
+                }
+            }
+        }
+    }
+
+    public func usage(of name: ModelName, sinceMinute minute: Int) async throws -> [UsageRow] {
+        try await read { db in
+            let model = try modelRecord(name, db)
+            return try Row.fetchAll(db, sql: "SELECT version, arm, kind, minute, count FROM usage WHERE modelId = ? AND minute >= ?",
+                                    arguments: [model.id, minute]).map {
+                UsageRow(version: $0["version"], arm: $0["arm"], isDownload: ($0["kind"] as String) == "download",
+                         minute: $0["minute"], count: $0["count"])
+            }
+        }
+    }
+
     public func createKey(_ key: AccessKey, secretHash: [UInt8]) async throws {
         try await write { db in
             try AccessKeyRecord(id: key.id, kind: key.kind.rawValue, name: key.name, models: key.models?.map(\.rawValue),

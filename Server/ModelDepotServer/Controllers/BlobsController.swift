@@ -8,6 +8,7 @@ import NIOCore
 struct BlobsController {
     let blobs: any BlobStore
     let metrics: ServerMetrics
+    let usage: UsageCounter
     let files = BlobFileBody()
 
     func register(in group: RouterGroup<AppRequestContext>) {
@@ -24,6 +25,7 @@ struct BlobsController {
             throw DepotError(.notFound, "No blob has SHA-256 \(hex). Ask the model's manifest for the current download URL.")
         }
         let etag = "\"\(hex)\""
+        let arm = request.headers[.depotArm].map { String($0.prefix(80)) } ?? "unknown"
         var headers: HTTPFields = [
             .eTag: etag, .cacheControl: "public, max-age=31536000, immutable", .acceptRanges: "bytes",
             .contentType: "application/octet-stream",
@@ -40,20 +42,23 @@ struct BlobsController {
         case .full:
             headers[.contentLength] = String(length)
             return response(.ok, path: path, range: length > 0 ? 0...(length - 1) : nil, headers: headers, includeBody: includeBody,
-                            eventLoop: context.eventLoop)
+                            eventLoop: context.eventLoop, sha256: hex, length: length, arm: arm)
         case .partial(let bytes):
             headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(length)"
             headers[.contentLength] = String(bytes.count)
             return response(.partialContent, path: path, range: bytes, headers: headers, includeBody: includeBody,
-                            eventLoop: context.eventLoop)
+                            eventLoop: context.eventLoop, sha256: hex, length: length, arm: arm)
         }
     }
 
     private func response(_ status: HTTPResponse.Status, path: String, range: ClosedRange<Int>?, headers: HTTPFields,
-                          includeBody: Bool, eventLoop: (any EventLoop)?) -> Response {
+                          includeBody: Bool, eventLoop: (any EventLoop)?, sha256: String, length: Int, arm: String) -> Response {
         guard includeBody, let range else { return Response(status: status, headers: headers) }
         metrics.recordBlobBytes(range.count)
-        return Response(status: status, headers: headers, body: files.body(path: path, range: range, eventLoop: eventLoop))
+        return Response(status: status, headers: headers, body: files.body(path: path, range: range, eventLoop: eventLoop) {
+            // A download counts once its last byte went out (a whole file or a resumed tail).
+            if range.upperBound == length - 1 { usage.record(.download(sha256: sha256), arm: arm) }
+        })
     }
 
     private static func size(of path: String) -> Int? {

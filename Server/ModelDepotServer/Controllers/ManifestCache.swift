@@ -9,7 +9,7 @@ import Synchronization
 final class ManifestCache: Sendable {
     /// A manifest, or the fact that the model has no published version to hand out.
     enum Entry: Sendable {
-        case manifest(body: ByteBuffer, etag: String)
+        case manifest(body: ByteBuffer, etag: String, version: Int)
         case unpublished
     }
 
@@ -38,7 +38,7 @@ final class ManifestCache: Sendable {
                                          downloadURL: "/v1/blobs/sha256/\(version.sha256)",
                                          tensors: .init(inputs: version.tflite.inputs, outputs: version.tflite.outputs), arm: arm)
             let body = try JSONResponse.encoder.encode(manifest)
-            entry = .manifest(body: ByteBuffer(bytes: body), etag: "\"\(SHA256.hash(data: body).hex.prefix(32))\"")
+            entry = .manifest(body: ByteBuffer(bytes: body), etag: "\"\(SHA256.hash(data: body).hex.prefix(32))\"", version: version.version)
         } else {
             entry = .unpublished
         }

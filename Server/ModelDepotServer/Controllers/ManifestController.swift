@@ -8,6 +8,7 @@ struct ManifestController {
     let catalog: any ModelCatalog
     let manifests: ManifestCache
     let metrics: ServerMetrics
+    let usage: UsageCounter
 
     func register(in group: RouterGroup<AppRequestContext>) {
         group.get("models/:name/manifest", use: manifest)
@@ -30,7 +31,8 @@ struct ManifestController {
         switch entry {
         case .unpublished:
             throw DepotError(.notFound, "Model '\(name)' has no published version yet. Publish one with 'depot publish \(name) VERSION'.")
-        case .manifest(let body, let etag):
+        case .manifest(let body, let etag, let version):
+            usage.record(.manifest(model: name, version: version), arm: assignment?.arm.description ?? "latest")
             let headers: HTTPFields = [.eTag: etag, .cacheControl: "private, no-cache"]
             if EntityTag.ifNoneMatch(request.headers[.ifNoneMatch], matches: etag) {
                 metrics.recordManifest(notModified: true)

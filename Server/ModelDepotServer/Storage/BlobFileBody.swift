@@ -16,7 +16,9 @@ struct BlobFileBody {
     static let chunksPerCatchUp = 8
     let fileIO = NonBlockingFileIO(threadPool: .singleton)
 
-    func body(path: String, range: ClosedRange<Int>, eventLoop: (any EventLoop)?) -> ResponseBody {
+    /// - Parameter onComplete: Called once every byte of the range has been handed to the connection.
+    func body(path: String, range: ClosedRange<Int>, eventLoop: (any EventLoop)?,
+              onComplete: @escaping @Sendable () -> Void) -> ResponseBody {
         ResponseBody(contentLength: range.count) { writer in
             try await fileIO.withFileHandle(path: path, mode: .read) { handle in
                 var offset = range.lowerBound
@@ -33,6 +35,7 @@ struct BlobFileBody {
                 }
             }
             try await writer.finish(nil)
+            onComplete()
         }
     }
 }

@@ -1,0 +1,60 @@
+import Foundation
+import Hummingbird
+import ModelDepotShared
+
+/// `GET /v1/admin/models/{name}/stats?hours=24&window=3600`: usage per version, per arm and per
+/// window, and a sample-ratio check of every rule of the current rollout.
+struct StatsController {
+    let catalog: any ModelCatalog
+    let usage: UsageCounter
+    let clock: @Sendable () -> Date
+
+    func register(in group: RouterGroup<AppRequestContext>) {
+        group.get("models/:name/stats", use: stats)
+    }
+
+    func stats(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let name = try context.modelName()
+        let hours = try number(request, "hours", default: 24, in: 1...2_160)
+        let window = try number(request, "window", default: 3_600, in: 60...86_400)
+        guard window % 60 == 0 else {
+            throw DepotError(.badRequest, "window=\(window) is not a whole number of minutes; use a multiple of 60 seconds.")
+        }
+        try await usage.flush(to: catalog)
+        let sinceMinute = Int(clock().timeIntervalSince1970 / 60) - hours * 60
+        let rows = try await catalog.usage(of: name, sinceMinute: sinceMinute)
+        let rollout = try await catalog.rollout(of: name)
+        let checks = rollout.rules.map { rule in
+            let observed = rows.filter { !$0.isDownload && $0.arm == "rule:\(rule.id)" }
+                .reduce(into: [Int: Int]()) { $0[$1.version, default: 0] += $1.count }
+            return SampleRatioCheck(rule: rule.id, name: rule.name, shares: rule.split.shares, observed: observed)
+        }
+        let windows = Dictionary(grouping: rows) { $0.minute * 60 / window * window }
+            .sorted { $0.key < $1.key }
+            .map { ModelStats.Window(start: Date(timeIntervalSince1970: TimeInterval($0.key)), counts: Self.counts($0.value, byArm: true)) }
+        return try JSONResponse.make(ModelStats(
+            model: name, since: Date(timeIntervalSince1970: TimeInterval(sinceMinute * 60)), windowSeconds: window,
+            versions: Self.counts(rows, byArm: false), arms: Self.counts(rows, byArm: true), windows: windows, sampleRatio: checks))
+    }
+
+    /// Sums rows per version (and arm), sorted by arm then version.
+    static func counts(_ rows: [UsageRow], byArm: Bool) -> [ModelStats.Count] {
+        var sums: [String: ModelStats.Count] = [:]
+        for row in rows {
+            let arm = byArm ? row.arm : nil
+            let key = "\(arm ?? "")\u{0}\(row.version)"
+            var count = sums[key] ?? ModelStats.Count(arm: arm, version: row.version, manifests: 0, downloads: 0)
+            if row.isDownload { count.downloads += row.count } else { count.manifests += row.count }
+            sums[key] = count
+        }
+        return sums.values.sorted { ($0.arm ?? "", $0.version) < ($1.arm ?? "", $1.version) }
+    }
+
+    private func number(_ request: Request, _ name: String, default value: Int, in range: ClosedRange<Int>) throws -> Int {
+        guard let text = request.uri.queryParameters.get(name) else { return value }
+        guard let number = Int(text), range.contains(number) else {
+            throw DepotError(.badRequest, "\(name)=\(text.prefix(20)) is not a whole number from \(range.lowerBound) to \(range.upperBound).")
+        }
+        return number
+    }
+}
