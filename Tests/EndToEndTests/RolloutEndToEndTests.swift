@@ -38,7 +38,19 @@ import Testing
         #expect(onTwo > 0 && onTwo < 50)
         #expect(try manifest("device-1", platform: "android").arm == "default")
 
+        // The manifest's ETag follows the device's assignment: 304 until a change concerns it.
+        let headers = ["-H", "Authorization: Bearer \(key)", "-H", "Depot-Installation-ID: tester-1", "-H", "Depot-Platform: android"]
+        let etag = try #require(try Command.curl(["-D", "-", "-o", "/dev/null"] + headers + ["\(server.url.absoluteString)/v1/models/flowers/manifest"])
+            .text.split(separator: "\r\n").first { $0.lowercased().hasPrefix("etag:") }?.dropFirst(6))
+        func status() throws -> String {
+            try Command.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "If-None-Match: \(etag)"] + headers
+                             + ["\(server.url.absoluteString)/v1/models/flowers/manifest"]).text
+        }
+        #expect(try status() == "304")
+        #expect(try Command.depot(["rollout", "pin", "flowers", "someone-else", "2"], environment: env).status == 0)
+        #expect(try status() == "304")
         #expect(try Command.depot(["rollout", "pin", "flowers", "Tester-1", "2"], environment: env).status == 0)
+        #expect(try status() == "200")
         #expect(try manifest("tester-1", platform: "android").version == 2)
         #expect(try Command.depot(["rollout", "unpin", "flowers", "tester-1"], environment: env).status == 0)
         #expect(try Command.depot(["rollout", "remove-rule", "flowers", "ios-canary"], environment: env).status == 0)
@@ -52,13 +64,13 @@ import Testing
         #expect(usage.error.contains("Give --default VERSION, --split VERSION=PERCENT,..., or both."))
 
         let history = try Command.depot(["rollout", "history", "flowers", "--json"], environment: env).decode(RolloutHistory.self)
-        #expect(history.changes.count == 5)
+        #expect(history.changes.count == 6)
 
         // Counted in memory, written when the server stops: still there after a restart.
         server.stop(signal: SIGTERM)
         let restarted = try ServerProcess(storage: server.storage)
         let stats = try Command.depot(["stats", "flowers", "--json"], environment: restarted.environment).decode(ModelStats.self)
-        #expect(stats.versions.map(\.manifests).reduce(0, +) == 203)
+        #expect(stats.versions.map(\.manifests).reduce(0, +) == 207)
         let text = try Command.depot(["stats", "flowers"], environment: restarted.environment)
         #expect(text.status == 0)
         #expect(text.text.contains("ARM"))
