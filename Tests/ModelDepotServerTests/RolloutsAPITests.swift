@@ -47,6 +47,12 @@ import Testing
             let android = try await manifest(client, key, device: "device-1", platform: "android")
             #expect(android.version == 1 && android.arm == "default")
 
+            _ = try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/canada", rule(["country=CA"], [(3, 10_000)]))
+            var fromCDN = key
+            fromCDN[HTTPField.Name("Depot-Installation-ID")!] = "device-1"
+            fromCDN[HTTPField.Name("CF-IPCountry")!] = "ca"
+            #expect(try await client.request(.get, "/v1/models/flowers/manifest", headers: fromCDN).decode(ModelManifest.self).version == 3)
+
             _ = try await client.json(.put, "/v1/admin/models/flowers/rollout/pins/TESTER-7", RolloutVersionChoice(version: 3))
             let tester = try await manifest(client, key, device: "tester-7", platform: "ios")
             #expect(tester.version == 3 && tester.arm == "pin")

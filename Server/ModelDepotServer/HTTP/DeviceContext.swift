@@ -4,6 +4,8 @@ import ModelDepotShared
 
 extension DeviceContext {
     /// Parses the `Depot-*` headers; a malformed `Depot-Attributes` or an over-long value is a 400.
+    /// The country comes from `Depot-Country`, else from what a CDN in front sets
+    /// (`CF-IPCountry`, `CloudFront-Viewer-Country`).
     init(headers: HTTPFields) throws {
         func value(_ name: HTTPField.Name) throws -> String? {
             guard let value = headers[name] else { return nil }
@@ -28,6 +30,7 @@ extension DeviceContext {
         }
         self.init(installationID: try value(.depotInstallationID), platform: try value(.depotPlatform),
                   appVersion: try value(.depotAppVersion), osVersion: try value(.depotOSVersion),
-                  sdkVersion: try value(.depotSDKVersion), country: try value(.depotCountry), attributes: attributes)
+                  sdkVersion: try value(.depotSDKVersion),
+                  country: try value(.depotCountry) ?? value(.cloudflareCountry) ?? value(.cloudFrontCountry), attributes: attributes)
     }
 }

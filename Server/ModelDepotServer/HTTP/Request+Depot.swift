@@ -12,6 +12,8 @@ extension HTTPField.Name {
     static let depotSDKVersion = Self("Depot-SDK-Version")!
     static let depotCountry = Self("Depot-Country")!
     static let depotAttributes = Self("Depot-Attributes")!
+    static let cloudflareCountry = Self("CF-IPCountry")!
+    static let cloudFrontCountry = Self("CloudFront-Viewer-Country")!
     /// Sent with a blob download: the manifest's `arm`, so downloads count per arm.
     static let depotArm = Self("Depot-Arm")!
 }
