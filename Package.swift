@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "ModelDepotShared", targets: ["ModelDepotShared"]),
         .library(name: "ModelDepotServer", targets: ["ModelDepotServer"]),
+        .library(name: "ModelDepot", targets: ["ModelDepot"]),
         .executable(name: "depot", targets: ["depot"]),
     ],
     dependencies: [
@@ -41,6 +42,11 @@ let package = Package(
             path: "Server/ModelDepotServer",
             resources: [.copy("openapi.yaml")]
         ),
+        .target(
+            name: "ModelDepot",
+            dependencies: ["ModelDepotShared", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Client/ModelDepot"
+        ),
         .executableTarget(
             name: "depot",
             dependencies: [
@@ -73,7 +79,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ModelDepotShared", "depot", "TestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["ModelDepotShared", "ModelDepot", "depot", "TestSupport", .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/EndToEndTests"
         ),
     ]

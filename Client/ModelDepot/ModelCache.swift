@@ -1,0 +1,83 @@
+import Foundation
+import ModelDepotShared
+
+/// Verified models on disk, metadata next to each file so the two can't drift:
+///
+///     <cache>/models/<name>/v<version>-<sha256>/model.tflite
+///     <cache>/models/<name>/v<version>-<sha256>/manifest.json
+///     <cache>/models/<name>/current.json        the version in use and its manifest ETag
+///     <cache>/partial/<sha256>.part              a download in progress (survives restarts)
+struct ModelCache: Sendable {
+    /// What `current.json` holds.
+    struct Current: Codable, Sendable {
+        var directory: String
+        var etag: String?
+    }
+
+    let root: URL
+
+    func modelDirectory(_ name: ModelName) -> URL { root.appendingPathComponent("models/\(name.rawValue)") }
+    func partialFile(_ sha256: String) -> URL { root.appendingPathComponent("partial/\(sha256).part") }
+
+    /// The version in use and its manifest ETag, or `nil`.
+    func current(_ name: ModelName) -> (model: VerifiedModel, etag: String?)? {
+        let folder = modelDirectory(name)
+        guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent("current.json").path),
+              let current = try? JSONDecoder().decode(Current.self, from: data),
+              let manifestData = FileManager.default.contents(atPath: folder.appendingPathComponent("\(current.directory)/manifest.json").path),
+              let stored = try? JSONDecoder().decode(StoredModel.self, from: manifestData) else { return nil }
+        let file = folder.appendingPathComponent("\(current.directory)/model.tflite")
+        let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue
+        guard size == stored.manifest.size else { return nil }
+        return (VerifiedModel(manifest: stored.manifest, fileURL: file, description: stored.description), current.etag)
+    }
+
+    /// Moves a verified file into its version folder, makes it current, and keeps `kept` versions.
+    func install(_ file: URL, manifest: ModelManifest, description: TFLiteModelDescription, etag: String?,
+                 kept: Int) throws -> VerifiedModel {
+        let folder = modelDirectory(manifest.model)
+        let name = "v\(manifest.version)-\(manifest.sha256)"
+        let destination = folder.appendingPathComponent(name)
+        let manager = FileManager.default
+        try manager.createDirectory(at: destination, withIntermediateDirectories: true)
+        let modelFile = destination.appendingPathComponent("model.tflite")
+        if manager.fileExists(atPath: modelFile.path) { try manager.removeItem(at: modelFile) }
+        try manager.moveItem(at: file, to: modelFile)
+        try JSONEncoder().encode(StoredModel(manifest: manifest, description: description))
+            .write(to: destination.appendingPathComponent("manifest.json"), options: .atomic)
+        try setCurrent(manifest.model, Current(directory: name, etag: etag))
+        try prune(folder, keeping: kept, current: name)
+        return VerifiedModel(manifest: manifest, fileURL: modelFile, description: description)
+    }
+
+    /// Records a new manifest ETag for the version in use.
+    func setCurrent(_ name: ModelName, _ current: Current) throws {
+        try JSONEncoder().encode(current).write(to: modelDirectory(name).appendingPathComponent("current.json"), options: .atomic)
+    }
+
+    /// Every model with a version in use.
+    func models() -> [VerifiedModel] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("models").path)) ?? []
+        return names.sorted().compactMap { try? ModelName($0) }.compactMap { current($0)?.model }
+    }
+
+    func delete(_ name: ModelName) throws {
+        let folder = modelDirectory(name)
+        if FileManager.default.fileExists(atPath: folder.path) { try FileManager.default.removeItem(at: folder) }
+    }
+
+    private func prune(_ folder: URL, keeping kept: Int, current: String) throws {
+        let versions = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0.hasPrefix("v") && $0 != current }
+            .sorted { (Int($0.dropFirst().prefix { $0 != "-" }) ?? 0) > (Int($1.dropFirst().prefix { $0 != "-" }) ?? 0) }
+        for old in versions.dropFirst(kept - 1) {
+            try FileManager.default.removeItem(at: folder.appendingPathComponent(old))
+        }
+    }
+}
+
+/// `manifest.json` of a version folder.
+struct StoredModel: Codable {
+    var manifest: ModelManifest
+    var description: TFLiteModelDescription
+}

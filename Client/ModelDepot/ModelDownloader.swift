@@ -1,0 +1,210 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import ModelDepotShared
+
+/// Downloads models from a ModelDepot server, verifies them on the device and keeps them:
+/// conditional manifest checks (`If-None-Match`), resumable downloads (`Range` + `If-Range`
+/// into a partial file that survives restarts), verification before install, and atomic
+/// install next to the model's metadata. A failed, partial or tampered download leaves the
+/// current model in place.
+///
+/// ```swift
+/// let downloader = try ModelDownloader(configuration: .init(
+///     serverURL: URL(string: "https://models.example.com")!, appKey: appKey, cacheDirectory: caches))
+/// let model = try await downloader.model(named: "flowers")
+/// print(model.fileURL, model.version)
+/// ```
+public actor ModelDownloader {
+    let configuration: ModelDownloaderConfiguration
+    let cache: ModelCache
+    /// The installation id sent for rollouts.
+    public nonisolated let installationID: String
+    private var inFlight: [ModelName: Task<VerifiedModel, any Error>] = [:]
+
+    /// Creates a downloader; creates the cache directory and, unless the configuration gives
+    /// one, a random installation id persisted there.
+    /// - Throws: ``DepotError`` when the cache directory cannot be created.
+    public init(configuration: ModelDownloaderConfiguration) throws {
+        self.configuration = configuration
+        cache = ModelCache(root: configuration.cacheDirectory)
+        do {
+            for folder in ["models", "partial"] {
+                try FileManager.default.createDirectory(at: configuration.cacheDirectory.appendingPathComponent(folder),
+                                                        withIntermediateDirectories: true)
+            }
+        } catch {
+            throw DepotError(.fileUnreadable, "Could not create the model cache at \(configuration.cacheDirectory.path): \(error.localizedDescription).")
+        }
+        installationID = configuration.installationID?.lowercased() ?? Self.persistedInstallationID(in: configuration.cacheDirectory)
+    }
+
+    /// The verified model to use.
+    /// - Parameters:
+    ///   - name: The model's name.
+    ///   - policy: `.latestModel` asks the server (falling back to the downloaded model when it
+    ///     cannot be reached); `.localModel` uses only what is downloaded.
+    ///   - expectation: Inputs and outputs the app requires; a model without them is rejected.
+    /// - Returns: The verified model.
+    /// - Throws: ``DepotError``: `not_found`, `unavailable` (no network and nothing downloaded),
+    ///   `size_mismatch`, `digest_mismatch`, a TFLite verification code, or the server's error.
+    public func model(named name: String, policy: DownloadPolicy = .latestModel,
+                      expectation: TFLiteIOExpectation? = nil) async throws -> VerifiedModel {
+        let model = try ModelName(name)
+        let current = cache.current(model)
+        if case .localModel = policy {
+            guard let current else {
+                throw DepotError(.notFound, "No model '\(model)' has been downloaded yet; download it with the latestModel policy first.")
+            }
+            return current.model
+        }
+        if let task = inFlight[model] { return try await task.value }
+        let task = Task { try await self.update(model, current: current, expectation: expectation) }
+        inFlight[model] = task
+        defer { inFlight[model] = nil }
+        return try await task.value
+    }
+
+    /// The newest verified file of a model, or `nil`.
+    public func latestModelFilePath(_ name: String) -> URL? {
+        (try? ModelName(name)).flatMap { cache.current($0)?.model.fileURL }
+    }
+
+    /// Every model with a verified version on the device.
+    public func listDownloadedModels() -> [VerifiedModel] { cache.models() }
+
+    /// Deletes every downloaded version of a model.
+    public func deleteDownloadedModel(_ name: String) throws {
+        try cache.delete(try ModelName(name))
+    }
+
+    private func update(_ model: ModelName, current: (model: VerifiedModel, etag: String?)?,
+                        expectation: TFLiteIOExpectation?) async throws -> VerifiedModel {
+        let fetched: (Data, HTTPURLResponse)
+        do {
+            fetched = try await configuration.transport.data(for: manifestRequest(model, etag: current?.etag))
+        } catch {
+            if let current { return current.model }
+            throw DepotError(.unavailable, "Could not reach \(configuration.serverURL.absoluteString): \(error.localizedDescription). No model '\(model)' is downloaded yet.")
+        }
+        let (data, response) = fetched
+        if response.statusCode == 304, let current { return current.model }
+        guard response.statusCode == 200 else {
+            let error = Self.serverError(data, response)
+            if let current, [.unavailable, .internalError].contains(error.code) { return current.model }
+            throw error
+        }
+        let manifest: ModelManifest
+        do {
+            manifest = try JSONDecoder().decode(ModelManifest.self, from: data)
+        } catch {
+            throw DepotError(.unavailable, "The server's manifest for '\(model)' could not be read: \(error).")
+        }
+        let etag = response.value(forHTTPHeaderField: "ETag")
+        if let current, current.model.sha256 == manifest.sha256, current.model.version == manifest.version {
+            try? cache.setCurrent(model, .init(directory: current.model.fileURL.deletingLastPathComponent().lastPathComponent, etag: etag))
+            return current.model
+        }
+        let file = try await fetchBlob(manifest)
+        let verified: VerifiedModel
+        do {
+            verified = try VerifiedModel.verify(file, against: manifest, expectation: expectation)
+        } catch {
+            try? FileManager.default.removeItem(at: file)
+            let kept = current.map { "the current model (v\($0.model.version)) stays in use" } ?? "no model is installed"
+            throw DepotError(error.code, "\(error.message) The download was discarded; \(kept).")
+        }
+        return try cache.install(file, manifest: manifest, description: verified.description, etag: etag, kept: configuration.keptVersions)
+    }
+
+    /// Downloads the blob into its partial file, resuming from what a previous attempt left.
+    private func fetchBlob(_ manifest: ModelManifest) async throws -> URL {
+        let partial = cache.partialFile(manifest.sha256)
+        var have = Self.size(of: partial)
+        if have > manifest.size {
+            try? FileManager.default.removeItem(at: partial)
+            have = 0
+        }
+        if have == manifest.size { return partial }
+        guard let url = URL(string: manifest.downloadURL, relativeTo: configuration.serverURL)?.absoluteURL else {
+            throw DepotError(.unavailable, "The manifest's download URL '\(manifest.downloadURL)' is not a URL.")
+        }
+        var request = URLRequest(url: url)
+        request.setValue("Bearer \(configuration.appKey)", forHTTPHeaderField: "Authorization")
+        request.setValue(manifest.arm, forHTTPHeaderField: "Depot-Arm")
+        if have > 0 {
+            request.setValue("bytes=\(have)-", forHTTPHeaderField: "Range")
+            request.setValue("\"\(manifest.sha256)\"", forHTTPHeaderField: "If-Range")
+        }
+        let (body, response): (URL, HTTPURLResponse)
+        do {
+            (body, response) = try await configuration.transport.download(request)
+        } catch {
+            throw DepotError(.unavailable, "The download of '\(manifest.model)' v\(manifest.version) was interrupted: \(error.localizedDescription). It resumes from byte \(Self.size(of: partial)) next time.")
+        }
+        defer { try? FileManager.default.removeItem(at: body) }
+        switch response.statusCode {
+        case 206 where have > 0:
+            try Self.append(body, to: partial)
+        case 200:
+            if FileManager.default.fileExists(atPath: partial.path) { try FileManager.default.removeItem(at: partial) }
+            try FileManager.default.moveItem(at: body, to: partial)
+        default:
+            throw Self.serverError((try? Data(contentsOf: body)) ?? Data(), response)
+        }
+        guard Self.size(of: partial) <= manifest.size else {
+            try? FileManager.default.removeItem(at: partial)
+            throw DepotError(.sizeMismatch, "The download of '\(manifest.model)' v\(manifest.version) is longer than the manifest's \(manifest.size) bytes; it was discarded.")
+        }
+        return partial
+    }
+
+    private func manifestRequest(_ model: ModelName, etag: String?) -> URLRequest {
+        var request = URLRequest(url: configuration.serverURL.appendingPathComponent("v1/models/\(model.rawValue)/manifest"))
+        let device = configuration.device
+        let headers: [(String, String?)] = [
+            ("Authorization", "Bearer \(configuration.appKey)"), ("Depot-Installation-ID", installationID),
+            ("Depot-Platform", device.platform), ("Depot-App-Version", device.appVersion), ("Depot-OS-Version", device.osVersion),
+            ("Depot-SDK-Version", device.sdkVersion), ("Depot-Country", device.country), ("If-None-Match", etag),
+            ("Depot-Attributes", device.attributes.isEmpty ? nil : device.attributes.sorted { $0.key < $1.key }
+                .map { "\(Self.escaped($0.key))=\(Self.escaped($0.value))" }.joined(separator: ",")),
+        ]
+        for case let (name, value?) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        return request
+    }
+
+    private static func serverError(_ data: Data, _ response: HTTPURLResponse) -> DepotError {
+        (try? JSONDecoder().decode(ErrorBody.self, from: data))?.error
+            ?? DepotError(response.statusCode >= 500 ? .unavailable : .badRequest, "The server answered \(response.statusCode).")
+    }
+
+    private static func append(_ source: URL, to destination: URL) throws {
+        let input = try FileHandle(forReadingFrom: source)
+        defer { try? input.close() }
+        let output = try FileHandle(forWritingTo: destination)
+        defer { try? output.close() }
+        try output.seekToEnd()
+        while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
+            try output.write(contentsOf: chunk)
+        }
+    }
+
+    private static func size(of file: URL) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? 0
+    }
+
+    private static func escaped(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
+    }
+
+    private static func persistedInstallationID(in directory: URL) -> String {
+        let file = directory.appendingPathComponent("installation-id")
+        if let data = FileManager.default.contents(atPath: file.path), let id = String(data: data, encoding: .utf8), !id.isEmpty {
+            return id
+        }
+        let id = UUID().uuidString.lowercased()
+        try? Data(id.utf8).write(to: file, options: .atomic)
+        return id
+    }
+}

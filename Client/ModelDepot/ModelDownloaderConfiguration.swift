@@ -1,0 +1,41 @@
+import Foundation
+import ModelDepotShared
+
+/// What a ``ModelDownloader`` needs: the server, the app key, what the device says about itself
+/// for targeting, where to keep models, and how to talk HTTP.
+public struct ModelDownloaderConfiguration: Sendable {
+    /// The ModelDepot server, e.g. `https://models.example.com`.
+    public var serverURL: URL
+    /// A read-only app key (`depot keys create --app`).
+    public var appKey: String
+    /// The installation id for rollouts; `nil` to use a random UUID persisted in the cache directory.
+    public var installationID: String?
+    /// Platform, versions, country and custom attributes for rollout conditions.
+    public var device: DeviceContext
+    /// Where verified models live: one folder per model, metadata next to each file.
+    public var cacheDirectory: URL
+    /// How many verified versions of a model to keep, so the app can roll back (at least 1).
+    public var keptVersions: Int
+    /// How to talk HTTP.
+    public var transport: any ModelTransport
+
+    /// Creates a configuration.
+    public init(serverURL: URL, appKey: String, installationID: String? = nil, device: DeviceContext = DeviceContext(),
+                cacheDirectory: URL, keptVersions: Int = 2, transport: any ModelTransport = URLSessionTransport()) {
+        self.serverURL = serverURL
+        self.appKey = appKey
+        self.installationID = installationID
+        self.device = device
+        self.cacheDirectory = cacheDirectory
+        self.keptVersions = max(1, keptVersions)
+        self.transport = transport
+    }
+}
+
+/// Where a model may come from.
+public enum DownloadPolicy: Sendable {
+    /// Only a model already downloaded and verified; an error when there is none.
+    case localModel
+    /// Ask the server; when it cannot be reached, the model already downloaded.
+    case latestModel
+}

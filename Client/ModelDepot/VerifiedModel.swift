@@ -1,0 +1,48 @@
+import Crypto
+import Foundation
+import ModelDepotShared
+
+/// A model file that passed every check on this device: size and SHA-256 against the manifest,
+/// and TFLite structure. Only the SDK's verifier creates one, and only one can be handed to an
+/// interpreter.
+public struct VerifiedModel: Sendable, Hashable {
+    /// The model's name.
+    public let name: ModelName
+    /// The version.
+    public let version: Int
+    /// The file's SHA-256.
+    public let sha256: String
+    /// The verified file.
+    public let fileURL: URL
+    /// What the file holds.
+    public let description: TFLiteModelDescription
+    /// The manifest it was downloaded by.
+    public let manifest: ModelManifest
+
+    init(manifest: ModelManifest, fileURL: URL, description: TFLiteModelDescription) {
+        name = manifest.model
+        version = manifest.version
+        sha256 = manifest.sha256
+        self.fileURL = fileURL
+        self.description = description
+        self.manifest = manifest
+    }
+
+    /// Checks a file against its manifest: size, SHA-256 (streamed), TFLite structure, and the
+    /// app's expected inputs and outputs when given.
+    /// - Throws: ``DepotError`` naming the check, what was expected and what was found.
+    static func verify(_ fileURL: URL, against manifest: ModelManifest,
+                       expectation: TFLiteIOExpectation?) throws(DepotError) -> VerifiedModel {
+        let size = (try? FileManager.default.attributesOfItem(atPath: fileURL.path)[.size] as? NSNumber)?.intValue ?? -1
+        guard size == manifest.size else {
+            throw DepotError(.sizeMismatch, "Model '\(manifest.model)' v\(manifest.version): expected \(manifest.size) bytes, got \(size).")
+        }
+        let digest = try SHA256.digest(ofFileAt: fileURL.path).hex
+        guard digest == manifest.sha256 else {
+            throw DepotError(.digestMismatch, "Model '\(manifest.model)' v\(manifest.version): expected SHA-256 \(manifest.sha256), got \(digest).")
+        }
+        let description = try MappedFile(path: fileURL.path).withBytes { bytes throws(DepotError) in try TFLiteVerifier().verify(bytes) }
+        try expectation?.check(description)
+        return VerifiedModel(manifest: manifest, fileURL: fileURL, description: description)
+    }
+}

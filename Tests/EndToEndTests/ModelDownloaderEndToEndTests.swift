@@ -1,0 +1,129 @@
+import Crypto
+import Foundation
+import ModelDepot
+import ModelDepotShared
+import TestSupport
+import Testing
+
+/// The SDK's downloader against a real `depot serve` over URLSession.
+@Suite struct ModelDownloaderEndToEndTests {
+    struct Setup {
+        let scratch: Scratch
+        let server: ServerProcess
+        let downloader: ModelDownloader
+        let cache: URL
+    }
+
+    func setUp(publish fixtures: [String] = ["float_classifier"]) throws -> Setup {
+        let scratch = try Scratch()
+        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
+        for fixture in fixtures {
+            _ = try Command.depot(["upload", "flowers", Binaries.fixture(fixture), "--publish"], environment: server.environment)
+        }
+        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
+        let cache = scratch.url.appendingPathComponent("cache")
+        let downloader = try ModelDownloader(configuration: .init(serverURL: server.url, appKey: key.secret,
+                                                                  device: DeviceContext(platform: "linux"), cacheDirectory: cache))
+        return Setup(scratch: scratch, server: server, downloader: downloader, cache: cache)
+    }
+
+    func metric(_ server: ServerProcess, _ line: String) throws -> Int {
+        let text = try Command.curl(["\(server.url.absoluteString)/metrics"]).text
+        guard let row = text.split(separator: "\n").first(where: { $0.hasPrefix(line + " ") }) else { return 0 }
+        return Int(row.split(separator: " ").last ?? "") ?? 0
+    }
+
+    @Test func firstDownloadInstallsAVerifiedModelAndTheNextCheckIs304() async throws {
+        let setup = try setUp()
+        let model = try await setup.downloader.model(named: "flowers")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier")))
+        #expect(model.version == 1)
+        #expect(try Data(contentsOf: model.fileURL) == bytes)
+        #expect(model.description.inputs.map(\.name) == ["image"])
+        #expect(await setup.downloader.latestModelFilePath("flowers") == model.fileURL)
+
+        let served = try metric(setup.server, "depot_blob_bytes_served_total")
+        let again = try await setup.downloader.model(named: "flowers")
+        #expect(again.fileURL == model.fileURL)
+        #expect(try metric(setup.server, #"depot_manifest_responses_total{status="304"}"#) == 1)
+        #expect(try metric(setup.server, "depot_blob_bytes_served_total") == served)
+    }
+
+    @Test func newlyPublishedVersionReplacesTheOldOneWhichIsKept() async throws {
+        let setup = try setUp()
+        let first = try await setup.downloader.model(named: "flowers")
+        _ = try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: setup.server.environment)
+        let second = try await setup.downloader.model(named: "flowers")
+        #expect(second.version == 2)
+        #expect(await setup.downloader.latestModelFilePath("flowers") == second.fileURL)
+        #expect(FileManager.default.fileExists(atPath: first.fileURL.path), "the previous version stays for a rollback")
+        #expect(await setup.downloader.listDownloadedModels().map(\.version) == [2])
+    }
+
+    @Test func tamperedBlobIsCaughtAndTheCurrentModelStays() async throws {
+        let setup = try setUp()
+        let first = try await setup.downloader.model(named: "flowers")
+        let version = try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish", "--json"],
+                                        environment: setup.server.environment).decode(ModelVersion.self)
+        let blob = setup.server.storage.appendingPathComponent("blobs/sha256/\(version.sha256.prefix(2))/\(version.sha256)")
+        var bytes = try Data(contentsOf: blob)
+        bytes[bytes.count / 2] ^= 0xff
+        try bytes.write(to: blob)
+
+        await #expect(throws: DepotError.self) { try await setup.downloader.model(named: "flowers") }
+        do {
+            _ = try await setup.downloader.model(named: "flowers")
+        } catch let error as DepotError {
+            #expect(error.code == .digestMismatch)
+            #expect(error.message.contains("The download was discarded; the current model (v1) stays in use."))
+        }
+        #expect(await setup.downloader.latestModelFilePath("flowers") == first.fileURL)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: setup.cache.appendingPathComponent("partial").path).isEmpty)
+    }
+
+    @Test func interruptedDownloadResumesWhereItStopped() async throws {
+        let setup = try setUp(publish: ["float_classifier_labels"])
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier_labels")))
+        let sha = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        // What a download cut off after 600 bytes leaves behind.
+        try bytes.prefix(600).write(to: setup.cache.appendingPathComponent("partial/\(sha).part"))
+
+        let model = try await setup.downloader.model(named: "flowers")
+        #expect(try Data(contentsOf: model.fileURL) == bytes)
+        #expect(try metric(setup.server, "depot_blob_bytes_served_total") == bytes.count - 600)
+    }
+
+    @Test func offlineTheDownloadedModelIsUsedAndLocalModelNeedsOne() async throws {
+        let setup = try setUp()
+        await #expect(throws: DepotError(.notFound, "No model 'flowers' has been downloaded yet; download it with the latestModel policy first.")) {
+            try await setup.downloader.model(named: "flowers", policy: .localModel)
+        }
+        let model = try await setup.downloader.model(named: "flowers")
+        setup.server.stop(signal: SIGTERM)
+        #expect(try await setup.downloader.model(named: "flowers").fileURL == model.fileURL)
+        #expect(try await setup.downloader.model(named: "flowers", policy: .localModel).version == 1)
+
+        let empty = try ModelDownloader(configuration: .init(serverURL: setup.server.url, appKey: "x",
+                                                             cacheDirectory: setup.scratch.url.appendingPathComponent("empty")))
+        do {
+            _ = try await empty.model(named: "flowers")
+            Issue.record("a download without a server succeeded")
+        } catch let error as DepotError {
+            #expect(error.code == .unavailable)
+            #expect(error.message.contains("No model 'flowers' is downloaded yet."))
+        }
+    }
+
+    @Test func expectedInputsThatDoNotMatchRejectTheModel() async throws {
+        let setup = try setUp()
+        let expectation = TFLiteIOExpectation(inputs: [.init(index: 0, type: .uint8, shape: [1, 4])])
+        do {
+            _ = try await setup.downloader.model(named: "flowers", expectation: expectation)
+            Issue.record("a model with other inputs was accepted")
+        } catch let error as DepotError {
+            #expect(error.code == .signatureMismatch)
+        }
+        #expect(await setup.downloader.latestModelFilePath("flowers") == nil)
+    }
+}
