@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "ModelDepotShared", targets: ["ModelDepotShared"]),
         .library(name: "ModelDepotServer", targets: ["ModelDepotServer"]),
         .library(name: "ModelDepot", targets: ["ModelDepot"]),
+        .library(name: "ModelDepotLiteRT", targets: ["ModelDepotLiteRT"]),
         .executable(name: "depot", targets: ["depot"]),
     ],
     dependencies: [
@@ -47,6 +48,11 @@ let package = Package(
             dependencies: ["ModelDepotShared", .product(name: "Crypto", package: "swift-crypto")],
             path: "Client/ModelDepot"
         ),
+        .target(
+            name: "ModelDepotLiteRT",
+            dependencies: ["ModelDepot", "ModelDepotShared"],
+            path: "Client/ModelDepotLiteRT"
+        ),
         .executableTarget(
             name: "depot",
             dependencies: [
@@ -79,7 +85,8 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ModelDepotShared", "ModelDepot", "depot", "TestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["ModelDepotShared", "ModelDepot", "ModelDepotLiteRT", "depot", "TestSupport",
+                           .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/EndToEndTests"
         ),
     ]

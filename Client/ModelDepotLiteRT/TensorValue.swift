@@ -1,0 +1,43 @@
+import ModelDepotShared
+
+/// A tensor's bytes with its element type and shape, copied in and out of an interpreter.
+public struct TensorValue: Sendable, Hashable {
+    /// The element type.
+    public var type: TFLiteTensorType
+    /// The dimensions.
+    public var shape: [Int]
+    /// The elements, little-endian, densely packed.
+    public var bytes: [UInt8]
+
+    /// Creates a tensor from raw bytes.
+    public init(type: TFLiteTensorType, shape: [Int], bytes: [UInt8]) {
+        self.type = type
+        self.shape = shape
+        self.bytes = bytes
+    }
+
+    /// A float32 tensor.
+    public init(float32 values: [Float], shape: [Int]) {
+        self.init(type: .float32, shape: shape, bytes: values.flatMap { value in
+            withUnsafeBytes(of: value.bitPattern.littleEndian) { Array($0) }
+        })
+    }
+
+    /// A uint8 tensor.
+    public init(uint8 values: [UInt8], shape: [Int]) {
+        self.init(type: .uint8, shape: shape, bytes: values)
+    }
+
+    /// The elements as float32, or `nil` for another type.
+    public var float32Values: [Float]? {
+        guard type == .float32 else { return nil }
+        return stride(from: 0, to: bytes.count, by: 4).map { offset in
+            Float(bitPattern: UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24)
+        }
+    }
+
+    /// How many bytes a tensor of this type and shape needs, or `nil` for types without a fixed size.
+    static func byteCount(type: TFLiteTensorType, shape: [Int]) -> Int? {
+        type.bitsPerElement.map { (shape.reduce(1, *) * $0 + 7) / 8 }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import ModelDepot
+import ModelDepotLiteRT
+import ModelDepotShared
+import TestSupport
+import Testing
+
+/// Real LiteRT inference on a model downloaded and verified by the SDK.
+@Suite(.enabled(if: LiteRTRuntime.libraryPath != nil, "LiteRT (ai-edge-litert==2.3.0) is not installed: run scripts/bootstrap to install it"))
+struct LiteRTInferenceEndToEndTests {
+    @Test func downloadedClassifierGivesLiteRTsOwnAnswer() async throws {
+        let scratch = try Scratch()
+        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
+        _ = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier_labels"), "--publish"], environment: server.environment)
+        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
+        let downloader = try ModelDownloader(configuration: .init(serverURL: server.url, appKey: key.secret,
+                                                                  cacheDirectory: scratch.url.appendingPathComponent("cache")))
+        let model = try await downloader.model(named: "flowers")
+
+        let interpreter = try LiteRTInterpreter(model: model, library: try LiteRTLibrary(path: try #require(LiteRTRuntime.libraryPath)))
+        let input: [Float] = [0.9, -0.3, 0.25, 0.5]
+        let outputs = try interpreter.run([TensorValue(float32: input, shape: [1, 4])])
+        let probabilities = try #require(outputs.first?.float32Values)
+        #expect(outputs.first?.shape == [1, 3])
+
+        let reference = try LiteRTRuntime.pythonOutput(model: model.fileURL.path, input: input)
+        #expect(probabilities.count == reference.count)
+        for (mine, theirs) in zip(probabilities, reference) { #expect(abs(mine - theirs) < 1e-6) }
+        #expect(abs(probabilities.reduce(0, +) - 1) < 1e-5)
+
+        #expect(throws: DepotError.self) { try interpreter.run([TensorValue(uint8: [1, 2, 3, 4], shape: [1, 4])]) }
+    }
+}
+
+/// The LiteRT runtime the bootstrap installs, found through Python.
+enum LiteRTRuntime {
+    static let libraryPath: String? = {
+        let output = try? Subprocess.run("python3", ["-c", "import ai_edge_litert, os; print(os.path.join(os.path.dirname(ai_edge_litert.__file__), 'libLiteRt.so'))"])
+        guard let output, output.status == 0 else { return nil }
+        let path = output.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }()
+
+    /// What LiteRT's Python interpreter answers for a float32 [1, n] input.
+    static func pythonOutput(model: String, input: [Float]) throws -> [Float] {
+        let script = """
+            import json, sys, numpy as np
+            from ai_edge_litert.interpreter import Interpreter
+            interpreter = Interpreter(model_path=sys.argv[1])
+            interpreter.allocate_tensors()
+            interpreter.set_tensor(interpreter.get_input_details()[0]['index'], np.array([json.loads(sys.argv[2])], dtype=np.float32))
+            interpreter.invoke()
+            print(json.dumps(interpreter.get_tensor(interpreter.get_output_details()[0]['index']).flatten().tolist()))
+            """
+        let output = try Subprocess.run("python3", ["-c", script, model, "\(input)"])
+        let line = output.text.split(separator: "\n").last.map(String.init) ?? ""
+        return try JSONDecoder().decode([Float].self, from: Data(line.utf8))
+    }
+}
