@@ -45,11 +45,13 @@ public actor ModelDownloader {
     ///   - name: The model's name.
     ///   - policy: `.latestModel` asks the server (falling back to the downloaded model when it
     ///     cannot be reached); `.localModel` uses only what is downloaded.
+    ///   - conditions: When a download may happen; checks of the manifest ignore them.
     ///   - expectation: Inputs and outputs the app requires; a model without them is rejected.
     /// - Returns: The verified model.
     /// - Throws: ``DepotError``: `not_found`, `unavailable` (no network and nothing downloaded),
-    ///   `size_mismatch`, `digest_mismatch`, a TFLite verification code, or the server's error.
-    public func model(named name: String, policy: DownloadPolicy = .latestModel,
+    ///   `conditions_not_met`, `not_enough_space`, `size_mismatch`, `digest_mismatch`, a TFLite
+    ///   verification code, or the server's error.
+    public func model(named name: String, policy: DownloadPolicy = .latestModel, conditions: DownloadConditions = DownloadConditions(),
                       expectation: TFLiteIOExpectation? = nil) async throws -> VerifiedModel {
         let model = try ModelName(name)
         let current = cache.current(model)
@@ -60,7 +62,7 @@ public actor ModelDownloader {
             return current.model
         }
         if let task = inFlight[model] { return try await task.value }
-        let task = Task { try await self.update(model, current: current, expectation: expectation) }
+        let task = Task { try await self.update(model, current: current, conditions: conditions, expectation: expectation) }
         inFlight[model] = task
         defer { inFlight[model] = nil }
         return try await task.value
@@ -80,7 +82,7 @@ public actor ModelDownloader {
     }
 
     private func update(_ model: ModelName, current: (model: VerifiedModel, etag: String?)?,
-                        expectation: TFLiteIOExpectation?) async throws -> VerifiedModel {
+                        conditions: DownloadConditions, expectation: TFLiteIOExpectation?) async throws -> VerifiedModel {
         let fetched: (Data, HTTPURLResponse)
         do {
             fetched = try await configuration.transport.data(for: manifestRequest(model, etag: current?.etag))
@@ -106,6 +108,7 @@ public actor ModelDownloader {
             try? cache.setCurrent(model, .init(directory: current.model.fileURL.deletingLastPathComponent().lastPathComponent, etag: etag))
             return current.model
         }
+        try await waitFor(conditions, remaining: manifest.size - Self.size(of: cache.partialFile(manifest.sha256)), manifest, current?.model)
         let file = try await fetchBlob(manifest)
         let verified: VerifiedModel
         do {
@@ -116,6 +119,26 @@ public actor ModelDownloader {
             throw DepotError(error.code, "\(error.message) The download was discarded; \(kept).")
         }
         return try cache.install(file, manifest: manifest, description: verified.description, etag: etag, kept: configuration.keptVersions)
+    }
+
+    /// Waits (up to the conditions' bound) until they hold; fails at once without enough space.
+    private func waitFor(_ conditions: DownloadConditions, remaining: Int, _ manifest: ModelManifest, _ current: VerifiedModel?) async throws {
+        let kept = current.map { "The current model (v\($0.version)) stays in use." } ?? "No model is installed yet."
+        var waited: Duration = .zero
+        while true {
+            let status = configuration.deviceStatus.status(for: configuration.cacheDirectory)
+            let needed = Int64(max(remaining, 0)) + conditions.minimumFreeSpace
+            guard status.freeSpace >= needed else {
+                throw DepotError(.notEnoughSpace, "Downloading '\(manifest.model)' v\(manifest.version) needs \(needed) free bytes (\(max(remaining, 0)) for the file, \(conditions.minimumFreeSpace) to keep free); \(status.freeSpace) are free. Nothing was written. \(kept)")
+            }
+            let reasons = conditions.unmet(by: status)
+            if reasons.isEmpty { return }
+            guard let bound = conditions.waitsUpTo, waited < bound else {
+                throw DepotError(.conditionsNotMet, "'\(manifest.model)' v\(manifest.version) was not downloaded: \(reasons.joined(separator: "; "))\(conditions.waitsUpTo.map { " (waited \($0))" } ?? ""). \(kept)")
+            }
+            try await Task.sleep(for: conditions.pollInterval)
+            waited += conditions.pollInterval
+        }
     }
 
     /// Downloads the blob into its partial file, resuming from what a previous attempt left.

@@ -18,10 +18,13 @@ public struct ModelDownloaderConfiguration: Sendable {
     public var keptVersions: Int
     /// How to talk HTTP.
     public var transport: any ModelTransport
+    /// What the device is doing, for download conditions.
+    public var deviceStatus: any DeviceStatusProvider
 
     /// Creates a configuration.
     public init(serverURL: URL, appKey: String, installationID: String? = nil, device: DeviceContext = DeviceContext(),
-                cacheDirectory: URL, keptVersions: Int = 2, transport: any ModelTransport = URLSessionTransport()) {
+                cacheDirectory: URL, keptVersions: Int = 2, transport: any ModelTransport = URLSessionTransport(),
+                deviceStatus: any DeviceStatusProvider = SystemDeviceStatus()) {
         self.serverURL = serverURL
         self.appKey = appKey
         self.installationID = installationID
@@ -29,6 +32,7 @@ public struct ModelDownloaderConfiguration: Sendable {
         self.cacheDirectory = cacheDirectory
         self.keptVersions = max(1, keptVersions)
         self.transport = transport
+        self.deviceStatus = deviceStatus
     }
 }
 
