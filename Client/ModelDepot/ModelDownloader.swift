@@ -22,6 +22,14 @@ public actor ModelDownloader {
     /// The installation id sent for rollouts.
     public nonisolated let installationID: String
     private var inFlight: [ModelName: Task<VerifiedModel, any Error>] = [:]
+    private var subscribers: [UUID: AsyncStream<ModelDownloadEvent>.Continuation] = [:]
+
+    /// `userInfo` key of the installed ``VerifiedModel`` in `modelDownloadDidSucceed`.
+    public static let modelKey = "model"
+    /// `userInfo` key of the model's name (a `String`) in `modelDownloadDidFail`.
+    public static let modelNameKey = "modelName"
+    /// `userInfo` key of the ``DepotError`` in `modelDownloadDidFail`.
+    public static let errorKey = "error"
 
     /// Creates a downloader; creates the cache directory and, unless the configuration gives
     /// one, a random installation id persisted there.
@@ -55,17 +63,55 @@ public actor ModelDownloader {
                       expectation: TFLiteIOExpectation? = nil) async throws -> VerifiedModel {
         let model = try ModelName(name)
         let current = cache.current(model)
-        if case .localModel = policy {
+        switch policy {
+        case .localModel:
             guard let current else {
                 throw DepotError(.notFound, "No model '\(model)' has been downloaded yet; download it with the latestModel policy first.")
             }
             return current.model
+        case .localModelUpdateInBackground:
+            guard let current else { break }
+            _ = refresh(model, current: current, conditions: conditions, expectation: expectation)
+            return current.model
+        case .latestModel:
+            break
         }
-        if let task = inFlight[model] { return try await task.value }
-        let task = Task { try await self.update(model, current: current, conditions: conditions, expectation: expectation) }
+        return try await refresh(model, current: current, conditions: conditions, expectation: expectation).value
+    }
+
+    /// Events from now on, in order, until the stream is dropped.
+    public func events() -> AsyncStream<ModelDownloadEvent> {
+        let (stream, continuation) = AsyncStream<ModelDownloadEvent>.makeStream()
+        let id = UUID()
+        subscribers[id] = continuation
+        continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
+        return stream
+    }
+
+    private func unsubscribe(_ id: UUID) { subscribers[id] = nil }
+
+    private func emit(_ event: ModelDownloadEvent) {
+        for continuation in subscribers.values { continuation.yield(event) }
+    }
+
+    /// Starts (or joins) the one check-and-download of a model.
+    private func refresh(_ model: ModelName, current: (model: VerifiedModel, etag: String?)?,
+                         conditions: DownloadConditions, expectation: TFLiteIOExpectation?) -> Task<VerifiedModel, any Error> {
+        if let task = inFlight[model] { return task }
+        let task = Task {
+            defer { inFlight[model] = nil }
+            do {
+                return try await update(model, current: current, conditions: conditions, expectation: expectation)
+            } catch {
+                let failure = error as? DepotError ?? DepotError(.unavailable, "\(error)")
+                emit(.failed(model: model, error: failure))
+                configuration.notificationCenter.post(name: .modelDownloadDidFail, object: self,
+                                                      userInfo: [Self.modelNameKey: model.rawValue, Self.errorKey: failure])
+                throw failure
+            }
+        }
         inFlight[model] = task
-        defer { inFlight[model] = nil }
-        return try await task.value
+        return task
     }
 
     /// The newest verified file of a model, or `nil`.
@@ -83,6 +129,7 @@ public actor ModelDownloader {
 
     private func update(_ model: ModelName, current: (model: VerifiedModel, etag: String?)?,
                         conditions: DownloadConditions, expectation: TFLiteIOExpectation?) async throws -> VerifiedModel {
+        emit(.checking(model: model))
         let fetched: (Data, HTTPURLResponse)
         do {
             fetched = try await configuration.transport.data(for: manifestRequest(model, etag: current?.etag))
@@ -91,7 +138,10 @@ public actor ModelDownloader {
             throw DepotError(.unavailable, "Could not reach \(configuration.serverURL.absoluteString): \(error.localizedDescription). No model '\(model)' is downloaded yet.")
         }
         let (data, response) = fetched
-        if response.statusCode == 304, let current { return current.model }
+        if response.statusCode == 304, let current {
+            emit(.upToDate(model: model, version: current.model.version))
+            return current.model
+        }
         guard response.statusCode == 200 else {
             let error = Self.serverError(data, response)
             if let current, [.unavailable, .internalError].contains(error.code) { return current.model }
@@ -106,10 +156,14 @@ public actor ModelDownloader {
         let etag = response.value(forHTTPHeaderField: "ETag")
         if let current, current.model.sha256 == manifest.sha256, current.model.version == manifest.version {
             try? cache.setCurrent(model, .init(directory: current.model.fileURL.deletingLastPathComponent().lastPathComponent, etag: etag))
+            emit(.upToDate(model: model, version: current.model.version))
             return current.model
         }
         try await waitFor(conditions, remaining: manifest.size - Self.size(of: cache.partialFile(manifest.sha256)), manifest, current?.model)
+        emit(.downloading(model: model, version: manifest.version, bytes: Self.size(of: cache.partialFile(manifest.sha256)), total: manifest.size))
         let file = try await fetchBlob(manifest)
+        emit(.downloading(model: model, version: manifest.version, bytes: Self.size(of: file), total: manifest.size))
+        emit(.verifying(model: model, version: manifest.version))
         let verified: VerifiedModel
         do {
             verified = try VerifiedModel.verify(file, against: manifest, expectation: expectation)
@@ -118,7 +172,10 @@ public actor ModelDownloader {
             let kept = current.map { "the current model (v\($0.model.version)) stays in use" } ?? "no model is installed"
             throw DepotError(error.code, "\(error.message) The download was discarded; \(kept).")
         }
-        return try cache.install(file, manifest: manifest, description: verified.description, etag: etag, kept: configuration.keptVersions)
+        let installed = try cache.install(file, manifest: manifest, description: verified.description, etag: etag, kept: configuration.keptVersions)
+        emit(.installed(model: model, version: installed.version))
+        configuration.notificationCenter.post(name: .modelDownloadDidSucceed, object: self, userInfo: [Self.modelKey: installed])
+        return installed
     }
 
     /// Waits (up to the conditions' bound) until they hold; fails at once without enough space.

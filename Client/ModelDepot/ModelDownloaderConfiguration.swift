@@ -20,11 +20,13 @@ public struct ModelDownloaderConfiguration: Sendable {
     public var transport: any ModelTransport
     /// What the device is doing, for download conditions.
     public var deviceStatus: any DeviceStatusProvider
+    /// Where `modelDownloadDidSucceed` / `modelDownloadDidFail` are posted.
+    public var notificationCenter: NotificationCenter
 
     /// Creates a configuration.
     public init(serverURL: URL, appKey: String, installationID: String? = nil, device: DeviceContext = DeviceContext(),
                 cacheDirectory: URL, keptVersions: Int = 2, transport: any ModelTransport = URLSessionTransport(),
-                deviceStatus: any DeviceStatusProvider = SystemDeviceStatus()) {
+                deviceStatus: any DeviceStatusProvider = SystemDeviceStatus(), notificationCenter: NotificationCenter = .default) {
         self.serverURL = serverURL
         self.appKey = appKey
         self.installationID = installationID
@@ -33,6 +35,7 @@ public struct ModelDownloaderConfiguration: Sendable {
         self.keptVersions = max(1, keptVersions)
         self.transport = transport
         self.deviceStatus = deviceStatus
+        self.notificationCenter = notificationCenter
     }
 }
 
@@ -40,6 +43,9 @@ public struct ModelDownloaderConfiguration: Sendable {
 public enum DownloadPolicy: Sendable {
     /// Only a model already downloaded and verified; an error when there is none.
     case localModel
+    /// The downloaded model at once, and a check for a newer one in the background (its
+    /// outcome arrives as events and notifications); without a downloaded model, like `latestModel`.
+    case localModelUpdateInBackground
     /// Ask the server; when it cannot be reached, the model already downloaded.
     case latestModel
 }

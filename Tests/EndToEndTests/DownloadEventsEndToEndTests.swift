@@ -1,0 +1,98 @@
+import Foundation
+import ModelDepot
+import ModelDepotShared
+import Synchronization
+import TestSupport
+import Testing
+
+/// Events and notifications, in order, from a real download; background updates.
+@Suite struct DownloadEventsEndToEndTests {
+    final class Notifications: Sendable {
+        let received = Mutex<[Notification.Name]>([])
+        let center = NotificationCenter()
+
+        init() {
+            for name in [Notification.Name.modelDownloadDidSucceed, .modelDownloadDidFail] {
+                center.addObserver(forName: name, object: nil, queue: nil) { [unowned self] note in
+                    self.received.withLock { $0.append(note.name) }
+                }
+            }
+        }
+    }
+
+    func setUp(_ notifications: Notifications) throws -> (Scratch, ServerProcess, ModelDownloader) {
+        let scratch = try Scratch()
+        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
+        _ = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: server.environment)
+        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
+        let downloader = try ModelDownloader(configuration: .init(serverURL: server.url, appKey: key.secret,
+                                                                  cacheDirectory: scratch.url.appendingPathComponent("cache"),
+                                                                  notificationCenter: notifications.center))
+        return (scratch, server, downloader)
+    }
+
+    @Test func firstDownloadReportsEveryStepInOrder() async throws {
+        let notifications = Notifications()
+        let (scratch, server, downloader) = try setUp(notifications)
+        defer { withExtendedLifetime((scratch, server)) {} }
+        let events = await downloader.events()
+        _ = try await downloader.model(named: "flowers")
+        _ = try await downloader.model(named: "flowers")
+        let name = try ModelName("flowers")
+        var seen: [ModelDownloadEvent] = []
+        for await event in events {
+            seen.append(event)
+            if seen.count == 7 { break }
+        }
+        #expect(seen == [.checking(model: name), .downloading(model: name, version: 1, bytes: 0, total: 992),
+                         .downloading(model: name, version: 1, bytes: 992, total: 992), .verifying(model: name, version: 1),
+                         .installed(model: name, version: 1), .checking(model: name), .upToDate(model: name, version: 1)])
+        #expect(notifications.received.withLock { $0 } == [.modelDownloadDidSucceed])
+    }
+
+    @Test func backgroundUpdateReturnsTheCurrentModelAndInstallsTheNewOne() async throws {
+        let notifications = Notifications()
+        let (scratch, server, downloader) = try setUp(notifications)
+        defer { withExtendedLifetime(scratch) {} }
+        let first = try await downloader.model(named: "flowers")
+        _ = try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: server.environment)
+
+        let events = await downloader.events()
+        let now = try await downloader.model(named: "flowers", policy: .localModelUpdateInBackground)
+        #expect(now.fileURL == first.fileURL)
+        for await event in events {
+            if case .installed(_, let version) = event {
+                #expect(version == 2)
+                break
+            }
+            if case .failed(_, let error) = event {
+                Issue.record("background update failed: \(error)")
+                break
+            }
+        }
+        #expect(try await downloader.model(named: "flowers", policy: .localModel).version == 2)
+    }
+
+    @Test func failureIsReportedAsEventAndNotification() async throws {
+        let notifications = Notifications()
+        let (scratch, server, downloader) = try setUp(notifications)
+        defer { withExtendedLifetime(scratch) {} }
+        let version = try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish", "--json"],
+                                        environment: server.environment).decode(ModelVersion.self)
+        let blob = server.storage.appendingPathComponent("blobs/sha256/\(version.sha256.prefix(2))/\(version.sha256)")
+        var bytes = try Data(contentsOf: blob)
+        bytes[10] ^= 0xff
+        try bytes.write(to: blob)
+
+        let events = await downloader.events()
+        await #expect(throws: DepotError.self) { try await downloader.model(named: "flowers") }
+        for await event in events {
+            if case .failed(_, let error) = event {
+                #expect(error.code == .digestMismatch)
+                break
+            }
+        }
+        #expect(notifications.received.withLock { $0 } == [.modelDownloadDidFail])
+    }
+}
