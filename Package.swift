@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "ModelDepot", targets: ["ModelDepot"]),
         .library(name: "ModelDepotLiteRT", targets: ["ModelDepotLiteRT"]),
         .executable(name: "depot", targets: ["depot"]),
+        .executable(name: "depot-classify", targets: ["depot-classify"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
@@ -65,6 +66,14 @@ let package = Package(
             path: "Server/depot"
         ),
         .executableTarget(
+            name: "depot-classify",
+            dependencies: [
+                "ModelDepot", "ModelDepotLiteRT", "ModelDepotShared",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/depot-classify"
+        ),
+        .executableTarget(
             name: "depot-benchmark",
             dependencies: ["ModelDepotShared", .product(name: "Crypto", package: "swift-crypto")],
             path: "Benchmarks/depot-benchmark"
@@ -85,7 +94,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ModelDepotShared", "ModelDepot", "ModelDepotLiteRT", "depot", "TestSupport",
+            dependencies: ["ModelDepotShared", "ModelDepot", "ModelDepotLiteRT", "depot", "depot-classify", "TestSupport",
                            .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/EndToEndTests"
         ),

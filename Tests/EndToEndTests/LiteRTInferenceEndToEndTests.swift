@@ -58,3 +58,30 @@ enum LiteRTRuntime {
         return try JSONDecoder().decode([Float].self, from: Data(line.utf8))
     }
 }
+
+/// `depot-classify`, the walk-through example, as a process.
+@Suite(.enabled(if: LiteRTRuntime.libraryPath != nil, "LiteRT (ai-edge-litert==2.3.0) is not installed: run scripts/bootstrap to install it"))
+struct ClassifyExampleEndToEndTests {
+    @Test func exampleDownloadsRunsAndPrintsTheTopLabels() throws {
+        let scratch = try Scratch()
+        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
+        _ = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier_labels"), "--publish"], environment: server.environment)
+        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
+        let input: [Float] = [0.9, -0.3, 0.25, 0.5]
+        try Data(input.flatMap { withUnsafeBytes(of: $0.bitPattern.littleEndian) { Array($0) } }).write(to: URL(fileURLWithPath: scratch.path("input.bin")))
+        try "daisy\nrose\ntulip\n".write(toFile: scratch.path("labels.txt"), atomically: true, encoding: .utf8)
+
+        let output = try Subprocess.run(Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-classify"), [
+            "--server", server.url.absoluteString, "--key", key.secret, "--model", "flowers", "--input", scratch.path("input.bin"),
+            "--labels", scratch.path("labels.txt"), "--litert", try #require(LiteRTRuntime.libraryPath), "--cache", scratch.path("cache"),
+        ])
+        #expect(output.status == 0, "\(output.error)")
+        let reference = try LiteRTRuntime.pythonOutput(model: Binaries.fixture("float_classifier_labels"), input: input)
+        let best = try #require(reference.indices.max { reference[$0] < reference[$1] })
+        let lines = output.text.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("flowers v1 (sha256 ") == true)
+        #expect(lines.dropFirst().first == "\(["daisy", "rose", "tulip"][best]): \(String(format: "%.4f", reference[best]))")
+        #expect(lines.count == 4)
+    }
+}
