@@ -162,7 +162,6 @@ public actor ModelDownloader {
         try await waitFor(conditions, remaining: manifest.size - Self.size(of: cache.partialFile(manifest.sha256)), manifest, current?.model)
         emit(.downloading(model: model, version: manifest.version, bytes: Self.size(of: cache.partialFile(manifest.sha256)), total: manifest.size))
         let file = try await fetchBlob(manifest)
-        emit(.downloading(model: model, version: manifest.version, bytes: Self.size(of: file), total: manifest.size))
         emit(.verifying(model: model, version: manifest.version))
         let verified: VerifiedModel
         do {
@@ -198,7 +197,9 @@ public actor ModelDownloader {
         }
     }
 
-    /// Downloads the blob into its partial file, resuming from what a previous attempt left.
+    /// Downloads the blob into its partial file in ranges of `downloadChunkSize`, appending each
+    /// as it arrives: a cut connection or a killed app loses at most one range, and the next
+    /// attempt resumes from the partial file (`If-Range` makes sure it is still the same blob).
     private func fetchBlob(_ manifest: ModelManifest) async throws -> URL {
         let partial = cache.partialFile(manifest.sha256)
         var have = Self.size(of: partial)
@@ -206,36 +207,48 @@ public actor ModelDownloader {
             try? FileManager.default.removeItem(at: partial)
             have = 0
         }
-        if have == manifest.size { return partial }
         guard let url = URL(string: manifest.downloadURL, relativeTo: configuration.serverURL)?.absoluteURL else {
             throw DepotError(.unavailable, "The manifest's download URL '\(manifest.downloadURL)' is not a URL.")
         }
-        var request = URLRequest(url: url)
-        request.setValue("Bearer \(configuration.appKey)", forHTTPHeaderField: "Authorization")
-        request.setValue(manifest.arm, forHTTPHeaderField: "Depot-Arm")
-        if have > 0 {
-            request.setValue("bytes=\(have)-", forHTTPHeaderField: "Range")
+        while have < manifest.size {
+            let end = min(have + configuration.downloadChunkSize, manifest.size) - 1
+            var request = URLRequest(url: url)
+            request.setValue("Bearer \(configuration.appKey)", forHTTPHeaderField: "Authorization")
+            request.setValue(manifest.arm, forHTTPHeaderField: "Depot-Arm")
+            request.setValue("bytes=\(have)-\(end)", forHTTPHeaderField: "Range")
             request.setValue("\"\(manifest.sha256)\"", forHTTPHeaderField: "If-Range")
-        }
-        let (body, response): (URL, HTTPURLResponse)
-        do {
-            (body, response) = try await configuration.transport.download(request)
-        } catch {
-            throw DepotError(.unavailable, "The download of '\(manifest.model)' v\(manifest.version) was interrupted: \(error.localizedDescription). It resumes from byte \(Self.size(of: partial)) next time.")
-        }
-        defer { try? FileManager.default.removeItem(at: body) }
-        switch response.statusCode {
-        case 206 where have > 0:
-            try Self.append(body, to: partial)
-        case 200:
-            if FileManager.default.fileExists(atPath: partial.path) { try FileManager.default.removeItem(at: partial) }
-            try FileManager.default.moveItem(at: body, to: partial)
-        default:
-            throw Self.serverError((try? Data(contentsOf: body)) ?? Data(), response)
-        }
-        guard Self.size(of: partial) <= manifest.size else {
-            try? FileManager.default.removeItem(at: partial)
-            throw DepotError(.sizeMismatch, "The download of '\(manifest.model)' v\(manifest.version) is longer than the manifest's \(manifest.size) bytes; it was discarded.")
+            let (body, response): (URL, HTTPURLResponse)
+            do {
+                (body, response) = try await configuration.transport.download(request)
+            } catch {
+                throw DepotError(.unavailable, "The download of '\(manifest.model)' v\(manifest.version) was interrupted: \(error.localizedDescription). It resumes from byte \(have) next time.")
+            }
+            defer { try? FileManager.default.removeItem(at: body) }
+            switch response.statusCode {
+            case 206:
+                guard response.value(forHTTPHeaderField: "Content-Range") == "bytes \(have)-\(end)/\(manifest.size)" else {
+                    try? FileManager.default.removeItem(at: partial)
+                    throw DepotError(.sizeMismatch, "The server sent '\(response.value(forHTTPHeaderField: "Content-Range") ?? "no Content-Range")' for bytes \(have)-\(end) of a \(manifest.size)-byte file; the download was discarded.")
+                }
+                if have == 0, FileManager.default.fileExists(atPath: partial.path) { try FileManager.default.removeItem(at: partial) }
+                if FileManager.default.fileExists(atPath: partial.path) {
+                    try Self.append(body, to: partial)
+                } else {
+                    try FileManager.default.moveItem(at: body, to: partial)
+                }
+            case 200:
+                // The whole file (the server ignored the range, or the blob changed): start over with it.
+                if FileManager.default.fileExists(atPath: partial.path) { try FileManager.default.removeItem(at: partial) }
+                try FileManager.default.moveItem(at: body, to: partial)
+            default:
+                throw Self.serverError((try? Data(contentsOf: body)) ?? Data(), response)
+            }
+            have = Self.size(of: partial)
+            guard have <= manifest.size else {
+                try? FileManager.default.removeItem(at: partial)
+                throw DepotError(.sizeMismatch, "The download of '\(manifest.model)' v\(manifest.version) is longer than the manifest's \(manifest.size) bytes; it was discarded.")
+            }
+            emit(.downloading(model: manifest.model, version: manifest.version, bytes: have, total: manifest.size))
         }
         return partial
     }

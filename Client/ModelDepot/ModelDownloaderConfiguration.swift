@@ -22,6 +22,8 @@ public struct ModelDownloaderConfiguration: Sendable {
     public var deviceStatus: any DeviceStatusProvider
     /// Where `modelDownloadDidSucceed` / `modelDownloadDidFail` are posted.
     public var notificationCenter: NotificationCenter
+    /// Bytes per range request: what an interruption can lose at most, and the step of progress.
+    public var downloadChunkSize: Int = 8 << 20
 
     /// Creates a configuration.
     public init(serverURL: URL, appKey: String, installationID: String? = nil, device: DeviceContext = DeviceContext(),

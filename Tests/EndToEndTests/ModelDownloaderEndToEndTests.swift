@@ -1,5 +1,8 @@
 import Crypto
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import ModelDepot
 import ModelDepotShared
 import TestSupport
@@ -125,5 +128,60 @@ import Testing
             #expect(error.code == .signatureMismatch)
         }
         #expect(await setup.downloader.latestModelFilePath("flowers") == nil)
+    }
+}
+
+/// A download cut by a server that dies in the middle, then resumed against the restarted server.
+@Suite struct InterruptedDownloadEndToEndTests {
+    /// URLSession, but the server is SIGKILLed right after the first range arrives.
+    final class KillAfterFirstRange: ModelTransport, @unchecked Sendable {
+        // @unchecked: `ranges` is only touched by the downloader's actor, one call at a time.
+        let real = URLSessionTransport()
+        let server: ServerProcess
+        var ranges = 0
+
+        init(server: ServerProcess) { self.server = server }
+
+        func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) { try await real.data(for: request) }
+
+        func download(_ request: URLRequest) async throws -> (URL, HTTPURLResponse) {
+            let result = try await real.download(request)
+            ranges += 1
+            if ranges == 1 { server.stop(signal: SIGKILL) }
+            return result
+        }
+    }
+
+    @Test func downloadCutByAKilledServerResumesWhereItStopped() async throws {
+        let scratch = try Scratch()
+        let storage = scratch.url.appendingPathComponent("storage")
+        let server = try ServerProcess(storage: storage)
+        try CrashSafetyTests.largeModel(scratch.path("large.tflite"), megabytes: 1, seed: 3)
+        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
+        let version = try Command.depot(["upload", "flowers", scratch.path("large.tflite"), "--publish", "--json"],
+                                        environment: server.environment).decode(ModelVersion.self)
+        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
+        let cache = scratch.url.appendingPathComponent("cache")
+        let chunk = 256 * 1024
+        var configuration = ModelDownloaderConfiguration(serverURL: server.url, appKey: key.secret, cacheDirectory: cache,
+                                                         transport: KillAfterFirstRange(server: server))
+        configuration.downloadChunkSize = chunk
+        do {
+            _ = try await ModelDownloader(configuration: configuration).model(named: "flowers")
+            Issue.record("the download finished although the server died")
+        } catch let error as DepotError {
+            #expect(error.code == .unavailable)
+            #expect(error.message.contains("resumes from byte \(chunk) next time"))
+        }
+        let partial = cache.appendingPathComponent("partial/\(version.sha256).part")
+        #expect((try FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? NSNumber)?.intValue == chunk)
+
+        let restarted = try ServerProcess(storage: storage)
+        configuration.serverURL = restarted.url
+        configuration.transport = URLSessionTransport()
+        let model = try await ModelDownloader(configuration: configuration).model(named: "flowers")
+        #expect(model.sha256 == version.sha256)
+        let metrics = try Command.curl(["\(restarted.url.absoluteString)/metrics"]).text
+        #expect(metrics.contains("depot_blob_bytes_served_total \(version.size - chunk)\n"), "only the missing bytes are sent again")
     }
 }
