@@ -23,6 +23,7 @@ public actor ModelDownloader {
     public nonisolated let installationID: String
     private var inFlight: [ModelName: Task<VerifiedModel, any Error>] = [:]
     private var subscribers: [UUID: AsyncStream<ModelDownloadEvent>.Continuation] = [:]
+    private var progresses: [ModelName: [Progress]] = [:]
 
     /// `userInfo` key of the installed ``VerifiedModel`` in `modelDownloadDidSucceed`.
     public static let modelKey = "model"
@@ -92,6 +93,28 @@ public actor ModelDownloader {
 
     private func emit(_ event: ModelDownloadEvent) {
         for continuation in subscribers.values { continuation.yield(event) }
+        updateProgress(event)
+    }
+
+    /// Follows a model's next check or download with a `Progress`.
+    func track(_ progress: Progress, for model: ModelName) {
+        progresses[model, default: []].append(progress)
+    }
+
+    private func updateProgress(_ event: ModelDownloadEvent) {
+        switch event {
+        case .downloading(let model, _, let bytes, let total):
+            for progress in progresses[model] ?? [] {
+                progress.totalUnitCount = Int64(max(total, 1))
+                progress.completedUnitCount = Int64(bytes)
+            }
+        case .installed(let model, _), .upToDate(let model, _):
+            for progress in progresses.removeValue(forKey: model) ?? [] { progress.completedUnitCount = progress.totalUnitCount }
+        case .failed(let model, _):
+            for progress in progresses.removeValue(forKey: model) ?? [] { progress.cancel() }
+        case .checking, .verifying:
+            break
+        }
     }
 
     /// Starts (or joins) the one check-and-download of a model.

@@ -28,6 +28,18 @@ public struct VerifiedModel: Sendable, Hashable {
         self.manifest = manifest
     }
 
+    /// Checks a bundled file, which has no manifest: its TFLite structure and the app's
+    /// expectation; it is reported as version 0 from the arm `bundled`.
+    static func verifyBundled(_ fileURL: URL, name: ModelName, expectation: TFLiteIOExpectation?) throws(DepotError) -> VerifiedModel {
+        let size = (try? FileManager.default.attributesOfItem(atPath: fileURL.path)[.size] as? NSNumber)?.intValue ?? 0
+        let description = try MappedFile(path: fileURL.path).withBytes { bytes throws(DepotError) in try TFLiteVerifier().verify(bytes) }
+        try expectation?.check(description)
+        let manifest = ModelManifest(model: name, version: 0, sha256: try SHA256.digest(ofFileAt: fileURL.path).hex, size: size,
+                                     downloadURL: fileURL.absoluteString,
+                                     tensors: .init(inputs: description.inputs, outputs: description.outputs), arm: "bundled")
+        return VerifiedModel(manifest: manifest, fileURL: fileURL, description: description)
+    }
+
     /// Checks a file against its manifest: size, SHA-256 (streamed), TFLite structure, and the
     /// app's expected inputs and outputs when given.
     /// - Throws: ``DepotError`` naming the check, what was expected and what was found.
