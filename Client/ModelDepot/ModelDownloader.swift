@@ -77,7 +77,10 @@ public actor ModelDownloader {
         case .latestModel:
             break
         }
-        return try await refresh(model, current: current, conditions: conditions, expectation: expectation).value
+        let task = refresh(model, current: current, conditions: conditions, expectation: expectation)
+        // Cancelling the caller cancels the check or download (shared with concurrent callers of
+        // the same model); what was downloaded so far stays in the partial file for next time.
+        return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
     }
 
     /// Events from now on, in order, until the stream is dropped.
@@ -125,6 +128,9 @@ public actor ModelDownloader {
             defer { inFlight[model] = nil }
             do {
                 return try await update(model, current: current, conditions: conditions, expectation: expectation)
+            } catch is CancellationError {
+                emit(.failed(model: model, error: DepotError(.cancelled, "The check or download of '\(model)' was cancelled.")))
+                throw CancellationError()
             } catch {
                 let failure = error as? DepotError ?? DepotError(.unavailable, "\(error)")
                 emit(.failed(model: model, error: failure))
@@ -170,24 +176,32 @@ public actor ModelDownloader {
             if let current, [.unavailable, .internalError].contains(error.code) { return current.model }
             throw error
         }
-        let manifest: ModelManifest
+        var manifest: ModelManifest
         do {
             manifest = try JSONDecoder().decode(ModelManifest.self, from: data)
         } catch {
             throw DepotError(.unavailable, "The server's manifest for '\(model)' could not be read: \(error).")
         }
-        let etag = response.value(forHTTPHeaderField: "ETag")
+        var etag = response.value(forHTTPHeaderField: "ETag")
         if let current, current.model.sha256 == manifest.sha256, current.model.version == manifest.version {
             try? cache.setCurrent(model, .init(directory: current.model.fileURL.deletingLastPathComponent().lastPathComponent, etag: etag))
             emit(.upToDate(model: model, version: current.model.version))
             return current.model
         }
-        try await waitFor(conditions, remaining: manifest.size - Self.size(of: cache.partialFile(manifest.sha256)), manifest, current?.model)
-        emit(.downloading(model: model, version: manifest.version, bytes: Self.size(of: cache.partialFile(manifest.sha256)), total: manifest.size))
-        let file = try await fetchBlob(manifest)
+        let file: URL
+        do {
+            file = try await download(manifest, conditions: conditions, current: current?.model)
+        } catch let error as DepotError where [.notFound, .forbidden].contains(error.code) {
+            // The download URL expired or the blob went away: ask again which version to use.
+            let (data, response) = try await configuration.transport.data(for: manifestRequest(model, etag: nil))
+            guard response.statusCode == 200 else { throw Self.serverError(data, response) }
+            manifest = try JSONDecoder().decode(ModelManifest.self, from: data)
+            etag = response.value(forHTTPHeaderField: "ETag")
+            file = try await download(manifest, conditions: conditions, current: current?.model)
+        }
         emit(.verifying(model: model, version: manifest.version))
         let verified: VerifiedModel
-        do {
+        do throws(DepotError) {
             verified = try VerifiedModel.verify(file, against: manifest, expectation: expectation)
         } catch {
             try? FileManager.default.removeItem(at: file)
@@ -198,6 +212,33 @@ public actor ModelDownloader {
         emit(.installed(model: model, version: installed.version))
         configuration.notificationCenter.post(name: .modelDownloadDidSucceed, object: self, userInfo: [Self.modelKey: installed])
         return installed
+    }
+
+    private func download(_ manifest: ModelManifest, conditions: DownloadConditions, current: VerifiedModel?) async throws -> URL {
+        try await waitFor(conditions, remaining: manifest.size - Self.size(of: cache.partialFile(manifest.sha256)), manifest, current)
+        emit(.downloading(model: manifest.model, version: manifest.version, bytes: Self.size(of: cache.partialFile(manifest.sha256)),
+                          total: manifest.size))
+        return try await fetchBlob(manifest)
+    }
+
+    /// A range request, tried again with exponential backoff after a network error or a 5xx.
+    private func downloadRange(_ request: URLRequest, _ manifest: ModelManifest, from offset: Int) async throws -> (URL, HTTPURLResponse) {
+        var attempt = 0
+        while true {
+            try Task.checkCancellation()
+            do {
+                let (body, response) = try await configuration.transport.download(request)
+                guard response.statusCode >= 500, attempt < configuration.retries else { return (body, response) }
+                try? FileManager.default.removeItem(at: body)
+            } catch {
+                try Task.checkCancellation()
+                guard attempt < configuration.retries else {
+                    throw DepotError(.unavailable, "The download of '\(manifest.model)' v\(manifest.version) was interrupted: \(error.localizedDescription). It resumes from byte \(offset) next time.")
+                }
+            }
+            try await Task.sleep(for: configuration.retryDelay * (1 << attempt))
+            attempt += 1
+        }
     }
 
     /// Waits (up to the conditions' bound) until they hold; fails at once without enough space.
@@ -240,12 +281,7 @@ public actor ModelDownloader {
             request.setValue(manifest.arm, forHTTPHeaderField: "Depot-Arm")
             request.setValue("bytes=\(have)-\(end)", forHTTPHeaderField: "Range")
             request.setValue("\"\(manifest.sha256)\"", forHTTPHeaderField: "If-Range")
-            let (body, response): (URL, HTTPURLResponse)
-            do {
-                (body, response) = try await configuration.transport.download(request)
-            } catch {
-                throw DepotError(.unavailable, "The download of '\(manifest.model)' v\(manifest.version) was interrupted: \(error.localizedDescription). It resumes from byte \(have) next time.")
-            }
+            let (body, response) = try await downloadRange(request, manifest, from: have)
             defer { try? FileManager.default.removeItem(at: body) }
             switch response.statusCode {
             case 206:

@@ -24,6 +24,10 @@ public struct ModelDownloaderConfiguration: Sendable {
     public var notificationCenter: NotificationCenter
     /// Bytes per range request: what an interruption can lose at most, and the step of progress.
     public var downloadChunkSize: Int = 8 << 20
+    /// How often a range request is tried again after a network error or a 5xx.
+    public var retries = 3
+    /// The wait before the first retry; it doubles for each next one.
+    public var retryDelay: Duration = .milliseconds(500)
 
     /// Creates a configuration.
     public init(serverURL: URL, appKey: String, installationID: String? = nil, device: DeviceContext = DeviceContext(),

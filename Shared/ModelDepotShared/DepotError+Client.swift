@@ -8,4 +8,6 @@ extension DepotError.Code {
     public static let conditionsNotMet = Self("conditions_not_met")
     /// The device lacks the space a download needs.
     public static let notEnoughSpace = Self("not_enough_space")
+    /// The app cancelled a check or download.
+    public static let cancelled = Self("cancelled")
 }

@@ -1,0 +1,114 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import ModelDepot
+import ModelDepotShared
+import Synchronization
+import TestSupport
+import Testing
+
+/// Retries, re-resolving a download URL that went away, and cancellation, against a real server.
+@Suite struct DownloadRecoveryEndToEndTests {
+    /// URLSession with hooks: fail the first range requests (a network blip), or change the
+    /// server's state right after the manifest arrived.
+    final class HookedTransport: ModelTransport, @unchecked Sendable {
+        // @unchecked: the counters are only touched by the downloader's actor, one call at a time.
+        let real = URLSessionTransport()
+        var failingRanges: Int
+        var afterManifest: (() throws -> Void)?
+
+        init(failingRanges: Int = 0, afterManifest: (() throws -> Void)? = nil) {
+            self.failingRanges = failingRanges
+            self.afterManifest = afterManifest
+        }
+
+        func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+            let result = try await real.data(for: request)
+            if let hook = afterManifest {
+                afterManifest = nil
+                try hook()
+            }
+            return result
+        }
+
+        func download(_ request: URLRequest) async throws -> (URL, HTTPURLResponse) {
+            if failingRanges > 0 {
+                failingRanges -= 1
+                throw URLError(.networkConnectionLost)
+            }
+            return try await real.download(request)
+        }
+    }
+
+    func setUp(_ transport: HookedTransport, retries: Int = 3) throws -> (Scratch, ServerProcess, ModelDownloader) {
+        let scratch = try Scratch()
+        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
+        _ = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: server.environment)
+        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
+        var configuration = ModelDownloaderConfiguration(serverURL: server.url, appKey: key.secret,
+                                                         cacheDirectory: scratch.url.appendingPathComponent("cache"), transport: transport)
+        configuration.retries = retries
+        configuration.retryDelay = .milliseconds(5)
+        return (scratch, server, try ModelDownloader(configuration: configuration))
+    }
+
+    @Test func transientFailuresAreRetriedWithBackoff() async throws {
+        let (scratch, server, downloader) = try setUp(HookedTransport(failingRanges: 2))
+        defer { withExtendedLifetime((scratch, server)) {} }
+        #expect(try await downloader.model(named: "flowers").version == 1)
+
+        let (scratch2, server2, noRetries) = try setUp(HookedTransport(failingRanges: 1), retries: 0)
+        defer { withExtendedLifetime((scratch2, server2)) {} }
+        do {
+            _ = try await noRetries.model(named: "flowers")
+            Issue.record("a lost connection without retries succeeded")
+        } catch let error as DepotError {
+            #expect(error.code == .unavailable)
+        }
+    }
+
+    @Test func downloadURLThatWentAwayIsResolvedAgain() async throws {
+        let transport = HookedTransport()
+        let (scratch, server, downloader) = try setUp(transport)
+        defer { withExtendedLifetime(scratch) {} }
+        transport.afterManifest = {
+            // Between the manifest and the download, v2 replaces v1 and v1's file is deleted.
+            _ = try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: server.environment)
+            _ = try Command.depot(["unpublish", "flowers", "1"], environment: server.environment)
+            _ = try Command.depot(["delete-version", "flowers", "1"], environment: server.environment)
+        }
+        let model = try await downloader.model(named: "flowers")
+        #expect(model.version == 2)
+        #expect(model.description.inputs.first?.type == .int8)
+    }
+
+    @Test func cancellingTheCallerStopsTheDownload() async throws {
+        final class NeverCharging: DeviceStatusProvider {
+            let checks = Mutex(0)
+            func status(for directory: URL) -> DeviceStatus {
+                checks.withLock { $0 += 1 }
+                return DeviceStatus(isCharging: false, freeSpace: 1 << 40)
+            }
+        }
+        let scratch = try Scratch()
+        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
+        _ = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: server.environment)
+        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
+        let device = NeverCharging()
+        let downloader = try ModelDownloader(configuration: .init(serverURL: server.url, appKey: key.secret,
+                                                                  cacheDirectory: scratch.url.appendingPathComponent("cache"),
+                                                                  deviceStatus: device))
+        var conditions = DownloadConditions()
+        conditions.requiresCharging = true
+        conditions.waitsUpTo = .seconds(3_600)
+        conditions.pollInterval = .milliseconds(10)
+        let task = Task { try await downloader.model(named: "flowers", conditions: conditions) }
+        #expect(eventually { device.checks.withLock { $0 } >= 2 })
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(await downloader.latestModelFilePath("flowers") == nil)
+    }
+}
