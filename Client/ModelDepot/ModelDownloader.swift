@@ -163,6 +163,7 @@ public actor ModelDownloader {
         do {
             fetched = try await configuration.transport.data(for: manifestRequest(model, etag: current?.etag))
         } catch {
+            try Task.checkCancellation()
             if let current { return current.model }
             throw DepotError(.unavailable, "Could not reach \(configuration.serverURL.absoluteString): \(error.localizedDescription). No model '\(model)' is downloaded yet.")
         }

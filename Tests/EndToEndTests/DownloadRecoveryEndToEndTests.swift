@@ -106,7 +106,7 @@ import Testing
         conditions.waitsUpTo = .seconds(3_600)
         conditions.pollInterval = .milliseconds(10)
         let task = Task { try await downloader.model(named: "flowers", conditions: conditions) }
-        #expect(eventually { device.checks.withLock { $0 } >= 2 })
+        #expect(await eventually(within: 300) { device.checks.withLock { $0 } >= 2 })
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(await downloader.latestModelFilePath("flowers") == nil)
