@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ModelDepot
 import ModelDepotShared
 
 /// `libLiteRt.so` (from the `ai-edge-litert` wheel) loaded with `dlopen`, with the C functions
@@ -74,4 +75,11 @@ public final class LiteRTLibrary: @unchecked Sendable {
     }
 
     deinit { dlclose(handle) }
+}
+
+extension LiteRTLibrary: ModelInterpreterFactory {
+    /// A LiteRT interpreter (CPU) for a verified model.
+    public func makeInterpreter(for model: VerifiedModel) throws -> LiteRTInterpreter {
+        try LiteRTInterpreter(model: model, library: self)
+    }
 }

@@ -18,7 +18,7 @@ struct LiteRTInferenceEndToEndTests {
                                                                   cacheDirectory: scratch.url.appendingPathComponent("cache")))
         let model = try await downloader.model(named: "flowers")
 
-        let interpreter = try LiteRTInterpreter(model: model, library: try LiteRTLibrary(path: try #require(LiteRTRuntime.libraryPath)))
+        let interpreter = try LiteRTLibrary(path: try #require(LiteRTRuntime.libraryPath)).makeInterpreter(for: model)
         let input: [Float] = [0.9, -0.3, 0.25, 0.5]
         let outputs = try interpreter.run([TensorValue(float32: input, shape: [1, 4])])
         let probabilities = try #require(outputs.first?.float32Values)

@@ -53,6 +53,19 @@ import Testing
         #expect(try metric(setup.server, "depot_blob_bytes_served_total") == served)
     }
 
+    @Test func concurrentRequestsForOneModelShareOneDownload() async throws {
+        let setup = try setUp(publish: ["float_classifier_labels"])
+        let downloader = setup.downloader
+        async let first = downloader.model(named: "flowers")
+        async let second = downloader.model(named: "flowers")
+        async let third = downloader.model(named: "flowers")
+        let models = try await [first, second, third]
+        #expect(Set(models.map(\.fileURL)).count == 1)
+        #expect(try metric(setup.server, "depot_blob_bytes_served_total") == 1127, "the file went over the wire once")
+        #expect(try metric(setup.server, #"depot_manifest_responses_total{status="200"}"#) == 1, "one check for the three callers")
+        #expect(try metric(setup.server, #"depot_manifest_responses_total{status="304"}"#) == 0)
+    }
+
     @Test func newlyPublishedVersionReplacesTheOldOneWhichIsKept() async throws {
         let setup = try setUp()
         let first = try await setup.downloader.model(named: "flowers")
