@@ -53,6 +53,18 @@ import Testing
         #expect(try metric(setup.server, "depot_blob_bytes_served_total") == served)
     }
 
+    @Test func installationIDIsPersistedUnlessTheAppGivesOne() throws {
+        let scratch = try Scratch()
+        let cache = scratch.url.appendingPathComponent("cache")
+        let server = URL(string: "http://127.0.0.1:9")!
+        let first = try ModelDownloader(configuration: .init(serverURL: server, appKey: "k", cacheDirectory: cache))
+        let second = try ModelDownloader(configuration: .init(serverURL: server, appKey: "k", cacheDirectory: cache))
+        #expect(first.installationID == second.installationID)
+        #expect(UUID(uuidString: first.installationID) != nil)
+        let given = try ModelDownloader(configuration: .init(serverURL: server, appKey: "k", installationID: "Device-ABC", cacheDirectory: cache))
+        #expect(given.installationID == "device-abc")
+    }
+
     @Test func concurrentRequestsForOneModelShareOneDownload() async throws {
         let setup = try setUp(publish: ["float_classifier_labels"])
         let downloader = setup.downloader
