@@ -28,21 +28,14 @@ import Testing
         }
     }
 
-    func downloader(_ device: ScriptedDevice) throws -> (Scratch, ServerProcess, ModelDownloader) {
-        let scratch = try Scratch()
-        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
-        _ = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: server.environment)
-        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
-        let downloader = try ModelDownloader(configuration: .init(serverURL: server.url, appKey: key.secret,
-                                                                  cacheDirectory: scratch.url.appendingPathComponent("cache"),
-                                                                  deviceStatus: device))
-        return (scratch, server, downloader)
+    func downloader(_ device: ScriptedDevice) throws -> (PublishedModel, ModelDownloader) {
+        let published = try PublishedModel()
+        return (published, try published.downloader { $0.deviceStatus = device })
     }
 
     @Test func cellularDownloadFailsAtOnceWhenNotAllowed() async throws {
-        let (scratch, server, downloader) = try downloader(ScriptedDevice(cellularChecks: .max))
-        defer { withExtendedLifetime((scratch, server)) {} }
+        let (published, downloader) = try downloader(ScriptedDevice(cellularChecks: .max))
+        defer { withExtendedLifetime(published) {} }
         var conditions = DownloadConditions()
         conditions.allowsCellularAccess = false
         await #expect(throws: DepotError(.conditionsNotMet, "'flowers' v1 was not downloaded: the device is on cellular and cellular downloads are not allowed. No model is installed yet.")) {
@@ -53,8 +46,8 @@ import Testing
 
     @Test func downloadWaitsUntilConditionsHold() async throws {
         let device = ScriptedDevice(cellularChecks: 3)
-        let (scratch, server, downloader) = try downloader(device)
-        defer { withExtendedLifetime((scratch, server)) {} }
+        let (published, downloader) = try downloader(device)
+        defer { withExtendedLifetime(published) {} }
         var conditions = DownloadConditions()
         conditions.requiresUnmeteredNetwork = true
         conditions.waitsUpTo = .seconds(30)
@@ -65,11 +58,10 @@ import Testing
     }
 
     @Test func notEnoughSpaceFailsClearlyAndWritesNothing() async throws {
-        let (scratch, server, downloader) = try downloader(ScriptedDevice(cellularChecks: 0, freeSpace: 500))
-        defer { withExtendedLifetime(server) {} }
+        let (published, downloader) = try downloader(ScriptedDevice(cellularChecks: 0, freeSpace: 500))
         await #expect(throws: DepotError(.notEnoughSpace, "Downloading 'flowers' v1 needs 992 free bytes (992 for the file, 0 to keep free); 500 are free. Nothing was written. No model is installed yet.")) {
             try await downloader.model(named: "flowers")
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.appendingPathComponent("cache/partial").path).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: published.cache.appendingPathComponent("partial").path).isEmpty)
     }
 }

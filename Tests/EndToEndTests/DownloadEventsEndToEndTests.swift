@@ -20,22 +20,15 @@ import Testing
         }
     }
 
-    func setUp(_ notifications: Notifications) throws -> (Scratch, ServerProcess, ModelDownloader) {
-        let scratch = try Scratch()
-        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
-        _ = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: server.environment)
-        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
-        let downloader = try ModelDownloader(configuration: .init(serverURL: server.url, appKey: key.secret,
-                                                                  cacheDirectory: scratch.url.appendingPathComponent("cache"),
-                                                                  notificationCenter: notifications.center))
-        return (scratch, server, downloader)
+    func setUp(_ notifications: Notifications) throws -> (PublishedModel, ModelDownloader) {
+        let published = try PublishedModel()
+        return (published, try published.downloader { $0.notificationCenter = notifications.center })
     }
 
     @Test func firstDownloadReportsEveryStepInOrder() async throws {
         let notifications = Notifications()
-        let (scratch, server, downloader) = try setUp(notifications)
-        defer { withExtendedLifetime((scratch, server)) {} }
+        let (published, downloader) = try setUp(notifications)
+        defer { withExtendedLifetime(published) {} }
         let events = await downloader.events()
         _ = try await downloader.model(named: "flowers")
         _ = try await downloader.model(named: "flowers")
@@ -53,8 +46,8 @@ import Testing
 
     @Test func backgroundUpdateReturnsTheCurrentModelAndInstallsTheNewOne() async throws {
         let notifications = Notifications()
-        let (scratch, server, downloader) = try setUp(notifications)
-        defer { withExtendedLifetime(scratch) {} }
+        let (published, downloader) = try setUp(notifications)
+        let server = published.server
         let first = try await downloader.model(named: "flowers")
         _ = try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: server.environment)
 
@@ -76,8 +69,8 @@ import Testing
 
     @Test func failureIsReportedAsEventAndNotification() async throws {
         let notifications = Notifications()
-        let (scratch, server, downloader) = try setUp(notifications)
-        defer { withExtendedLifetime(scratch) {} }
+        let (published, downloader) = try setUp(notifications)
+        let server = published.server
         let version = try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish", "--json"],
                                         environment: server.environment).decode(ModelVersion.self)
         let blob = server.storage.appendingPathComponent("blobs/sha256/\(version.sha256.prefix(2))/\(version.sha256)")

@@ -41,26 +41,22 @@ import Testing
         }
     }
 
-    func setUp(_ transport: HookedTransport, retries: Int = 3) throws -> (Scratch, ServerProcess, ModelDownloader) {
-        let scratch = try Scratch()
-        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
-        _ = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: server.environment)
-        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
-        var configuration = ModelDownloaderConfiguration(serverURL: server.url, appKey: key.secret,
-                                                         cacheDirectory: scratch.url.appendingPathComponent("cache"), transport: transport)
-        configuration.retries = retries
-        configuration.retryDelay = .milliseconds(5)
-        return (scratch, server, try ModelDownloader(configuration: configuration))
+    func setUp(_ transport: HookedTransport, retries: Int = 3) throws -> (PublishedModel, ModelDownloader) {
+        let published = try PublishedModel()
+        return (published, try published.downloader {
+            $0.transport = transport
+            $0.retries = retries
+            $0.retryDelay = .milliseconds(5)
+        })
     }
 
     @Test func transientFailuresAreRetriedWithBackoff() async throws {
-        let (scratch, server, downloader) = try setUp(HookedTransport(failingRanges: 2))
-        defer { withExtendedLifetime((scratch, server)) {} }
+        let (published, downloader) = try setUp(HookedTransport(failingRanges: 2))
+        defer { withExtendedLifetime(published) {} }
         #expect(try await downloader.model(named: "flowers").version == 1)
 
-        let (scratch2, server2, noRetries) = try setUp(HookedTransport(failingRanges: 1), retries: 0)
-        defer { withExtendedLifetime((scratch2, server2)) {} }
+        let (published2, noRetries) = try setUp(HookedTransport(failingRanges: 1), retries: 0)
+        defer { withExtendedLifetime(published2) {} }
         do {
             _ = try await noRetries.model(named: "flowers")
             Issue.record("a lost connection without retries succeeded")
@@ -71,8 +67,8 @@ import Testing
 
     @Test func downloadURLThatWentAwayIsResolvedAgain() async throws {
         let transport = HookedTransport()
-        let (scratch, server, downloader) = try setUp(transport)
-        defer { withExtendedLifetime(scratch) {} }
+        let (published, downloader) = try setUp(transport)
+        let server = published.server
         transport.afterManifest = {
             // Between the manifest and the download, v2 replaces v1 and v1's file is deleted.
             _ = try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: server.environment)
@@ -92,15 +88,10 @@ import Testing
                 return DeviceStatus(isCharging: false, freeSpace: 1 << 40)
             }
         }
-        let scratch = try Scratch()
-        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
-        _ = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: server.environment)
-        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
+        let published = try PublishedModel()
+        defer { withExtendedLifetime(published) {} }
         let device = NeverCharging()
-        let downloader = try ModelDownloader(configuration: .init(serverURL: server.url, appKey: key.secret,
-                                                                  cacheDirectory: scratch.url.appendingPathComponent("cache"),
-                                                                  deviceStatus: device))
+        let downloader = try published.downloader { $0.deviceStatus = device }
         var conditions = DownloadConditions()
         conditions.requiresCharging = true
         conditions.waitsUpTo = .seconds(3_600)

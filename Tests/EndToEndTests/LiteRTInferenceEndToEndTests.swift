@@ -9,14 +9,9 @@ import Testing
 @Suite(.enabled(if: LiteRTRuntime.libraryPath != nil, "LiteRT (ai-edge-litert==2.3.0) is not installed: run scripts/bootstrap to install it"))
 struct LiteRTInferenceEndToEndTests {
     @Test func downloadedClassifierGivesLiteRTsOwnAnswer() async throws {
-        let scratch = try Scratch()
-        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
-        _ = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier_labels"), "--publish"], environment: server.environment)
-        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
-        let downloader = try ModelDownloader(configuration: .init(serverURL: server.url, appKey: key.secret,
-                                                                  cacheDirectory: scratch.url.appendingPathComponent("cache")))
-        let model = try await downloader.model(named: "flowers")
+        let published = try PublishedModel(["float_classifier_labels"])
+        defer { withExtendedLifetime(published) {} }
+        let model = try await published.downloader().model(named: "flowers")
 
         let interpreter = try LiteRTLibrary(path: try #require(LiteRTRuntime.libraryPath)).makeInterpreter(for: model)
         let input: [Float] = [0.9, -0.3, 0.25, 0.5]
@@ -63,17 +58,15 @@ enum LiteRTRuntime {
 @Suite(.enabled(if: LiteRTRuntime.libraryPath != nil, "LiteRT (ai-edge-litert==2.3.0) is not installed: run scripts/bootstrap to install it"))
 struct ClassifyExampleEndToEndTests {
     @Test func exampleDownloadsRunsAndPrintsTheTopLabels() throws {
-        let scratch = try Scratch()
-        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
-        _ = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier_labels"), "--publish"], environment: server.environment)
-        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
+        let published = try PublishedModel(["float_classifier_labels"])
+        defer { withExtendedLifetime(published) {} }
+        let scratch = published.scratch
         let input: [Float] = [0.9, -0.3, 0.25, 0.5]
         try Data(input.flatMap { withUnsafeBytes(of: $0.bitPattern.littleEndian) { Array($0) } }).write(to: URL(fileURLWithPath: scratch.path("input.bin")))
         try "daisy\nrose\ntulip\n".write(toFile: scratch.path("labels.txt"), atomically: true, encoding: .utf8)
 
         let output = try Subprocess.run(Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-classify"), [
-            "--server", server.url.absoluteString, "--key", key.secret, "--model", "flowers", "--input", scratch.path("input.bin"),
+            "--server", published.server.url.absoluteString, "--key", published.appKey, "--model", "flowers", "--input", scratch.path("input.bin"),
             "--labels", scratch.path("labels.txt"), "--litert", try #require(LiteRTRuntime.libraryPath), "--cache", scratch.path("cache"),
         ])
         #expect(output.status == 0, "\(output.error)")

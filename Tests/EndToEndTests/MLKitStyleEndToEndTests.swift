@@ -7,21 +7,14 @@ import Testing
 /// The ML Kit-style surface: RemoteModel, download → Progress, isModelDownloaded, delete, and
 /// a bundled LocalModel as the last fallback.
 @Suite struct MLKitStyleEndToEndTests {
-    func setUp() throws -> (Scratch, ServerProcess, ModelDownloader) {
-        let scratch = try Scratch()
-        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
-        _ = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier_labels"), "--publish"], environment: server.environment)
-        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
-        var configuration = ModelDownloaderConfiguration(serverURL: server.url, appKey: key.secret,
-                                                         cacheDirectory: scratch.url.appendingPathComponent("cache"))
-        configuration.downloadChunkSize = 256
-        return (scratch, server, try ModelDownloader(configuration: configuration))
+    func setUp() throws -> (PublishedModel, ModelDownloader) {
+        let published = try PublishedModel(["float_classifier_labels"])
+        return (published, try published.downloader { $0.downloadChunkSize = 256 })
     }
 
     @Test func downloadReportsProgressAndTheModelIsThenDownloaded() async throws {
-        let (scratch, server, downloader) = try setUp()
-        defer { withExtendedLifetime((scratch, server)) {} }
+        let (published, downloader) = try setUp()
+        defer { withExtendedLifetime(published) {} }
         let remote = RemoteModel(name: "flowers")
         #expect(await !downloader.isModelDownloaded(remote))
         let progress = await downloader.download(remote)
@@ -35,17 +28,17 @@ import Testing
     }
 
     @Test func failedDownloadCancelsItsProgress() async throws {
-        let (scratch, server, downloader) = try setUp()
-        defer { withExtendedLifetime((scratch, server)) {} }
+        let (published, downloader) = try setUp()
+        defer { withExtendedLifetime(published) {} }
         let progress = await downloader.download(RemoteModel(name: "nothing"))
         await #expect(throws: DepotError.self) { try await downloader.model(named: "nothing") }
         #expect(progress.isCancelled)
     }
 
     @Test func bundledModelIsTheLastFallbackAndIsVerified() async throws {
-        let (scratch, server, downloader) = try setUp()
-        server.stop(signal: SIGTERM)
-        defer { withExtendedLifetime(scratch) {} }
+        let (published, downloader) = try setUp()
+        defer { withExtendedLifetime(published) {} }
+        published.server.stop(signal: SIGTERM)
         let bundled = LocalModel(fileURL: URL(fileURLWithPath: Binaries.fixture("int8_conv")))
         let model = try await downloader.model(named: "flowers", fallback: bundled)
         #expect(model.version == 0 && model.manifest.arm == "bundled")

@@ -11,30 +11,16 @@ import Testing
 /// The SDK's downloader against a real `depot serve` over URLSession.
 @Suite struct ModelDownloaderEndToEndTests {
     struct Setup {
-        let scratch: Scratch
-        let server: ServerProcess
+        let published: PublishedModel
         let downloader: ModelDownloader
-        let cache: URL
+        var server: ServerProcess { published.server }
+        var scratch: Scratch { published.scratch }
+        var cache: URL { published.cache }
     }
 
     func setUp(publish fixtures: [String] = ["float_classifier"]) throws -> Setup {
-        let scratch = try Scratch()
-        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
-        for fixture in fixtures {
-            _ = try Command.depot(["upload", "flowers", Binaries.fixture(fixture), "--publish"], environment: server.environment)
-        }
-        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
-        let cache = scratch.url.appendingPathComponent("cache")
-        let downloader = try ModelDownloader(configuration: .init(serverURL: server.url, appKey: key.secret,
-                                                                  device: DeviceContext(platform: "linux"), cacheDirectory: cache))
-        return Setup(scratch: scratch, server: server, downloader: downloader, cache: cache)
-    }
-
-    func metric(_ server: ServerProcess, _ line: String) throws -> Int {
-        let text = try Command.curl(["\(server.url.absoluteString)/metrics"]).text
-        guard let row = text.split(separator: "\n").first(where: { $0.hasPrefix(line + " ") }) else { return 0 }
-        return Int(row.split(separator: " ").last ?? "") ?? 0
+        let published = try PublishedModel(fixtures)
+        return Setup(published: published, downloader: try published.downloader { $0.device = DeviceContext(platform: "linux") })
     }
 
     @Test func firstDownloadInstallsAVerifiedModelAndTheNextCheckIs304() async throws {
@@ -46,11 +32,11 @@ import Testing
         #expect(model.description.inputs.map(\.name) == ["image"])
         #expect(await setup.downloader.latestModelFilePath("flowers") == model.fileURL)
 
-        let served = try metric(setup.server, "depot_blob_bytes_served_total")
+        let served = try setup.server.metric("depot_blob_bytes_served_total")
         let again = try await setup.downloader.model(named: "flowers")
         #expect(again.fileURL == model.fileURL)
-        #expect(try metric(setup.server, #"depot_manifest_responses_total{status="304"}"#) == 1)
-        #expect(try metric(setup.server, "depot_blob_bytes_served_total") == served)
+        #expect(try setup.server.metric(#"depot_manifest_responses_total{status="304"}"#) == 1)
+        #expect(try setup.server.metric("depot_blob_bytes_served_total") == served)
     }
 
     @Test func installationIDIsPersistedUnlessTheAppGivesOne() throws {
@@ -73,9 +59,9 @@ import Testing
         async let third = downloader.model(named: "flowers")
         let models = try await [first, second, third]
         #expect(Set(models.map(\.fileURL)).count == 1)
-        #expect(try metric(setup.server, "depot_blob_bytes_served_total") == 1127, "the file went over the wire once")
-        #expect(try metric(setup.server, #"depot_manifest_responses_total{status="200"}"#) == 1, "one check for the three callers")
-        #expect(try metric(setup.server, #"depot_manifest_responses_total{status="304"}"#) == 0)
+        #expect(try setup.server.metric("depot_blob_bytes_served_total") == 1127, "the file went over the wire once")
+        #expect(try setup.server.metric(#"depot_manifest_responses_total{status="200"}"#) == 1, "one check for the three callers")
+        #expect(try setup.server.metric(#"depot_manifest_responses_total{status="304"}"#) == 0)
     }
 
     @Test func newlyPublishedVersionReplacesTheOldOneWhichIsKept() async throws {
@@ -119,7 +105,7 @@ import Testing
 
         let model = try await setup.downloader.model(named: "flowers")
         #expect(try Data(contentsOf: model.fileURL) == bytes)
-        #expect(try metric(setup.server, "depot_blob_bytes_served_total") == bytes.count - 600)
+        #expect(try setup.server.metric("depot_blob_bytes_served_total") == bytes.count - 600)
     }
 
     @Test func offlineTheDownloadedModelIsUsedAndLocalModelNeedsOne() async throws {
