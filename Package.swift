@@ -95,7 +95,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["ModelDepotShared", "ModelDepot", "ModelDepotLiteRT", "depot", "depot-classify", "TestSupport",
-                           .product(name: "Crypto", package: "swift-crypto")],
+                           .product(name: "Crypto", package: "swift-crypto"), .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Tests/EndToEndTests"
         ),
     ]

@@ -14,8 +14,8 @@ enum SDKBenchmark {
     }
 
     /// One `ModelDownloader.model(named:)` into an empty cache: manifest, download, verify, install.
-    static func install(server: String, key: String, model: String, cache: String) async throws {
-        let downloader = try ModelDownloader(configuration: .init(serverURL: URL(string: server)!, appKey: key,
+    static func install(server: String, key: String, rootKey: String, model: String, cache: String) async throws {
+        let downloader = try ModelDownloader(configuration: .init(serverURL: URL(string: server)!, appKey: key, trustedRoot: .publicKey(rootKey),
                                                                   cacheDirectory: URL(fileURLWithPath: cache)))
         let installed = try await downloader.model(named: model)
         print(installed.sha256, installed.fileURL.path)

@@ -4,7 +4,7 @@
 //   depot-benchmark sha256 FILE      the file's SHA-256, as ModelDepot computes it (mapped, streamed)
 //   depot-benchmark rules            nanoseconds per rollout evaluation, with 0 and 20 rules
 //   depot-benchmark sdk-verify FILE  the SDK's check of a downloaded file (SHA-256 + TFLite)
-//   depot-benchmark sdk-install SERVER KEY MODEL CACHE   one download-verify-install
+//   depot-benchmark sdk-install SERVER KEY ROOT_KEY MODEL CACHE   one download-verify-install
 import Foundation
 import Crypto
 import ModelDepotShared
@@ -42,12 +42,12 @@ case "sdk-verify":
     try SDKBenchmark.verify(arguments.dropFirst().first ?? "")
 case "sdk-install":
     let values = Array(arguments.dropFirst())
-    guard values.count == 4 else {
-        print("usage: depot-benchmark sdk-install SERVER KEY MODEL CACHE")
+    guard values.count == 5 else {
+        print("usage: depot-benchmark sdk-install SERVER KEY ROOT_KEY MODEL CACHE")
         exit(2)
     }
-    try await SDKBenchmark.install(server: values[0], key: values[1], model: values[2], cache: values[3])
+    try await SDKBenchmark.install(server: values[0], key: values[1], rootKey: values[2], model: values[3], cache: values[4])
 default:
-    print("usage: depot-benchmark verify FILE... | sha256 FILE | rules | sdk-verify FILE | sdk-install SERVER KEY MODEL CACHE")
+    print("usage: depot-benchmark verify FILE... | sha256 FILE | rules | sdk-verify FILE | sdk-install SERVER KEY ROOT_KEY MODEL CACHE")
     exit(2)
 }

@@ -5,13 +5,15 @@ import ModelDepotShared
 ///
 ///     <cache>/models/<name>/v<version>-<sha256>/model.tflite
 ///     <cache>/models/<name>/v<version>-<sha256>/manifest.json
-///     <cache>/models/<name>/current.json        the version in use and its manifest ETag
+///     <cache>/models/<name>/current.json        the version in use, its manifest's ETag and expiry
 ///     <cache>/partial/<sha256>.part              a download in progress (survives restarts)
 struct ModelCache: Sendable {
     /// What `current.json` holds.
     struct Current: Codable, Sendable {
         var directory: String
         var etag: String?
+        /// When the newest manifest accepted for this version expires: a `304` after it is a freeze.
+        var expires: Date?
     }
 
     let root: URL
@@ -19,8 +21,8 @@ struct ModelCache: Sendable {
     func modelDirectory(_ name: ModelName) -> URL { root.appendingPathComponent("models/\(name.rawValue)") }
     func partialFile(_ sha256: String) -> URL { root.appendingPathComponent("partial/\(sha256).part") }
 
-    /// The version in use and its manifest ETag, or `nil`.
-    func current(_ name: ModelName) -> (model: VerifiedModel, etag: String?)? {
+    /// The version in use and what is known of its manifest, or `nil`.
+    func current(_ name: ModelName) -> (model: VerifiedModel, cached: Current)? {
         let folder = modelDirectory(name)
         guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent("current.json").path),
               let current = try? JSONDecoder().decode(Current.self, from: data),
@@ -29,7 +31,7 @@ struct ModelCache: Sendable {
         let file = folder.appendingPathComponent("\(current.directory)/model.tflite")
         let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue
         guard size == stored.manifest.size else { return nil }
-        return (VerifiedModel(manifest: stored.manifest, fileURL: file, description: stored.description), current.etag)
+        return (VerifiedModel(manifest: stored.manifest, fileURL: file, description: stored.description), current)
     }
 
     /// Moves a verified file into its version folder, makes it current, and keeps `kept` versions.
@@ -45,12 +47,12 @@ struct ModelCache: Sendable {
         try manager.moveItem(at: file, to: modelFile)
         try JSONEncoder().encode(StoredModel(manifest: manifest, description: description))
             .write(to: destination.appendingPathComponent("manifest.json"), options: .atomic)
-        try setCurrent(manifest.model, Current(directory: name, etag: etag))
+        try setCurrent(manifest.model, Current(directory: name, etag: etag, expires: manifest.expires))
         try prune(folder, keeping: kept, current: name)
         return VerifiedModel(manifest: manifest, fileURL: modelFile, description: description)
     }
 
-    /// Records a new manifest ETag for the version in use.
+    /// Records a new manifest ETag and expiry for the version in use.
     func setCurrent(_ name: ModelName, _ current: Current) throws {
         try JSONEncoder().encode(current).write(to: modelDirectory(name).appendingPathComponent("current.json"), options: .atomic)
     }

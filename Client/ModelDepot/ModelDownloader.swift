@@ -19,6 +19,9 @@ import ModelDepotShared
 public actor ModelDownloader {
     let configuration: ModelDownloaderConfiguration
     let cache: ModelCache
+    let trust: TrustStore
+    /// The newest root document verified so far (also stored by ``trust``).
+    var trustedRoot: TrustedRoot?
     /// The installation id sent for rollouts.
     public nonisolated let installationID: String
     private var inFlight: [ModelName: Task<VerifiedModel, any Error>] = [:]
@@ -38,6 +41,7 @@ public actor ModelDownloader {
     public init(configuration: ModelDownloaderConfiguration) throws {
         self.configuration = configuration
         cache = ModelCache(root: configuration.cacheDirectory)
+        trust = TrustStore(cacheDirectory: configuration.cacheDirectory, pinned: configuration.trustedRoot)
         do {
             for folder in ["models", "partial"] {
                 try FileManager.default.createDirectory(at: configuration.cacheDirectory.appendingPathComponent(folder),
@@ -121,7 +125,7 @@ public actor ModelDownloader {
     }
 
     /// Starts (or joins) the one check-and-download of a model.
-    private func refresh(_ model: ModelName, current: (model: VerifiedModel, etag: String?)?,
+    private func refresh(_ model: ModelName, current: (model: VerifiedModel, cached: ModelCache.Current)?,
                          conditions: DownloadConditions, expectation: TFLiteIOExpectation?) -> Task<VerifiedModel, any Error> {
         if let task = inFlight[model] { return task }
         let task = Task {
@@ -156,12 +160,15 @@ public actor ModelDownloader {
         try cache.delete(try ModelName(name))
     }
 
-    private func update(_ model: ModelName, current: (model: VerifiedModel, etag: String?)?,
+    private func update(_ model: ModelName, current: (model: VerifiedModel, cached: ModelCache.Current)?,
                         conditions: DownloadConditions, expectation: TFLiteIOExpectation?) async throws -> VerifiedModel {
         emit(.checking(model: model))
+        let kept = current.map { "The current model (v\($0.model.version)) stays in use." } ?? "No model is installed yet."
         let fetched: (Data, HTTPURLResponse)
         do {
-            fetched = try await configuration.transport.data(for: manifestRequest(model, etag: current?.etag))
+            fetched = try await configuration.transport.data(for: manifestRequest(model, etag: current?.cached.etag), limit: ModelManifest.maximumSize)
+        } catch is TransferLimitExceeded {
+            throw DepotError(.metadataTooLarge, "The manifest of '\(model)' is larger than \(ModelManifest.maximumSize) bytes; it was not read. \(kept)")
         } catch {
             try Task.checkCancellation()
             if let current { return current.model }
@@ -169,6 +176,9 @@ public actor ModelDownloader {
         }
         let (data, response) = fetched
         if response.statusCode == 304, let current {
+            if let expires = current.cached.expires, expires.addingTimeInterval(configuration.clockSkew) <= configuration.clock() {
+                throw DepotError(.manifestExpired, "The server answers that the manifest of '\(model)' is unchanged, but it expired at \(expires): the server stopped refreshing it, or its answer is being replayed. \(kept)")
+            }
             emit(.upToDate(model: model, version: current.model.version))
             return current.model
         }
@@ -179,26 +189,31 @@ public actor ModelDownloader {
         }
         var manifest: ModelManifest
         do {
-            manifest = try JSONDecoder().decode(ModelManifest.self, from: data)
-        } catch {
-            throw DepotError(.unavailable, "The server's manifest for '\(model)' could not be read: \(error).")
+            manifest = try await verifiedManifest(data, response, for: model)
+        } catch let error as DepotError where !error.message.hasSuffix(kept) {
+            throw DepotError(error.code, "\(error.message) \(kept)")
         }
         var etag = response.value(forHTTPHeaderField: "ETag")
         if let current, current.model.sha256 == manifest.sha256, current.model.version == manifest.version {
-            try? cache.setCurrent(model, .init(directory: current.model.fileURL.deletingLastPathComponent().lastPathComponent, etag: etag))
+            try? cache.setCurrent(model, .init(directory: current.cached.directory, etag: etag, expires: manifest.expires))
             emit(.upToDate(model: model, version: current.model.version))
             return current.model
         }
         let file: URL
         do {
-            file = try await download(manifest, conditions: conditions, current: current?.model)
-        } catch let error as DepotError where [.notFound, .forbidden].contains(error.code) {
-            // The download URL expired or the blob went away: ask again which version to use.
-            let (data, response) = try await configuration.transport.data(for: manifestRequest(model, etag: nil))
-            guard response.statusCode == 200 else { throw Self.serverError(data, response) }
-            manifest = try JSONDecoder().decode(ModelManifest.self, from: data)
-            etag = response.value(forHTTPHeaderField: "ETag")
-            file = try await download(manifest, conditions: conditions, current: current?.model)
+            do {
+                file = try await download(manifest, conditions: conditions, current: current?.model)
+            } catch let error as DepotError where [.notFound, .forbidden].contains(error.code) {
+                // The download URL expired or the blob went away: ask again which version to use.
+                let (data, response) = try await configuration.transport.data(for: manifestRequest(model, etag: nil),
+                                                                              limit: ModelManifest.maximumSize)
+                guard response.statusCode == 200 else { throw Self.serverError(data, response) }
+                manifest = try await verifiedManifest(data, response, for: model)
+                etag = response.value(forHTTPHeaderField: "ETag")
+                file = try await download(manifest, conditions: conditions, current: current?.model)
+            }
+        } catch let error as DepotError where !error.message.hasSuffix(kept) {
+            throw DepotError(error.code, "\(error.message) \(kept)")
         }
         emit(.verifying(model: model, version: manifest.version))
         let verified: VerifiedModel
@@ -206,8 +221,7 @@ public actor ModelDownloader {
             verified = try VerifiedModel.verify(file, against: manifest, expectation: expectation)
         } catch {
             try? FileManager.default.removeItem(at: file)
-            let kept = current.map { "the current model (v\($0.model.version)) stays in use" } ?? "no model is installed"
-            throw DepotError(error.code, "\(error.message) The download was discarded; \(kept).")
+            throw DepotError(error.code, "\(error.message) The download was discarded. \(kept)")
         }
         let installed = try cache.install(file, manifest: manifest, description: verified.description, etag: etag, kept: configuration.keptVersions)
         emit(.installed(model: model, version: installed.version))
@@ -228,9 +242,11 @@ public actor ModelDownloader {
         while true {
             try Task.checkCancellation()
             do {
-                let (body, response) = try await configuration.transport.download(request)
+                let (body, response) = try await configuration.transport.download(request, limit: manifest.size)
                 guard response.statusCode >= 500, attempt < configuration.retries else { return (body, response) }
                 try? FileManager.default.removeItem(at: body)
+            } catch is TransferLimitExceeded {
+                throw DepotError(.sizeMismatch, "The server sent more than the \(manifest.size) signed bytes of '\(manifest.model)' v\(manifest.version); reading stopped there and the download was discarded.")
             } catch {
                 try Task.checkCancellation()
                 guard attempt < configuration.retries else {

@@ -1,13 +1,24 @@
 import Foundation
 import ModelDepotShared
 
-/// What a ``ModelDownloader`` needs: the server, the app key, what the device says about itself
-/// for targeting, where to keep models, and how to talk HTTP.
+/// What a ``ModelDownloader`` needs: the server, the app key, the pinned root of trust, what the
+/// device says about itself for targeting, where to keep models, and how to talk HTTP.
 public struct ModelDownloaderConfiguration: Sendable {
     /// The ModelDepot server, e.g. `https://models.example.com`.
     public var serverURL: URL
     /// A read-only app key (`depot keys create --app`).
     public var appKey: String
+    /// What the app trusts: the root public key, or the first root document. Every manifest must
+    /// be signed by a key the chain of root documents from there lists.
+    public var trustedRoot: PinnedRoot
+    /// How far the device's clock may be behind the server's when checking expiries (5 minutes).
+    public var clockSkew: TimeInterval = 300
+    /// How often the SDK asks for a newer root document even when nothing suggests one (a day).
+    public var rootCheckInterval: TimeInterval = 24 * 3600
+    /// The most root documents fetched in one check.
+    public var maximumRootSteps = 32
+    /// The device's wall clock, for expiries.
+    public var clock: @Sendable () -> Date = { Date() }
     /// The installation id for rollouts; `nil` to use a random UUID persisted in the cache directory.
     public var installationID: String?
     /// Platform, versions, country and custom attributes for rollout conditions.
@@ -30,11 +41,12 @@ public struct ModelDownloaderConfiguration: Sendable {
     public var retryDelay: Duration = .milliseconds(500)
 
     /// Creates a configuration.
-    public init(serverURL: URL, appKey: String, installationID: String? = nil, device: DeviceContext = DeviceContext(),
+    public init(serverURL: URL, appKey: String, trustedRoot: PinnedRoot, installationID: String? = nil, device: DeviceContext = DeviceContext(),
                 cacheDirectory: URL, keptVersions: Int = 2, transport: any ModelTransport = URLSessionTransport(),
                 deviceStatus: any DeviceStatusProvider = SystemDeviceStatus(), notificationCenter: NotificationCenter = .default) {
         self.serverURL = serverURL
         self.appKey = appKey
+        self.trustedRoot = trustedRoot
         self.installationID = installationID
         self.device = device
         self.cacheDirectory = cacheDirectory
@@ -54,4 +66,13 @@ public enum DownloadPolicy: Sendable {
     case localModelUpdateInBackground
     /// Ask the server; when it cannot be reached, the model already downloaded.
     case latestModel
+}
+
+/// The root of trust an app ships with.
+public enum PinnedRoot: Sendable, Hashable {
+    /// The root public key, base64 (what `depot keys root generate` prints): the SDK fetches root
+    /// document 1 and accepts it only when this key is one of its root keys and signed it.
+    case publicKey(String)
+    /// Root document 1's envelope as the server serves it (`/v1/keys/root/1.json`).
+    case rootDocument(Data)
 }

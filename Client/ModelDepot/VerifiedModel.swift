@@ -2,9 +2,9 @@ import Crypto
 import Foundation
 import ModelDepotShared
 
-/// A model file that passed every check on this device: size and SHA-256 against the manifest,
-/// and TFLite structure. Only the SDK's verifier creates one, and only one can be handed to an
-/// interpreter.
+/// A model file that passed every check on this device: a signed manifest, size and SHA-256
+/// against it, and TFLite structure. Only the SDK's verifier creates one, and only one can be
+/// handed to an interpreter, which reads it through ``loadVerifiedBytes()``.
 public struct VerifiedModel: Sendable, Hashable {
     /// The model's name.
     public let name: ModelName
@@ -36,7 +36,8 @@ public struct VerifiedModel: Sendable, Hashable {
         try expectation?.check(description)
         let manifest = ModelManifest(model: name, version: 0, sha256: try SHA256.digest(ofFileAt: fileURL.path).hex, size: size,
                                      downloadURL: fileURL.absoluteString,
-                                     tensors: .init(inputs: description.inputs, outputs: description.outputs), arm: "bundled")
+                                     tensors: .init(inputs: description.inputs, outputs: description.outputs), arm: "bundled",
+                                     manifestVersion: 0, issued: .distantPast, expires: .distantFuture)
         return VerifiedModel(manifest: manifest, fileURL: fileURL, description: description)
     }
 

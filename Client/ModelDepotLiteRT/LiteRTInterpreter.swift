@@ -40,6 +40,8 @@ public final class LiteRTInterpreter: @unchecked Sendable {
     }
 
     private let library: LiteRTLibrary
+    /// The verified bytes LiteRT reads the model from; they live as long as the interpreter.
+    private let bytes: VerifiedModelBytes
     private var environment: Handle = nil
     private var model: Handle = nil
     private var options: Handle = nil
@@ -47,16 +49,25 @@ public final class LiteRTInterpreter: @unchecked Sendable {
     private let inputs: [RankedType]
     private let outputs: [RankedType]
 
-    /// Loads and compiles a verified model.
+    /// Loads and compiles a verified model from its bytes, read and checked again now.
+    /// - Throws: ``DepotError``: `digest_mismatch` or `size_mismatch` when the file changed
+    ///   after it was verified; `unavailable` naming the LiteRT call that failed and its status.
+    public convenience init(model verified: VerifiedModel, library: LiteRTLibrary) throws(DepotError) {
+        try self.init(bytes: verified.loadVerifiedBytes(), library: library)
+    }
+
+    /// Loads and compiles a model from verified bytes.
     /// - Throws: ``DepotError`` (`unavailable`) naming the LiteRT call that failed and its status.
-    public init(model verified: VerifiedModel, library: LiteRTLibrary) throws(DepotError) {
+    public init(bytes: VerifiedModelBytes, library: LiteRTLibrary) throws(DepotError) {
         self.library = library
+        self.bytes = bytes
+        let verified = bytes.model
         try Self.check(library.createEnvironment(0, nil, &environment), "LiteRtCreateEnvironment")
         let environment = environment
         var model: Handle = nil
-        let status = verified.fileURL.path.withCString { library.createModelFromFile(environment, $0, &model) }
+        let status = bytes.withUnsafeBytes { library.createModelFromBuffer(environment, $0.baseAddress!, $0.count, &model) }
         self.model = model
-        try Self.check(status, "LiteRtCreateModelFromFile")
+        try Self.check(status, "LiteRtCreateModelFromBuffer")
         try Self.check(library.createOptions(&options), "LiteRtCreateOptions")
         try Self.check(library.setAccelerators(options, 1), "LiteRtSetOptionsHardwareAccelerators")
         try Self.check(library.createCompiledModel(environment, model, options, &compiled), "LiteRtCreateCompiledModel")

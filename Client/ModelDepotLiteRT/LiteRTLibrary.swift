@@ -12,7 +12,7 @@ public final class LiteRTLibrary: @unchecked Sendable {
     // @unchecked: the handle and function pointers are set once in init and only read after.
     typealias Handle = UnsafeMutableRawPointer?
     typealias CreateEnvironment = @convention(c) (Int32, UnsafeRawPointer?, UnsafeMutablePointer<Handle>) -> Int32
-    typealias CreateModelFromFile = @convention(c) (Handle, UnsafePointer<CChar>, UnsafeMutablePointer<Handle>) -> Int32
+    typealias CreateModelFromBuffer = @convention(c) (Handle, UnsafeRawPointer, Int, UnsafeMutablePointer<Handle>) -> Int32
     typealias CreateOptions = @convention(c) (UnsafeMutablePointer<Handle>) -> Int32
     typealias SetAccelerators = @convention(c) (Handle, Int32) -> Int32
     typealias CreateCompiledModel = @convention(c) (Handle, Handle, Handle, UnsafeMutablePointer<Handle>) -> Int32
@@ -26,7 +26,7 @@ public final class LiteRTLibrary: @unchecked Sendable {
 
     private let handle: UnsafeMutableRawPointer
     let createEnvironment: CreateEnvironment
-    let createModelFromFile: CreateModelFromFile
+    let createModelFromBuffer: CreateModelFromBuffer
     let createOptions: CreateOptions
     let setAccelerators: SetAccelerators
     let createCompiledModel: CreateCompiledModel
@@ -57,7 +57,7 @@ public final class LiteRTLibrary: @unchecked Sendable {
             return unsafeBitCast(pointer, to: T.self)
         }
         createEnvironment = try symbol("LiteRtCreateEnvironment", as: CreateEnvironment.self)
-        createModelFromFile = try symbol("LiteRtCreateModelFromFile", as: CreateModelFromFile.self)
+        createModelFromBuffer = try symbol("LiteRtCreateModelFromBuffer", as: CreateModelFromBuffer.self)
         createOptions = try symbol("LiteRtCreateOptions", as: CreateOptions.self)
         setAccelerators = try symbol("LiteRtSetOptionsHardwareAccelerators", as: SetAccelerators.self)
         createCompiledModel = try symbol("LiteRtCreateCompiledModel", as: CreateCompiledModel.self)
@@ -78,7 +78,10 @@ public final class LiteRTLibrary: @unchecked Sendable {
 }
 
 extension LiteRTLibrary: ModelInterpreterFactory {
-    /// A LiteRT interpreter (CPU) for a verified model.
+    /// A LiteRT interpreter (CPU) for a verified model, built from its bytes as read and checked
+    /// again at this moment (``VerifiedModel/loadVerifiedBytes()``), never from the file's path.
+    /// - Throws: ``DepotError``: `digest_mismatch` or `size_mismatch` when the file changed after
+    ///   verification, or a LiteRT failure.
     public func makeInterpreter(for model: VerifiedModel) throws -> LiteRTInterpreter {
         try LiteRTInterpreter(model: model, library: self)
     }

@@ -16,6 +16,7 @@ struct Classify: AsyncParsableCommand {
 
     @Option(help: "The ModelDepot server's URL.") var server: String
     @Option(help: "A read-only app key.") var key: String
+    @Option(help: "The root public key to trust (base64, from 'depot keys root generate').") var rootKey: String
     @Option(help: "The model's name.") var model: String
     @Option(help: "The input tensor: raw little-endian float32 values, as many as the model's input takes.") var input: String
     @Option(help: "A labels file, one label per line, in output order.") var labels: String
@@ -25,13 +26,13 @@ struct Classify: AsyncParsableCommand {
 
     func run() async throws {
         guard let serverURL = URL(string: server) else { throw ValidationError("'\(server)' is not a URL.") }
-        let downloader = try ModelDownloader(configuration: .init(serverURL: serverURL, appKey: key,
+        let downloader = try ModelDownloader(configuration: .init(serverURL: serverURL, appKey: key, trustedRoot: .publicKey(rootKey),
                                                                   cacheDirectory: URL(fileURLWithPath: cache)))
         let verified = try await downloader.model(named: model)
         let names = try String(contentsOfFile: labels, encoding: .utf8).split(separator: "\n").map(String.init)
         let data = try Data(contentsOf: URL(fileURLWithPath: input))
         let shape = verified.description.inputs.first?.shape ?? []
-        let interpreter = try LiteRTInterpreter(model: verified, library: try LiteRTLibrary(path: litert))
+        let interpreter = try LiteRTLibrary(path: litert).makeInterpreter(for: verified)
         let outputs = try interpreter.run([TensorValue(type: .float32, shape: shape, bytes: Array(data))])
         guard let scores = outputs.first?.float32Values else {
             throw ValidationError("The model's first output is not float32; this example prints float32 scores.")

@@ -20,9 +20,11 @@ public func buildApplication(
     try await removeUnreferencedBlobs(blobs, catalog: catalog, logger: logger)
     try await ensureAdminToken(catalog: catalog, configuration: configuration, logger: logger)
 
-    let clock: @Sendable () -> Date = { Date() }
+    let signer = try await ManifestSigner(storage: storage, catalog: catalog)
+
+    let clock = configuration.clock
     let usage = UsageCounter(clock: clock)
-    let router = buildRouter(configuration: configuration, catalog: catalog, blobs: blobs, usage: usage, clock: clock).router
+    let router = buildRouter(configuration: configuration, catalog: catalog, blobs: blobs, signer: signer, usage: usage, clock: clock).router
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "ModelDepot"),
@@ -33,10 +35,11 @@ public func buildApplication(
 }
 
 /// Registers every route and middleware; returns the router and the inventory of its paths.
-func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, blobs: any BlobStore,
+func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, blobs: any BlobStore, signer: ManifestSigner,
                  usage: UsageCounter, clock: @escaping @Sendable () -> Date) -> RouteInventory {
     let metrics = ServerMetrics()
-    let manifests = ManifestCache()
+    let manifests = ManifestCache(signer: signer, lifetime: configuration.manifestLifetime, clock: clock)
+    let signing = SigningController(catalog: catalog, signer: signer, manifests: manifests, clock: clock)
     let keys = AccessKeyCache(catalog: catalog)
     let routes = RouteInventory(router: Router(context: AppRequestContext.self))
     routes.add(middleware: RequestLogMiddleware(metrics: metrics))
@@ -44,6 +47,7 @@ func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, 
     let client = routes.group("v1").add(middleware: AuthenticationMiddleware(keys: keys))
     ManifestController(catalog: catalog, manifests: manifests, metrics: metrics, usage: usage).register(in: client)
     BlobsController(blobs: blobs, metrics: metrics, usage: usage).register(in: client)
+    signing.registerPublic(in: client)
     let admin = client.group("admin").add(middleware: AdminOnlyMiddleware())
     ModelsController(catalog: catalog, blobs: blobs, manifests: manifests, clock: clock).register(in: admin)
     VersionsController(catalog: catalog, blobs: blobs, manifests: manifests, metrics: metrics,
@@ -51,6 +55,7 @@ func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, 
     KeysController(catalog: catalog, keys: keys, clock: clock).register(in: admin)
     RolloutsController(catalog: catalog, manifests: manifests, clock: clock).register(in: admin)
     StatsController(catalog: catalog, usage: usage, clock: clock).register(in: admin)
+    signing.registerAdmin(in: admin)
     return routes
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 /// Everything `depot serve` can be told: where to listen, where to keep data, limits.
@@ -17,6 +18,10 @@ public struct ServerConfiguration: Sendable {
     public var initialAdminToken: String?
     /// How often usage counts go from memory to the catalog.
     public var usageFlushInterval: Duration = .seconds(10)
+    /// How long a signed manifest is good for; the server signs it again after half of it.
+    public var manifestLifetime: TimeInterval = 7 * 24 * 3600
+    /// The wall clock for signatures, expiries, audit entries and usage minutes (tests move it).
+    public var clock: @Sendable () -> Date = { Date() }
 
     /// Creates a configuration; the defaults serve on 127.0.0.1:8080 from `./storage`.
     public init(host: String = "127.0.0.1", port: Int = 8080, storageDirectory: String = "storage",

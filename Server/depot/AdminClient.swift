@@ -40,6 +40,19 @@ struct AdminClient: Sendable {
         try decode(try await send(request("POST", path)))
     }
 
+    /// The body of a GET as is (a signed document, whose bytes matter).
+    func data(_ path: String) async throws -> Data {
+        try await send(request("GET", path))
+    }
+
+    /// POSTs bytes as they are (a signed document).
+    func post<T: Decodable>(_ path: String, body: Data, as type: T.Type = T.self) async throws -> T {
+        var request = request("POST", path)
+        request.httpBody = body
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        return try decode(try await send(request))
+    }
+
     func delete(_ path: String) async throws {
         _ = try await send(request("DELETE", path))
     }

@@ -6,8 +6,8 @@ extension Depot {
     /// `depot keys create|list|revoke`.
     struct Keys: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Create, list and revoke admin tokens and read-only app keys.",
-            subcommands: [Create.self, List.self, Revoke.self]
+            abstract: "Create, list and revoke admin tokens and app keys; manage the root and manifest-signing keys.",
+            subcommands: [Create.self, List.self, Revoke.self, Root.self, Rotate.self]
         )
 
         struct Create: AsyncParsableCommand {

@@ -10,8 +10,10 @@ extension Depot {
             abstract: "Run the ModelDepot server (embedded SQLite and blob store under the storage directory).",
             discussion: """
                 Flags override the environment: DEPOT_HOST, DEPOT_PORT, DEPOT_STORAGE, DEPOT_MAX_UPLOAD_SIZE,
-                DEPOT_LOG_LEVEL. On first start the server creates an admin token and prints it once;
+                DEPOT_LOG_LEVEL, DEPOT_MANIFEST_LIFETIME. On first start the server creates an admin token and prints it once;
                 DEPOT_ADMIN_TOKEN or --admin-token-file sets that first token instead.
+                It also creates its online manifest-signing key (storage/keys, mode 0600); devices trust it
+                once a root document lists it ('depot keys root init').
                 SIGTERM and SIGINT finish in-flight requests, then stop.
                 """
         )
@@ -30,6 +32,9 @@ extension Depot {
 
         @Option(help: "trace, debug, info, notice, warning, error or critical (default info).")
         var logLevel: String?
+
+        @Option(help: "How long a signed manifest is good for, in seconds (default 604800, 7 days; at least 60). It is re-signed after half of it.")
+        var manifestLifetime: Int?
 
         @Option(help: "A file holding the first admin token's secret.")
         var adminTokenFile: String?
@@ -58,6 +63,10 @@ extension Depot {
             if let size = try maxUploadSize ?? environment["DEPOT_MAX_UPLOAD_SIZE"].map({ try number($0, "DEPOT_MAX_UPLOAD_SIZE") }) {
                 guard size > 0 else { throw ValidationError("The maximum upload size must be positive, not \(size).") }
                 configuration.maximumUploadSize = size
+            }
+            if let lifetime = try manifestLifetime ?? environment["DEPOT_MANIFEST_LIFETIME"].map({ try number($0, "DEPOT_MANIFEST_LIFETIME") }) {
+                guard lifetime >= 60 else { throw ValidationError("The manifest lifetime must be at least 60 seconds, not \(lifetime).") }
+                configuration.manifestLifetime = TimeInterval(lifetime)
             }
             if let level = logLevel ?? environment["DEPOT_LOG_LEVEL"] {
                 guard let parsed = Logger.Level(rawValue: level.lowercased()) else {

@@ -40,7 +40,7 @@ import Testing
         let (body, response) = try await session.data(for: request)
         let http = try #require(response as? HTTPURLResponse)
         #expect(http.statusCode == 200)
-        let manifest = try JSONDecoder().decode(ModelManifest.self, from: body)
+        let manifest = try manifestPayload(body)
         #expect(manifest.sha256 == SHA256.hash(data: published.bytes).hex)
         let etag = try #require(http.value(forHTTPHeaderField: "ETag"))
 

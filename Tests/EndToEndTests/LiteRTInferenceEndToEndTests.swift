@@ -66,7 +66,7 @@ struct ClassifyExampleEndToEndTests {
         try "daisy\nrose\ntulip\n".write(toFile: scratch.path("labels.txt"), atomically: true, encoding: .utf8)
 
         let output = try Subprocess.run(Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-classify"), [
-            "--server", published.server.url.absoluteString, "--key", published.appKey, "--model", "flowers", "--input", scratch.path("input.bin"),
+            "--server", published.server.url.absoluteString, "--key", published.appKey, "--root-key", published.root.publicKey, "--model", "flowers", "--input", scratch.path("input.bin"),
             "--labels", scratch.path("labels.txt"), "--litert", try #require(LiteRTRuntime.libraryPath), "--cache", scratch.path("cache"),
         ])
         #expect(output.status == 0, "\(output.error)")

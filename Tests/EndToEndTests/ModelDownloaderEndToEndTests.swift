@@ -43,11 +43,12 @@ import Testing
         let scratch = try Scratch()
         let cache = scratch.url.appendingPathComponent("cache")
         let server = URL(string: "http://127.0.0.1:9")!
-        let first = try ModelDownloader(configuration: .init(serverURL: server, appKey: "k", cacheDirectory: cache))
-        let second = try ModelDownloader(configuration: .init(serverURL: server, appKey: "k", cacheDirectory: cache))
+        let first = try ModelDownloader(configuration: .init(serverURL: server, appKey: "k", trustedRoot: .publicKey(""), cacheDirectory: cache))
+        let second = try ModelDownloader(configuration: .init(serverURL: server, appKey: "k", trustedRoot: .publicKey(""), cacheDirectory: cache))
         #expect(first.installationID == second.installationID)
         #expect(UUID(uuidString: first.installationID) != nil)
-        let given = try ModelDownloader(configuration: .init(serverURL: server, appKey: "k", installationID: "Device-ABC", cacheDirectory: cache))
+        let given = try ModelDownloader(configuration: .init(serverURL: server, appKey: "k", trustedRoot: .publicKey(""),
+                                                             installationID: "Device-ABC", cacheDirectory: cache))
         #expect(given.installationID == "device-abc")
     }
 
@@ -90,7 +91,7 @@ import Testing
             _ = try await setup.downloader.model(named: "flowers")
         } catch let error as DepotError {
             #expect(error.code == .digestMismatch)
-            #expect(error.message.contains("The download was discarded; the current model (v1) stays in use."))
+            #expect(error.message.contains("The download was discarded. The current model (v1) stays in use."))
         }
         #expect(await setup.downloader.latestModelFilePath("flowers") == first.fileURL)
         #expect(try FileManager.default.contentsOfDirectory(atPath: setup.cache.appendingPathComponent("partial").path).isEmpty)
@@ -119,6 +120,7 @@ import Testing
         #expect(try await setup.downloader.model(named: "flowers", policy: .localModel).version == 1)
 
         let empty = try ModelDownloader(configuration: .init(serverURL: setup.server.url, appKey: "x",
+                                                             trustedRoot: .publicKey(setup.published.root.publicKey),
                                                              cacheDirectory: setup.scratch.url.appendingPathComponent("empty")))
         do {
             _ = try await empty.model(named: "flowers")
@@ -153,10 +155,10 @@ import Testing
 
         init(server: ServerProcess) { self.server = server }
 
-        func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) { try await real.data(for: request) }
+        func data(for request: URLRequest, limit: Int) async throws -> (Data, HTTPURLResponse) { try await real.data(for: request, limit: limit) }
 
-        func download(_ request: URLRequest) async throws -> (URL, HTTPURLResponse) {
-            let result = try await real.download(request)
+        func download(_ request: URLRequest, limit: Int) async throws -> (URL, HTTPURLResponse) {
+            let result = try await real.download(request, limit: limit)
             ranges += 1
             if ranges == 1 { server.stop(signal: SIGKILL) }
             return result
@@ -167,6 +169,7 @@ import Testing
         let scratch = try Scratch()
         let storage = scratch.url.appendingPathComponent("storage")
         let server = try ServerProcess(storage: storage)
+        let root = try server.initializeRoot(keyFile: scratch.path("root.key"))
         try CrashSafetyTests.largeModel(scratch.path("large.tflite"), megabytes: 1, seed: 3)
         _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
         let version = try Command.depot(["upload", "flowers", scratch.path("large.tflite"), "--publish", "--json"],
@@ -174,7 +177,8 @@ import Testing
         let key = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
         let cache = scratch.url.appendingPathComponent("cache")
         let chunk = 256 * 1024
-        var configuration = ModelDownloaderConfiguration(serverURL: server.url, appKey: key.secret, cacheDirectory: cache,
+        var configuration = ModelDownloaderConfiguration(serverURL: server.url, appKey: key.secret, trustedRoot: .publicKey(root.publicKey),
+                                                         cacheDirectory: cache,
                                                          transport: KillAfterFirstRange(server: server))
         configuration.downloadChunkSize = chunk
         do {

@@ -2,16 +2,20 @@ import Foundation
 import ModelDepot
 import ModelDepotShared
 
-/// A running `depot serve` with the model `flowers` (the given fixtures uploaded and published,
-/// in order) and a read-only app key: what the SDK's end-to-end tests start from.
+/// A running `depot serve` with root document v1 signed by a fresh root key, the model `flowers`
+/// (the given fixtures uploaded and published, in order) and a read-only app key: what the SDK's
+/// end-to-end tests start from.
 final class PublishedModel {
     let scratch: Scratch
     let server: ServerProcess
     let appKey: String
+    /// The root key file (`depot keys root generate`) and its public key, which the SDK pins.
+    let root: (file: String, publicKey: String)
 
     init(_ fixtures: [String] = ["float_classifier"]) throws {
         scratch = try Scratch()
         server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        root = try server.initializeRoot(keyFile: scratch.path("root.key"))
         _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
         for fixture in fixtures {
             _ = try Command.depot(["upload", "flowers", Binaries.fixture(fixture), "--publish"], environment: server.environment)
@@ -24,13 +28,23 @@ final class PublishedModel {
 
     /// A downloader for this server and cache, with whatever the test changes in its configuration.
     func downloader(_ change: (inout ModelDownloaderConfiguration) -> Void = { _ in }) throws -> ModelDownloader {
-        var configuration = ModelDownloaderConfiguration(serverURL: server.url, appKey: appKey, cacheDirectory: cache)
+        var configuration = ModelDownloaderConfiguration(serverURL: server.url, appKey: appKey, trustedRoot: .publicKey(root.publicKey),
+                                                         cacheDirectory: cache)
         change(&configuration)
         return try ModelDownloader(configuration: configuration)
     }
 }
 
 extension ServerProcess {
+    /// Makes a root key with the real CLI and publishes root document v1 with it.
+    func initializeRoot(keyFile: String) throws -> (file: String, publicKey: String) {
+        let key = try Command.depot(["keys", "root", "generate", "--out", keyFile, "--json"], environment: environment)
+            .decode(PublicSigningKey.self)
+        let initialized = try Command.depot(["keys", "root", "init", "--root-key", keyFile], environment: environment)
+        guard initialized.status == 0 else { throw E2EFailure("depot keys root init failed: \(initialized.error)") }
+        return (keyFile, key.publicKey)
+    }
+
     /// The value of one line of `/metrics` (0 when the line is absent).
     func metric(_ line: String) throws -> Int {
         let text = try Command.curl(["\(url.absoluteString)/metrics"]).text

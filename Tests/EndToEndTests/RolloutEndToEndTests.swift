@@ -16,7 +16,7 @@ import Testing
         let key = try Command.depot(["keys", "create", "--app", "--json"], environment: env).decode(CreatedAccessKey.self).secret
         func manifest(_ device: String, platform: String = "ios") throws -> ModelManifest {
             try Command.curl(["-H", "Authorization: Bearer \(key)", "-H", "Depot-Installation-ID: \(device)", "-H", "Depot-Platform: \(platform)",
-                              "\(server.url.absoluteString)/v1/models/flowers/manifest"]).decode(ModelManifest.self)
+                              "\(server.url.absoluteString)/v1/models/flowers/manifest"]).manifest()
         }
 
         let set = try Command.depot(["rollout", "set", "flowers", "--default", "1", "--split", "1=90,2=10", "--when", "platform=ios",
@@ -38,7 +38,8 @@ import Testing
         #expect(onTwo > 0 && onTwo < 50)
         #expect(try manifest("device-1", platform: "android").arm == "default")
 
-        // The manifest's ETag follows the device's assignment: 304 until a change concerns it.
+        // 304 while nothing changes; any change to the model's rollout signs new manifests (a higher
+        // manifest version), so the next answer is a 200 even when the device's assignment stayed.
         let headers = ["-H", "Authorization: Bearer \(key)", "-H", "Depot-Installation-ID: tester-1", "-H", "Depot-Platform: android"]
         let etag = try #require(try Command.curl(["-D", "-", "-o", "/dev/null"] + headers + ["\(server.url.absoluteString)/v1/models/flowers/manifest"])
             .text.split(separator: "\r\n").first { $0.lowercased().hasPrefix("etag:") }?.dropFirst(6))
@@ -47,10 +48,13 @@ import Testing
                              + ["\(server.url.absoluteString)/v1/models/flowers/manifest"]).text
         }
         #expect(try status() == "304")
+        let before = try manifest("tester-1", platform: "android")
         #expect(try Command.depot(["rollout", "pin", "flowers", "someone-else", "2"], environment: env).status == 0)
-        #expect(try status() == "304")
-        #expect(try Command.depot(["rollout", "pin", "flowers", "Tester-1", "2"], environment: env).status == 0)
         #expect(try status() == "200")
+        let after = try manifest("tester-1", platform: "android")
+        #expect(after.version == before.version && after.arm == before.arm)
+        #expect(after.manifestVersion > before.manifestVersion)
+        #expect(try Command.depot(["rollout", "pin", "flowers", "Tester-1", "2"], environment: env).status == 0)
         #expect(try manifest("tester-1", platform: "android").version == 2)
         #expect(try Command.depot(["rollout", "unpin", "flowers", "tester-1"], environment: env).status == 0)
         #expect(try Command.depot(["rollout", "remove-rule", "flowers", "ios-canary"], environment: env).status == 0)
@@ -70,7 +74,7 @@ import Testing
         server.stop(signal: SIGTERM)
         let restarted = try ServerProcess(storage: server.storage)
         let stats = try Command.depot(["stats", "flowers", "--json"], environment: restarted.environment).decode(ModelStats.self)
-        #expect(stats.versions.map(\.manifests).reduce(0, +) == 207)
+        #expect(stats.versions.map(\.manifests).reduce(0, +) == 208)
         let text = try Command.depot(["stats", "flowers"], environment: restarted.environment)
         #expect(text.status == 0)
         #expect(text.text.contains("ARM"))

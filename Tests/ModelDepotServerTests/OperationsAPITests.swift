@@ -43,9 +43,10 @@ import Testing
                 return String(line.dropFirst(2).dropLast())
             })
             let storage = client.storage.path
-            let routes = buildRouter(configuration: server.configuration, catalog: try SQLiteModelCatalog(path: storage + "/depot.sqlite"),
-                                     blobs: try FileSystemBlobStore(root: storage), usage: UsageCounter(clock: { Date() }),
-                                     clock: { Date() }).paths
+            let catalog = try SQLiteModelCatalog(path: storage + "/depot.sqlite")
+            let routes = buildRouter(configuration: server.configuration, catalog: catalog, blobs: try FileSystemBlobStore(root: storage),
+                                     signer: try await ManifestSigner(storage: storage, catalog: catalog),
+                                     usage: UsageCounter(clock: { Date() }), clock: { Date() }).paths
             #expect(routes.count >= 14)
             #expect(documented.subtracting(routes).isEmpty, "documented but not served")
             #expect(routes.subtracting(documented).isEmpty, "served but not documented")

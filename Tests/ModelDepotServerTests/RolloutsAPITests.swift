@@ -17,7 +17,7 @@ import Testing
         var headers = key
         if let device { headers[HTTPField.Name("Depot-Installation-ID")!] = device }
         if let platform { headers[HTTPField.Name("Depot-Platform")!] = platform }
-        return try await client.request(.get, "/v1/models/flowers/manifest", headers: headers).decode(ModelManifest.self)
+        return try await client.request(.get, "/v1/models/flowers/manifest", headers: headers).manifest()
     }
 
     func rule(_ conditions: [String], _ shares: [(Int, Int)]) -> RolloutRuleChange {
@@ -51,7 +51,7 @@ import Testing
             var fromCDN = key
             fromCDN[HTTPField.Name("Depot-Installation-ID")!] = "device-1"
             fromCDN[HTTPField.Name("CF-IPCountry")!] = "ca"
-            #expect(try await client.request(.get, "/v1/models/flowers/manifest", headers: fromCDN).decode(ModelManifest.self).version == 3)
+            #expect(try await client.request(.get, "/v1/models/flowers/manifest", headers: fromCDN).manifest().version == 3)
 
             _ = try await client.json(.put, "/v1/admin/models/flowers/rollout/pins/TESTER-7", RolloutVersionChoice(version: 3))
             let tester = try await manifest(client, key, device: "tester-7", platform: "ios")
@@ -81,17 +81,20 @@ import Testing
         }
     }
 
-    @Test func etagChangesWithTheAssignmentAndStaysOtherwise() async throws {
+    @Test func everyRolloutChangeSignsNewManifestsWhileAssignmentsStay() async throws {
         try await TestServer().run { client in
             var key = try await prepare(client)
             key[HTTPField.Name("Depot-Installation-ID")!] = "device-1"
-            let first = try await client.request(.get, "/v1/models/flowers/manifest", headers: key).headers[.eTag]
+            let first = try await client.request(.get, "/v1/models/flowers/manifest", headers: key)
+            #expect(try await client.request(.get, "/v1/models/flowers/manifest", headers: key).headers[.eTag] == first.headers[.eTag])
             _ = try await client.json(.put, "/v1/admin/models/flowers/rollout/pins/someone-else", RolloutVersionChoice(version: 1))
-            let unchanged = try await client.request(.get, "/v1/models/flowers/manifest", headers: key).headers[.eTag]
-            #expect(unchanged == first)
+            let unchanged = try await client.request(.get, "/v1/models/flowers/manifest", headers: key)
+            #expect(unchanged.headers[.eTag] != first.headers[.eTag])
+            #expect(try unchanged.manifest().version == first.manifest().version && unchanged.manifest().arm == first.manifest().arm)
+            #expect(try unchanged.manifest().manifestVersion == first.manifest().manifestVersion + 1)
             _ = try await client.json(.put, "/v1/admin/models/flowers/rollout/pins/device-1", RolloutVersionChoice(version: 1))
-            let changed = try await client.request(.get, "/v1/models/flowers/manifest", headers: key).headers[.eTag]
-            #expect(changed != first)
+            let changed = try await client.request(.get, "/v1/models/flowers/manifest", headers: key)
+            #expect(try changed.manifest().arm == "pin")
         }
     }
 

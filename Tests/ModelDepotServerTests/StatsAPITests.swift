@@ -9,7 +9,7 @@ import Testing
     func manifest(_ client: TestServer.Client, _ key: HTTPFields, _ device: String) async throws -> ModelManifest {
         var headers = key
         headers[HTTPField.Name("Depot-Installation-ID")!] = device
-        return try await client.request(.get, "/v1/models/flowers/manifest", headers: headers).decode(ModelManifest.self)
+        return try await client.request(.get, "/v1/models/flowers/manifest", headers: headers).manifest()
     }
 
     @Test func statsCountManifestsAndDownloadsPerVersionAndArm() async throws {

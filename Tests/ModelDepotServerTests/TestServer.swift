@@ -85,6 +85,13 @@ extension TestResponse {
     }
 
     var error: DepotError? { try? decode(ErrorBody.self).error }
+
+    /// The manifest inside a signed envelope, read without checking its signatures.
+    func manifest() throws -> ModelManifest {
+        let envelope = try decode(SignedEnvelope.self)
+        guard let payload = Data(base64Encoded: envelope.payload) else { throw TestServer.Failure("the payload is not base64") }
+        return try SignedJSON.decoder.decode(ModelManifest.self, from: payload)
+    }
 }
 
 /// The committed TFLite fixtures.

@@ -64,6 +64,16 @@ enum CatalogMigrations {
                 t.primaryKey(["modelId", "version", "arm", "kind", "minute"])
             }
         }
+        migrator.registerMigration("v4: signed manifests") { db in
+            try db.alter(table: "model") { t in
+                t.add(column: "manifestVersion", .integer).notNull().defaults(to: 0).check { $0 >= 0 }
+            }
+            try db.create(table: "rootDocument") { t in
+                t.primaryKey("version", .integer).check { $0 >= 1 }
+                t.column("envelope", .blob).notNull()
+                t.column("createdAt", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }

@@ -44,6 +44,15 @@ public protocol ModelCatalog: Sendable {
     /// Every key that is not revoked, with its secret's hash.
     func workingKeys() async throws -> [(key: AccessKey, secretHash: [UInt8])]
     func revokeKey(id: String, at date: Date) async throws -> AccessKey
+
+    /// Raises the model's manifest version by one and returns it: it only ever grows.
+    func nextManifestVersion(of model: ModelName) async throws -> Int
+    /// The envelope of root document `version`, or `nil`.
+    func rootDocument(version: Int) async throws -> Data?
+    /// The newest root document's envelope, or `nil` before the first.
+    func latestRootDocument() async throws -> Data?
+    /// Stores root document `version`; a `conflict` when that version exists already.
+    func addRootDocument(version: Int, envelope: Data, at date: Date) async throws
 }
 
 /// Counted usage of one version through one arm in one minute.

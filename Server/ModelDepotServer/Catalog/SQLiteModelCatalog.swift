@@ -271,11 +271,11 @@ public struct SQLiteModelCatalog: ModelCatalog {
         }
     }
 
-    private func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
+    func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
         do { return try await database.read(body) } catch { throw Self.mapped(error) }
     }
 
-    private func write<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
+    func write<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
         do { return try await database.write(body) } catch { throw Self.mapped(error) }
     }
 

@@ -4,12 +4,15 @@ import Hummingbird
 import ModelDepotShared
 import Synchronization
 
-/// Rollouts, encoded manifests and their ETags in memory, per model: the hot path (every app
-/// start) answers without the database. Invalidated by every admin change to the model.
+/// Rollouts and signed manifests with their ETags in memory, per model: the hot path (every app
+/// start) answers without the database. An admin change to a model invalidates its entries and
+/// gives its next manifests a higher manifest version; a manifest past half its lifetime is
+/// signed again with a new expiry (same manifest version), so it never expires while the
+/// server runs.
 final class ManifestCache: Sendable {
-    /// A manifest, or the fact that the model has no published version to hand out.
+    /// A signed manifest, or the fact that the model has no published version to hand out.
     enum Entry: Sendable {
-        case manifest(body: ByteBuffer, etag: String, version: Int)
+        case manifest(body: ByteBuffer, etag: String, version: Int, refreshAt: Date)
         case unpublished
     }
 
@@ -19,8 +22,24 @@ final class ManifestCache: Sendable {
         let arm: String
     }
 
-    private let entries = Mutex<[ModelName: [Key: Entry]]>([:])
+    /// A model's answers since its last change.
+    private struct Answers {
+        var generation = 0
+        var manifestVersion: Int?
+        var entries: [Key: Entry] = [:]
+    }
+
+    let signer: ManifestSigner
+    let lifetime: TimeInterval
+    let clock: @Sendable () -> Date
+    private let answers = Mutex<[ModelName: Answers]>([:])
     private let rollouts = Mutex<[ModelName: Rollout]>([:])
+
+    init(signer: ManifestSigner, lifetime: TimeInterval, clock: @escaping @Sendable () -> Date) {
+        self.signer = signer
+        self.lifetime = lifetime
+        self.clock = clock
+    }
 
     func rollout(for model: ModelName, load: () async throws -> Rollout) async throws -> Rollout {
         if let rollout = rollouts.withLock({ $0[model] }) { return rollout }
@@ -29,25 +48,66 @@ final class ManifestCache: Sendable {
         return rollout
     }
 
-    func entry(for model: ModelName, version: Int?, arm: String, load: () async throws -> ModelVersion?) async throws -> Entry {
+    func entry(for model: ModelName, version: Int?, arm: String, catalog: any ModelCatalog,
+               load: () async throws -> ModelVersion?) async throws -> Entry {
         let key = Key(version: version, arm: arm)
-        if let entry = entries.withLock({ $0[model]?[key] }) { return entry }
-        let entry: Entry
-        if let version = try await load() {
-            let manifest = ModelManifest(model: model, version: version.version, sha256: version.sha256, size: version.size,
-                                         downloadURL: "/v1/blobs/sha256/\(version.sha256)",
-                                         tensors: .init(inputs: version.tflite.inputs, outputs: version.tflite.outputs), arm: arm)
-            let body = try JSONResponse.encoder.encode(manifest)
-            entry = .manifest(body: ByteBuffer(bytes: body), etag: "\"\(SHA256.hash(data: body).hex.prefix(32))\"", version: version.version)
-        } else {
-            entry = .unpublished
+        let now = clock()
+        let (cached, generation, known) = answers.withLock { ($0[model]?.entries[key], $0[model]?.generation ?? 0, $0[model]?.manifestVersion) }
+        switch cached {
+        case .unpublished?: return .unpublished
+        case .manifest(_, _, _, let refreshAt)? where refreshAt > now: return cached!
+        default: break
         }
-        entries.withLock { $0[model, default: [:]][key] = entry }
+        guard let found = try await load() else {
+            store(.unpublished, for: key, of: model, generation: generation)
+            return .unpublished
+        }
+        var manifestVersion = known ?? 0
+        if known == nil { manifestVersion = try await agreedManifestVersion(of: model, generation: generation, catalog: catalog) }
+        let manifest = ModelManifest(model: model, version: found.version, sha256: found.sha256, size: found.size,
+                                     downloadURL: "/v1/blobs/sha256/\(found.sha256)",
+                                     tensors: .init(inputs: found.tflite.inputs, outputs: found.tflite.outputs), arm: arm,
+                                     manifestVersion: manifestVersion, issued: now, expires: now.addingTimeInterval(lifetime))
+        let body = try signer.sign(manifest)
+        let entry = Entry.manifest(body: ByteBuffer(bytes: body), etag: "\"\(SHA256.hash(data: body).hex.prefix(32))\"",
+                                   version: found.version, refreshAt: now.addingTimeInterval(lifetime / 2))
+        store(entry, for: key, of: model, generation: generation)
         return entry
     }
 
+    /// Forgets a model's answers after an admin change; its next manifests get a higher version.
     func invalidate(_ model: ModelName) {
-        entries.withLock { _ = $0.removeValue(forKey: model) }
+        answers.withLock { $0[model] = Answers(generation: ($0[model]?.generation ?? 0) + 1) }
         rollouts.withLock { _ = $0.removeValue(forKey: model) }
+    }
+
+    /// Forgets every answer (a new root document changed the signing key).
+    func invalidateAll() {
+        answers.withLock { all in
+            for model in all.keys { all[model] = Answers(generation: all[model]!.generation + 1) }
+        }
+    }
+
+    /// A new manifest version for the model's current generation, or the one a concurrent
+    /// request got first: every answer of one generation carries the same version.
+    private func agreedManifestVersion(of model: ModelName, generation: Int, catalog: any ModelCatalog) async throws -> Int {
+        let next = try await catalog.nextManifestVersion(of: model)
+        return answers.withLock { all in
+            var current = all[model] ?? Answers()
+            guard current.generation == generation else { return next }
+            if let agreed = current.manifestVersion { return agreed }
+            current.manifestVersion = next
+            all[model] = current
+            return next
+        }
+    }
+
+    private func store(_ entry: Entry, for key: Key, of model: ModelName, generation: Int) {
+        answers.withLock { all in
+            var current = all[model] ?? Answers()
+            guard current.generation == generation else { return }
+            current.entries[key] = entry
+            all[model] = current
+        }
     }
 }

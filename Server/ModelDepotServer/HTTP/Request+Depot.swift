@@ -16,6 +16,8 @@ extension HTTPField.Name {
     static let cloudFrontCountry = Self("CloudFront-Viewer-Country")!
     /// Sent with a blob download: the manifest's `arm`, so downloads count per arm.
     static let depotArm = Self("Depot-Arm")!
+    /// Sent with a manifest: the newest root document's version, so devices fetch the ones they lack.
+    static let depotRootVersion = Self("Depot-Root-Version")!
 }
 
 extension AppRequestContext {

@@ -1,6 +1,11 @@
-/// What `GET /v1/models/{name}/manifest` answers: the version a device should use and how to
-/// get and check it.
+import Foundation
+
+/// The payload of what `GET /v1/models/{name}/manifest` answers (inside a ``SignedEnvelope``):
+/// the version a device should use, how to get and check it, and how long the answer is good for.
 public struct ModelManifest: Sendable, Hashable, Codable {
+    /// The largest manifest envelope read (64 KiB).
+    public static let maximumSize = 64 << 10
+
     /// A model's inputs and outputs.
     public struct Tensors: Sendable, Hashable, Codable {
         /// The first subgraph's inputs.
@@ -15,6 +20,8 @@ public struct ModelManifest: Sendable, Hashable, Codable {
         }
     }
 
+    /// Always `manifest`: a root document can't pass for a manifest.
+    public var type = "manifest"
     /// The model's name.
     public var model: ModelName
     /// The version to use.
@@ -30,9 +37,17 @@ public struct ModelManifest: Sendable, Hashable, Codable {
     /// What chose the version, for attributing results: `latest` (no rollout applies), `default`,
     /// `pin`, or `rule:<id>`.
     public var arm: String
+    /// Grows whenever what the server hands out for the model changes (and at restarts); never
+    /// lower than a manifest the device accepted before.
+    public var manifestVersion: Int
+    /// When it was signed.
+    public var issued: Date
+    /// After this the manifest is not trusted for new downloads; the server re-signs it well before.
+    public var expires: Date
 
     /// Creates a manifest.
-    public init(model: ModelName, version: Int, sha256: String, size: Int, downloadURL: String, tensors: Tensors, arm: String) {
+    public init(model: ModelName, version: Int, sha256: String, size: Int, downloadURL: String, tensors: Tensors, arm: String,
+                manifestVersion: Int, issued: Date, expires: Date) {
         self.model = model
         self.version = version
         self.sha256 = sha256
@@ -40,6 +55,9 @@ public struct ModelManifest: Sendable, Hashable, Codable {
         self.downloadURL = downloadURL
         self.tensors = tensors
         self.arm = arm
+        self.manifestVersion = manifestVersion
+        self.issued = issued
+        self.expires = expires
     }
 }
 

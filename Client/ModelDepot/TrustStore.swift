@@ -1,0 +1,58 @@
+import Foundation
+import ModelDepotShared
+
+/// What the device trusts, kept next to the models so it survives restarts:
+///
+///     <cache>/trust/root.json    the newest root document verified along the chain
+///     <cache>/trust/state.json   the pin it started from, the highest manifest version accepted
+///                                per model, and when root documents were last checked
+struct TrustStore: Sendable {
+    struct State: Codable {
+        var pin: String
+        var manifestVersions: [String: Int] = [:]
+        var rootCheckedAt: Date?
+    }
+
+    let directory: URL
+    let pin: String
+
+    init(cacheDirectory: URL, pinned: PinnedRoot) {
+        directory = cacheDirectory.appendingPathComponent("trust")
+        switch pinned {
+        case .publicKey(let key): pin = "key:" + key
+        case .rootDocument(let data): pin = "root:" + data.base64EncodedString()
+        }
+    }
+
+    /// The stored root, if it grew from the same pin.
+    func root() -> TrustedRoot? {
+        guard storedState()?.pin == pin, let data = FileManager.default.contents(atPath: directory.appendingPathComponent("root.json").path) else {
+            return nil
+        }
+        return try? TrustedRoot(first: data)
+    }
+
+    func save(_ root: TrustedRoot) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try root.envelope.write(to: directory.appendingPathComponent("root.json"), options: .atomic)
+        var current = state()
+        if current.pin != pin { current = State(pin: pin) }
+        try save(current)
+    }
+
+    /// The state; a new one when it is missing or grew from another pin.
+    func state() -> State {
+        guard let stored = storedState(), stored.pin == pin else { return State(pin: pin) }
+        return stored
+    }
+
+    private func storedState() -> State? {
+        FileManager.default.contents(atPath: directory.appendingPathComponent("state.json").path)
+            .flatMap { try? SignedJSON.decoder.decode(State.self, from: $0) }
+    }
+
+    func save(_ state: State) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try SignedJSON.encoder.encode(state).write(to: directory.appendingPathComponent("state.json"), options: .atomic)
+    }
+}

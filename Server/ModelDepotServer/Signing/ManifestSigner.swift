@@ -1,0 +1,103 @@
+import Crypto
+import Foundation
+import ModelDepotShared
+import Synchronization
+
+/// Signs manifests with the server's online key and keeps the chain of root documents that
+/// lists it. Root documents are made and signed offline (`depot keys root init`, `depot keys
+/// rotate`); the server checks each one it is given against the one before and switches to the
+/// manifest key it lists.
+final class ManifestSigner: Sendable {
+    private struct State {
+        var active: Curve25519.Signing.PrivateKey
+        var pending: Curve25519.Signing.PrivateKey?
+        var root: TrustedRoot?
+    }
+
+    private let files: SigningKeyFiles
+    private let state: Mutex<State>
+    /// The newest root document's version (0 before the first), read on every manifest request.
+    private let rootVersionValue: Atomic<Int>
+
+    /// Loads (or, on first start, creates) the online key and the newest root document.
+    init(storage: String, catalog: any ModelCatalog) async throws {
+        files = SigningKeyFiles(storage: storage)
+        let (active, pending) = try files.load()
+        let root = try await catalog.latestRootDocument().map { data throws(DepotError) in try TrustedRoot(first: data) }
+        state = Mutex(State(active: active, pending: pending, root: root))
+        rootVersionValue = Atomic(root?.document.version ?? 0)
+    }
+
+    /// The newest root document's version, `nil` before the first.
+    var rootVersion: Int? {
+        let version = rootVersionValue.load(ordering: .relaxed)
+        return version == 0 ? nil : version
+    }
+
+    var status: SigningStatus {
+        state.withLock { SigningStatus(active: PublicSigningKey($0.active.publicKey), pending: $0.pending.map { PublicSigningKey($0.publicKey) },
+                                       rootVersion: $0.root?.document.version) }
+    }
+
+    /// A signed envelope of the manifest.
+    func sign(_ manifest: ModelManifest) throws -> Data {
+        let key = state.withLock { $0.active }
+        return try SignedEnvelope(signing: manifest, with: [key]).encoded()
+    }
+
+    /// Makes the key for the next rotation (or returns the one made before).
+    func makePendingKey() throws(DepotError) -> PublicSigningKey {
+        try state.withLock { state throws(DepotError) in
+            if let pending = state.pending { return PublicSigningKey(pending.publicKey) }
+            let key = Curve25519.Signing.PrivateKey()
+            try files.write(key)
+            try files.save(.init(active: PublicSigningKey.keyID(of: state.active.publicKey), pending: PublicSigningKey.keyID(of: key.publicKey)))
+            state.pending = key
+            return PublicSigningKey(key.publicKey)
+        }
+    }
+
+    /// Checks root document N+1 (or the first), stores it, and signs from now on with the
+    /// manifest key it lists; key files it does not list are deleted.
+    /// - Throws: ``DepotError``: the root document's verification errors; `conflict` when it is
+    ///   not the next version; `bad_request` when it has expired or lists no key this server holds.
+    func accept(_ envelope: Data, catalog: any ModelCatalog, now: Date) async throws -> RootDocument {
+        let (current, active, pending) = state.withLock { ($0.root, $0.active, $0.pending) }
+        let next: TrustedRoot
+        if let current {
+            if let claimed = Self.claimedVersion(envelope), claimed != current.document.version + 1 {
+                throw DepotError(.conflict, "The server's newest root document is v\(current.document.version), so the next must be v\(current.document.version + 1), not v\(claimed). Sign the next one with 'depot keys rotate'.")
+            }
+            next = try current.successor(envelope)
+        } else {
+            next = try TrustedRoot(first: envelope)
+            guard next.document.version == 1 else {
+                throw DepotError(.conflict, "The server has no root document yet, so the first must be v1, not v\(next.document.version). Use 'depot keys root init'.")
+            }
+        }
+        guard next.document.expires > now else {
+            throw DepotError(.badRequest, "Root document v\(next.document.version) expired at \(next.document.expires); sign one that expires in the future.")
+        }
+        let listed = Set(next.document.manifestKeys.map(\.keyid))
+        let signing = [pending, active].compactMap { $0 }.first { listed.contains(PublicSigningKey.keyID(of: $0.publicKey)) }
+        guard let signing else {
+            throw DepotError(.badRequest, "Root document v\(next.document.version) lists no manifest key this server holds (active: \(PublicSigningKey.keyID(of: active.publicKey))). Make one with 'depot keys rotate', which lists it.")
+        }
+        try await catalog.addRootDocument(version: next.document.version, envelope: envelope, at: now)
+        let signingID = PublicSigningKey.keyID(of: signing.publicKey)
+        try files.save(.init(active: signingID, pending: nil))
+        for key in [active, pending].compactMap({ $0 }) where PublicSigningKey.keyID(of: key.publicKey) != signingID {
+            files.remove(PublicSigningKey.keyID(of: key.publicKey))
+        }
+        state.withLock { $0 = State(active: signing, pending: nil, root: next) }
+        rootVersionValue.store(next.document.version, ordering: .relaxed)
+        return next.document
+    }
+
+    /// The version a root document says it has, before anything about it is trusted (for the
+    /// conflict message only).
+    private static func claimedVersion(_ envelope: Data) -> Int? {
+        guard let payload = try? SignedEnvelope.decode(envelope, limit: TrustedRoot.maximumSize, what: "").payload else { return nil }
+        return (try? SignedJSON.decoder.decode(RootDocument.self, from: payload))?.version
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HTTPTypes
+import Hummingbird
+import Logging
+import Synchronization
+
+/// An attacker on the path between the SDK and a real `depot serve`: an HTTP server on
+/// 127.0.0.1 that passes every request through to the real server, except the paths a test
+/// takes over. It sees the real answers (it can record and replay them) but holds none of the
+/// server's keys unless a test hands it a stolen one.
+final class AttackerProxy: Sendable {
+    /// What the attacker answers for a path instead of the real server.
+    enum Answer: Sendable {
+        case response(status: HTTPResponse.Status, headers: [String: String], body: Data)
+        /// A `200` whose body never ends (zero bytes, 64 KiB at a time), up to 256 MiB.
+        case endless
+    }
+
+    let upstream: URL
+    private let answers = Mutex<[String: Answer]>([:])
+    private let portValue = Atomic<Int>(0)
+    /// Bytes written for `.endless` answers before the client stopped reading.
+    let endlessBytesSent = Atomic<Int>(0)
+
+    private init(upstream: URL) { self.upstream = upstream }
+
+    /// The proxy's address, for the SDK's `serverURL`.
+    var url: URL { URL(string: "http://127.0.0.1:\(portValue.load(ordering: .relaxed))")! }
+
+    /// Answers `path` (without the query) with `answer` from now on.
+    func take(_ path: String, _ answer: Answer) { answers.withLock { $0[path] = answer } }
+
+    /// Passes `path` through again.
+    func release(_ path: String) { answers.withLock { _ = $0.removeValue(forKey: path) } }
+
+    /// Runs a proxy in front of `upstream` for the duration of `body`.
+    static func running<T: Sendable>(in front: URL, _ body: (AttackerProxy) async throws -> T) async throws -> T {
+        let proxy = AttackerProxy(upstream: front)
+        let router = Router()
+        router.get("**") { request, _ in try await proxy.respond(to: request) }
+        let (ports, reported) = AsyncStream<Int>.makeStream()
+        var logger = Logger(label: "attacker")
+        logger.logLevel = .critical
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { reported.yield($0.localAddress?.port ?? 0) }, logger: logger)
+        return try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
+            group.addTask { try await app.run() }
+            var iterator = ports.makeAsyncIterator()
+            proxy.portValue.store(await iterator.next() ?? 0, ordering: .relaxed)
+            defer { group.cancelAll() }
+            return try await body(proxy)
+        }
+    }
+
+    /// What the real server answers for a GET (what the attacker can observe and record).
+    func forward(_ pathAndQuery: String, headers: [String: String]) async throws -> (status: Int, headers: [String: String], body: Data) {
+        var request = URLRequest(url: URL(string: pathAndQuery, relativeTo: upstream)!.absoluteURL)
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await URLSession(configuration: .ephemeral).data(for: request)
+        let http = response as! HTTPURLResponse
+        var fields: [String: String] = [:]
+        for case let (name as String, value as String) in http.allHeaderFields { fields[name] = value }
+        return (http.statusCode, fields, data)
+    }
+
+    private func respond(to request: Request) async throws -> Response {
+        switch answers.withLock({ $0[request.uri.path] }) {
+        case .response(let status, let headers, let body)?:
+            return Response(status: status, headers: Self.fields(headers), body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        case .endless?:
+            return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: .init { writer in
+                let chunk = ByteBuffer(repeating: 0, count: 64 << 10)
+                while self.endlessBytesSent.load(ordering: .relaxed) < 256 << 20 {
+                    try await writer.write(chunk)
+                    self.endlessBytesSent.add(chunk.readableBytes, ordering: .relaxed)
+                }
+                try await writer.finish(nil)
+            })
+        case nil:
+            var headers: [String: String] = [:]
+            for field in request.headers where !["host", "content-length", "connection"].contains(field.name.canonicalName) {
+                headers[field.name.rawName] = field.value
+            }
+            let pathAndQuery = request.uri.query.map { request.uri.path + "?" + $0 } ?? request.uri.path
+            let (status, fields, body) = try await forward(pathAndQuery, headers: headers)
+            let kept = fields.filter { !["content-length", "transfer-encoding", "connection", "date", "server"].contains($0.key.lowercased()) }
+            return Response(status: .init(code: status), headers: Self.fields(kept), body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        }
+    }
+
+    private static func fields(_ headers: [String: String]) -> HTTPFields {
+        var fields = HTTPFields()
+        for (name, value) in headers { if let name = HTTPField.Name(name) { fields[name] = value } }
+        return fields
+    }
+}

@@ -1,0 +1,237 @@
+import Crypto
+import Foundation
+import Hummingbird
+import ModelDepot
+import ModelDepotShared
+import Synchronization
+import TestSupport
+import Testing
+
+/// The attack suite: a device with v1 of `flowers` installed talks to a real `depot serve`
+/// through an attacker's proxy on 127.0.0.1. Every attack must be refused with its own error
+/// while v1 (or the current version) stays in use; the happy paths must still work.
+@Suite struct UpdateSecurityEndToEndTests {
+    /// The device's wall clock, which a test moves (the server keeps the real time).
+    final class DeviceClock: Sendable {
+        private let value = Mutex(Date())
+        var now: Date { value.withLock { $0 } }
+        func advance(by seconds: TimeInterval) { value.withLock { $0 = $0.addingTimeInterval(seconds) } }
+    }
+
+    /// A device with v1 installed through the proxy.
+    struct Device {
+        let published: PublishedModel
+        let proxy: AttackerProxy
+        let clock: DeviceClock
+        let downloader: ModelDownloader
+        var manifestPath: String { "/v1/models/flowers/manifest" }
+        var environment: [String: String] { published.server.environment }
+
+        /// The manifest the real server gives this device now (what an attacker records).
+        func recordManifest(_ model: String = "flowers") async throws -> (body: Data, etag: String) {
+            let answer = try await proxy.forward("/v1/models/\(model)/manifest", headers: [
+                "Authorization": "Bearer \(published.appKey)", "Depot-Installation-ID": downloader.installationID,
+            ])
+            return (answer.body, answer.headers.first { $0.key.lowercased() == "etag" }?.value ?? "")
+        }
+
+        /// Uploads and publishes a fixture as the next version; returns it.
+        func publish(_ fixture: String, to model: String = "flowers") throws -> ModelVersion {
+            try Command.depot(["upload", model, Binaries.fixture(fixture), "--publish", "--json"], environment: environment).decode(ModelVersion.self)
+        }
+
+        /// Serves `body` as the manifest from now on.
+        func serveManifest(_ body: Data, headers: [String: String] = [:]) {
+            proxy.take(manifestPath, .response(status: .ok, headers: ["Content-Type": "application/json"].merging(headers) { $1 }, body: body))
+        }
+    }
+
+    func withDevice(_ body: (Device) async throws -> Void) async throws {
+        let published = try PublishedModel()
+        defer { withExtendedLifetime(published) {} }
+        try await AttackerProxy.running(in: published.server.url) { proxy in
+            let clock = DeviceClock()
+            let downloader = try published.downloader {
+                $0.serverURL = proxy.url
+                $0.clock = { clock.now }
+                $0.retryDelay = .milliseconds(5)
+            }
+            #expect(try await downloader.model(named: "flowers").version == 1)
+            try await body(Device(published: published, proxy: proxy, clock: clock, downloader: downloader))
+        }
+    }
+
+    /// Checks that the next update is refused with `code` and that `version` stays in use, its
+    /// file intact.
+    func expectRefused(_ device: Device, _ code: DepotError.Code, keeping version: Int, saying text: String? = nil,
+                       sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        do {
+            let model = try await device.downloader.model(named: "flowers")
+            Issue.record("the attack was not caught: v\(model.version) was accepted", sourceLocation: sourceLocation)
+        } catch let error as DepotError {
+            #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+            #expect(error.message.contains("The current model (v\(version)) stays in use."), "\(error)", sourceLocation: sourceLocation)
+            if let text { #expect(error.message.contains(text), "\(error)", sourceLocation: sourceLocation) }
+        }
+        let current = try await device.downloader.model(named: "flowers", policy: .localModel)
+        #expect(current.version == version, sourceLocation: sourceLocation)
+        #expect(try SHA256.digest(ofFileAt: current.fileURL.path).hex == current.sha256, sourceLocation: sourceLocation)
+    }
+
+    /// A manifest envelope with a changed payload, signed by `signers`.
+    func forge(_ body: Data, signers: [Curve25519.Signing.PrivateKey], _ change: (inout ModelManifest) -> Void = { _ in }) throws -> Data {
+        var manifest = try manifestPayload(body)
+        change(&manifest)
+        return try SignedEnvelope(signing: manifest, with: signers).encoded()
+    }
+
+    @Test func normalUpdateThroughAnHonestPath() async throws {
+        try await withDevice { device in
+            let v2 = try device.publish("float_classifier_labels")
+            let model = try await device.downloader.model(named: "flowers")
+            #expect(model.version == 2 && model.sha256 == v2.sha256)
+        }
+    }
+
+    @Test func swappedBlobIsRefused() async throws {
+        try await withDevice { device in
+            let v2 = try device.publish("float_classifier_labels")
+            let arbitrary = Data((0..<v2.size).map { _ in UInt8.random(in: 0...255) })
+            device.proxy.take("/v1/blobs/sha256/\(v2.sha256)", .response(status: .ok, headers: [:], body: arbitrary))
+            try await expectRefused(device, .digestMismatch, keeping: 1)
+        }
+    }
+
+    @Test func endlessDataStopsAtTheSignedLength() async throws {
+        try await withDevice { device in
+            let v2 = try device.publish("float_classifier_labels")
+            device.proxy.take("/v1/blobs/sha256/\(v2.sha256)", .endless)
+            try await expectRefused(device, .sizeMismatch, keeping: 1, saying: "more than the \(v2.size) signed bytes")
+            #expect(device.proxy.endlessBytesSent.load(ordering: .relaxed) < 128 << 20, "the device stopped reading long before the attacker stopped sending")
+            #expect(!FileManager.default.fileExists(atPath: device.published.cache.appendingPathComponent("partial/\(v2.sha256).part").path))
+        }
+    }
+
+    @Test func replayedOlderManifestIsARollback() async throws {
+        try await withDevice { device in
+            let old = try await device.recordManifest()
+            _ = try device.publish("float_classifier_labels")
+            #expect(try await device.downloader.model(named: "flowers").version == 2)
+            device.serveManifest(old.body, headers: ["ETag": old.etag])
+            try await expectRefused(device, .manifestRollback, keeping: 2, saying: "an old manifest was replayed")
+        }
+    }
+
+    @Test func frozenManifestIsRefusedAfterItExpires() async throws {
+        try await withDevice { device in
+            let recorded = try await device.recordManifest()
+            device.clock.advance(by: 8 * 24 * 3600)
+            device.serveManifest(recorded.body, headers: ["ETag": recorded.etag])
+            try await expectRefused(device, .manifestExpired, keeping: 1)
+            device.proxy.take(device.manifestPath, .response(status: .notModified, headers: ["ETag": recorded.etag], body: Data()))
+            try await expectRefused(device, .manifestExpired, keeping: 1, saying: "unchanged, but it expired")
+        }
+    }
+
+    @Test func anotherModelsManifestIsAMixAndMatch() async throws {
+        try await withDevice { device in
+            _ = try Command.depot(["models", "create", "tulips"], environment: device.environment)
+            _ = try device.publish("int8_conv", to: "tulips")
+            device.serveManifest(try await device.recordManifest("tulips").body)
+            try await expectRefused(device, .manifestMismatch, keeping: 1, saying: "a manifest for 'tulips' when 'flowers' was asked for")
+        }
+    }
+
+    @Test func manifestsFromUnknownKeysOrChangedAfterSigningAreRefused() async throws {
+        try await withDevice { device in
+            let v2 = try device.publish("float_classifier_labels")
+            let real = try await device.recordManifest()
+            device.serveManifest(try forge(real.body, signers: [Curve25519.Signing.PrivateKey()]) { $0.manifestVersion += 10 })
+            try await expectRefused(device, .unknownSigningKey, keeping: 1)
+
+            var envelope = try JSONDecoder().decode(SignedEnvelope.self, from: real.body)
+            var payload = try manifestPayload(real.body)
+            payload.size = v2.size + 1
+            envelope.payload = try SignedJSON.encoder.encode(payload).base64EncodedString()
+            device.serveManifest(try envelope.encoded())
+            try await expectRefused(device, .invalidSignature, keeping: 1, saying: "the document was changed or forged")
+        }
+    }
+
+    @Test func duplicatedAndMissingSignaturesAreRefused() async throws {
+        try await withDevice { device in
+            _ = try device.publish("float_classifier_labels")
+            let real = try await device.recordManifest()
+            var envelope = try JSONDecoder().decode(SignedEnvelope.self, from: real.body)
+            envelope.signatures += envelope.signatures
+            device.serveManifest(try envelope.encoded())
+            try await expectRefused(device, .duplicateSignature, keeping: 1)
+            envelope.signatures = []
+            device.serveManifest(try envelope.encoded())
+            try await expectRefused(device, .unsignedManifest, keeping: 1, saying: "carries no signature")
+            device.serveManifest(try SignedJSON.encoder.encode(try manifestPayload(real.body)))
+            try await expectRefused(device, .unsignedManifest, keeping: 1, saying: "is not a signed envelope")
+            device.serveManifest(Data(repeating: 32, count: 65 << 10))
+            try await expectRefused(device, .metadataTooLarge, keeping: 1)
+        }
+    }
+
+    @Test func keyRotationIsFollowedAndTheRevokedKeyIsRefused() async throws {
+        try await withDevice { device in
+            let before = try await device.recordManifest()
+            let storage = device.published.server.storage
+            let oldID = try #require(try JSONDecoder().decode(SignedEnvelope.self, from: before.body).signatures.first?.keyid)
+            let stolen = try Curve25519.Signing.PrivateKey(fileText: String(contentsOf: storage.appendingPathComponent("keys/\(oldID).ed25519"),
+                                                                            encoding: .utf8), path: "stolen")
+            let rotated = try Command.depot(["keys", "rotate", "--root-key", device.published.root.file], environment: device.environment)
+            #expect(rotated.status == 0, "\(rotated.error)")
+            _ = try device.publish("float_classifier_labels")
+            #expect(try await device.downloader.model(named: "flowers").version == 2, "the device follows the new key")
+            let stored = try TrustedRoot(first: try Data(contentsOf: device.published.cache.appendingPathComponent("trust/root.json")))
+            #expect(stored.document.version == 2)
+            #expect(stored.document.revokedKeys.contains(oldID))
+
+            let current = try await device.recordManifest()
+            device.serveManifest(try forge(current.body, signers: [stolen]) { $0.manifestVersion += 1 })
+            try await expectRefused(device, .revokedSigningKey, keeping: 2)
+        }
+    }
+
+    @Test func rootRotationIsFollowedFromThePinnedKey() async throws {
+        try await withDevice { device in
+            let scratch = device.published.scratch
+            var previous = device.published.root.file
+            for name in ["root2.key", "root3.key"] {
+                _ = try Command.depot(["keys", "root", "generate", "--out", scratch.path(name)], environment: device.environment)
+                let rotated = try Command.depot(["keys", "rotate", "--root-key", previous, "--new-root-key", scratch.path(name)],
+                                                environment: device.environment)
+                #expect(rotated.status == 0, "\(rotated.error)")
+                previous = scratch.path(name)
+            }
+            let v2 = try device.publish("float_classifier_labels")
+            #expect(try await device.downloader.model(named: "flowers").sha256 == v2.sha256)
+            let fresh = try device.published.downloader {
+                $0.serverURL = device.proxy.url
+                $0.cacheDirectory = scratch.url.appendingPathComponent("fresh-cache")
+            }
+            #expect(try await fresh.model(named: "flowers").sha256 == v2.sha256, "a new device walks root v1 -> v3 from the pinned key")
+        }
+    }
+
+    @Test func rootRotationNotSignedByThePreviousRootIsRefused() async throws {
+        try await withDevice { device in
+            let attackerRoot = Curve25519.Signing.PrivateKey()
+            let attackerSigner = Curve25519.Signing.PrivateKey()
+            let forgedRoot = RootDocument(version: 2, issued: Date(), expires: Date().addingTimeInterval(86_400),
+                                          rootKeys: [PublicSigningKey(attackerRoot.publicKey)],
+                                          manifestKeys: [PublicSigningKey(attackerSigner.publicKey)])
+            device.proxy.take("/v1/keys/root/2.json", .response(status: .ok, headers: [:],
+                                                                body: try SignedEnvelope(signing: forgedRoot, with: [attackerRoot]).encoded()))
+            let real = try await device.recordManifest()
+            device.serveManifest(try forge(real.body, signers: [attackerSigner]) { $0.manifestVersion += 1 }, headers: ["Depot-Root-Version": "2"])
+            try await expectRefused(device, .untrustedRoot, keeping: 1, saying: "is not signed by 1 of the root keys of v1")
+            let stored = try TrustedRoot(first: try Data(contentsOf: device.published.cache.appendingPathComponent("trust/root.json")))
+            #expect(stored.document.version == 1)
+        }
+    }
+}

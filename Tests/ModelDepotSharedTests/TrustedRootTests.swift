@@ -1,0 +1,95 @@
+import Crypto
+import Foundation
+import ModelDepotShared
+import Testing
+
+/// Signed envelopes, root document chains and manifest checks, without a server.
+@Suite struct TrustedRootTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+    let rootKey = Curve25519.Signing.PrivateKey()
+    let manifestKey = Curve25519.Signing.PrivateKey()
+
+    func document(version: Int = 1, rootKeys: [Curve25519.Signing.PrivateKey]? = nil, rootThreshold: Int = 1,
+                  manifestKeys: [Curve25519.Signing.PrivateKey]? = nil, revoked: [String] = [], expires: TimeInterval = 86_400) -> RootDocument {
+        RootDocument(version: version, issued: now, expires: now.addingTimeInterval(expires),
+                     rootKeys: (rootKeys ?? [rootKey]).map { PublicSigningKey($0.publicKey) }, rootThreshold: rootThreshold,
+                     manifestKeys: (manifestKeys ?? [manifestKey]).map { PublicSigningKey($0.publicKey) }, revokedKeys: revoked)
+    }
+
+    func signed(_ value: some Encodable, _ keys: [Curve25519.Signing.PrivateKey]) throws -> Data {
+        try SignedEnvelope(signing: value, with: keys).encoded()
+    }
+
+    func manifest(_ model: String = "flowers", manifestVersion: Int = 5, expires: TimeInterval = 3600) throws -> ModelManifest {
+        ModelManifest(model: try ModelName(model), version: 2, sha256: String(repeating: "a", count: 64), size: 10, downloadURL: "/x",
+                      tensors: .init(inputs: [], outputs: []), arm: "latest", manifestVersion: manifestVersion, issued: now,
+                      expires: now.addingTimeInterval(expires))
+    }
+
+    func code(_ body: () throws -> Void) -> DepotError.Code? {
+        do { try body() } catch let error as DepotError { return error.code } catch { return nil }
+        return nil
+    }
+
+    @Test func aSignedManifestIsAcceptedAndEveryFlawIsNamed() throws {
+        let root = try TrustedRoot(first: try signed(document(), [rootKey]), pinnedKey: PublicSigningKey(rootKey.publicKey))
+        let flowers = try ModelName("flowers")
+        let good = try signed(manifest(), [manifestKey])
+        #expect(try root.verifyManifest(good, for: flowers, now: now, clockSkew: 0, minimumVersion: 5).version == 2)
+
+        func verify(_ data: Data, model: ModelName? = nil, at time: Date? = nil, skew: TimeInterval = 0, minimum: Int? = nil) -> DepotError.Code? {
+            code { _ = try root.verifyManifest(data, for: model ?? flowers, now: time ?? now, clockSkew: skew, minimumVersion: minimum) }
+        }
+        var envelope = try JSONDecoder().decode(SignedEnvelope.self, from: good)
+        #expect(verify(try JSONEncoder().encode(SignedEnvelope(payload: envelope.payload, signatures: []))) == .unsignedManifest)
+        #expect(verify(try SignedJSON.encoder.encode(manifest())) == .unsignedManifest)
+        #expect(verify(try signed(manifest(), [Curve25519.Signing.PrivateKey()])) == .unknownSigningKey)
+        envelope.signatures.append(envelope.signatures[0])
+        #expect(verify(try JSONEncoder().encode(envelope)) == .duplicateSignature)
+        let forged = SignedEnvelope(payload: try SignedJSON.encoder.encode(manifest(manifestVersion: 99)).base64EncodedString(),
+                                    signatures: [envelope.signatures[0]])
+        #expect(verify(try JSONEncoder().encode(forged)) == .invalidSignature)
+        #expect(verify(good, model: try ModelName("tulips")) == .manifestMismatch)
+        #expect(verify(good, minimum: 6) == .manifestRollback)
+        #expect(verify(good, at: now.addingTimeInterval(3600)) == .manifestExpired)
+        #expect(verify(good, at: now.addingTimeInterval(3600), skew: 60) == nil, "the clock-skew allowance")
+        #expect(verify(good, at: now.addingTimeInterval(86_400)) == .rootExpired)
+        #expect(verify(Data(repeating: 32, count: ModelManifest.maximumSize + 1)) == .metadataTooLarge)
+        #expect(verify(try signed(document(), [manifestKey])) == .invalidMetadata, "a root document can't pass for a manifest")
+    }
+
+    @Test func revokedKeysAreNamedAsRevoked() throws {
+        let old = Curve25519.Signing.PrivateKey()
+        let root = try TrustedRoot(first: try signed(document(revoked: [PublicSigningKey.keyID(of: old.publicKey)]), [rootKey]))
+        let error = #expect(throws: DepotError.self) {
+            try root.verifyManifest(try signed(manifest(), [old]), for: try ModelName("flowers"), now: now, clockSkew: 0, minimumVersion: nil)
+        }
+        #expect(error?.code == .revokedSigningKey)
+    }
+
+    @Test func aManifestThresholdCountsDistinctValidKeys() throws {
+        let second = Curve25519.Signing.PrivateKey()
+        var twoOfTwo = document(manifestKeys: [manifestKey, second])
+        twoOfTwo.manifestThreshold = 2
+        let root = try TrustedRoot(first: try signed(twoOfTwo, [rootKey]))
+        let flowers = try ModelName("flowers")
+        #expect(try root.verifyManifest(try signed(manifest(), [manifestKey, second]), for: flowers, now: now, clockSkew: 0, minimumVersion: nil).version == 2)
+        #expect(code { _ = try root.verifyManifest(try signed(manifest(), [manifestKey]), for: flowers, now: now, clockSkew: 0, minimumVersion: nil) } == .invalidSignature)
+    }
+
+    @Test func rootDocumentsFollowOneAnotherOnlyWithBothSignatures() throws {
+        let first = try TrustedRoot(first: try signed(document(), [rootKey]))
+        let newRoot = Curve25519.Signing.PrivateKey()
+        let next = document(version: 2, rootKeys: [newRoot])
+        #expect(try first.successor(try signed(next, [rootKey, newRoot])).document.version == 2)
+        #expect(code { _ = try first.successor(try signed(next, [newRoot])) } == .untrustedRoot, "not signed by the previous root")
+        #expect(code { _ = try first.successor(try signed(next, [rootKey])) } == .untrustedRoot, "not signed by its own root key")
+        #expect(code { _ = try first.successor(try signed(document(version: 3, rootKeys: [newRoot]), [rootKey, newRoot])) } == .untrustedRoot)
+        #expect(code { _ = try first.successor(try signed(next, [rootKey, newRoot, rootKey])) } == .duplicateSignature)
+        #expect(code { _ = try TrustedRoot(first: try signed(document(), [rootKey]), pinnedKey: PublicSigningKey(newRoot.publicKey)) } == .untrustedRoot)
+        #expect(code { _ = try TrustedRoot(first: try signed(document(rootThreshold: 2), [rootKey])) } == .invalidMetadata)
+        #expect(code { _ = try TrustedRoot(first: Data(repeating: 32, count: TrustedRoot.maximumSize + 1)) } == .metadataTooLarge)
+        let both = document(revoked: [PublicSigningKey.keyID(of: manifestKey.publicKey)])
+        #expect(code { _ = try TrustedRoot(first: try signed(both, [rootKey])) } == .invalidMetadata, "listed and revoked at once")
+    }
+}
