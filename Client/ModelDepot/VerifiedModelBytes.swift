@@ -30,35 +30,31 @@ public final class VerifiedModelBytes: @unchecked Sendable {
             throw DepotError(.fileUnreadable, "\(what) could not be opened: \(String(cString: strerror(errno))).")
         }
         defer { close(descriptor) }
+        // Once the buffer is set, a throw below runs deinit, which frees it.
         buffer = .allocate(byteCount: max(model.manifest.size, 1), alignment: 64)
-        do throws(DepotError) {
-            var hasher = SHA256()
-            var filled = 0
-            var spare: UInt8 = 0
-            while true {
-                let count = filled < model.manifest.size
-                    ? systemRead(descriptor, buffer.baseAddress! + filled, min(model.manifest.size - filled, 1 << 20))
-                    : systemRead(descriptor, &spare, 1)
-                guard count >= 0 else { throw DepotError(.fileUnreadable, "\(what) could not be read: \(String(cString: strerror(errno))).") }
-                if count == 0 { break }
-                guard filled < model.manifest.size else {
-                    throw DepotError(.sizeMismatch, "\(what) grew after it was verified; it is longer than its \(model.manifest.size) signed bytes and was not handed to an interpreter. Download it again.")
-                }
-                hasher.update(bufferPointer: UnsafeRawBufferPointer(start: buffer.baseAddress! + filled, count: count))
-                filled += count
+        var hasher = SHA256()
+        var filled = 0
+        var spare: UInt8 = 0
+        while true {
+            let count = filled < model.manifest.size
+                ? systemRead(descriptor, buffer.baseAddress! + filled, min(model.manifest.size - filled, 1 << 20))
+                : systemRead(descriptor, &spare, 1)
+            guard count >= 0 else { throw DepotError(.fileUnreadable, "\(what) could not be read: \(String(cString: strerror(errno))).") }
+            if count == 0 { break }
+            guard filled < model.manifest.size else {
+                throw DepotError(.sizeMismatch, "\(what) grew after it was verified; it is longer than its \(model.manifest.size) signed bytes and was not handed to an interpreter. Download it again.")
             }
-            guard filled == model.manifest.size else {
-                throw DepotError(.sizeMismatch, "\(what) has \(filled) bytes, not the \(model.manifest.size) verified; it changed on disk and was not handed to an interpreter. Download it again.")
-            }
-            let digest = hasher.finalize().hex
-            guard digest == model.sha256 else {
-                throw DepotError(.digestMismatch, "\(what) changed on disk after it was verified (SHA-256 \(digest), not \(model.sha256)); it was not handed to an interpreter. Download it again.")
-            }
-            _ = try TFLiteVerifier().verify(UnsafeRawBufferPointer(start: buffer.baseAddress, count: filled))
-        } catch {
-            buffer.deallocate()
-            throw error
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(start: buffer.baseAddress! + filled, count: count))
+            filled += count
         }
+        guard filled == model.manifest.size else {
+            throw DepotError(.sizeMismatch, "\(what) has \(filled) bytes, not the \(model.manifest.size) verified; it changed on disk and was not handed to an interpreter. Download it again.")
+        }
+        let digest = hasher.finalize().hex
+        guard digest == model.sha256 else {
+            throw DepotError(.digestMismatch, "\(what) changed on disk after it was verified (SHA-256 \(digest), not \(model.sha256)); it was not handed to an interpreter. Download it again.")
+        }
+        _ = try TFLiteVerifier().verify(UnsafeRawBufferPointer(start: buffer.baseAddress, count: filled))
     }
 
     deinit { buffer.deallocate() }

@@ -26,6 +26,36 @@ struct LiteRTInferenceEndToEndTests {
 
         #expect(throws: DepotError.self) { try interpreter.run([TensorValue(uint8: [1, 2, 3, 4], shape: [1, 4])]) }
     }
+
+    @Test func aFileSwappedAfterVerificationNeverReachesLiteRT() async throws {
+        let published = try PublishedModel(["float_classifier_labels"])
+        defer { withExtendedLifetime(published) {} }
+        let model = try await published.downloader().model(named: "flowers")
+        let library = try LiteRTLibrary(path: try #require(LiteRTRuntime.libraryPath))
+        let input = [TensorValue(float32: [0.9, -0.3, 0.25, 0.5], shape: [1, 4])]
+        let honest = try library.makeInterpreter(for: model).run(input)
+        let bytes = try model.loadVerifiedBytes()
+
+        // The swapped-in file is a valid model with another bias (0.1 -> 5.0), so it answers differently.
+        var swapped = try Data(contentsOf: model.fileURL)
+        let bias = try #require(swapped.firstRange(of: Data(Float(0.1).bitPattern.littleEndianBytes)))
+        swapped.replaceSubrange(bias, with: Data(Float(5).bitPattern.littleEndianBytes))
+        let swappedPath = published.scratch.path("swapped.tflite")
+        try swapped.write(to: URL(fileURLWithPath: swappedPath))
+        #expect(try LiteRTRuntime.pythonOutput(model: swappedPath, input: [0.9, -0.3, 0.25, 0.5]) != honest.first?.float32Values)
+        try FileManager.default.removeItem(at: model.fileURL)
+        try FileManager.default.copyItem(atPath: swappedPath, toPath: model.fileURL.path)
+        let error = #expect(throws: DepotError.self) { try library.makeInterpreter(for: model) }
+        #expect([.digestMismatch, .sizeMismatch].contains(error?.code))
+        #expect(error?.message.contains("was not handed to an interpreter") == true)
+
+        let fromVerifiedBytes = try LiteRTInterpreter(bytes: bytes, library: library).run(input)
+        #expect(fromVerifiedBytes.first?.float32Values == honest.first?.float32Values, "the bytes verified before the swap are what runs")
+    }
+}
+
+extension UInt32 {
+    fileprivate var littleEndianBytes: [UInt8] { withUnsafeBytes(of: littleEndian) { Array($0) } }
 }
 
 /// The LiteRT runtime the bootstrap installs, found through Python.

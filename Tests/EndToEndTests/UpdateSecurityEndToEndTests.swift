@@ -234,4 +234,25 @@ import Testing
             #expect(stored.document.version == 1)
         }
     }
+
+    @Test func aFileChangedOnDiskAfterVerificationIsRefusedAtHandOff() async throws {
+        try await withDevice { device in
+            let model = try await device.downloader.model(named: "flowers", policy: .localModel)
+            let original = try Data(contentsOf: model.fileURL)
+            #expect(try model.loadVerifiedBytes().withUnsafeBytes { Data($0) } == original)
+
+            var changed = original
+            changed[changed.count - 1] ^= 0xff
+            let cases: [(Data, DepotError.Code)] = [(changed, .digestMismatch), (original + Data([0]), .sizeMismatch),
+                                                    (original.dropLast(), .sizeMismatch)]
+            for (content, code) in cases {
+                let handle = try FileHandle(forWritingTo: model.fileURL)
+                try handle.truncate(atOffset: 0)
+                try handle.write(contentsOf: content)
+                try handle.close()
+                let error = #expect(throws: DepotError.self) { try model.loadVerifiedBytes() }
+                #expect(error?.code == code)
+            }
+        }
+    }
 }

@@ -1,0 +1,66 @@
+import Foundation
+import ModelDepotShared
+import Testing
+
+/// `depot keys root generate|init|show` and `depot keys rotate` against a real server: what
+/// they publish, and every refusal with its exit code.
+@Suite struct RootKeyCommandsEndToEndTests {
+    @Test func rootKeysArePublishedRotatedAndRefusedWithReasons() throws {
+        let scratch = try Scratch()
+        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        let env = server.environment
+        let rootKey = scratch.path("root.key")
+
+        let generated = try Command.depot(["keys", "root", "generate", "--out", rootKey, "--json"], environment: env)
+        #expect(generated.status == 0, "\(generated.error)")
+        let publicKey = try generated.decode(PublicSigningKey.self)
+        #expect(try FileManager.default.attributesOfItem(atPath: rootKey)[.posixPermissions] as? Int == 0o600)
+        let original = try String(contentsOfFile: rootKey, encoding: .utf8)
+        let overwrite = try Command.depot(["keys", "root", "generate", "--out", rootKey], environment: env)
+        #expect(overwrite.status == 1)
+        #expect(overwrite.error.contains("An existing key file is never overwritten"))
+        #expect(try String(contentsOfFile: rootKey, encoding: .utf8) == original)
+
+        let early = try Command.depot(["keys", "rotate", "--root-key", rootKey], environment: env)
+        #expect(early.status == 1)
+        #expect(early.error.contains("has no root document yet; publish v1 with 'depot keys root init"))
+        try "not a key".write(toFile: scratch.path("junk.key"), atomically: true, encoding: .utf8)
+        let junk = try Command.depot(["keys", "root", "init", "--root-key", scratch.path("junk.key")], environment: env)
+        #expect(junk.status == 1)
+        #expect(junk.error.contains("is not an Ed25519 private key file"))
+        let days = try Command.depot(["keys", "root", "init", "--root-key", rootKey, "--expires-in-days", "0"], environment: env)
+        #expect(days.status == 1)
+        #expect(days.error.contains("--expires-in-days must be between 1 and 3650, not 0"))
+        let before = try JSONSerialization.jsonObject(with: try Command.depot(["keys", "root", "show", "--json"], environment: env).output) as? [String: Any]
+        #expect(before?["signing"] != nil && before?["root"] == nil)
+
+        let initialized = try Command.depot(["keys", "root", "init", "--root-key", rootKey, "--json"], environment: env)
+        #expect(initialized.status == 0, "\(initialized.error)")
+        let first = try initialized.decode(RootDocument.self)
+        #expect(first.version == 1 && first.rootKeys == [publicKey] && first.revokedKeys.isEmpty)
+        let again = try Command.depot(["keys", "root", "init", "--root-key", rootKey], environment: env)
+        #expect(again.status == 1)
+        #expect(again.error.contains("has root document v1 already"))
+
+        let stranger = scratch.path("stranger.key")
+        _ = try Command.depot(["keys", "root", "generate", "--out", stranger], environment: env)
+        let wrong = try Command.depot(["keys", "rotate", "--root-key", stranger], environment: env)
+        #expect(wrong.status == 1)
+        #expect(wrong.error.contains("which is not a root key of root document v1"))
+
+        let rotated = try Command.depot(["keys", "rotate", "--root-key", rootKey, "--json"], environment: env)
+        #expect(rotated.status == 0, "\(rotated.error)")
+        let second = try rotated.decode(RootDocument.self)
+        #expect(second.version == 2 && second.rootKeys == first.rootKeys)
+        #expect(second.revokedKeys == first.manifestKeys.map(\.keyid))
+        #expect(second.manifestKeys != first.manifestKeys)
+        let shown = try Command.depot(["keys", "root", "show"], environment: env)
+        #expect(shown.text.contains("Active manifest key: \(second.manifestKeys[0].keyid)"))
+        #expect(shown.text.contains("Newest: root document v2"))
+
+        server.stop(signal: SIGTERM)
+        let offline = try Command.depot(["keys", "rotate", "--root-key", rootKey], environment: env)
+        #expect(offline.status == 2)
+        #expect(offline.error.contains("Could not reach the server"))
+    }
+}
