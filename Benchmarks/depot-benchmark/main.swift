@@ -5,6 +5,7 @@
 //   depot-benchmark rules            nanoseconds per rollout evaluation, with 0 and 20 rules
 //   depot-benchmark sdk-verify FILE  the SDK's check of a downloaded file (SHA-256 + TFLite)
 //   depot-benchmark sdk-install SERVER KEY ROOT_KEY MODEL CACHE   one download-verify-install
+//   depot-benchmark signing          Ed25519 sign/verify per second; signed manifests made/checked per second
 import Foundation
 import Crypto
 import ModelDepotShared
@@ -38,6 +39,8 @@ case "sha256":
     print(file.withBytes { SHA256.digest(streaming: $0).hex }, path)
 case "rules":
     try RuleBenchmark().run()
+case "signing":
+    try SigningBenchmark.run(seconds: 2)
 case "sdk-verify":
     try SDKBenchmark.verify(arguments.dropFirst().first ?? "")
 case "sdk-install":
@@ -48,6 +51,6 @@ case "sdk-install":
     }
     try await SDKBenchmark.install(server: values[0], key: values[1], rootKey: values[2], model: values[3], cache: values[4])
 default:
-    print("usage: depot-benchmark verify FILE... | sha256 FILE | rules | sdk-verify FILE | sdk-install SERVER KEY ROOT_KEY MODEL CACHE")
+    print("usage: depot-benchmark verify FILE... | sha256 FILE | rules | sdk-verify FILE | sdk-install SERVER KEY ROOT_KEY MODEL CACHE | signing")
     exit(2)
 }
