@@ -24,9 +24,12 @@ public func buildApplication(
 
     let clock = configuration.clock
     let usage = UsageCounter(clock: clock)
-    let router = buildRouter(configuration: configuration, catalog: catalog, blobs: blobs, signer: signer, usage: usage, clock: clock).router
+    let built = buildRouter(configuration: configuration, catalog: catalog, blobs: blobs, signer: signer, usage: usage, clock: clock,
+                            logger: logger)
+    let hotPaths = built.hotPaths
     return Application(
-        router: router,
+        router: built.routes.router,
+        server: .http1(configuration: .init(additionalChannelHandlers: [HotPathHandler(paths: hotPaths)])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "ModelDepot"),
         services: [UsageFlushService(usage: usage, catalog: catalog, interval: configuration.usageFlushInterval, logger: logger)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
@@ -34,9 +37,10 @@ public func buildApplication(
     )
 }
 
-/// Registers every route and middleware; returns the router and the inventory of its paths.
+/// Registers every route and middleware; returns the router with the inventory of its paths,
+/// and the hot paths that answer manifests and blobs before it from the same caches.
 func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, blobs: any BlobStore, signer: ManifestSigner,
-                 usage: UsageCounter, clock: @escaping @Sendable () -> Date) -> RouteInventory {
+                 usage: UsageCounter, clock: @escaping @Sendable () -> Date, logger: Logger) -> (routes: RouteInventory, hotPaths: HotPaths) {
     let metrics = ServerMetrics()
     let manifests = ManifestCache(signer: signer, lifetime: configuration.manifestLifetime, clock: clock)
     let signing = SigningController(catalog: catalog, signer: signer, manifests: manifests, clock: clock)
@@ -45,8 +49,10 @@ func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, 
     routes.add(middleware: RequestLogMiddleware(metrics: metrics))
     OperationsController(catalog: catalog, storageDirectory: configuration.storageDirectory, metrics: metrics).register(in: routes)
     let client = routes.group("v1").add(middleware: AuthenticationMiddleware(keys: keys))
-    ManifestController(catalog: catalog, manifests: manifests, metrics: metrics, usage: usage).register(in: client)
-    BlobsController(blobs: blobs, metrics: metrics, usage: usage).register(in: client)
+    let manifestController = ManifestController(catalog: catalog, manifests: manifests, metrics: metrics, usage: usage)
+    let blobsController = BlobsController(blobs: blobs, metrics: metrics, usage: usage)
+    manifestController.register(in: client)
+    blobsController.register(in: client)
     signing.registerPublic(in: client)
     let admin = client.group("admin").add(middleware: AdminOnlyMiddleware())
     ModelsController(catalog: catalog, blobs: blobs, manifests: manifests, clock: clock).register(in: admin)
@@ -56,7 +62,7 @@ func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, 
     RolloutsController(catalog: catalog, manifests: manifests, clock: clock).register(in: admin)
     StatsController(catalog: catalog, usage: usage, clock: clock).register(in: admin)
     signing.registerAdmin(in: admin)
-    return routes
+    return (routes, HotPaths(keys: keys, manifests: manifestController, blobs: blobsController, metrics: metrics, logger: logger))
 }
 
 /// On first start, creates the admin token (from `DEPOT_ADMIN_TOKEN` when given) and prints a

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 @testable import ModelDepotServer
 import Hummingbird
 import HummingbirdTesting
@@ -46,7 +47,7 @@ import Testing
             let catalog = try SQLiteModelCatalog(path: storage + "/depot.sqlite")
             let routes = buildRouter(configuration: server.configuration, catalog: catalog, blobs: try FileSystemBlobStore(root: storage),
                                      signer: try await ManifestSigner(storage: storage, catalog: catalog),
-                                     usage: UsageCounter(clock: { Date() }), clock: { Date() }).paths
+                                     usage: UsageCounter(clock: { Date() }), clock: { Date() }, logger: Logger(label: "test")).routes.paths
             #expect(routes.count >= 14)
             #expect(documented.subtracting(routes).isEmpty, "documented but not served")
             #expect(routes.subtracting(documented).isEmpty, "served but not documented")

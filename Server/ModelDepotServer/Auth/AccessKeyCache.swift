@@ -28,6 +28,16 @@ final class AccessKeyCache: Sendable {
         return entry.key
     }
 
+    /// The working key a bearer secret belongs to, if the keys are cached; `nil` when they are not
+    /// or the secret is wrong (then ``authenticate(_:)`` answers, with the error).
+    func cachedKey(_ secret: Substring) -> AccessKey? {
+        let secret = AccessKeySecret(text: String(secret))
+        guard let entry = entries.withLock({ $0?[secret.id] }), AccessKeySecret.constantTimeEqual(entry.secretHash, secret.hash) else {
+            return nil
+        }
+        return entry.key
+    }
+
     /// Drops the cached keys; the next request reloads them.
     func invalidate() {
         entries.withLock { $0 = nil }

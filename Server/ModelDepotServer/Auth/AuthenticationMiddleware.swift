@@ -10,13 +10,19 @@ struct AuthenticationMiddleware: RouterMiddleware {
         guard let header = request.headers[.authorization] else {
             throw DepotError(.unauthorized, "No API key: send 'Authorization: Bearer <secret>' (the CLI reads --token or DEPOT_TOKEN).")
         }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else {
+        guard let secret = Self.bearerSecret(header) else {
             throw DepotError(.unauthorized, "The Authorization header is not 'Bearer <secret>'.")
         }
         var context = context
-        context.principal = try await keys.authenticate(String(parts[1]))
+        context.principal = try await keys.authenticate(String(secret))
         return try await next(request, context)
+    }
+
+    /// The secret of an `Authorization: Bearer <secret>` header.
+    static func bearerSecret(_ header: String) -> Substring? {
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else { return nil }
+        return parts[1]
     }
 }
 

@@ -5,7 +5,18 @@ import NIOCore
 
 /// `GET|HEAD /v1/blobs/sha256/{hex}`: immutable model files with single byte ranges,
 /// `If-Range`, strong ETags and year-long caching, streamed from disk.
+///
+/// The router answers every request; ``HotPathHandler`` answers a `GET` the same way before the
+/// router when the key is cached, and sends the bytes with `sendfile`.
 struct BlobsController {
+    static let route = "/v1/blobs/sha256/{hex}"
+
+    /// What a request gets: the content (or a part of it), or a `416`.
+    enum Plan {
+        case content(status: HTTPResponse.Status, headers: HTTPFields, path: String, range: ClosedRange<Int>?, length: Int)
+        case unsatisfiable(headers: HTTPFields, error: DepotError)
+    }
+
     let blobs: any BlobStore
     let metrics: ServerMetrics
     let usage: UsageCounter
@@ -18,47 +29,68 @@ struct BlobsController {
 
     func serve(_ request: Request, _ context: AppRequestContext, includeBody: Bool) async throws -> Response {
         let hex = context.parameters.get("hex") ?? ""
+        switch try plan(hex: Substring(hex), headers: request.headers) {
+        case .unsatisfiable(let headers, let error):
+            var response = try error.response(from: request, context: context)
+            response.headers.append(contentsOf: headers)
+            return response
+        case .content(let status, let headers, let path, let range, let length):
+            let arm = Self.arm(request.headers)
+            guard includeBody, let range else { return Response(status: status, headers: headers) }
+            metrics.recordBlobBytes(range.count)
+            return Response(status: status, headers: headers, body: files.body(path: path, range: range, eventLoop: context.eventLoop) {
+                countDownload(hex, range: range, length: length, arm: arm)
+            })
+        }
+    }
+
+    /// A `GET` answered from the file with `sendfile`, or `nil` for anything but content (the
+    /// router then answers it, with the same result or the error).
+    func cachedAnswer(hex: Substring, headers: HTTPFields) -> HotAnswer? {
+        guard case .content(let status, let fields, let path, let range?, let length)? = try? plan(hex: hex, headers: headers) else { return nil }
+        let arm = Self.arm(headers)
+        let hex = String(hex)
+        metrics.recordBlobBytes(range.count)
+        return HotAnswer(status: status, headers: fields, file: path, range: range) { countDownload(hex, range: range, length: length, arm: arm) }
+    }
+
+    /// Status, headers and byte range for a request of blob `hex`.
+    /// - Throws: ``DepotError``: `bad_request` for a malformed digest, `not_found` for an unknown blob.
+    func plan(hex: Substring, headers requestHeaders: HTTPFields) throws -> Plan {
         guard hex.utf8.count == 64, hex.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
             throw DepotError(.badRequest, "'\(hex.prefix(80))' is not a SHA-256 digest: blobs are named by 64 lower-case hexadecimal digits.")
         }
-        guard let path = blobs.path(of: hex), let length = Self.size(of: path) else {
+        guard let path = blobs.path(of: String(hex)), let length = Self.size(of: path) else {
             throw DepotError(.notFound, "No blob has SHA-256 \(hex). Ask the model's manifest for the current download URL.")
         }
         let etag = "\"\(hex)\""
-        let arm = request.headers[.depotArm].map { String($0.prefix(80)) } ?? "unknown"
         var headers: HTTPFields = [
             .eTag: etag, .cacheControl: "public, max-age=31536000, immutable", .acceptRanges: "bytes",
             .contentType: "application/octet-stream",
         ]
-        let range = EntityTag.ifRange(request.headers[.ifRange], matches: etag)
-            ? ByteRange(header: request.headers[.range], length: length) : .full
+        let range = EntityTag.ifRange(requestHeaders[.ifRange], matches: etag)
+            ? ByteRange(header: requestHeaders[.range], length: length) : .full
         switch range {
         case .unsatisfiable:
-            headers[.contentRange] = "bytes */\(length)"
-            let error = DepotError(.rangeNotSatisfiable, "The range '\(request.headers[.range] ?? "")' lies outside the blob's \(length) bytes.")
-            var response = try error.response(from: request, context: context)
-            response.headers.append(contentsOf: headers.filter { $0.name != .contentType && $0.name != .cacheControl })
-            return response
+            let error = DepotError(.rangeNotSatisfiable, "The range '\(requestHeaders[.range] ?? "")' lies outside the blob's \(length) bytes.")
+            return .unsatisfiable(headers: [.eTag: etag, .acceptRanges: "bytes", .contentRange: "bytes */\(length)"], error: error)
         case .full:
             headers[.contentLength] = String(length)
-            return response(.ok, path: path, range: length > 0 ? 0...(length - 1) : nil, headers: headers, includeBody: includeBody,
-                            eventLoop: context.eventLoop, sha256: hex, length: length, arm: arm)
+            return .content(status: .ok, headers: headers, path: path, range: length > 0 ? 0...(length - 1) : nil, length: length)
         case .partial(let bytes):
             headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(length)"
             headers[.contentLength] = String(bytes.count)
-            return response(.partialContent, path: path, range: bytes, headers: headers, includeBody: includeBody,
-                            eventLoop: context.eventLoop, sha256: hex, length: length, arm: arm)
+            return .content(status: .partialContent, headers: headers, path: path, range: bytes, length: length)
         }
     }
 
-    private func response(_ status: HTTPResponse.Status, path: String, range: ClosedRange<Int>?, headers: HTTPFields,
-                          includeBody: Bool, eventLoop: (any EventLoop)?, sha256: String, length: Int, arm: String) -> Response {
-        guard includeBody, let range else { return Response(status: status, headers: headers) }
-        metrics.recordBlobBytes(range.count)
-        return Response(status: status, headers: headers, body: files.body(path: path, range: range, eventLoop: eventLoop) {
-            // A download counts once its last byte went out (a whole file or a resumed tail).
-            if range.upperBound == length - 1 { usage.record(.download(sha256: sha256), arm: arm) }
-        })
+    /// A download counts once its last byte went out (a whole file or a resumed tail).
+    private func countDownload(_ hex: String, range: ClosedRange<Int>, length: Int, arm: String) {
+        if range.upperBound == length - 1 { usage.record(.download(sha256: hex), arm: arm) }
+    }
+
+    private static func arm(_ headers: HTTPFields) -> String {
+        headers[.depotArm].map { String($0.prefix(80)) } ?? "unknown"
     }
 
     private static func size(of path: String) -> Int? {

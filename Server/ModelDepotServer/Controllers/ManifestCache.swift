@@ -48,6 +48,18 @@ final class ManifestCache: Sendable {
         return rollout
     }
 
+    /// The model's rollout if it is cached.
+    func cachedRollout(for model: ModelName) -> Rollout? {
+        rollouts.withLock { $0[model] }
+    }
+
+    /// An answer if it is cached and not yet due to be signed again.
+    func cachedEntry(for model: ModelName, version: Int?, arm: String) -> Entry? {
+        guard let entry = answers.withLock({ $0[model]?.entries[Key(version: version, arm: arm)] }) else { return nil }
+        if case .manifest(_, _, _, let refreshAt) = entry, refreshAt <= clock() { return nil }
+        return entry
+    }
+
     func entry(for model: ModelName, version: Int?, arm: String, catalog: any ModelCatalog,
                load: () async throws -> ModelVersion?) async throws -> Entry {
         let key = Key(version: version, arm: arm)

@@ -5,7 +5,12 @@ import ModelDepotShared
 /// matching rule whose split holds its bucket, the rollout's default, else the newest published
 /// version — as a signed envelope, with a strong ETag so that an unchanged answer costs a `304`
 /// and `Depot-Root-Version` so that devices know when to fetch a newer root document.
+///
+/// The router answers every request; ``HotPathHandler`` answers the same way, before the router,
+/// when the key, the rollout and the manifest are all cached.
 struct ManifestController {
+    static let route = "/v1/models/{name}/manifest"
+
     let catalog: any ModelCatalog
     let manifests: ManifestCache
     let metrics: ServerMetrics
@@ -18,33 +23,75 @@ struct ManifestController {
     func manifest(_ request: Request, context: AppRequestContext) async throws -> Response {
         let name = try context.modelName()
         let key = try context.requirePrincipal()
-        if let allowed = key.models, !allowed.contains(name) {
-            throw DepotError(.forbidden, "Key '\(key.id)' may read \(allowed.map(\.rawValue).joined(separator: ", ")), not '\(name)'.")
-        }
+        try Self.check(key, mayRead: name)
         let device = try DeviceContext(headers: request.headers)
         let catalog = catalog
         let rollout = try await manifests.rollout(for: name) { try await catalog.rollout(of: name) }
         let assignment = rollout.assignment(for: device)
-        let entry = try await manifests.entry(for: name, version: assignment?.version, arm: assignment?.arm.description ?? "latest",
-                                              catalog: catalog) {
+        let arm = assignment?.arm.description ?? "latest"
+        let entry = try await manifests.entry(for: name, version: assignment?.version, arm: arm, catalog: catalog) {
             if let number = assignment?.version { return try await catalog.version(number, of: name) }
             return try await catalog.newestPublishedVersion(of: name)
         }
-        switch entry {
-        case .unpublished:
+        guard case .manifest(let body, let etag, let version, _) = entry else {
             throw DepotError(.notFound, "Model '\(name)' has no published version yet. Publish one with 'depot publish \(name) VERSION'.")
-        case .manifest(let body, let etag, let version, _):
-            usage.record(.manifest(model: name, version: version), arm: assignment?.arm.description ?? "latest")
-            var headers: HTTPFields = [.eTag: etag, .cacheControl: "private, no-cache"]
-            if let root = manifests.signer.rootVersion { headers[.depotRootVersion] = String(root) }
-            if EntityTag.ifNoneMatch(request.headers[.ifNoneMatch], matches: etag) {
-                metrics.recordManifest(notModified: true)
-                return Response(status: .notModified, headers: headers)
-            }
-            metrics.recordManifest(notModified: false)
-            var full = headers
-            full[.contentType] = "application/json; charset=utf-8"
-            return Response(status: .ok, headers: full, body: .init(byteBuffer: body))
         }
+        let answer = answer(body: body, etag: etag, version: version, model: name, arm: arm, ifNoneMatch: request.headers[.ifNoneMatch])
+        return Response(status: answer.status, headers: answer.headers, body: answer.body.map { .init(byteBuffer: $0) } ?? .init())
+    }
+
+    /// The answer from caches alone, or `nil` when anything is not cached or the answer is not a
+    /// `200`/`304` (the router then answers, with the same result or the error).
+    func cachedAnswer(model text: Substring, key: AccessKey, headers: HTTPFields) -> HotAnswer? {
+        guard let name = try? ModelName(String(text)), (try? Self.check(key, mayRead: name)) != nil,
+              let device = try? DeviceContext(headers: headers), let rollout = manifests.cachedRollout(for: name) else { return nil }
+        let assignment = rollout.assignment(for: device)
+        let arm = assignment?.arm.description ?? "latest"
+        guard case .manifest(let body, let etag, let version, _)? = manifests.cachedEntry(for: name, version: assignment?.version, arm: arm)
+        else { return nil }
+        return answer(body: body, etag: etag, version: version, model: name, arm: arm, ifNoneMatch: headers[.ifNoneMatch])
+    }
+
+    /// A `304` when `If-None-Match` holds the manifest's tag, else the `200`; counted as usage
+    /// and in the metrics.
+    private func answer(body: ByteBuffer, etag: String, version: Int, model: ModelName, arm: String, ifNoneMatch: String?) -> HotAnswer {
+        usage.record(.manifest(model: model, version: version), arm: arm)
+        var headers: HTTPFields = [.eTag: etag, .cacheControl: "private, no-cache"]
+        if let root = manifests.signer.rootVersion { headers[.depotRootVersion] = String(root) }
+        if EntityTag.ifNoneMatch(ifNoneMatch, matches: etag) {
+            metrics.recordManifest(notModified: true)
+            return HotAnswer(status: .notModified, headers: headers, body: nil)
+        }
+        metrics.recordManifest(notModified: false)
+        headers[.contentType] = "application/json; charset=utf-8"
+        headers[.contentLength] = String(body.readableBytes)
+        return HotAnswer(status: .ok, headers: headers, body: body)
+    }
+
+    private static func check(_ key: AccessKey, mayRead name: ModelName) throws {
+        if let allowed = key.models, !allowed.contains(name) {
+            throw DepotError(.forbidden, "Key '\(key.id)' may read \(allowed.map(\.rawValue).joined(separator: ", ")), not '\(name)'.")
+        }
+    }
+}
+
+/// A complete answer that needs no more work: status, headers and an optional body, or a
+/// byte range of a file (sent with `sendfile` by ``HotPathHandler``).
+struct HotAnswer: Sendable {
+    var status: HTTPResponse.Status
+    var headers: HTTPFields
+    var body: ByteBuffer?
+    var file: (path: String, range: ClosedRange<Int>, onComplete: @Sendable () -> Void)?
+
+    init(status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer?) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    init(status: HTTPResponse.Status, headers: HTTPFields, file path: String, range: ClosedRange<Int>, onComplete: @escaping @Sendable () -> Void) {
+        self.status = status
+        self.headers = headers
+        file = (path, range, onComplete)
     }
 }

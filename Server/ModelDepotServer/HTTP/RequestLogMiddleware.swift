@@ -27,16 +27,23 @@ struct RequestLogMiddleware: RouterMiddleware {
     }
 
     private func log(_ request: Request, _ context: Context, status: Int, start: ContinuousClock.Instant, error: String?) {
-        let route = context.endpointPath ?? "unmatched"
-        metrics.recordRequest(route: route, method: request.method.rawValue, status: status)
-        guard context.logger.logLevel <= .info else { return }
+        Self.record(metrics, context.logger, method: request.method.rawValue, path: request.uri.path, route: context.endpointPath ?? "unmatched",
+                    status: status, start: start, key: context.principal?.id, error: error)
+    }
+
+    /// Counts a request and, at log level info or below, writes its line (also for requests
+    /// ``HotPathHandler`` answers before the router).
+    static func record(_ metrics: ServerMetrics, _ logger: Logger, method: String, path: String, route: String, status: Int,
+                       start: ContinuousClock.Instant, key: String?, error: String?) {
+        metrics.recordRequest(route: route, method: method, status: status)
+        guard logger.logLevel <= .info else { return }
         let elapsed = ContinuousClock.now - start
         var metadata: Logger.Metadata = [
-            "method": "\(request.method.rawValue)", "path": "\(request.uri.path)", "route": "\(route)",
+            "method": "\(method)", "path": "\(path)", "route": "\(route)",
             "status": "\(status)", "duration_ms": "\(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)",
         ]
-        if let key = context.principal?.id { metadata["key"] = "\(key)" }
+        if let key { metadata["key"] = "\(key)" }
         if let error { metadata["error"] = "\(error)" }
-        context.logger.info("request", metadata: metadata)
+        logger.info("request", metadata: metadata)
     }
 }

@@ -1,0 +1,108 @@
+import Crypto
+import Foundation
+import ModelDepotShared
+import TestSupport
+import Testing
+
+/// Manifests and blobs answered before the router (`HotPathHandler`), against the router's own
+/// answers: `Connection: close` sends the same request to the router.
+@Suite struct HotPathEndToEndTests {
+    /// Status line, the headers that matter, and the body of one curl request.
+    struct Answer: Equatable {
+        let status: String
+        let headers: [String: String]
+        let body: Data
+    }
+
+    func fetch(_ url: URL, _ headers: [String], router: Bool, scratch: Scratch) throws -> Answer {
+        let body = scratch.path("body-\(UUID().uuidString)")
+        let output = try Command.curl(["-sS", "-D", "-", "-o", body] + (router ? ["-H", "Connection: close"] : [])
+                                      + headers.flatMap { ["-H", $0] } + [url.absoluteString])
+        let lines = output.text.split(separator: "\r\n").map(String.init)
+        var fields: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = line[..<colon].lowercased()
+            guard !["date", "connection"].contains(name) else { continue }
+            fields[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return Answer(status: lines.first ?? "", headers: fields, body: (try? Data(contentsOf: URL(fileURLWithPath: body))) ?? Data())
+    }
+
+    @Test func hotAnswersEqualTheRoutersAndAreCounted() throws {
+        let published = try PublishedModel()
+        let server = published.server
+        let key = "Authorization: Bearer \(published.appKey)"
+        let manifestURL = server.url.appendingPathComponent("v1/models/flowers/manifest")
+        let first = try fetch(manifestURL, [key], router: true, scratch: published.scratch)
+        let etag = try #require(first.headers["etag"])
+        let hex = try manifestPayload(first.body).sha256
+        let blobURL = server.url.appendingPathComponent("v1/blobs/sha256/\(hex)")
+        let requests: [(URL, [String])] = [
+            (manifestURL, [key]), (manifestURL, [key, "If-None-Match: \(etag)"]),
+            (blobURL, [key]), (blobURL, [key, "Range: bytes=10-99"]), (blobURL, [key, "Range: bytes=-7"]),
+            (blobURL, [key, "Range: bytes=100-", "If-Range: \"\(hex)\""]), (blobURL, [key, "Range: bytes=100-", "If-Range: \"other\""]),
+        ]
+        for (url, headers) in requests {
+            let hot = try fetch(url, headers, router: false, scratch: published.scratch)
+            let routed = try fetch(url, headers, router: true, scratch: published.scratch)
+            #expect(hot == routed, "\(url.lastPathComponent) \(headers.dropFirst())")
+            #expect(hot.headers["server"] == "ModelDepot")
+        }
+        #expect(try fetch(blobURL, [key], router: false, scratch: published.scratch).body == Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier"))))
+        #expect(try fetch(blobURL, [key, "Range: bytes=5000-"], router: false, scratch: published.scratch).status.contains("416"))
+        #expect(try fetch(manifestURL, ["Authorization: Bearer wrong"], router: false, scratch: published.scratch).status.contains("401"))
+
+        #expect(try server.metric(#"depot_http_requests_total{route="/v1/models/{name}/manifest",method="GET",status="200"}"#) == 3)
+        #expect(try server.metric(#"depot_http_requests_total{route="/v1/models/{name}/manifest",method="GET",status="304"}"#) == 2)
+        #expect(try server.metric(#"depot_http_requests_total{route="/v1/blobs/sha256/{hex}",method="GET",status="206"}"#) == 6)
+    }
+
+    @Test func pipelinedRequestsAreAnsweredInOrder() throws {
+        let published = try PublishedModel()
+        let manifest = "GET /v1/models/flowers/manifest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(published.appKey)\r\n\r\n"
+        let script = """
+            import socket, sys
+            host, port = sys.argv[1], int(sys.argv[2])
+            def exchange(payload, responses):
+                s = socket.create_connection((host, port), timeout=10)
+                s.sendall(payload.encode())
+                data = b""
+                while data.count(b"HTTP/1.1 ") < responses or not data.endswith(b"}"):
+                    try:
+                        chunk = s.recv(65536)
+                    except socket.timeout:
+                        break
+                    if not chunk: break
+                    data += chunk
+                return data.decode()
+            exchange(sys.argv[3], 1)
+            print(exchange("GET /metrics HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n" + sys.argv[3], 2))
+            """
+        let url: URL = published.server.url
+        let output = try Subprocess.run("python3", ["-c", script, url.host ?? "127.0.0.1", "\(url.port ?? 0)", manifest])
+        #expect(output.status == 0, "\(output.error)")
+        let metrics = try #require(output.text.range(of: "depot_http_requests_total"))
+        let envelope = try #require(output.text.range(of: "\"payload\""))
+        #expect(metrics.lowerBound < envelope.lowerBound, "the router's answer to the first request comes first")
+    }
+
+    @Test func sigtermLetsAHotDownloadFinish() throws {
+        let scratch = try Scratch()
+        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        try CrashSafetyTests.largeModel(scratch.path("large.tflite"), megabytes: 8, seed: 5)
+        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
+        let version = try Command.depot(["upload", "flowers", scratch.path("large.tflite"), "--publish", "--json"],
+                                        environment: server.environment).decode(ModelVersion.self)
+        let url = "\(server.url.absoluteString)/v1/blobs/sha256/\(version.sha256)"
+        let key = "Authorization: Bearer \(ServerProcess.adminToken)"
+        #expect(try Command.curl(["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-H", key, "-r", "0-0", url]).text == "206")
+        let download = try Subprocess.start("curl", ["-sS", "--fail", "--limit-rate", "2M", "-H", key, "-o", scratch.path("download"), url])
+        #expect(eventually { ((try? FileManager.default.attributesOfItem(atPath: scratch.path("download"))[.size] as? NSNumber)?.intValue ?? 0) > 0 })
+
+        #expect(server.stop(signal: SIGTERM) == 0)
+        download.waitUntilExit()
+        #expect(download.terminationStatus == 0)
+        #expect(try SHA256.digest(ofFileAt: scratch.path("download")).hex == version.sha256)
+    }
+}
