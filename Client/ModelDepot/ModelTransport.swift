@@ -19,16 +19,24 @@ public struct TransferLimitExceeded: Error, Sendable {
     public let limit: Int
 }
 
-/// ``ModelTransport`` over `URLSession` (FoundationNetworking on Linux): download tasks that are
-/// cancelled as soon as a body passes its limit.
+/// ``ModelTransport`` over `URLSession` (FoundationNetworking on Linux): data tasks on one session
+/// (so connections are reused) whose bytes go straight into a temporary file through one open
+/// handle, each cancelled as soon as its body passes its limit.
+///
+/// Why data tasks: FoundationNetworking's download tasks with a delegate reopen their file for
+/// every chunk (6,400 opens for 100 MB, 45% slower here), and its async `download(for:)` cannot
+/// be stopped at a byte count. Memory stays bounded by what one request may bring (the SDK asks
+/// for 8 MiB ranges).
 public struct URLSessionTransport: ModelTransport {
-    let configuration: URLSessionConfiguration
+    private let session: URLSession
+    private let transfers: Transfers
 
     /// Creates a transport.
-    /// - Parameter configuration: The sessions' configuration; ephemeral by default (ETags are
+    /// - Parameter configuration: The session's configuration; ephemeral by default (ETags are
     ///   managed by the SDK).
     public init(configuration: URLSessionConfiguration = .ephemeral) {
-        self.configuration = configuration
+        transfers = Transfers()
+        session = URLSession(configuration: configuration, delegate: transfers, delegateQueue: nil)
     }
 
     public func data(for request: URLRequest, limit: Int) async throws -> (Data, HTTPURLResponse) {
@@ -38,13 +46,14 @@ public struct URLSessionTransport: ModelTransport {
     }
 
     public func download(_ request: URLRequest, limit: Int) async throws -> (URL, HTTPURLResponse) {
-        let transfer = LimitedDownload(limit: limit)
-        let session = URLSession(configuration: configuration, delegate: transfer, delegateQueue: nil)
-        defer { session.finishTasksAndInvalidate() }
-        let task = session.downloadTask(with: request)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("modeldepot-\(UUID().uuidString).body")
+        guard FileManager.default.createFile(atPath: file.path, contents: nil), let handle = FileHandle(forWritingAtPath: file.path) else {
+            throw URLError(.cannotCreateFile)
+        }
+        let task = session.dataTask(with: request)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                transfer.start(task, continuation)
+                transfers.start(task, Transfers.Transfer(limit: limit, file: file, handle: handle, continuation: continuation))
             }
         } onCancel: {
             task.cancel()
@@ -52,55 +61,63 @@ public struct URLSessionTransport: ModelTransport {
     }
 }
 
-/// One download task's delegate: moves the body out of URLSession's temporary file and cancels
-/// the task once more than `limit` bytes arrived (or were announced).
-private final class LimitedDownload: NSObject, URLSessionDownloadDelegate, @unchecked Sendable {
-    // @unchecked: the mutable state is guarded by `lock`.
-    private let limit: Int
+/// The session's delegate: per task, appends the body to its file and cancels the task once more
+/// than its limit arrived (or was announced).
+private final class Transfers: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // @unchecked: `running` is guarded by `lock`; a task's callbacks arrive one at a time.
+    struct Transfer {
+        let limit: Int
+        let file: URL
+        let handle: FileHandle
+        let continuation: CheckedContinuation<(URL, HTTPURLResponse), any Error>
+        var received = 0
+        var failure: (any Error)?
+    }
+
     private let lock = NSLock()
-    private var continuation: CheckedContinuation<(URL, HTTPURLResponse), any Error>?
-    private var file: URL?
-    private var exceeded = false
+    private var running: [Int: Transfer] = [:]
 
-    init(limit: Int) { self.limit = limit }
-
-    func start(_ task: URLSessionDownloadTask, _ continuation: CheckedContinuation<(URL, HTTPURLResponse), any Error>) {
-        lock.withLock { self.continuation = continuation }
+    func start(_ task: URLSessionDataTask, _ transfer: Transfer) {
+        lock.withLock { running[task.taskIdentifier] = transfer }
         task.resume()
     }
 
-    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
-                    totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
-        guard totalBytesWritten > limit || totalBytesExpectedToWrite > limit else { return }
-        lock.withLock { exceeded = true }
-        downloadTask.cancel()
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+        let allowed = lock.withLock { () -> Bool in
+            guard let limit = running[dataTask.taskIdentifier]?.limit, response.expectedContentLength > limit else { return true }
+            running[dataTask.taskIdentifier]?.failure = TransferLimitExceeded(limit: limit)
+            return false
+        }
+        completionHandler(allowed ? .allow : .cancel)
     }
 
-    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
-        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("modeldepot-\(UUID().uuidString).body")
-        if (try? FileManager.default.moveItem(at: location, to: destination)) != nil {
-            lock.withLock { file = destination }
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let keep = lock.withLock { () -> Bool in
+            guard var transfer = running[dataTask.taskIdentifier], transfer.failure == nil else { return false }
+            transfer.received += data.count
+            if transfer.received > transfer.limit {
+                transfer.failure = TransferLimitExceeded(limit: transfer.limit)
+            } else {
+                do { try transfer.handle.write(contentsOf: data) } catch { transfer.failure = error }
+            }
+            running[dataTask.taskIdentifier] = transfer
+            return transfer.failure == nil
         }
+        if !keep { dataTask.cancel() }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let (continuation, file, exceeded) = lock.withLock { () -> (CheckedContinuation<(URL, HTTPURLResponse), any Error>?, URL?, Bool) in
-            defer { self.continuation = nil }
-            return (self.continuation, self.file, self.exceeded)
-        }
-        let size = file.flatMap { (try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? NSNumber)?.intValue } ?? 0
-        if exceeded || size > limit {
-            if let file { try? FileManager.default.removeItem(at: file) }
-            continuation?.resume(throwing: TransferLimitExceeded(limit: limit))
-        } else if let error {
-            if let file { try? FileManager.default.removeItem(at: file) }
-            continuation?.resume(throwing: error)
+        guard let transfer = lock.withLock({ running.removeValue(forKey: task.taskIdentifier) }) else { return }
+        try? transfer.handle.close()
+        if let failure = transfer.failure ?? error {
+            try? FileManager.default.removeItem(at: transfer.file)
+            transfer.continuation.resume(throwing: failure)
         } else if let response = task.response as? HTTPURLResponse {
-            let body = file ?? FileManager.default.temporaryDirectory.appendingPathComponent("modeldepot-\(UUID().uuidString).body")
-            if file == nil { FileManager.default.createFile(atPath: body.path, contents: nil) }
-            continuation?.resume(returning: (body, response))
+            transfer.continuation.resume(returning: (transfer.file, response))
         } else {
-            continuation?.resume(throwing: URLError(.badServerResponse))
+            try? FileManager.default.removeItem(at: transfer.file)
+            transfer.continuation.resume(throwing: URLError(.badServerResponse))
         }
     }
 }
