@@ -18,7 +18,11 @@ extension ModelDownloader {
         let manifest = try root.verifyManifest(data, for: model, now: configuration.clock(), clockSkew: configuration.clockSkew,
                                                minimumVersion: state.manifestVersions[model.rawValue])
         state.manifestVersions[model.rawValue] = max(manifest.manifestVersion, state.manifestVersions[model.rawValue] ?? 0)
-        try? trust.save(state)
+        do {
+            try trust.save(state)
+        } catch {
+            throw DepotError(.fileUnreadable, "Could not record manifest version \(manifest.manifestVersion) of '\(model)' in \(trust.directory.path): \(error.localizedDescription). Without it a replayed older manifest could not be recognised, so the update stops here.")
+        }
         return manifest
     }
 

@@ -21,6 +21,7 @@ public func buildApplication(
     try await ensureAdminToken(catalog: catalog, configuration: configuration, logger: logger)
 
     let signer = try await ManifestSigner(storage: storage, catalog: catalog)
+    if let warning = signer.startupWarning(now: configuration.clock()) { logger.warning("\(warning)") }
 
     let clock = configuration.clock
     let usage = UsageCounter(clock: clock)

@@ -81,6 +81,9 @@ extension Depot.Keys {
                 if json { return print(try JSONOutput.string(Output(signing: status, root: root))) }
                 print("Active manifest key: \(status.active.keyid)" + (status.pending.map { "\nPending manifest key: \($0.keyid)" } ?? ""))
                 print(root.map { RootKeyFile.summary($0, "Newest:") } ?? "No root document yet: devices trust no manifest. Run 'depot keys root init --root-key FILE'.")
+                if let root, root.expires.timeIntervalSinceNow < 30 * 86_400 {
+                    print("Warning: it expires in less than 30 days; renew it with 'depot keys rotate --root-key FILE --keep-signing-key'.")
+                }
             }
         }
     }

@@ -58,6 +58,11 @@ import Testing
         #expect(shown.text.contains("Active manifest key: \(second.manifestKeys[0].keyid)"))
         #expect(shown.text.contains("Newest: root document v2"))
 
+        let renewed = try Command.depot(["keys", "rotate", "--root-key", rootKey, "--keep-signing-key", "--expires-in-days", "10", "--json"],
+                                        environment: env)
+        #expect(try renewed.decode(RootDocument.self).manifestKeys == second.manifestKeys)
+        #expect(try Command.depot(["keys", "root", "show"], environment: env).text.contains("Warning: it expires in less than 30 days"))
+
         server.stop(signal: SIGTERM)
         let offline = try Command.depot(["keys", "rotate", "--root-key", rootKey], environment: env)
         #expect(offline.status == 2)

@@ -255,4 +255,14 @@ import Testing
             }
         }
     }
+
+    @Test func aManifestVersionThatCannotBeRecordedStopsTheUpdate() async throws {
+        try await withDevice { device in
+            _ = try device.publish("float_classifier_labels")
+            let state = device.published.cache.appendingPathComponent("trust/state.json")
+            try FileManager.default.removeItem(at: state)
+            try FileManager.default.createDirectory(at: state, withIntermediateDirectories: false)
+            try await expectRefused(device, .fileUnreadable, keeping: 1, saying: "Could not record manifest version")
+        }
+    }
 }

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import ModelDepotShared
+@testable import ModelDepotServer
 import Synchronization
 import Testing
 
@@ -158,5 +159,25 @@ import Testing
             #expect(new.issued.timeIntervalSince(old.issued) >= 1899)
             #expect(new.expires.timeIntervalSince(clock.now) >= 3599)
         }
+    }
+
+    @Test func startUpWarnsAboutMissingUnlistedOrExpiringRootDocuments() async throws {
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("depot-signer-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: storage) }
+        try FileManager.default.createDirectory(atPath: storage, withIntermediateDirectories: true)
+        let catalog = try SQLiteModelCatalog(path: storage + "/depot.sqlite")
+        let signer = try await ManifestSigner(storage: storage, catalog: catalog)
+        #expect(signer.startupWarning(now: Date())?.contains("No root document yet") == true)
+
+        let rootKey = Curve25519.Signing.PrivateKey()
+        let active = signer.status.active
+        _ = try await signer.accept(Data(try root(1, rootKeys: [rootKey], manifestKeys: [active], signedBy: [rootKey], expiresIn: 90 * 86_400).readableBytesView),
+                                    catalog: catalog, now: Date())
+        #expect(signer.startupWarning(now: Date()) == nil)
+        #expect(signer.startupWarning(now: Date().addingTimeInterval(70 * 86_400))?.contains("expires at") == true)
+
+        try FileManager.default.removeItem(atPath: storage + "/keys")
+        let restarted = try await ManifestSigner(storage: storage, catalog: catalog)
+        #expect(restarted.startupWarning(now: Date())?.contains("does not list this server's manifest key") == true)
     }
 }

@@ -28,6 +28,23 @@ final class ManifestSigner: Sendable {
         rootVersionValue = Atomic(root?.document.version ?? 0)
     }
 
+    /// What an operator should hear at start-up about trust, or `nil` when all is well: no root
+    /// document yet, one that does not list this server's manifest key, or one about to expire.
+    func startupWarning(now: Date) -> String? {
+        let (root, active) = state.withLock { ($0.root, $0.active) }
+        guard let root else {
+            return "No root document yet: devices trust no manifest from this server. Run 'depot keys root generate --out FILE' and 'depot keys root init --root-key FILE'."
+        }
+        let keyid = PublicSigningKey.keyID(of: active.publicKey)
+        if !root.document.manifestKeys.contains(where: { $0.keyid == keyid }) {
+            return "Root document v\(root.document.version) does not list this server's manifest key \(keyid): devices will refuse its manifests. Restore storage/keys from a backup, or run 'depot keys rotate --root-key FILE'."
+        }
+        if root.document.expires.timeIntervalSince(now) < 30 * 86_400 {
+            return "Root document v\(root.document.version) expires at \(root.document.expires); publish a new one before then with 'depot keys rotate --root-key FILE --keep-signing-key'."
+        }
+        return nil
+    }
+
     /// The newest root document's version, `nil` before the first.
     var rootVersion: Int? {
         let version = rootVersionValue.load(ordering: .relaxed)
