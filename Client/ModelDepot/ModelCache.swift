@@ -72,7 +72,7 @@ struct ModelCache: Sendable {
         let versions = try FileManager.default.contentsOfDirectory(atPath: folder.path)
             .filter { $0.hasPrefix("v") && $0 != current }
             .sorted { (Int($0.dropFirst().prefix { $0 != "-" }) ?? 0) > (Int($1.dropFirst().prefix { $0 != "-" }) ?? 0) }
-        for old in versions.dropFirst(kept - 1) {
+        for old in versions.dropFirst(max(kept, 1) - 1) {
             try FileManager.default.removeItem(at: folder.appendingPathComponent(old))
         }
     }

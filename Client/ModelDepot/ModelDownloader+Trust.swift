@@ -27,6 +27,8 @@ extension ModelDownloader {
     }
 
     /// The newest root document the device trusts, fetching the ones after it when needed.
+    /// Concurrent checks of several models may walk at once: each adopts only a root newer than
+    /// the one trusted already, and each returns the newest trusted when it ends.
     private func newestRoot(advertised: Int?, signers: [String]) async throws -> TrustedRoot {
         var root = try await startingRoot()
         let checkedAt = trust.state().rootCheckedAt
@@ -34,43 +36,74 @@ extension ModelDownloader {
         let listed = Set(root.document.manifestKeys.map(\.keyid))
         guard stale || (advertised ?? 0) > root.document.version || !signers.contains(where: listed.contains) else { return root }
         for _ in 0..<configuration.maximumRootSteps {
-            guard let data = try await rootDocument(root.document.version + 1) else {
+            let before = root.document.version
+            let next: Data?
+            do {
+                next = try await rootDocument(before + 1)
+            } catch is RootDocumentUnavailable {
+                break
+            }
+            if let trusted = trustedRoot, trusted.document.version > before {
+                root = trusted  // another check got further meanwhile: go on from there
+                continue
+            }
+            guard let next else {
                 var state = trust.state()
                 state.rootCheckedAt = configuration.clock()
                 try? trust.save(state)
                 break
             }
-            root = try root.successor(data)
-            try? trust.save(root)
-            trustedRoot = root
+            adopt(try root.successor(next))
+            root = trustedRoot ?? root
         }
+        if let trusted = trustedRoot, trusted.document.version > root.document.version { root = trusted }
         return root
     }
 
-    /// The stored root, else the pinned one (root document 1 fetched for a pinned key).
+    /// Trusts `root` from now on if it is newer than the root trusted already.
+    private func adopt(_ root: TrustedRoot) {
+        guard root.document.version > trustedRoot?.document.version ?? 0 else { return }
+        trustedRoot = root
+        try? trust.save(root)
+    }
+
+    /// The stored root, else the pinned one: the pinned root document, or for a pinned key the
+    /// first root document it signed (1, 2, … — an app may pin a key introduced by a rotation).
     private func startingRoot() async throws -> TrustedRoot {
         if let trustedRoot { return trustedRoot }
-        let root: TrustedRoot
         if let stored = trust.root() {
-            root = stored
-        } else {
-            switch configuration.trustedRoot {
-            case .rootDocument(let data):
-                root = try TrustedRoot(first: data)
-            case .publicKey(let text):
-                let key = try PublicSigningKey(publicKeyBase64: text)
-                guard let data = try await rootDocument(1) else {
-                    throw DepotError(.untrustedRoot, "The server has no root document v1, so no manifest can be trusted; its owner publishes one with 'depot keys root init'.")
-                }
-                root = try TrustedRoot(first: data, pinnedKey: key)
-            }
-            try? trust.save(root)
+            adopt(stored)
+            return trustedRoot ?? stored
         }
-        trustedRoot = root
-        return root
+        switch configuration.trustedRoot {
+        case .rootDocument(let data):
+            adopt(try TrustedRoot(first: data))
+        case .publicKey(let text):
+            let key = try PublicSigningKey(publicKeyBase64: text)
+            var failure: DepotError?
+            for version in 1...configuration.maximumRootSteps where trustedRoot == nil {
+                let data: Data?
+                do {
+                    data = try await rootDocument(version)
+                } catch is RootDocumentUnavailable {
+                    throw DepotError(.unavailable, "Could not fetch root document v\(version) from \(configuration.serverURL.absoluteString); no manifest can be trusted before it.")
+                }
+                guard let data else { break }
+                do throws(DepotError) {
+                    adopt(try TrustedRoot(first: data, pinnedKey: key))
+                } catch {
+                    failure = error
+                }
+            }
+            guard trustedRoot == nil else { break }
+            throw failure ?? DepotError(.untrustedRoot, "The server has no root document signed by the pinned root key '\(key.keyid)', so no manifest can be trusted; its owner publishes one with 'depot keys root init'.")
+        }
+        return trustedRoot!
     }
 
-    /// Root document `version`, or `nil` when the server has none (404) or cannot be reached.
+    /// Root document `version`, or `nil` when the server has none (404).
+    /// - Throws: `RootDocumentUnavailable` when the server cannot be reached or answers otherwise;
+    ///   ``DepotError`` (`metadata_too_large`) for a document over 512 KiB.
     private func rootDocument(_ version: Int) async throws -> Data? {
         var request = URLRequest(url: configuration.serverURL.appendingPathComponent("v1/keys/root/\(version).json"))
         request.setValue("Bearer \(configuration.appKey)", forHTTPHeaderField: "Authorization")
@@ -81,8 +114,16 @@ extension ModelDownloader {
             throw DepotError(.metadataTooLarge, "Root document v\(version) is larger than \(TrustedRoot.maximumSize) bytes; it was not read.")
         } catch {
             try Task.checkCancellation()
-            return nil
+            throw RootDocumentUnavailable()
         }
-        return response.statusCode == 200 ? data : nil
+        switch response.statusCode {
+        case 200: return data
+        case 404: return nil
+        default: throw RootDocumentUnavailable()
+        }
     }
 }
+
+/// A root document could not be fetched (network, or a status other than 200 and 404): the walk
+/// stops with what is trusted so far, and is tried again at the next check.
+struct RootDocumentUnavailable: Error {}

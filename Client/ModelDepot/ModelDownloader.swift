@@ -67,13 +67,18 @@ public actor ModelDownloader {
     public func model(named name: String, policy: DownloadPolicy = .latestModel, conditions: DownloadConditions = DownloadConditions(),
                       expectation: TFLiteIOExpectation? = nil) async throws -> VerifiedModel {
         let model = try ModelName(name)
-        let current = cache.current(model)
+        // A downloaded model that lacks the expected inputs and outputs (installed for another
+        // app version, say) is not used; the server is asked for one that has them.
+        let current = cache.current(model).flatMap { current in
+            expectation.map { (try? $0.check(current.model.description)) != nil } ?? true ? current : nil
+        }
         switch policy {
         case .localModel:
-            guard let current else {
+            guard let installed = cache.current(model) else {
                 throw DepotError(.notFound, "No model '\(model)' has been downloaded yet; download it with the latestModel policy first.")
             }
-            return current.model
+            try expectation?.check(installed.model.description)
+            return installed.model
         case .localModelUpdateInBackground:
             guard let current else { break }
             _ = refresh(model, current: current, conditions: conditions, expectation: expectation)
@@ -84,7 +89,10 @@ public actor ModelDownloader {
         let task = refresh(model, current: current, conditions: conditions, expectation: expectation)
         // Cancelling the caller cancels the check or download (shared with concurrent callers of
         // the same model); what was downloaded so far stays in the partial file for next time.
-        return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+        let verified = try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+        // A caller that joined another's check gets its result only if it has what this caller expects.
+        try expectation?.check(verified.description)
+        return verified
     }
 
     /// Events from now on, in order, until the stream is dropped.
@@ -294,7 +302,10 @@ public actor ModelDownloader {
         while have < manifest.size {
             let end = min(have + configuration.downloadChunkSize, manifest.size) - 1
             var request = URLRequest(url: url)
-            request.setValue("Bearer \(configuration.appKey)", forHTTPHeaderField: "Authorization")
+            if Self.sameOrigin(url, configuration.serverURL) {
+                // The app key goes only to the server itself, never to another host a download URL names.
+                request.setValue("Bearer \(configuration.appKey)", forHTTPHeaderField: "Authorization")
+            }
             request.setValue(manifest.arm, forHTTPHeaderField: "Depot-Arm")
             request.setValue("bytes=\(have)-\(end)", forHTTPHeaderField: "Range")
             request.setValue("\"\(manifest.sha256)\"", forHTTPHeaderField: "If-Range")
@@ -302,9 +313,10 @@ public actor ModelDownloader {
             defer { try? FileManager.default.removeItem(at: body) }
             switch response.statusCode {
             case 206:
-                guard response.value(forHTTPHeaderField: "Content-Range") == "bytes \(have)-\(end)/\(manifest.size)" else {
+                guard response.value(forHTTPHeaderField: "Content-Range") == "bytes \(have)-\(end)/\(manifest.size)",
+                      Self.size(of: body) == end - have + 1 else {
                     try? FileManager.default.removeItem(at: partial)
-                    throw DepotError(.sizeMismatch, "The server sent '\(response.value(forHTTPHeaderField: "Content-Range") ?? "no Content-Range")' for bytes \(have)-\(end) of a \(manifest.size)-byte file; the download was discarded.")
+                    throw DepotError(.sizeMismatch, "The server sent \(Self.size(of: body)) bytes as '\(response.value(forHTTPHeaderField: "Content-Range") ?? "no Content-Range")' for bytes \(have)-\(end) of a \(manifest.size)-byte file; the download was discarded.")
                 }
                 if have == 0, FileManager.default.fileExists(atPath: partial.path) { try FileManager.default.removeItem(at: partial) }
                 if FileManager.default.fileExists(atPath: partial.path) {
@@ -319,7 +331,12 @@ public actor ModelDownloader {
             default:
                 throw Self.serverError((try? Data(contentsOf: body)) ?? Data(), response)
             }
+            let before = have
             have = Self.size(of: partial)
+            guard have > before || have == manifest.size else {
+                try? FileManager.default.removeItem(at: partial)
+                throw DepotError(.sizeMismatch, "The server's answer for bytes \(before)-\(end) of '\(manifest.model)' v\(manifest.version) brought the download no further (\(have) of \(manifest.size) bytes); it was discarded.")
+            }
             guard have <= manifest.size else {
                 try? FileManager.default.removeItem(at: partial)
                 throw DepotError(.sizeMismatch, "The download of '\(manifest.model)' v\(manifest.version) is longer than the manifest's \(manifest.size) bytes; it was discarded.")
@@ -341,6 +358,10 @@ public actor ModelDownloader {
         ]
         for case let (name, value?) in headers { request.setValue(value, forHTTPHeaderField: name) }
         return request
+    }
+
+    private static func sameOrigin(_ url: URL, _ server: URL) -> Bool {
+        url.scheme?.lowercased() == server.scheme?.lowercased() && url.host?.lowercased() == server.host?.lowercased() && url.port == server.port
     }
 
     private static func serverError(_ data: Data, _ response: HTTPURLResponse) -> DepotError {

@@ -11,7 +11,7 @@ public struct ModelDownloaderConfiguration: Sendable {
     /// What the app trusts: the root public key, or the first root document. Every manifest must
     /// be signed by a key the chain of root documents from there lists.
     public var trustedRoot: PinnedRoot
-    /// How far the device's clock may be behind the server's when checking expiries (5 minutes).
+    /// How far the device's clock may run ahead of the server's when checking expiries (5 minutes).
     public var clockSkew: TimeInterval = 300
     /// How often the SDK asks for a newer root document even when nothing suggests one (a day).
     public var rootCheckInterval: TimeInterval = 24 * 3600

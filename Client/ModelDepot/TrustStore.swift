@@ -4,7 +4,7 @@ import ModelDepotShared
 /// What the device trusts, kept next to the models so it survives restarts:
 ///
 ///     <cache>/trust/root.json    the newest root document verified along the chain
-///     <cache>/trust/state.json   the pin it started from, the highest manifest version accepted
+///     <cache>/trust/state.json   the pin the root grew from, the highest manifest version accepted
 ///                                per model, and when root documents were last checked
 struct TrustStore: Sendable {
     struct State: Codable {
@@ -35,14 +35,14 @@ struct TrustStore: Sendable {
     func save(_ root: TrustedRoot) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try root.envelope.write(to: directory.appendingPathComponent("root.json"), options: .atomic)
-        var current = state()
-        if current.pin != pin { current = State(pin: pin) }
-        try save(current)
+        try save(state())
     }
 
-    /// The state; a new one when it is missing or grew from another pin.
+    /// The state. After a change of pin (an app update that pins another key) the root chain
+    /// starts again, but the manifest versions accepted so far still hold.
     func state() -> State {
-        guard let stored = storedState(), stored.pin == pin else { return State(pin: pin) }
+        guard let stored = storedState() else { return State(pin: pin) }
+        guard stored.pin == pin else { return State(pin: pin, manifestVersions: stored.manifestVersions) }
         return stored
     }
 

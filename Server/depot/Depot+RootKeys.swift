@@ -112,12 +112,19 @@ extension Depot.Keys {
             let newKey = try newRootKey.map { path throws(DepotError) in try RootKeyFile.read(path) }
             let client = try connection.client()
             let status = try await client.get("/v1/admin/signing", as: SigningStatus.self)
-            guard let current = try await RootKeyFile.current(status, client)?.document else {
+            guard let trusted = try await RootKeyFile.current(status, client) else {
                 throw DepotError(.conflict, "The server has no root document yet; publish v1 with 'depot keys root init --root-key \(rootKey)'.")
             }
+            let current = trusted.document
             let old = PublicSigningKey(key.publicKey)
             guard current.rootKeys.contains(old) else {
                 throw DepotError(.badRequest, "'\(rootKey)' holds key \(old.keyid), which is not a root key of root document v\(current.version) (\(current.rootKeys.map(\.keyid).joined(separator: ", "))).")
+            }
+            // The next document copies this one's root keys: build only on a document this key
+            // signed itself, never on key lists a compromised server made up.
+            let (signed, payload) = try SignedEnvelope.decode(trusted.envelope, limit: TrustedRoot.maximumSize, what: "Root document v\(current.version)")
+            guard (try? signed.verify(payload, keys: [old], threshold: 1, revoked: [], what: "")) != nil else {
+                throw DepotError(.untrustedRoot, "Root document v\(current.version) on the server lists '\(rootKey)' but was not signed by it: the server may be compromised. Nothing was signed; check the server before rotating through it.")
             }
             let manifestKey = keepSigningKey ? status.active : try await client.post("/v1/admin/signing/keys", as: PublicSigningKey.self)
             let rootKeys = newKey.map { new in current.rootKeys.filter { $0 != old } + [PublicSigningKey(new.publicKey)] } ?? current.rootKeys

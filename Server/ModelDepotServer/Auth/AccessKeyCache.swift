@@ -11,7 +11,9 @@ final class AccessKeyCache: Sendable {
     }
 
     private let catalog: any ModelCatalog
-    private let entries = Mutex<[String: Entry]?>(nil)
+    /// The keys, and how often they were invalidated (a load that began before the last
+    /// invalidation is used once but not kept).
+    private let entries = Mutex<(keys: [String: Entry]?, generation: Int)>((nil, 0))
 
     init(catalog: any ModelCatalog) {
         self.catalog = catalog
@@ -32,7 +34,7 @@ final class AccessKeyCache: Sendable {
     /// or the secret is wrong (then ``authenticate(_:)`` answers, with the error).
     func cachedKey(_ secret: Substring) -> AccessKey? {
         let secret = AccessKeySecret(text: String(secret))
-        guard let entry = entries.withLock({ $0?[secret.id] }), AccessKeySecret.constantTimeEqual(entry.secretHash, secret.hash) else {
+        guard let entry = entries.withLock({ $0.keys?[secret.id] }), AccessKeySecret.constantTimeEqual(entry.secretHash, secret.hash) else {
             return nil
         }
         return entry.key
@@ -40,16 +42,17 @@ final class AccessKeyCache: Sendable {
 
     /// Drops the cached keys; the next request reloads them.
     func invalidate() {
-        entries.withLock { $0 = nil }
+        entries.withLock { $0 = (nil, $0.generation + 1) }
     }
 
     private func entries() async throws -> [String: Entry] {
-        if let cached = entries.withLock({ $0 }) { return cached }
+        let (cached, generation) = entries.withLock { ($0.keys, $0.generation) }
+        if let cached { return cached }
         var loaded: [String: Entry] = [:]
         for (key, hash) in try await catalog.workingKeys() {
             loaded[key.id] = Entry(key: key, secretHash: hash)
         }
-        entries.withLock { $0 = loaded }
+        entries.withLock { if $0.generation == generation { $0.keys = loaded } }
         return loaded
     }
 }

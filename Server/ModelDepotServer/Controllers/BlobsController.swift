@@ -50,8 +50,11 @@ struct BlobsController {
         guard case .content(let status, let fields, let path, let range?, let length)? = try? plan(hex: hex, headers: headers) else { return nil }
         let arm = Self.arm(headers)
         let hex = String(hex)
-        metrics.recordBlobBytes(range.count)
-        return HotAnswer(status: status, headers: fields, file: path, range: range) { countDownload(hex, range: range, length: length, arm: arm) }
+        return HotAnswer(status: status, headers: fields, file: path, range: range) { [metrics] in
+            metrics.recordBlobBytes(range.count)
+        } onComplete: {
+            countDownload(hex, range: range, length: length, arm: arm)
+        }
     }
 
     /// Status, headers and byte range for a request of blob `hex`.

@@ -43,8 +43,12 @@ final class ManifestCache: Sendable {
 
     func rollout(for model: ModelName, load: () async throws -> Rollout) async throws -> Rollout {
         if let rollout = rollouts.withLock({ $0[model] }) { return rollout }
+        let generation = answers.withLock { $0[model]?.generation ?? 0 }
         let rollout = try await load()
-        rollouts.withLock { $0[model] = rollout }
+        // A rollout read before an admin change must not outlive it in the cache.
+        answers.withLock { all in
+            if (all[model]?.generation ?? 0) == generation { rollouts.withLock { $0[model] = rollout } }
+        }
         return rollout
     }
 
@@ -60,19 +64,31 @@ final class ManifestCache: Sendable {
         return entry
     }
 
+    /// The answer, from the cache or made now. An answer made while an admin change happened is
+    /// made again for the new state (at most three times), so that no device gets a manifest
+    /// version the cache will not hand out.
     func entry(for model: ModelName, version: Int?, arm: String, catalog: any ModelCatalog,
                load: () async throws -> ModelVersion?) async throws -> Entry {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let (entry, stored) = try await makeEntry(for: model, version: version, arm: arm, catalog: catalog, load: load)
+            if stored || attempt == 3 { return entry }
+        }
+    }
+
+    private func makeEntry(for model: ModelName, version: Int?, arm: String, catalog: any ModelCatalog,
+                           load: () async throws -> ModelVersion?) async throws -> (Entry, stored: Bool) {
         let key = Key(version: version, arm: arm)
         let now = clock()
         let (cached, generation, known) = answers.withLock { ($0[model]?.entries[key], $0[model]?.generation ?? 0, $0[model]?.manifestVersion) }
         switch cached {
-        case .unpublished?: return .unpublished
-        case .manifest(_, _, _, let refreshAt)? where refreshAt > now: return cached!
+        case .unpublished?: return (.unpublished, true)
+        case .manifest(_, _, _, let refreshAt)? where refreshAt > now: return (cached!, true)
         default: break
         }
         guard let found = try await load() else {
-            store(.unpublished, for: key, of: model, generation: generation)
-            return .unpublished
+            return (.unpublished, store(.unpublished, for: key, of: model, generation: generation))
         }
         var manifestVersion = known ?? 0
         if known == nil { manifestVersion = try await agreedManifestVersion(of: model, generation: generation, catalog: catalog) }
@@ -83,14 +99,15 @@ final class ManifestCache: Sendable {
         let body = try signer.sign(manifest)
         let entry = Entry.manifest(body: ByteBuffer(bytes: body), etag: "\"\(SHA256.hash(data: body).hex.prefix(32))\"",
                                    version: found.version, refreshAt: now.addingTimeInterval(lifetime / 2))
-        store(entry, for: key, of: model, generation: generation)
-        return entry
+        return (entry, store(entry, for: key, of: model, generation: generation))
     }
 
     /// Forgets a model's answers after an admin change; its next manifests get a higher version.
     func invalidate(_ model: ModelName) {
-        answers.withLock { $0[model] = Answers(generation: ($0[model]?.generation ?? 0) + 1) }
-        rollouts.withLock { _ = $0.removeValue(forKey: model) }
+        answers.withLock { all in
+            all[model] = Answers(generation: (all[model]?.generation ?? 0) + 1)
+            rollouts.withLock { _ = $0.removeValue(forKey: model) }
+        }
     }
 
     /// Forgets every answer (a new root document changed the signing key).
@@ -114,12 +131,14 @@ final class ManifestCache: Sendable {
         }
     }
 
-    private func store(_ entry: Entry, for key: Key, of model: ModelName, generation: Int) {
+    /// Caches an answer made for `generation`; `false` when the model changed meanwhile.
+    private func store(_ entry: Entry, for key: Key, of model: ModelName, generation: Int) -> Bool {
         answers.withLock { all in
             var current = all[model] ?? Answers()
-            guard current.generation == generation else { return }
+            guard current.generation == generation else { return false }
             current.entries[key] = entry
             all[model] = current
+            return true
         }
     }
 }

@@ -75,10 +75,21 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    func channelInactive(context: ChannelHandlerContext) {
+        abandon()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        abandon()
+    }
+
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         guard event is ChannelShouldQuiesceEvent else { return context.fireUserInboundEventTriggered(event) }
         quiescing = true
-        if sending > 0 {
+        if case .answering = state {
+            heldQuiesce = event
+        } else if sending > 0 {
             heldQuiesce = event
         } else {
             context.fireUserInboundEventTriggered(event)
@@ -88,6 +99,12 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = unwrapOutboundIn(data) { unanswered -= 1 }
         context.write(data, promise: promise)
+    }
+
+    /// Closes the file of a request whose end never came (the client went away).
+    private func abandon() {
+        if case .answering(_, let file?, _, _, _, _) = state { try? file.close() }
+        state = .idle
     }
 
     private func pass(_ context: ChannelHandlerContext, _ data: NIOAny) {
@@ -100,6 +117,7 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
         var headers = answer.headers
         headers[.date] = HTTPDate.now()
         headers[.server] = "ModelDepot"
+        answer.file?.onStart()
         let sent = context.eventLoop.makePromise(of: Void.self)
         sending += 1
         sent.futureResult.assumeIsolated().whenComplete { [self] result in

@@ -16,7 +16,7 @@ public struct TrustedRoot: Sendable, Hashable {
     /// - Throws: ``DepotError``: `metadata_too_large`, `unsigned_manifest`, `invalid_metadata`,
     ///   `untrusted_root`.
     public init(first data: Data, pinnedKey: PublicSigningKey? = nil) throws(DepotError) {
-        let (envelope, payload) = try SignedEnvelope.decode(data, limit: Self.maximumSize, what: "The root document")
+        let (envelope, payload) = try Self.decode(data, what: "The root document")
         let document = try Self.document(payload)
         if let pinnedKey {
             guard document.rootKeys.contains(pinnedKey),
@@ -34,7 +34,7 @@ public struct TrustedRoot: Sendable, Hashable {
     /// this document and itself (`rootThreshold` of each).
     /// - Throws: ``DepotError``: `untrusted_root` (version or signatures), and the errors of `init(first:)`.
     public func successor(_ data: Data) throws(DepotError) -> TrustedRoot {
-        let (envelope, payload) = try SignedEnvelope.decode(data, limit: Self.maximumSize, what: "Root document v\(document.version + 1)")
+        let (envelope, payload) = try Self.decode(data, what: "Root document v\(document.version + 1)")
         let next = try Self.document(payload)
         guard next.version == document.version + 1 else {
             throw DepotError(.untrustedRoot, "The root document after v\(document.version) says it is v\(next.version); only v\(document.version + 1) can follow.")
@@ -56,7 +56,7 @@ public struct TrustedRoot: Sendable, Hashable {
     ///   - data: The envelope as the server sent it.
     ///   - model: The model asked for.
     ///   - now: The device's clock.
-    ///   - clockSkew: How far the device's clock may be behind the signer's.
+    ///   - clockSkew: How far the device's clock may run ahead of the signer's.
     ///   - minimumVersion: The highest manifest version accepted before for the model.
     /// - Returns: The manifest.
     /// - Throws: ``DepotError``: the envelope and signature errors, `invalid_metadata`,
@@ -73,6 +73,10 @@ public struct TrustedRoot: Sendable, Hashable {
         guard let manifest = try? SignedJSON.decoder.decode(ModelManifest.self, from: payload), manifest.type == "manifest" else {
             throw DepotError(.invalidMetadata, "\(what) is signed but its payload is not a manifest.")
         }
+        guard manifest.sha256.utf8.count == 64, manifest.sha256.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }),
+              manifest.size > 0, manifest.size <= 1 << 40 else {
+            throw DepotError(.invalidMetadata, "\(what) is signed but names an impossible file (SHA-256 '\(manifest.sha256.prefix(70))', \(manifest.size) bytes).")
+        }
         guard manifest.model == model else {
             throw DepotError(.manifestMismatch, "The server answered a manifest for '\(manifest.model)' when '\(model)' was asked for.")
         }
@@ -83,6 +87,15 @@ public struct TrustedRoot: Sendable, Hashable {
             throw DepotError(.manifestExpired, "\(what) expired at \(manifest.expires) (manifest version \(manifest.manifestVersion)): the server stopped refreshing it, or its answer is being replayed.")
         }
         return manifest
+    }
+
+    /// The envelope of a root document; one without signatures is an untrusted root.
+    private static func decode(_ data: Data, what: String) throws(DepotError) -> (envelope: SignedEnvelope, payload: Data) {
+        do {
+            return try SignedEnvelope.decode(data, limit: maximumSize, what: what)
+        } catch where error.code == .unsignedManifest {
+            throw DepotError(.untrustedRoot, error.message)
+        }
     }
 
     private static func document(_ payload: Data) throws(DepotError) -> RootDocument {
