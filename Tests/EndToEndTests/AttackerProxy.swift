@@ -24,6 +24,7 @@ final class AttackerProxy: Sendable {
     private let portValue = Atomic<Int>(0)
     /// Bytes written for `.endless` answers before the client stopped reading.
     let endlessBytesSent = Atomic<Int>(0)
+    private let seen = Mutex<[String: HTTPFields]>([:])
 
     private init(upstream: URL) { self.upstream = upstream }
 
@@ -32,6 +33,9 @@ final class AttackerProxy: Sendable {
 
     /// Answers `path` (without the query) with `answer` from now on.
     func take(_ path: String, _ answer: Answer) { answers.withLock { $0[path] = answer } }
+
+    /// The headers of the last request for `path` (what the attacker learns from it).
+    func lastHeaders(_ path: String) -> HTTPFields? { seen.withLock { $0[path] } }
 
     /// Passes `path` through again.
     func release(_ path: String) { answers.withLock { _ = $0.removeValue(forKey: path) } }
@@ -67,6 +71,7 @@ final class AttackerProxy: Sendable {
     }
 
     private func respond(to request: Request) async throws -> Response {
+        seen.withLock { $0[request.uri.path] = request.headers }
         switch answers.withLock({ $0[request.uri.path] }) {
         case .response(let status, let headers, let body)?:
             return Response(status: status, headers: Self.fields(headers), body: .init(byteBuffer: ByteBuffer(bytes: body)))

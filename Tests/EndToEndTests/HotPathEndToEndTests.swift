@@ -105,4 +105,27 @@ import Testing
         #expect(download.terminationStatus == 0)
         #expect(try SHA256.digest(ofFileAt: scratch.path("download")).hex == version.sha256)
     }
+
+    @Test func clientsThatLeaveMidRequestLeaveNoOpenFiles() async throws {
+        let published = try PublishedModel()
+        let server = published.server
+        let manifest = try Command.curl(["-sS", "-H", "Authorization: Bearer \(published.appKey)",
+                                         server.url.appendingPathComponent("v1/models/flowers/manifest").absoluteString]).manifest()
+        let descriptors = "/proc/\(server.process.processIdentifier)/fd"
+        let before = try FileManager.default.contentsOfDirectory(atPath: descriptors).count
+        // A GET that announces a body and hangs up before sending it: the handler has opened the blob.
+        let script = """
+            import socket, sys
+            for _ in range(40):
+                s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+                s.sendall(("GET /v1/blobs/sha256/%s HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer %s\\r\\n"
+                           "Content-Length: 1000\\r\\n\\r\\nabc" % (sys.argv[3], sys.argv[4])).encode())
+                s.close()
+            """
+        let url: URL = server.url
+        let output = try Subprocess.run("python3", ["-c", script, url.host ?? "", "\(url.port ?? 0)", manifest.sha256, published.appKey])
+        #expect(output.status == 0, "\(output.error)")
+        #expect(await eventually(within: 10) { ((try? FileManager.default.contentsOfDirectory(atPath: descriptors).count) ?? .max) <= before + 2 },
+                "descriptors: \(before) before, \((try? FileManager.default.contentsOfDirectory(atPath: descriptors).count) ?? -1) after")
+    }
 }

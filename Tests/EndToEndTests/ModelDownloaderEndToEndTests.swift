@@ -141,6 +141,16 @@ import Testing
             #expect(error.code == .signatureMismatch)
         }
         #expect(await setup.downloader.latestModelFilePath("flowers") == nil)
+
+        // A downloaded model is held to the expectation on every path: local, up to date, joined.
+        let installed = try await setup.downloader.model(named: "flowers")
+        for policy in [DownloadPolicy.localModel, .latestModel, .localModelUpdateInBackground] {
+            let error = await #expect(throws: DepotError.self) {
+                try await setup.downloader.model(named: "flowers", policy: policy, expectation: expectation)
+            }
+            #expect(error?.code == .signatureMismatch, "\(policy)")
+        }
+        #expect(await setup.downloader.latestModelFilePath("flowers") == installed.fileURL)
     }
 }
 

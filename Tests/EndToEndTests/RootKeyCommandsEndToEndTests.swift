@@ -1,5 +1,7 @@
+import Crypto
 import Foundation
 import ModelDepotShared
+import TestSupport
 import Testing
 
 /// `depot keys root generate|init|show` and `depot keys rotate` against a real server: what
@@ -63,8 +65,29 @@ import Testing
         #expect(try renewed.decode(RootDocument.self).manifestKeys == second.manifestKeys)
         #expect(try Command.depot(["keys", "root", "show"], environment: env).text.contains("Warning: it expires in less than 30 days"))
 
+        // A compromised server offers a "newest" root document that lists the operator's key and
+        // the attacker's, signed by the attacker only: rotate must not sign on top of it.
         server.stop(signal: SIGTERM)
-        let offline = try Command.depot(["keys", "rotate", "--root-key", rootKey], environment: env)
+        let attacker = Curve25519.Signing.PrivateKey()
+        let forged = RootDocument(version: 4, issued: Date(), expires: Date().addingTimeInterval(86_400),
+                                  rootKeys: [publicKey, PublicSigningKey(attacker.publicKey)], manifestKeys: second.manifestKeys)
+        let envelope = try SignedEnvelope(signing: forged, with: [attacker]).encoded()
+        let insert = try Subprocess.run("python3", ["-c", """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            db.execute("INSERT INTO rootDocument (version, envelope, createdAt) VALUES (4, ?, '2026-01-01 00:00:00.000')", (bytes.fromhex(sys.argv[2]),))
+            db.commit()
+            """, scratch.path("storage/depot.sqlite"), envelope.map { String(format: "%02x", $0) }.joined()])
+        #expect(insert.status == 0, "\(insert.error)")
+        let tampered = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        let refused = try Command.depot(["keys", "rotate", "--root-key", rootKey], environment: tampered.environment)
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("was not signed by it: the server may be compromised"))
+        #expect(try Command.depot(["keys", "root", "show", "--json"], environment: tampered.environment).text.contains("\"version\" : 4"),
+                "nothing was published on top of it")
+
+        tampered.stop(signal: SIGTERM)
+        let offline = try Command.depot(["keys", "rotate", "--root-key", rootKey], environment: tampered.environment)
         #expect(offline.status == 2)
         #expect(offline.error.contains("Could not reach the server"))
     }

@@ -215,6 +215,21 @@ import Testing
                 $0.cacheDirectory = scratch.url.appendingPathComponent("fresh-cache")
             }
             #expect(try await fresh.model(named: "flowers").sha256 == v2.sha256, "a new device walks root v1 -> v3 from the pinned key")
+
+            // An app release that pins the newest root key starts from the first document it signed,
+            // and keeps the manifest versions the device accepted under the old pin.
+            let root3 = try Curve25519.Signing.PrivateKey(fileText: String(contentsOfFile: scratch.path("root3.key"), encoding: .utf8), path: "root3")
+            let replayed = try await device.recordManifest()
+            let repinned = try device.published.downloader {
+                $0.serverURL = device.proxy.url
+                $0.trustedRoot = .publicKey(PublicSigningKey(root3.publicKey).publicKey)
+            }
+            #expect(try await repinned.model(named: "flowers").sha256 == v2.sha256)
+            _ = try device.publish("int8_conv")
+            #expect(try await repinned.model(named: "flowers").version == 3)
+            device.serveManifest(replayed.body, headers: ["ETag": replayed.etag])
+            let error = await #expect(throws: DepotError.self) { try await repinned.model(named: "flowers") }
+            #expect(error?.code == .manifestRollback)
         }
     }
 
@@ -263,6 +278,34 @@ import Testing
             try FileManager.default.removeItem(at: state)
             try FileManager.default.createDirectory(at: state, withIntermediateDirectories: false)
             try await expectRefused(device, .fileUnreadable, keeping: 1, saying: "Could not record manifest version")
+        }
+    }
+
+    @Test func shortRangesAreRefusedInsteadOfAskedForever() async throws {
+        try await withDevice { device in
+            let v2 = try device.publish("float_classifier_labels")
+            device.proxy.take("/v1/blobs/sha256/\(v2.sha256)", .response(status: .partialContent,
+                                                                        headers: ["Content-Range": "bytes 0-\(v2.size - 1)/\(v2.size)"], body: Data()))
+            try await expectRefused(device, .sizeMismatch, keeping: 1, saying: "The server sent 0 bytes as 'bytes 0-\(v2.size - 1)/\(v2.size)'")
+        }
+    }
+
+    @Test func theAppKeyGoesOnlyToTheServersOwnOrigin() async throws {
+        try await withDevice { device in
+            let v2 = try device.publish("float_classifier_labels")
+            let real = try await device.recordManifest()
+            let keyID = try #require(try JSONDecoder().decode(SignedEnvelope.self, from: real.body).signatures.first?.keyid)
+            let stolen = try Curve25519.Signing.PrivateKey(fileText: String(contentsOf: device.published.server.storage
+                .appendingPathComponent("keys/\(keyID).ed25519"), encoding: .utf8), path: "stolen")
+            // The same proxy under another name is another origin.
+            let elsewhere = "http://localhost:\(device.proxy.url.port ?? 0)/elsewhere/model.tflite"
+            device.proxy.take("/elsewhere/model.tflite", .response(status: .ok, headers: [:],
+                                                                  body: try Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier_labels")))))
+            device.serveManifest(try forge(real.body, signers: [stolen]) { $0.downloadURL = elsewhere })
+            #expect(try await device.downloader.model(named: "flowers").sha256 == v2.sha256)
+            let headers = try #require(device.proxy.lastHeaders("/elsewhere/model.tflite"))
+            #expect(headers[.authorization] == nil, "the app key was sent to \(elsewhere)")
+            #expect(device.proxy.lastHeaders(device.manifestPath)?[.authorization] == "Bearer \(device.published.appKey)")
         }
     }
 }

@@ -56,6 +56,12 @@ import Testing
         #expect(verify(good, at: now.addingTimeInterval(86_400)) == .rootExpired)
         #expect(verify(Data(repeating: 32, count: ModelManifest.maximumSize + 1)) == .metadataTooLarge)
         #expect(verify(try signed(document(), [manifestKey])) == .invalidMetadata, "a root document can't pass for a manifest")
+        var impossible = try manifest()
+        impossible.sha256 = "../../x"
+        #expect(verify(try signed(impossible, [manifestKey])) == .invalidMetadata)
+        impossible = try manifest()
+        impossible.size = -1
+        #expect(verify(try signed(impossible, [manifestKey])) == .invalidMetadata)
     }
 
     @Test func revokedKeysAreNamedAsRevoked() throws {
@@ -89,6 +95,7 @@ import Testing
         #expect(code { _ = try TrustedRoot(first: try signed(document(), [rootKey]), pinnedKey: PublicSigningKey(newRoot.publicKey)) } == .untrustedRoot)
         #expect(code { _ = try TrustedRoot(first: try signed(document(rootThreshold: 2), [rootKey])) } == .invalidMetadata)
         #expect(code { _ = try TrustedRoot(first: Data(repeating: 32, count: TrustedRoot.maximumSize + 1)) } == .metadataTooLarge)
+        #expect(code { _ = try TrustedRoot(first: try signed(document(), [])) } == .untrustedRoot, "an unsigned root")
         let both = document(revoked: [PublicSigningKey.keyID(of: manifestKey.publicKey)])
         #expect(code { _ = try TrustedRoot(first: try signed(both, [rootKey])) } == .invalidMetadata, "listed and revoked at once")
     }
