@@ -70,9 +70,10 @@ public enum DownloadPolicy: Sendable {
 
 /// The root of trust an app ships with.
 public enum PinnedRoot: Sendable, Hashable {
-    /// The root public key, base64 (what `depot keys root generate` prints): the SDK fetches root
-    /// document 1 and accepts it only when this key is one of its root keys and signed it.
+    /// A root public key, base64 (what `depot keys root generate` prints): the SDK starts from
+    /// the first root document (1, 2, …) that lists this key and is signed by it, so a release may
+    /// pin a key that a rotation introduced.
     case publicKey(String)
-    /// Root document 1's envelope as the server serves it (`/v1/keys/root/1.json`).
+    /// A root document's envelope as the server serves it (`/v1/keys/root/{n}.json`).
     case rootDocument(Data)
 }
