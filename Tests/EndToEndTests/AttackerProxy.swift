@@ -25,6 +25,8 @@ final class AttackerProxy: Sendable {
     /// Bytes written for `.endless` answers before the client stopped reading.
     let endlessBytesSent = Atomic<Int>(0)
     private let seen = Mutex<[String: HTTPFields]>([:])
+    /// Paths whose next requests pass, and whose request after those waits until released.
+    private let holds = Mutex<[String: (passing: Int, waiting: CheckedContinuation<Void, Never>?, released: Bool)]>([:])
 
     private init(upstream: URL) { self.upstream = upstream }
 
@@ -36,6 +38,19 @@ final class AttackerProxy: Sendable {
 
     /// The headers of the last request for `path` (what the attacker learns from it).
     func lastHeaders(_ path: String) -> HTTPFields? { seen.withLock { $0[path] } }
+
+    /// Lets `passing` requests for `path` through, then makes the next one wait for ``release(held:)``.
+    func hold(_ path: String, after passing: Int) { holds.withLock { $0[path] = (passing, nil, false) } }
+
+    /// Lets the held request for `path` go on.
+    func release(held path: String) {
+        let waiting = holds.withLock { holds -> CheckedContinuation<Void, Never>? in
+            holds[path]?.released = true
+            defer { holds[path]?.waiting = nil }
+            return holds[path]?.waiting
+        }
+        waiting?.resume()
+    }
 
     /// Passes `path` through again.
     func release(_ path: String) { answers.withLock { _ = $0.removeValue(forKey: path) } }
@@ -72,6 +87,7 @@ final class AttackerProxy: Sendable {
 
     private func respond(to request: Request) async throws -> Response {
         seen.withLock { $0[request.uri.path] = request.headers }
+        await waitIfHeld(request.uri.path)
         switch answers.withLock({ $0[request.uri.path] }) {
         case .response(let status, let headers, let body)?:
             return Response(status: status, headers: Self.fields(headers), body: .init(byteBuffer: ByteBuffer(bytes: body)))
@@ -93,6 +109,21 @@ final class AttackerProxy: Sendable {
             let (status, fields, body) = try await forward(pathAndQuery, headers: headers)
             let kept = fields.filter { !["content-length", "transfer-encoding", "connection", "date", "server"].contains($0.key.lowercased()) }
             return Response(status: .init(code: status), headers: Self.fields(kept), body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        }
+    }
+
+    private func waitIfHeld(_ path: String) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let wait = holds.withLock { holds -> Bool in
+                guard let hold = holds[path], !hold.released else { return false }
+                if hold.passing > 0 {
+                    holds[path]?.passing -= 1
+                    return false
+                }
+                holds[path]?.waiting = continuation
+                return true
+            }
+            if !wait { continuation.resume() }
         }
     }
 

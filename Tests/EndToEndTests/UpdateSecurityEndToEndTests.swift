@@ -308,4 +308,28 @@ import Testing
             #expect(device.proxy.lastHeaders(device.manifestPath)?[.authorization] == "Bearer \(device.published.appKey)")
         }
     }
+
+    @Test func concurrentChecksNeverMoveTheTrustedRootBack() async throws {
+        try await withDevice { device in
+            _ = try Command.depot(["models", "create", "tulips"], environment: device.environment)
+            _ = try device.publish("int8_conv", to: "tulips")
+            for _ in 0..<2 {
+                let rotated = try Command.depot(["keys", "rotate", "--root-key", device.published.root.file], environment: device.environment)
+                #expect(rotated.status == 0, "\(rotated.error)")
+            }
+            // Both checks learn of root v3. The first walks 2 -> 3 -> (4: none); the second's request
+            // for 2 is answered only after that, and then 3 is hidden from it.
+            let (proxy, downloader) = (device.proxy, device.downloader)
+            proxy.hold("/v1/keys/root/2.json", after: 1)
+            async let flowers = downloader.model(named: "flowers")
+            async let tulips = downloader.model(named: "tulips")
+            #expect(await eventually { proxy.lastHeaders("/v1/keys/root/4.json") != nil })
+            proxy.take("/v1/keys/root/3.json", .response(status: .notFound, headers: [:], body: Data()))
+            proxy.release(held: "/v1/keys/root/2.json")
+            let models = try await [flowers, tulips]
+            #expect(models.map(\.name.rawValue) == ["flowers", "tulips"])
+            let stored = try TrustedRoot(first: try Data(contentsOf: device.published.cache.appendingPathComponent("trust/root.json")))
+            #expect(stored.document.version == 3, "the trusted root went back to v\(stored.document.version)")
+        }
+    }
 }
