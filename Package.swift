@@ -92,7 +92,7 @@ let package = Package(
         .testTarget(
             name: "ModelDepotServerTests",
             dependencies: [
-                "ModelDepotServer",
+                "ModelDepotServer", "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             path: "Tests/ModelDepotServerTests"

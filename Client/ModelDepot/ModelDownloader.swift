@@ -70,7 +70,8 @@ public actor ModelDownloader {
         // A downloaded model that lacks the expected inputs and outputs (installed for another
         // app version, say) is not used; the server is asked for one that has them.
         let current = cache.current(model).flatMap { current in
-            expectation.map { (try? $0.check(current.model.description)) != nil } ?? true ? current : nil
+            guard let expectation else { return current }
+            return (try? expectation.check(current.model.description)) == nil ? nil : current
         }
         switch policy {
         case .localModel:
@@ -171,7 +172,7 @@ public actor ModelDownloader {
     private func update(_ model: ModelName, current: (model: VerifiedModel, cached: ModelCache.Current)?,
                         conditions: DownloadConditions, expectation: TFLiteIOExpectation?) async throws -> VerifiedModel {
         emit(.checking(model: model))
-        let kept = current.map { "The current model (v\($0.model.version)) stays in use." } ?? "No model is installed yet."
+        let kept = Self.kept(current?.model)
         let fetched: (Data, HTTPURLResponse)
         do {
             fetched = try await configuration.transport.data(for: manifestRequest(model, etag: current?.cached.etag), limit: ModelManifest.maximumSize)
@@ -268,7 +269,7 @@ public actor ModelDownloader {
 
     /// Waits (up to the conditions' bound) until they hold; fails at once without enough space.
     private func waitFor(_ conditions: DownloadConditions, remaining: Int, _ manifest: ModelManifest, _ current: VerifiedModel?) async throws {
-        let kept = current.map { "The current model (v\($0.version)) stays in use." } ?? "No model is installed yet."
+        let kept = Self.kept(current)
         var waited: Duration = .zero
         while true {
             let status = configuration.deviceStatus.status(for: configuration.cacheDirectory)
@@ -358,6 +359,11 @@ public actor ModelDownloader {
         ]
         for case let (name, value?) in headers { request.setValue(value, forHTTPHeaderField: name) }
         return request
+    }
+
+    /// The end of every failure's message: what the app keeps using.
+    private static func kept(_ current: VerifiedModel?) -> String {
+        current.map { "The current model (v\($0.version)) stays in use." } ?? "No model is installed yet."
     }
 
     private static func sameOrigin(_ url: URL, _ server: URL) -> Bool {

@@ -20,8 +20,9 @@ public struct TransferLimitExceeded: Error, Sendable {
 }
 
 /// ``ModelTransport`` over `URLSession` (FoundationNetworking on Linux): data tasks on one session
-/// (so connections are reused) whose bytes go straight into a temporary file through one open
-/// handle, each cancelled as soon as its body passes its limit.
+/// (so connections are reused) whose bytes go into memory (manifests, root documents) or straight
+/// into a temporary file through one open handle (blob ranges), each cancelled as soon as its
+/// body passes its limit.
 ///
 /// Why data tasks: FoundationNetworking's download tasks with a delegate reopen their file for
 /// every chunk (6,400 opens for 100 MB, 45% slower here), and its async `download(for:)` cannot
@@ -40,9 +41,9 @@ public struct URLSessionTransport: ModelTransport {
     }
 
     public func data(for request: URLRequest, limit: Int) async throws -> (Data, HTTPURLResponse) {
-        let (file, response) = try await download(request, limit: limit)
-        defer { try? FileManager.default.removeItem(at: file) }
-        return (try Data(contentsOf: file), response)
+        let (body, response) = try await transfer(request, limit: limit, into: .memory(Data()))
+        guard case .memory(let data) = body else { preconditionFailure("a memory transfer ends in memory") }
+        return (data, response)
     }
 
     public func download(_ request: URLRequest, limit: Int) async throws -> (URL, HTTPURLResponse) {
@@ -50,10 +51,15 @@ public struct URLSessionTransport: ModelTransport {
         guard FileManager.default.createFile(atPath: file.path, contents: nil), let handle = FileHandle(forWritingAtPath: file.path) else {
             throw URLError(.cannotCreateFile)
         }
+        let (_, response) = try await transfer(request, limit: limit, into: .file(file, handle))
+        return (file, response)
+    }
+
+    private func transfer(_ request: URLRequest, limit: Int, into body: Transfers.Body) async throws -> (Transfers.Body, HTTPURLResponse) {
         let task = session.dataTask(with: request)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                transfers.start(task, Transfers.Transfer(limit: limit, file: file, handle: handle, continuation: continuation))
+                transfers.start(task, Transfers.Transfer(limit: limit, body: body, continuation: continuation))
             }
         } onCancel: {
             task.cancel()
@@ -61,17 +67,40 @@ public struct URLSessionTransport: ModelTransport {
     }
 }
 
-/// The session's delegate: per task, appends the body to its file and cancels the task once more
-/// than its limit arrived (or was announced).
+/// The session's delegate: per task, appends the body to memory (a small answer) or to its file,
+/// and cancels the task once more than its limit arrived (or was announced).
 private final class Transfers: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // @unchecked: `running` is guarded by `lock`; a task's callbacks arrive one at a time.
+    enum Body {
+        case memory(Data)
+        case file(URL, FileHandle)
+    }
+
     struct Transfer {
         let limit: Int
-        let file: URL
-        let handle: FileHandle
-        let continuation: CheckedContinuation<(URL, HTTPURLResponse), any Error>
+        var body: Body
+        let continuation: CheckedContinuation<(Body, HTTPURLResponse), any Error>
         var received = 0
         var failure: (any Error)?
+
+        mutating func append(_ data: Data) throws {
+            switch body {
+            case .memory(var bytes):
+                body = .memory(Data())  // released first, so the append below does not copy
+
+                bytes.append(data)
+                body = .memory(bytes)
+            case .file(_, let handle):
+                try handle.write(contentsOf: data)
+            }
+        }
+
+        /// Closes the file, and removes it unless the transfer succeeded.
+        func finish(keeping: Bool) {
+            guard case .file(let file, let handle) = body else { return }
+            try? handle.close()
+            if !keeping { try? FileManager.default.removeItem(at: file) }
+        }
     }
 
     private let lock = NSLock()
@@ -99,7 +128,7 @@ private final class Transfers: NSObject, URLSessionDataDelegate, @unchecked Send
             if transfer.received > transfer.limit {
                 transfer.failure = TransferLimitExceeded(limit: transfer.limit)
             } else {
-                do { try transfer.handle.write(contentsOf: data) } catch { transfer.failure = error }
+                do { try transfer.append(data) } catch { transfer.failure = error }
             }
             running[dataTask.taskIdentifier] = transfer
             return transfer.failure == nil
@@ -109,15 +138,13 @@ private final class Transfers: NSObject, URLSessionDataDelegate, @unchecked Send
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let transfer = lock.withLock({ running.removeValue(forKey: task.taskIdentifier) }) else { return }
-        try? transfer.handle.close()
-        if let failure = transfer.failure ?? error {
-            try? FileManager.default.removeItem(at: transfer.file)
+        let response = task.response as? HTTPURLResponse
+        let failure = transfer.failure ?? error ?? (response == nil ? URLError(.badServerResponse) : nil)
+        transfer.finish(keeping: failure == nil)
+        if let failure {
             transfer.continuation.resume(throwing: failure)
-        } else if let response = task.response as? HTTPURLResponse {
-            transfer.continuation.resume(returning: (transfer.file, response))
-        } else {
-            try? FileManager.default.removeItem(at: transfer.file)
-            transfer.continuation.resume(throwing: URLError(.badServerResponse))
+        } else if let response {
+            transfer.continuation.resume(returning: (transfer.body, response))
         }
     }
 }

@@ -91,4 +91,16 @@ import Testing
         #expect(offline.status == 2)
         #expect(offline.error.contains("Could not reach the server"))
     }
+
+    @Test func aManifestLifetimeOutsideItsRangeIsRefusedAtStart() throws {
+        let scratch = try Scratch()
+        for (flag, environment, message) in [
+            (["--manifest-lifetime", "30"], [String: String](), "The manifest lifetime must be at least 60 seconds, not 30."),
+            ([], ["DEPOT_MANIFEST_LIFETIME": "a week"], "DEPOT_MANIFEST_LIFETIME='a week' is not a whole number."),
+        ] {
+            let serve = try Command.depot(["serve", "--port", "0", "--storage", scratch.path("storage")] + flag, environment: environment)
+            #expect(serve.status == 1)
+            #expect(serve.error.contains(message), "\(serve.error)")
+        }
+    }
 }

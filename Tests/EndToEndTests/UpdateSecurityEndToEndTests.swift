@@ -3,7 +3,6 @@ import Foundation
 import Hummingbird
 import ModelDepot
 import ModelDepotShared
-import Synchronization
 import TestSupport
 import Testing
 
@@ -11,18 +10,12 @@ import Testing
 /// through an attacker's proxy on 127.0.0.1. Every attack must be refused with its own error
 /// while v1 (or the current version) stays in use; the happy paths must still work.
 @Suite struct UpdateSecurityEndToEndTests {
-    /// The device's wall clock, which a test moves (the server keeps the real time).
-    final class DeviceClock: Sendable {
-        private let value = Mutex(Date())
-        var now: Date { value.withLock { $0 } }
-        func advance(by seconds: TimeInterval) { value.withLock { $0 = $0.addingTimeInterval(seconds) } }
-    }
-
     /// A device with v1 installed through the proxy.
     struct Device {
         let published: PublishedModel
         let proxy: AttackerProxy
-        let clock: DeviceClock
+        /// The device's wall clock, which a test moves (the server keeps the real time).
+        let clock: MovableClock
         let downloader: ModelDownloader
         var manifestPath: String { "/v1/models/flowers/manifest" }
         var environment: [String: String] { published.server.environment }
@@ -50,7 +43,7 @@ import Testing
         let published = try PublishedModel()
         defer { withExtendedLifetime(published) {} }
         try await AttackerProxy.running(in: published.server.url) { proxy in
-            let clock = DeviceClock()
+            let clock = MovableClock()
             let downloader = try published.downloader {
                 $0.serverURL = proxy.url
                 $0.clock = { clock.now }

@@ -5,18 +5,11 @@ import Hummingbird
 import HummingbirdTesting
 import ModelDepotShared
 @testable import ModelDepotServer
-import Synchronization
+import TestSupport
 import Testing
 
 /// Root documents, the online manifest key, and signed manifests through the router.
 @Suite struct SigningAPITests {
-    /// A wall clock the test moves.
-    final class MovableClock: Sendable {
-        private let value = Mutex(Date())
-        var now: Date { value.withLock { $0 } }
-        func advance(by seconds: TimeInterval) { value.withLock { $0 = $0.addingTimeInterval(seconds) } }
-    }
-
     func root(_ version: Int, rootKeys: [Curve25519.Signing.PrivateKey], manifestKeys: [PublicSigningKey], revoked: [String] = [],
               signedBy signers: [Curve25519.Signing.PrivateKey], expiresIn: TimeInterval = 86_400) throws -> ByteBuffer {
         let document = RootDocument(version: version, issued: Date(), expires: Date().addingTimeInterval(expiresIn),

@@ -24,8 +24,8 @@ struct SigningKeyFiles {
 
     /// Reads the keys, creating the folder and a first active key when there is none.
     func load() throws(DepotError) -> (active: Curve25519.Signing.PrivateKey, pending: Curve25519.Signing.PrivateKey?) {
-        guard mkdir(directory, 0o700) == 0 || errno == EEXIST else { throw Self.failure("create", directory) }
-        guard chmod(directory, 0o700) == 0 else { throw Self.failure("restrict the permissions of", directory) }
+        guard mkdir(directory, 0o700) == 0 || errno == EEXIST else { throw FileSystemBlobStore.failure("create", directory) }
+        guard chmod(directory, 0o700) == 0 else { throw FileSystemBlobStore.failure("restrict the permissions of", directory) }
         guard let data = FileManager.default.contents(atPath: directory + "/signing.json") else {
             let key = Curve25519.Signing.PrivateKey()
             try write(key)
@@ -71,26 +71,22 @@ struct SigningKeyFiles {
         let temporary = path + ".tmp"
         unlink(temporary)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard descriptor >= 0 else { throw Self.failure("create", temporary) }
+        guard descriptor >= 0 else { throw FileSystemBlobStore.failure("create", temporary) }
         let written = data.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
         guard written == data.count, fsync(descriptor) == 0 else {
             let failure = written >= 0 && written < data.count
                 ? DepotError(.internalError, "Could not write '\(temporary)': only \(written) of \(data.count) bytes were written. Check the storage directory's space.")
-                : Self.failure("write", temporary)
+                : FileSystemBlobStore.failure("write", temporary)
             close(descriptor)
             unlink(temporary)
             throw failure
         }
         close(descriptor)
         guard rename(temporary, path) == 0 else {
-            let failure = Self.failure("move into place", path)
+            let failure = FileSystemBlobStore.failure("move into place", path)
             unlink(temporary)
             throw failure
         }
         try FileSystemBlobStore.synchronizeDirectory(directory)
-    }
-
-    private static func failure(_ action: String, _ path: String) -> DepotError {
-        DepotError(.internalError, "Could not \(action) '\(path)': \(String(cString: strerror(errno))). Check the storage directory's permissions.")
     }
 }
