@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import ModelDepotShared
 
@@ -30,7 +31,7 @@ public func buildApplication(
     let hotPaths = built.hotPaths
     return Application(
         router: built.routes.router,
-        server: .http1(configuration: .init(additionalChannelHandlers: [HotPathHandler(paths: hotPaths)])),
+        server: HTTPServerBuilder { responder in DepotHTTPChannel(responder: responder, hotPaths: hotPaths) },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "ModelDepot"),
         services: [UsageFlushService(usage: usage, catalog: catalog, interval: configuration.usageFlushInterval, logger: logger)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },

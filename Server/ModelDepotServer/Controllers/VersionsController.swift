@@ -38,7 +38,7 @@ struct VersionsController {
             return try JSONResponse.make(version, status: .created,
                                          headers: [.location: "/v1/admin/models/\(name)/versions/\(version.version)"])
         } catch {
-            blobs.discard(upload)
+            await blobs.discard(upload)
             metrics.recordUpload(stored: false)
             throw error
         }
@@ -50,11 +50,10 @@ struct VersionsController {
         for try await buffer in request.body {
             size += buffer.readableBytes
             guard size <= maximumUploadSize else { throw tooLarge(size) }
-            try buffer.withUnsafeReadableBytes { bytes in
-                hasher.update(bufferPointer: bytes)
-                try upload.write(bytes)
-            }
+            buffer.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+            try await upload.write(buffer)
         }
+        try await upload.finish()
         let digest = hasher.finalize().hex
         if let expected, expected != digest {
             throw DepotError(.digestMismatch, "The upload hashes to SHA-256 \(digest), but the client sent \(expected) in Depot-Content-SHA256: the file changed in transit. Nothing was stored; upload again.")

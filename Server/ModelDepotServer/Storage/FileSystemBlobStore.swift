@@ -1,29 +1,33 @@
 #if canImport(Glibc)
 import Glibc
-private let systemWrite = Glibc.write
 private let systemClose = Glibc.close
 #elseif canImport(Darwin)
 import Darwin
-private let systemWrite = Darwin.write
 private let systemClose = Darwin.close
 #endif
 import Foundation
 import ModelDepotShared
 
-/// Blobs as files: `blobs/sha256/ab/<hex>`, written to `tmp/` first, then fsync, rename, fsync
-/// of the directory — a crash leaves either no blob or a whole one.
+/// Blobs as files: `blobs/sha256/ab/<hex>`, written to `tmp/` first (see ``FileUpload``), then
+/// fsync, rename, fsync of the directory — a crash leaves either no blob or a whole one.
 public struct FileSystemBlobStore: BlobStore {
     let root: String
+    /// Uploads are written with `O_DIRECT` where the file system allows it.
+    let directIO: Bool
 
     var blobsDirectory: String { root + "/blobs/sha256" }
     var temporaryDirectory: String { root + "/tmp" }
 
     /// Opens the store under a storage directory, creating its folders and removing temporary
     /// files that a crash left behind.
-    /// - Parameter root: The storage directory.
+    /// - Parameters:
+    ///   - root: The storage directory.
+    ///   - directIO: Write uploads with `O_DIRECT` where the file system allows it (ordinary
+    ///     writes otherwise, or when `false`).
     /// - Throws: ``DepotError`` when the folders cannot be created.
-    public init(root: String) throws(DepotError) {
+    public init(root: String, directIO: Bool = true) throws(DepotError) {
         self.root = root
+        self.directIO = directIO
         do {
             try FileManager.default.createDirectory(atPath: root + "/blobs/sha256", withIntermediateDirectories: true)
             try FileManager.default.createDirectory(atPath: root + "/tmp", withIntermediateDirectories: true)
@@ -36,12 +40,11 @@ public struct FileSystemBlobStore: BlobStore {
     }
 
     public func beginUpload() throws(DepotError) -> BlobUpload {
-        try FileUpload(path: temporaryDirectory + "/upload-" + UUID().uuidString)
+        try FileUpload(path: temporaryDirectory + "/upload-" + UUID().uuidString, directIO: directIO)
     }
 
     public func commit(_ upload: BlobUpload, sha256: String) throws(DepotError) {
-        guard let upload = upload as? FileUpload else { preconditionFailure("upload from another store") }
-        try upload.synchronizeAndClose()
+        guard upload is FileUpload else { preconditionFailure("upload from another store") }
         let directory = blobsDirectory + "/" + sha256.prefix(2)
         let destination = directory + "/" + sha256
         if access(destination, F_OK) == 0 {
@@ -53,8 +56,8 @@ public struct FileSystemBlobStore: BlobStore {
         try Self.synchronizeDirectory(directory)
     }
 
-    public func discard(_ upload: BlobUpload) {
-        (upload as? FileUpload)?.close()
+    public func discard(_ upload: BlobUpload) async {
+        await (upload as? FileUpload)?.close()
         unlink(upload.temporaryPath)
     }
 
@@ -85,58 +88,5 @@ public struct FileSystemBlobStore: BlobStore {
 
     static func failure(_ operation: String, _ path: String) -> DepotError {
         DepotError(.internalError, "Could not \(operation) '\(path)': \(String(cString: strerror(errno))). Check the storage directory's space and permissions.")
-    }
-}
-
-/// A temporary file being written by one upload.
-final class FileUpload: BlobUpload, @unchecked Sendable {
-    // @unchecked: one upload is written by one request task, strictly in sequence; the
-    // descriptor is never shared.
-    let temporaryPath: String
-    private var descriptor: Int32
-    private var written = 0
-    private var writebackStarted = 0
-    /// Bytes between requests to the kernel to start writing the file out (and drop it from the
-    /// page cache), so that the final fsync finds most of it on disk already.
-    private static let writebackInterval = 16 << 20
-
-    init(path: String) throws(DepotError) {
-        temporaryPath = path
-        descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
-        guard descriptor >= 0 else { throw FileSystemBlobStore.failure("create", path) }
-    }
-
-    deinit { close() }
-
-    func write(_ bytes: UnsafeRawBufferPointer) throws(DepotError) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            guard written > 0 else {
-                if written < 0, errno == EINTR { continue }
-                throw FileSystemBlobStore.failure("write", temporaryPath)
-            }
-            offset += written
-        }
-        self.written += bytes.count
-        startWritebackIfDue()
-    }
-
-    private func startWritebackIfDue() {
-        #if os(Linux)
-        guard written - writebackStarted >= Self.writebackInterval else { return }
-        _ = posix_fadvise(descriptor, off_t(writebackStarted), off_t(written - writebackStarted), POSIX_FADV_DONTNEED)
-        writebackStarted = written
-        #endif
-    }
-
-    func synchronizeAndClose() throws(DepotError) {
-        guard fsync(descriptor) == 0 else { throw FileSystemBlobStore.failure("flush", temporaryPath) }
-        close()
-    }
-
-    func close() {
-        if descriptor >= 0 { _ = systemClose(descriptor) }
-        descriptor = -1
     }
 }
