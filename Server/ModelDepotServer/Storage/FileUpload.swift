@@ -8,6 +8,7 @@ private let systemClose = Darwin.close
 import ModelDepotShared
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// A temporary file being written by one upload.
 ///
@@ -117,14 +118,6 @@ final class FileUpload: BlobUpload, @unchecked Sendable {
         }
     }
 
-    private func run(_ body: @escaping @Sendable () throws -> Void) async throws(DepotError) {
-        do {
-            try await pool.runIfActive { try body() }
-        } catch {
-            throw Self.depotError(error, path: temporaryPath)
-        }
-    }
-
     private static func depotError(_ error: any Error, path: String) -> DepotError {
         (error as? DepotError)
             ?? DepotError(.internalError, "Could not write '\(path)': \(error). The upload was not stored; try it again.")
@@ -133,10 +126,12 @@ final class FileUpload: BlobUpload, @unchecked Sendable {
 
 /// The temporary file's descriptor, shared by the request and the pool job writing it.
 private final class UploadDescriptor: @unchecked Sendable {
-    // @unchecked: `descriptor` is set once and read by one job at a time (the request awaits
-    // each job before the next starts); `direct` only goes from true to false, inside a job.
+    // @unchecked: `descriptor` is set at creation and changed only by `close`, which the request
+    // calls once no job is in flight; jobs running at once write with `pwrite` at offsets of
+    // their own, and whether direct I/O is on is atomic.
     private var descriptor: Int32
-    private(set) var isDirect: Bool
+    private let direct: Atomic<Bool>
+    var isDirect: Bool { direct.load(ordering: .relaxed) }
     let path: String
 
     init(path: String, direct: Bool) throws(DepotError) {
@@ -144,7 +139,7 @@ private final class UploadDescriptor: @unchecked Sendable {
         let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC
         var descriptor: Int32 = -1
         if direct, let directFlag = Self.directFlag { descriptor = open(path, flags | directFlag, 0o644) }
-        isDirect = descriptor >= 0
+        self.direct = Atomic(descriptor >= 0)
         if descriptor < 0 { descriptor = open(path, flags, 0o644) }
         guard descriptor >= 0 else { throw FileSystemBlobStore.failure("create", path) }
         self.descriptor = descriptor
@@ -196,7 +191,7 @@ private final class UploadDescriptor: @unchecked Sendable {
         guard let directFlag = Self.directFlag, flags >= 0, fcntl(descriptor, F_SETFL, flags & ~directFlag) == 0 else {
             throw FileSystemBlobStore.failure("write", path)
         }
-        isDirect = false
+        direct.store(false, ordering: .relaxed)
     }
 
     /// Linux's `O_DIRECT`, which Swift's Glibc module leaves out (it needs `_GNU_SOURCE`); `nil`
