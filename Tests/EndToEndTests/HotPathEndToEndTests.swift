@@ -113,13 +113,15 @@ import Testing
                                          server.url.appendingPathComponent("v1/models/flowers/manifest").absoluteString]).manifest()
         let descriptors = "/proc/\(server.process.processIdentifier)/fd"
         let before = try FileManager.default.contentsOfDirectory(atPath: descriptors).count
-        // A GET that announces a body and hangs up before sending it: the handler has opened the blob.
+        // Three pipelined downloads and a hang-up before reading any answer: the handler has
+        // opened the blob for the first and holds the others; half of the clients reset the connection.
         let script = """
-            import socket, sys
-            for _ in range(40):
+            import socket, struct, sys
+            for i in range(40):
                 s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
-                s.sendall(("GET /v1/blobs/sha256/%s HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer %s\\r\\n"
-                           "Content-Length: 1000\\r\\n\\r\\nabc" % (sys.argv[3], sys.argv[4])).encode())
+                if i % 2: s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                s.sendall(("GET /v1/blobs/sha256/%s HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer %s\\r\\n\\r\\n"
+                           % (sys.argv[3], sys.argv[4]) * 3).encode())
                 s.close()
             """
         let url: URL = server.url

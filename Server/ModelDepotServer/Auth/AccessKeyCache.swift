@@ -32,12 +32,19 @@ final class AccessKeyCache: Sendable {
 
     /// The working key a bearer secret belongs to, if the keys are cached; `nil` when they are not
     /// or the secret is wrong (then ``authenticate(_:)`` answers, with the error).
-    func cachedKey(_ secret: Substring) -> AccessKey? {
+    /// `generation` tells whether the answer still holds later (``isCurrent(_:)``).
+    func cachedKey(_ secret: Substring) -> (key: AccessKey, generation: Int)? {
         let secret = AccessKeySecret(text: String(secret))
-        guard let entry = entries.withLock({ $0.keys?[secret.id] }), AccessKeySecret.constantTimeEqual(entry.secretHash, secret.hash) else {
+        guard let (entry, generation) = entries.withLock({ state in state.keys?[secret.id].map { ($0, state.generation) } }),
+              AccessKeySecret.constantTimeEqual(entry.secretHash, secret.hash) else {
             return nil
         }
-        return entry.key
+        return (entry.key, generation)
+    }
+
+    /// Whether no key changed since ``cachedKey(_:)`` answered with `generation`.
+    func isCurrent(_ generation: Int) -> Bool {
+        entries.withLock { $0.generation == generation }
     }
 
     /// Drops the cached keys; the next request reloads them.

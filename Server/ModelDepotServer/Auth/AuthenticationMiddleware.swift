@@ -20,9 +20,10 @@ struct AuthenticationMiddleware: RouterMiddleware {
 
     /// The secret of an `Authorization: Bearer <secret>` header.
     static func bearerSecret(_ header: String) -> Substring? {
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else { return nil }
-        return parts[1]
+        let scheme = "bearer ".utf8
+        guard header.utf8.count > scheme.count, zip(header.utf8, scheme).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
+        let secret = header.utf8.dropFirst(scheme.count).drop { $0 == UInt8(ascii: " ") }
+        return secret.isEmpty ? nil : Substring(secret)
     }
 }
 

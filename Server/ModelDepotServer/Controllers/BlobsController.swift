@@ -71,11 +71,11 @@ struct BlobsController {
             .eTag: etag, .cacheControl: "public, max-age=31536000, immutable", .acceptRanges: "bytes",
             .contentType: "application/octet-stream",
         ]
-        let range = EntityTag.ifRange(requestHeaders[.ifRange], matches: etag)
-            ? ByteRange(header: requestHeaders[.range], length: length) : .full
+        let range = EntityTag.ifRange(requestHeaders.value(.ifRange), matches: etag)
+            ? ByteRange(header: requestHeaders.value(.range), length: length) : .full
         switch range {
         case .unsatisfiable:
-            let error = DepotError(.rangeNotSatisfiable, "The range '\(requestHeaders[.range] ?? "")' lies outside the blob's \(length) bytes.")
+            let error = DepotError(.rangeNotSatisfiable, "The range '\(requestHeaders.value(.range) ?? "")' lies outside the blob's \(length) bytes.")
             return .unsatisfiable(headers: [.eTag: etag, .acceptRanges: "bytes", .contentRange: "bytes */\(length)"], error: error)
         case .full:
             headers[.contentLength] = String(length)
@@ -93,7 +93,7 @@ struct BlobsController {
     }
 
     private static func arm(_ headers: HTTPFields) -> String {
-        headers[.depotArm].map { String($0.prefix(80)) } ?? "unknown"
+        headers.value(.depotArm).map { String($0.prefix(80)) } ?? "unknown"
     }
 
     private static func size(of path: String) -> Int? {

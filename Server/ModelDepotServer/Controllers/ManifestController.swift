@@ -36,7 +36,7 @@ struct ManifestController {
         guard case .manifest(let body, let etag, let version, _) = entry else {
             throw DepotError(.notFound, "Model '\(name)' has no published version yet. Publish one with 'depot publish \(name) VERSION'.")
         }
-        let answer = answer(body: body, etag: etag, version: version, model: name, arm: arm, ifNoneMatch: request.headers[.ifNoneMatch])
+        let answer = answer(body: body, etag: etag, version: version, model: name, arm: arm, ifNoneMatch: request.headers.value(.ifNoneMatch))
         return Response(status: answer.status, headers: answer.headers, body: answer.body.map { .init(byteBuffer: $0) } ?? .init())
     }
 
@@ -49,7 +49,7 @@ struct ManifestController {
         let arm = assignment?.arm.description ?? "latest"
         guard case .manifest(let body, let etag, let version, _)? = manifests.cachedEntry(for: name, version: assignment?.version, arm: arm)
         else { return nil }
-        return answer(body: body, etag: etag, version: version, model: name, arm: arm, ifNoneMatch: headers[.ifNoneMatch])
+        return answer(body: body, etag: etag, version: version, model: name, arm: arm, ifNoneMatch: headers.value(.ifNoneMatch))
     }
 
     /// A `304` when `If-None-Match` holds the manifest's tag, else the `200`; counted as usage

@@ -7,7 +7,7 @@ import NIOHTTPTypesHTTP1
 
 /// Hummingbird's HTTP/1 child channel (the same pipeline as its `HTTP1Channel`) with a deeper
 /// inbound buffer, so that the task hashing a streamed upload rarely waits for the event loop,
-/// and ``HotPathHandler`` in the pipeline.
+/// and ``HotPathHandler`` first in the pipeline, before the HTTP/1 decoder.
 struct DepotHTTPChannel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
 
@@ -23,11 +23,11 @@ struct DepotHTTPChannel: ServerChildChannel, HTTPChannelHandler {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             let options = channel.pipeline.syncOperations
+            try options.addHandler(HotPathHandler(paths: hotPaths))
             try options.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false,
                                                     withOutboundHeaderValidation: false, withEncoderConfiguration: .init(),
                                                     withDecoderLimitConfiguration: .init())
             try options.addHandler(HTTP1ToHTTPServerCodec(secure: false))
-            try options.addHandler(HotPathHandler(paths: hotPaths))
             try options.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
             return try NIOAsyncChannel(
                 wrappingChannelSynchronously: channel,

@@ -8,14 +8,14 @@ extension DeviceContext {
     /// (`CF-IPCountry`, `CloudFront-Viewer-Country`).
     init(headers: HTTPFields) throws {
         func value(_ name: HTTPField.Name) throws -> String? {
-            guard let value = headers[name] else { return nil }
+            guard let value = headers.value(name) else { return nil }
             guard value.utf8.count <= 256 else {
                 throw DepotError(.badRequest, "Header \(name) is \(value.utf8.count) bytes long; at most 256 are accepted.")
             }
             return value
         }
         var attributes: [String: String] = [:]
-        if let header = headers[.depotAttributes] {
+        if let header = headers.value(.depotAttributes) {
             guard header.utf8.count <= 4096 else {
                 throw DepotError(.badRequest, "Depot-Attributes is \(header.utf8.count) bytes long; at most 4096 are accepted.")
             }

@@ -1,145 +1,122 @@
-import Hummingbird
 import NIOCore
-import NIOHTTP1
-import NIOHTTPTypes
-import NIOHTTPTypesHTTP1
 import NIOPosix
 
-/// Answers manifests and blob downloads on the connection's event loop, before Hummingbird's
-/// per-request task, when ``HotPaths`` can answer from caches: no task, no router, and blobs go
-/// out with `sendfile` (a `FileRegion` written straight to NIO's HTTP/1 encoder). Every other
-/// request, and any request while an earlier one on the connection is still being answered by
-/// the router (so pipelined answers keep their order), goes on to the router unchanged.
+/// Answers manifests and blob downloads straight from the connection's bytes, first in the
+/// pipeline, when ``HotPaths`` can answer from caches: no HTTP/1 decoder, no request task, no
+/// router; manifests go out as one buffer, blobs with `sendfile` (a `FileRegion`).
 ///
-/// Graceful shutdown: Hummingbird's connection-state handler (after this one) closes a
-/// connection it believes idle when the server quiesces. It never sees the answers sent here, so
-/// the quiesce event is held back until they are written, and once the server quiesces every
-/// request goes to the router, which closes the connection after its answer.
-final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
-
-    private enum State {
-        case idle
-        case passing
-        case answering(HotAnswer, file: NIOFileHandle?, request: HTTPRequest, route: String, key: String, start: ContinuousClock.Instant)
-    }
+/// Requests are read with ``HotRequestHead``. The first request it does not take, or that
+/// ``HotPaths`` does not answer, goes on to NIO's HTTP/1 decoder and the router together with
+/// everything after it on the connection, so pipelined answers keep their order.
+///
+/// One file is sent at a time, and nothing more is answered while the channel is not writable;
+/// meanwhile requests wait here, up to ``HotRequestHead/maxLength`` bytes, then go to the router.
+///
+/// Graceful shutdown: Hummingbird's connection-state handler (further on) closes a connection it
+/// believes idle when the server quiesces. It never sees the answers sent here, so the quiesce
+/// event is held back until they are written, and from then on every request goes to the router,
+/// which closes the connection after its answer.
+final class HotPathHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundOut = IOData
 
     private let paths: HotPaths
-    private var state = State.idle
-    /// Requests handed to the router whose response has not ended yet.
-    private var unanswered = 0
-    /// Answers written here whose bytes have not all gone out yet.
-    private var sending = 0
-    /// The server is shutting down: everything goes to the router.
-    private var quiescing = false
-    /// The quiesce event, held back while answers are being sent.
-    private var heldQuiesce: Any?
-    /// The HTTPTypes-to-HTTP/1 codec's context: writing from it reaches NIO's encoder directly,
-    /// which takes a `FileRegion` body.
-    private var encoder: ChannelHandlerContext?
+    /// Bytes received and not yet answered or passed on.
+    private var received: ByteBuffer?
+    /// Everything on this connection now goes to the router.
+    private var passing = false
+    /// A file answer is being sent.
+    private var sendingFile = false
+    /// The key this connection authenticated with.
+    private var verified: HotPaths.VerifiedKey?
 
     init(paths: HotPaths) { self.paths = paths }
 
-    func handlerAdded(context: ChannelHandlerContext) {
-        encoder = try? context.pipeline.syncOperations.context(handlerType: HTTP1ToHTTPServerCodec.self)
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !passing else { return context.fireChannelRead(data) }
+        var bytes = unwrapInboundIn(data)
+        if received == nil {
+            received = bytes
+        } else {
+            received!.writeBuffer(&bytes)
+        }
+        answerReceived(context, duringRead: true)
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let request):
-            let start = ContinuousClock.now
-            if !quiescing, unanswered == 0, request.headerFields[.connection] == nil, let (answer, route, key) = paths.answer(request) {
-                if let file = answer.file {
-                    guard encoder != nil, let handle = try? NIOFileHandle(_deprecatedPath: file.path) else { return pass(context, data) }
-                    state = .answering(answer, file: handle, request: request, route: route, key: key, start: start)
-                } else {
-                    state = .answering(answer, file: nil, request: request, route: route, key: key, start: start)
-                }
-                return
-            }
-            pass(context, data)
-        case .body:
-            if case .answering = state { return }
-            context.fireChannelRead(data)
-        case .end:
-            guard case .answering(let answer, let file, let request, let route, let key, let start) = state else {
-                state = .idle
-                return context.fireChannelRead(data)
-            }
-            state = .idle
-            respond(context, answer, file: file)
-            paths.log(request, route: route, status: Int(answer.status.code), start: start, key: key)
-        }
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, !passing { answerReceived(context, duringRead: false) }
+        context.fireChannelWritabilityChanged()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        abandon()
+        received = nil
         context.fireChannelInactive()
-    }
-
-    func handlerRemoved(context: ChannelHandlerContext) {
-        abandon()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         guard event is ChannelShouldQuiesceEvent else { return context.fireUserInboundEventTriggered(event) }
-        quiescing = true
-        if case .answering = state {
-            heldQuiesce = event
-        } else if sending > 0 {
-            heldQuiesce = event
-        } else {
-            context.fireUserInboundEventTriggered(event)
+        if !passing { pass(context, duringRead: false) }
+        // Writes complete in order: once this empty one has, every answer sent here is out.
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(.byteBuffer(ByteBuffer())), promise: written)
+        written.futureResult.assumeIsolated().whenComplete { _ in context.fireUserInboundEventTriggered(event) }
+    }
+
+    /// Answers the complete requests received, until one goes to the router, a file is being
+    /// sent or the channel is not writable.
+    private func answerReceived(_ context: ChannelHandlerContext, duringRead: Bool) {
+        var answered = false
+        defer { if answered { context.flush() } }
+        while var bytes = received, bytes.readableBytes > 0 {
+            guard !sendingFile, context.channel.isWritable else {
+                if bytes.readableBytes > HotRequestHead.maxLength { pass(context, duringRead: duringRead) }
+                return
+            }
+            switch HotRequestHead.parse(bytes) {
+            case .incomplete:
+                return
+            case .other:
+                return pass(context, duringRead: duringRead)
+            case .request(let request, let length):
+                let start = ContinuousClock.now
+                guard let (answer, route, key) = paths.answer(request, verified: &verified) else { return pass(context, duringRead: duringRead) }
+                var file: NIOFileHandle?
+                if let path = answer.file?.path {
+                    guard let handle = try? NIOFileHandle(_deprecatedPath: path) else { return pass(context, duringRead: duringRead) }
+                    file = handle
+                }
+                bytes.moveReaderIndex(forwardBy: length)
+                received = bytes.readableBytes > 0 ? bytes : nil
+                respond(context, answer, file: file)
+                answered = true
+                paths.log(request, route: route, status: Int(answer.status.code), start: start, key: key)
+            }
         }
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { unanswered -= 1 }
-        context.write(data, promise: promise)
-    }
-
-    /// Closes the file of a request whose end never came (the client went away).
-    private func abandon() {
-        if case .answering(_, let file?, _, _, _, _) = state { try? file.close() }
-        state = .idle
-    }
-
-    private func pass(_ context: ChannelHandlerContext, _ data: NIOAny) {
-        state = .passing
-        unanswered += 1
-        context.fireChannelRead(data)
+    /// Hands what was received, and everything after it, to the HTTP/1 decoder.
+    private func pass(_ context: ChannelHandlerContext, duringRead: Bool) {
+        passing = true
+        guard let bytes = received else { return }
+        received = nil
+        context.fireChannelRead(wrapInboundOut(bytes))
+        if !duringRead { context.fireChannelReadComplete() }
     }
 
     private func respond(_ context: ChannelHandlerContext, _ answer: HotAnswer, file: NIOFileHandle?) {
-        var headers = answer.headers
-        headers[.date] = HTTPDate.now()
-        headers[.server] = "ModelDepot"
+        context.write(wrapOutboundOut(.byteBuffer(HotAnswerEncoder.encode(answer, allocator: context.channel.allocator))), promise: nil)
+        guard let file, let range = answer.file?.range else { return }
+        sendingFile = true
         answer.file?.onStart()
         let sent = context.eventLoop.makePromise(of: Void.self)
-        sending += 1
+        context.write(wrapOutboundOut(.fileRegion(FileRegion(fileHandle: file, readerIndex: range.lowerBound, endIndex: range.upperBound + 1))),
+                      promise: sent)
         sent.futureResult.assumeIsolated().whenComplete { [self] result in
-            try? file?.close()
+            try? file.close()
             if case .success = result { answer.file?.onComplete() }
-            sending -= 1
-            if sending == 0, let event = heldQuiesce {
-                heldQuiesce = nil
-                context.fireUserInboundEventTriggered(event)
-            }
+            sendingFile = false
+            if !passing { answerReceived(context, duringRead: false) }
         }
-        guard let file, let range = answer.file?.range, let encoder else {
-            context.write(wrapOutboundOut(.head(HTTPResponse(status: answer.status, headerFields: headers))), promise: nil)
-            if let body = answer.body { context.write(wrapOutboundOut(.body(body)), promise: nil) }
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: sent)
-            return
-        }
-        var head = HTTPResponseHead(version: .http1_1, status: .init(statusCode: Int(answer.status.code)))
-        for field in headers { head.headers.add(name: field.name.rawName, value: field.value) }
-        let region = FileRegion(fileHandle: file, readerIndex: range.lowerBound, endIndex: range.upperBound + 1)
-        encoder.write(NIOAny(HTTPServerResponsePart.head(head)), promise: nil)
-        encoder.write(NIOAny(HTTPServerResponsePart.body(.fileRegion(region))), promise: nil)
-        encoder.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)), promise: sent)
     }
 }

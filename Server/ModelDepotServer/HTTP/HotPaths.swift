@@ -6,6 +6,14 @@ import ModelDepotShared
 /// caches by the same code the routes use, for ``HotPathHandler`` to send before the router.
 /// Anything not cached, or not a success, is left to the router.
 struct HotPaths: Sendable {
+    /// The key a connection authenticated with: a keep-alive connection sending the same
+    /// `Authorization` again is not hashed again while no key changed.
+    struct VerifiedKey {
+        let header: String
+        let key: AccessKey
+        let generation: Int
+    }
+
     let keys: AccessKeyCache
     let manifests: ManifestController
     let blobs: BlobsController
@@ -13,18 +21,16 @@ struct HotPaths: Sendable {
     let logger: Logger
 
     /// The answer, the route it stands for and the key that asked, or `nil` for the router.
-    func answer(_ request: HTTPRequest) -> (answer: HotAnswer, route: String, key: String)? {
-        guard request.method == .get, let target = request.path, target.hasPrefix("/v1/"),
-              let header = request.headerFields[.authorization], let secret = AuthenticationMiddleware.bearerSecret(header),
-              let key = keys.cachedKey(secret) else { return nil }
-        let path = target.prefix { $0 != "?" }
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard segments.count == 5 else { return nil }
-        if segments[2] == "models", segments[4] == "manifest",
-           let answer = manifests.cachedAnswer(model: segments[3], key: key, headers: request.headerFields) {
+    func answer(_ request: HTTPRequest, verified: inout VerifiedKey?) -> (answer: HotAnswer, route: String, key: String)? {
+        guard request.method == .get, let target = request.path, let key = key(request, verified: &verified) else { return nil }
+        let path = target.utf8.prefix { $0 != UInt8(ascii: "?") }
+        if let rest = Self.remainder(of: path, after: "/v1/models/"), let slash = rest.firstIndex(of: UInt8(ascii: "/")),
+           rest[slash...].elementsEqual("/manifest".utf8),
+           let answer = manifests.cachedAnswer(model: Substring(rest[..<slash]), key: key, headers: request.headerFields) {
             return (answer, ManifestController.route, key.id)
         }
-        if segments[2] == "blobs", segments[3] == "sha256", let answer = blobs.cachedAnswer(hex: segments[4], headers: request.headerFields) {
+        if let hex = Self.remainder(of: path, after: "/v1/blobs/sha256/"),
+           let answer = blobs.cachedAnswer(hex: Substring(hex), headers: request.headerFields) {
             return (answer, BlobsController.route, key.id)
         }
         return nil
@@ -33,5 +39,19 @@ struct HotPaths: Sendable {
     func log(_ request: HTTPRequest, route: String, status: Int, start: ContinuousClock.Instant, key: String) {
         RequestLogMiddleware.record(metrics, logger, method: request.method.rawValue, path: String((request.path ?? "").prefix { $0 != "?" }),
                                     route: route, status: status, start: start, key: key, error: nil)
+    }
+
+    /// The request's key, from the connection's verified key when the header is the same.
+    private func key(_ request: HTTPRequest, verified: inout VerifiedKey?) -> AccessKey? {
+        guard let header = request.headerFields.value(.authorization) else { return nil }
+        if let known = verified, known.header == header, keys.isCurrent(known.generation) { return known.key }
+        guard let secret = AuthenticationMiddleware.bearerSecret(header), let (key, generation) = keys.cachedKey(secret) else { return nil }
+        verified = VerifiedKey(header: header, key: key, generation: generation)
+        return key
+    }
+
+    private static func remainder(of path: Substring.UTF8View, after prefix: StaticString) -> Substring.UTF8View? {
+        let prefix = UnsafeRawBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+        return path.starts(with: prefix) ? path.dropFirst(prefix.count) : nil
     }
 }

@@ -33,13 +33,13 @@ struct RequestLogMiddleware: RouterMiddleware {
 
     /// Counts a request and, at log level info or below, writes its line (also for requests
     /// ``HotPathHandler`` answers before the router).
-    static func record(_ metrics: ServerMetrics, _ logger: Logger, method: String, path: String, route: String, status: Int,
+    static func record(_ metrics: ServerMetrics, _ logger: Logger, method: String, path: @autoclosure () -> String, route: String, status: Int,
                        start: ContinuousClock.Instant, key: String?, error: String?) {
         metrics.recordRequest(route: route, method: method, status: status)
         guard logger.logLevel <= .info else { return }
         let elapsed = ContinuousClock.now - start
         var metadata: Logger.Metadata = [
-            "method": "\(method)", "path": "\(path)", "route": "\(route)",
+            "method": "\(method)", "path": "\(path())", "route": "\(route)",
             "status": "\(status)", "duration_ms": "\(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)",
         ]
         if let key { metadata["key"] = "\(key)" }

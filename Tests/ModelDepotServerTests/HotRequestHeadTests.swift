@@ -1,0 +1,75 @@
+import HTTPTypes
+@testable import ModelDepotServer
+import NIOCore
+import Testing
+
+/// The request heads ``HotPathHandler`` answers itself, and the ones it leaves to NIO's decoder
+/// and the router: anything unusual, malformed or unfinished.
+@Suite struct HotRequestHeadTests {
+    static let plain = "GET /v1/models/flowers/manifest HTTP/1.1\r\nHost: depot:8080\r\nAuthorization: Bearer s3cret\r\nIf-None-Match:  \"abc\" \t\r\n\r\n"
+
+    func parse(_ text: String) -> HotRequestHead {
+        HotRequestHead.parse(ByteBuffer(string: text))
+    }
+
+    @Test func aPlainGetIsTakenWithItsFieldsAndLength() throws {
+        guard case .request(let request, let length) = parse(Self.plain + "GET /next HTTP/1.1\r\n") else {
+            Issue.record("not taken: \(parse(Self.plain))")
+            return
+        }
+        #expect(length == Self.plain.utf8.count)
+        #expect(request.method == .get)
+        #expect(request.path == "/v1/models/flowers/manifest")
+        #expect(request.authority == "depot:8080")
+        #expect(request.headerFields[.authorization] == "Bearer s3cret")
+        #expect(request.headerFields[.ifNoneMatch] == "\"abc\"")
+        #expect(request.headerFields.map(\.name.canonicalName) == ["authorization", "if-none-match"])
+    }
+
+    @Test func theRootTargetIsTaken() {
+        #expect(parse("GET / HTTP/1.1\r\nHost: x\r\n\r\n") == .request(HTTPRequest(method: .get, scheme: nil, authority: "x", path: "/"), length: 27))
+    }
+
+    @Test(arguments: [1, 10, 40, 90])
+    func aHeadCutShortIsIncomplete(_ cut: Int) {
+        #expect(parse(String(decoding: Self.plain.utf8.prefix(cut), as: UTF8.self)) == .incomplete)
+        #expect(parse(String(Self.plain.dropLast())) == .incomplete)
+    }
+
+    @Test(arguments: [
+        "POST /v1/models/flowers/manifest HTTP/1.1\r\nHost: x\r\n\r\n",
+        "HEAD /v1/blobs/sha256/ab HTTP/1.1\r\nHost: x\r\n\r\n",
+        "GET /v1/models/flowers/manifest HTTP/1.0\r\nHost: x\r\n\r\n",
+        "GET http://x/v1/models/flowers/manifest HTTP/1.1\r\nHost: x\r\n\r\n",
+        "GET /a b HTTP/1.1\r\nHost: x\r\n\r\n",
+        "GET /caf\u{e9} HTTP/1.1\r\nHost: x\r\n\r\n",
+        "GET / HTTP/1.1\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc",
+        "GET / HTTP/1.1\r\nHost: x\r\nTRANSFER-ENCODING: chunked\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: h2c\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: x\r\nTE: trailers\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: x\r\nKeep-Alive: timeout=5\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: x\r\nX-A : b\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: x\r\nX-A: b\r\n folded\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: x\r\n: empty name\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: x\r\nX(A): b\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: x\r\nX-A: caf\u{e9}\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: x\r\nX-A: b\rc\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: x\nX-A: b\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: x\r\nX-A: b\r\n\n",
+        "GET / HTTP/1.1\r\nHost: x\r\nNo colon\r\n\r\n",
+    ])
+    func anythingButAPlainGetGoesToTheRouter(_ text: String) {
+        #expect(parse(text) == .other, "\(text.debugDescription)")
+    }
+
+    @Test func aHeadLongerThanTheLimitGoesToTheRouter() {
+        let long = "GET / HTTP/1.1\r\nHost: x\r\nX-Pad: " + String(repeating: "a", count: HotRequestHead.maxLength)
+        #expect(parse(long) == .other)
+        #expect(parse(long + "\r\n\r\n") == .other)
+        #expect(parse(String(decoding: long.utf8.prefix(HotRequestHead.maxLength - 1), as: UTF8.self)) == .incomplete)
+    }
+}
