@@ -44,6 +44,11 @@ final class HotPathHandler: ChannelInboundHandler, RemovableChannelHandler {
         answerReceived(context, duringRead: true)
     }
 
+    /// The handlers further on see a read's end only once they have seen reads.
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if passing { context.fireChannelReadComplete() }
+    }
+
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         if context.channel.isWritable, !passing { answerReceived(context, duringRead: false) }
         context.fireChannelWritabilityChanged()
