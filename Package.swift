@@ -93,6 +93,7 @@ let package = Package(
             name: "ModelDepotServerTests",
             dependencies: [
                 "ModelDepotServer", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             path: "Tests/ModelDepotServerTests"

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Hummingbird
 import ModelDepotShared
@@ -45,16 +44,13 @@ struct VersionsController {
     }
 
     private func receive(_ request: Request, into upload: BlobUpload, for name: ModelName, expected: String?) async throws -> ModelVersion {
-        var hasher = SHA256()
         var size = 0
         for try await buffer in request.body {
             size += buffer.readableBytes
             guard size <= maximumUploadSize else { throw tooLarge(size) }
-            buffer.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
             try await upload.write(buffer)
         }
-        try await upload.finish()
-        let digest = hasher.finalize().hex
+        let digest = try await upload.finish()
         if let expected, expected != digest {
             throw DepotError(.digestMismatch, "The upload hashes to SHA-256 \(digest), but the client sent \(expected) in Depot-Content-SHA256: the file changed in transit. Nothing was stored; upload again.")
         }

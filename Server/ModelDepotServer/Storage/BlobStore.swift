@@ -23,5 +23,6 @@ public protocol BlobUpload: AnyObject, Sendable {
     /// Appends bytes; they may still be on their way to the file when this returns.
     func write(_ bytes: ByteBuffer) async throws(DepotError)
     /// Writes everything still staged and makes the file durable; called once, after the last write.
-    func finish() async throws(DepotError)
+    /// - Returns: The SHA-256 (lower-case hex) of every byte written.
+    func finish() async throws(DepotError) -> String
 }

@@ -5,21 +5,24 @@ private let systemClose = Glibc.close
 import Darwin
 private let systemClose = Darwin.close
 #endif
+import Crypto
 import ModelDepotShared
 import NIOCore
 import NIOPosix
 import Synchronization
 
-/// A temporary file being written by one upload.
+/// A temporary file being written by one upload, and the SHA-256 of its bytes.
 ///
-/// The request copies what it receives into 4 MiB aligned buffers; each full one is written by
-/// a job on NIO's thread pool while the request goes on, several at once. Where the file system
-/// allows it the file is opened with `O_DIRECT`, so neither the copy into the page cache nor its
-/// writeback costs CPU on the thread that hashes the upload, and the final `fsync` finds the
-/// data already on the device.
+/// The request copies what it receives into 4 MiB aligned buffers; each full one is hashed by a
+/// task of its own (in order: each starts from the hash of the buffers before it) and written by
+/// a job on NIO's thread pool, while the request goes on filling the next, several buffers at
+/// once. So the request's task only copies, and hashing, the one step that cannot be split, runs
+/// beside it. Where the file system allows it the file is opened with `O_DIRECT`, so neither the
+/// copy into the page cache nor its writeback costs CPU, and the final `fsync` finds the data
+/// already on the device.
 final class FileUpload: BlobUpload, @unchecked Sendable {
-    // @unchecked: the request task calls write, finish and close strictly in sequence; a job
-    // touches only its own buffer until the request awaits it.
+    // @unchecked: the request task calls write, finish and close strictly in sequence; a buffer
+    // handed on is only read, by its hashing task and its write job, until the request awaits both.
 
     /// Bytes per staged write.
     static let stagingSize = 4 << 20
@@ -32,8 +35,10 @@ final class FileUpload: BlobUpload, @unchecked Sendable {
     private let pool: NIOThreadPool
     /// The buffer being filled, once the first bytes came.
     private var filling: StagingBuffer?
-    /// Writes still going, oldest first; each hands its buffer back when done.
+    /// Writes still going, oldest first; each hands its buffer back once it is written and hashed.
     private var inFlight: [Task<StagingBuffer, any Error>] = []
+    /// The hash of every buffer handed on so far, once the last of them is hashed.
+    private var hashed = Task<SHA256, Never> { SHA256() }
     /// Bytes handed to writes so far (the file offset of the next one).
     private var staged = 0
 
@@ -65,11 +70,12 @@ final class FileUpload: BlobUpload, @unchecked Sendable {
         }
     }
 
-    func finish() async throws(DepotError) {
+    func finish() async throws(DepotError) -> String {
         startWrite(of: try await fillingBuffer(), last: true)
         filling = nil
         while try await collectWrite() != nil {}
         file.close()
+        return await hashed.value.finalize().hex
     }
 
     /// Waits for the writes still in flight, then closes the file (errors no longer matter).
@@ -89,10 +95,19 @@ final class FileUpload: BlobUpload, @unchecked Sendable {
         return buffer
     }
 
-    /// Starts a job that writes `buffer` at the next offset.
+    /// Starts hashing `buffer` after the buffers before it, and a job that writes it at the next
+    /// offset.
     private func startWrite(of buffer: StagingBuffer, last: Bool) {
         let offset = staged
         staged += buffer.count
+        let previous = hashed
+        let count = buffer.count
+        let hashing = Task {
+            var hasher = await previous.value
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(start: buffer.bytes, count: count))
+            return hasher
+        }
+        hashed = hashing
         let file = file
         let pool = pool
         inFlight.append(Task {
@@ -103,6 +118,7 @@ final class FileUpload: BlobUpload, @unchecked Sendable {
                     try file.write(buffer, at: offset)
                 }
             }
+            _ = await hashing.value
             return buffer
         })
     }

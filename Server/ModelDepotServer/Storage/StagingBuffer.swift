@@ -10,8 +10,9 @@ import NIOCore
 /// needs the memory, the length and the file offset aligned to the device's blocks). Mapped
 /// from the system rather than taken from malloc, so its pages go back when it is released.
 final class StagingBuffer: @unchecked Sendable {
-    // @unchecked: the request owns it while filling it, then one write job until that job is
-    // awaited; never both at once.
+    // @unchecked: the request owns it while filling it; then its hashing task and its write job
+    // read it (the write job may zero the padding past `count`, which hashing never reads) until
+    // the request has awaited both; never the request and them at once.
 
     /// The alignment of the memory and of padded lengths.
     static let alignment = 4096
