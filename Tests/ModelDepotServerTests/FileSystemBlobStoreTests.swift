@@ -34,9 +34,10 @@ import Testing
             #expect(digest == expected, "length \(length)")
             let stored = try Data(contentsOf: URL(fileURLWithPath: try #require(store.path(of: digest))))
             #expect(stored.count == length, "length \(length)")
-            // (compared outside #expect: a failing #expect would expand megabytes of Data byte by byte)
-            let firstDifference = zip(stored, bytes).enumerated().first { $0.element.0 != $0.element.1 }?.offset
-            #expect(firstDifference == nil, "length \(length): the stored bytes differ from offset \(firstDifference ?? 0)")
+            // (compared outside #expect: a failing #expect would expand megabytes of Data byte by
+            // byte; the first differing offset is looked for only when they differ)
+            let identical = stored == bytes
+            #expect(identical, "length \(length): the stored bytes differ from offset \(identical ? 0 : Self.firstDifference(stored, bytes))")
             #expect(try FileManager.default.contentsOfDirectory(atPath: root.path + "/tmp").isEmpty)
             if !directIO { #expect((upload as? FileUpload)?.usesDirectIO == false) }
         }
@@ -63,6 +64,11 @@ import Testing
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("depot-blobs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
+    }
+
+    /// The offset of the first byte where `a` and `b` differ (or where the shorter one ends).
+    static func firstDifference(_ a: Data, _ b: Data) -> Int {
+        zip(a, b).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(a.count, b.count)
     }
 
     /// `count` pseudo-random bytes (xorshift), different for each seed.

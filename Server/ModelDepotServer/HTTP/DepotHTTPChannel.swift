@@ -6,8 +6,8 @@ import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 
 /// Hummingbird's HTTP/1 child channel (the same pipeline as its `HTTP1Channel`) with larger
-/// reads and a deeper inbound buffer, so that the task hashing a streamed upload rarely waits for
-/// the event loop, and ``HotPathHandler`` first in the pipeline, before the HTTP/1 decoder.
+/// reads and a deeper inbound buffer, so that the task receiving a streamed upload rarely waits
+/// for the event loop, and ``HotPathHandler`` first in the pipeline, before the HTTP/1 decoder.
 struct DepotHTTPChannel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
 
@@ -15,9 +15,9 @@ struct DepotHTTPChannel: ServerChildChannel, HTTPChannelHandler {
     let hotPaths: HotPaths
 
     /// Inbound parts (request heads and body pieces of at most ``largestRead``) buffered per
-    /// connection before NIO stops reading: at most 8 MiB, so an upload's hashing rarely waits
-    /// for the event loop. NIO's default, 10 parts of 64 KiB, made the hashing task wait on every
-    /// few pieces.
+    /// connection before NIO stops reading: at most 8 MiB, so the task receiving an upload rarely
+    /// waits for the event loop. NIO's default, 10 parts of 64 KiB, made it wait on every few
+    /// pieces.
     static let highWatermark = 8
     static let lowWatermark = 2
     /// The largest read from a connection. Reads grow towards it only while they fill their

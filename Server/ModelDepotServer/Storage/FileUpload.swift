@@ -37,8 +37,9 @@ final class FileUpload: BlobUpload, @unchecked Sendable {
     private var filling: StagingBuffer?
     /// Writes still going, oldest first; each hands its buffer back once it is written and hashed.
     private var inFlight: [Task<StagingBuffer, any Error>] = []
-    /// The hash of every buffer handed on so far, once the last of them is hashed.
-    private var hashed = Task<SHA256, Never> { SHA256() }
+    /// The hash of every buffer handed on so far, once the last of them is hashed (`nil` before
+    /// the first).
+    private var hashed: Task<SHA256, Never>?
     /// Bytes handed to writes so far (the file offset of the next one).
     private var staged = 0
 
@@ -75,7 +76,7 @@ final class FileUpload: BlobUpload, @unchecked Sendable {
         filling = nil
         while try await collectWrite() != nil {}
         file.close()
-        return await hashed.value.finalize().hex
+        return await (hashed?.value ?? SHA256()).finalize().hex
     }
 
     /// Waits for the writes still in flight, then closes the file (errors no longer matter).
@@ -103,7 +104,7 @@ final class FileUpload: BlobUpload, @unchecked Sendable {
         let previous = hashed
         let count = buffer.count
         let hashing = Task {
-            var hasher = await previous.value
+            var hasher = await previous?.value ?? SHA256()
             hasher.update(bufferPointer: UnsafeRawBufferPointer(start: buffer.bytes, count: count))
             return hasher
         }
