@@ -5,7 +5,8 @@ import ModelDepotShared
 ///
 ///     <cache>/models/<name>/v<version>-<sha256>/model.tflite
 ///     <cache>/models/<name>/v<version>-<sha256>/manifest.json
-///     <cache>/models/<name>/current.json        the version in use, its manifest's ETag and expiry
+///     <cache>/models/<name>/current.json        the version in use, its manifest's ETag and expiry,
+///                                                and when the server last confirmed it
 ///     <cache>/partial/<sha256>.part              a download in progress (survives restarts)
 struct ModelCache: Sendable {
     /// What `current.json` holds.
@@ -14,6 +15,8 @@ struct ModelCache: Sendable {
         var etag: String?
         /// When the newest manifest accepted for this version expires: a `304` after it is a freeze.
         var expires: Date?
+        /// When the server last confirmed this version (a verified manifest for it, or a `304`).
+        var confirmedAt: Date?
     }
 
     let root: URL
@@ -31,12 +34,15 @@ struct ModelCache: Sendable {
         let file = folder.appendingPathComponent("\(current.directory)/model.tflite")
         let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue
         guard size == stored.manifest.size else { return nil }
-        return (VerifiedModel(manifest: stored.manifest, fileURL: file, description: stored.description), current)
+        var model = VerifiedModel(manifest: stored.manifest, fileURL: file, description: stored.description)
+        model.confirmedAt = current.confirmedAt
+        model.expires = current.expires ?? stored.manifest.expires
+        return (model, current)
     }
 
     /// Moves a verified file into its version folder, makes it current, and keeps `kept` versions.
     func install(_ file: URL, manifest: ModelManifest, description: TFLiteModelDescription, etag: String?,
-                 kept: Int) throws -> VerifiedModel {
+                 confirmedAt: Date, kept: Int) throws -> VerifiedModel {
         let folder = modelDirectory(manifest.model)
         let name = "v\(manifest.version)-\(manifest.sha256)"
         let destination = folder.appendingPathComponent(name)
@@ -47,13 +53,23 @@ struct ModelCache: Sendable {
         try manager.moveItem(at: file, to: modelFile)
         try JSONEncoder().encode(StoredModel(manifest: manifest, description: description))
             .write(to: destination.appendingPathComponent("manifest.json"), options: .atomic)
-        try setCurrent(manifest.model, Current(directory: name, etag: etag, expires: manifest.expires))
+        try setCurrent(manifest.model, Current(directory: name, etag: etag, expires: manifest.expires, confirmedAt: confirmedAt))
         try prune(folder, keeping: kept, current: name)
-        return VerifiedModel(manifest: manifest, fileURL: modelFile, description: description)
+        var model = VerifiedModel(manifest: manifest, fileURL: modelFile, description: description)
+        model.confirmedAt = confirmedAt
+        return model
     }
 
-    /// Records a new manifest ETag and expiry for the version in use.
-    func setCurrent(_ name: ModelName, _ current: Current) throws {
+    /// Records that the server confirmed the version in use at `date` (with the manifest ETag and
+    /// expiry in `current`); returns the model as it is now.
+    func confirm(_ name: ModelName, _ current: Current, at date: Date) throws -> VerifiedModel? {
+        var confirmed = current
+        confirmed.confirmedAt = date
+        try setCurrent(name, confirmed)
+        return self.current(name)?.model
+    }
+
+    private func setCurrent(_ name: ModelName, _ current: Current) throws {
         try JSONEncoder().encode(current).write(to: modelDirectory(name).appendingPathComponent("current.json"), options: .atomic)
     }
 

@@ -8,16 +8,21 @@ extension ModelDownloader {
     /// Verifies a manifest the server sent: walks to the newest root document when the answer
     /// suggests one (a higher `Depot-Root-Version`, a signing key the trusted root does not list,
     /// or no check within `rootCheckInterval`), checks signatures, model, expiry and manifest
-    /// version, and records the version as the lowest acceptable from now on.
+    /// version, and records the version as the lowest acceptable from now on, with the keys that
+    /// signed it (a later root that drops or revokes one of them withdraws that floor).
     /// - Throws: ``DepotError``: every signature, root, expiry and rollback error of ``TrustedRoot``.
     func verifiedManifest(_ data: Data, _ response: HTTPURLResponse, for model: ModelName) async throws -> ModelManifest {
         let signers = (try? SignedEnvelope.decode(data, limit: ModelManifest.maximumSize, what: ""))?.envelope.signatures.map(\.keyid) ?? []
         let advertised = response.value(forHTTPHeaderField: "Depot-Root-Version").flatMap(Int.init)
         let root = try await newestRoot(advertised: advertised, signers: signers)
         var state = trust.state()
-        let manifest = try root.verifyManifest(data, for: model, now: configuration.clock(), clockSkew: configuration.clockSkew,
+        let verified = try root.verifyManifest(data, for: model, now: configuration.clock(), clockSkew: configuration.clockSkew,
                                                minimumVersion: state.manifestVersions[model.rawValue])
-        state.manifestVersions[model.rawValue] = max(manifest.manifestVersion, state.manifestVersions[model.rawValue] ?? 0)
+        let manifest = verified.manifest
+        if manifest.manifestVersion >= state.manifestVersions[model.rawValue] ?? 0 {
+            state.manifestVersions[model.rawValue] = manifest.manifestVersion
+            state.manifestSigners[model.rawValue] = verified.signers
+        }
         do {
             try trust.save(state)
         } catch {
@@ -60,11 +65,19 @@ extension ModelDownloader {
         return root
     }
 
-    /// Trusts `root` from now on if it is newer than the root trusted already.
+    /// Trusts `root` from now on if it is newer than the root trusted already, and drops the
+    /// manifest-version floors that it no longer vouches for (TUF's rule: when the root rotates
+    /// the keys that signed a role's metadata, clients forget what those keys vouched for), so a
+    /// version fast-forwarded by a stolen key does not lock the device out after the rotation.
     private func adopt(_ root: TrustedRoot) {
         guard root.document.version > trustedRoot?.document.version ?? 0 else { return }
         trustedRoot = root
-        try? trust.save(root)
+        var state = trust.state()
+        for (model, signers) in state.manifestSigners where !root.stillVouchesFor(signers) {
+            state.manifestVersions[model] = nil
+            state.manifestSigners[model] = nil
+        }
+        try? trust.save(root, state)
     }
 
     /// The stored root, else the pinned one: the pinned root document, or for a pinned key the
@@ -109,7 +122,7 @@ extension ModelDownloader {
         request.setValue("Bearer \(configuration.appKey)", forHTTPHeaderField: "Authorization")
         let (data, response): (Data, HTTPURLResponse)
         do {
-            (data, response) = try await configuration.transport.data(for: request, limit: TrustedRoot.maximumSize)
+            (data, response) = try await configuration.transport.data(for: request, limits: limits(maximumBytes: TrustedRoot.maximumSize))
         } catch is TransferLimitExceeded {
             throw DepotError(.metadataTooLarge, "Root document v\(version) is larger than \(TrustedRoot.maximumSize) bytes; it was not read.")
         } catch {

@@ -107,7 +107,7 @@ public actor ModelDownloader {
 
     private func unsubscribe(_ id: UUID) { subscribers[id] = nil }
 
-    private func emit(_ event: ModelDownloadEvent) {
+    func emit(_ event: ModelDownloadEvent) {
         for continuation in subscribers.values { continuation.yield(event) }
         updateProgress(event)
     }
@@ -146,14 +146,44 @@ public actor ModelDownloader {
                 throw CancellationError()
             } catch {
                 let failure = error as? DepotError ?? DepotError(.unavailable, "\(error)")
-                emit(.failed(model: model, error: failure))
-                configuration.notificationCenter.post(name: .modelDownloadDidFail, object: self,
-                                                      userInfo: [Self.modelNameKey: model.rawValue, Self.errorKey: failure])
+                report(failure, for: model)
                 throw failure
             }
         }
         inFlight[model] = task
         return task
+    }
+
+    /// A failed check or download: a `failed` event and the failure notification.
+    private func report(_ failure: DepotError, for model: ModelName) {
+        emit(.failed(model: model, error: failure))
+        configuration.notificationCenter.post(name: .modelDownloadDidFail, object: self,
+                                              userInfo: [Self.modelNameKey: model.rawValue, Self.errorKey: failure])
+    }
+
+    /// The current model after a check that could not confirm it (no network, a server error):
+    /// it stays in use, and the failure is reported (event, notification) and carried by the
+    /// returned model, as `manifest_expired` once its manifest has expired.
+    private func unconfirmed(_ current: VerifiedModel, because cause: DepotError) -> VerifiedModel {
+        let failure: DepotError
+        if current.expires.addingTimeInterval(configuration.clockSkew) <= configuration.clock() {
+            failure = DepotError(.manifestExpired, "The manifest of '\(current.name)' v\(current.version) expired at \(current.expires) and was not renewed: \(cause.message) The current model (v\(current.version)) stays in use, unconfirmed since \(current.confirmedAt.map { "\($0)" } ?? "it was installed").")
+        } else {
+            failure = DepotError(cause.code, "\(cause.message) \(Self.kept(current))")
+        }
+        report(failure, for: current.name)
+        var returned = current
+        returned.checkFailure = failure
+        return returned
+    }
+
+    /// Limits for a transfer of at most `maximumBytes`, or of what `body` allows for its answer.
+    func limits(maximumBytes: Int) -> TransferLimits {
+        TransferLimits(maximumBytes: maximumBytes, stallTimeout: configuration.stallTimeout, minimumRate: configuration.minimumTransferRate)
+    }
+
+    func limits(body: @escaping @Sendable (HTTPURLResponse) throws -> Int) -> TransferLimits {
+        TransferLimits(stallTimeout: configuration.stallTimeout, minimumRate: configuration.minimumTransferRate, body: body)
     }
 
     /// The newest verified file of a model, or `nil`.
@@ -175,25 +205,28 @@ public actor ModelDownloader {
         let kept = Self.kept(current?.model)
         let fetched: (Data, HTTPURLResponse)
         do {
-            fetched = try await configuration.transport.data(for: manifestRequest(model, etag: current?.cached.etag), limit: ModelManifest.maximumSize)
+            fetched = try await configuration.transport.data(for: manifestRequest(model, etag: current?.cached.etag),
+                                                             limits: limits(maximumBytes: ModelManifest.maximumSize))
         } catch is TransferLimitExceeded {
             throw DepotError(.metadataTooLarge, "The manifest of '\(model)' is larger than \(ModelManifest.maximumSize) bytes; it was not read. \(kept)")
         } catch {
             try Task.checkCancellation()
-            if let current { return current.model }
-            throw DepotError(.unavailable, "Could not reach \(configuration.serverURL.absoluteString): \(error.localizedDescription). No model '\(model)' is downloaded yet.")
+            let cause = "Could not reach \(configuration.serverURL.absoluteString): \(Self.describe(error))."
+            if let current { return unconfirmed(current.model, because: DepotError(.unavailable, cause)) }
+            throw DepotError(.unavailable, "\(cause) No model '\(model)' is downloaded yet.")
         }
         let (data, response) = fetched
         if response.statusCode == 304, let current {
-            if let expires = current.cached.expires, expires.addingTimeInterval(configuration.clockSkew) <= configuration.clock() {
-                throw DepotError(.manifestExpired, "The server answers that the manifest of '\(model)' is unchanged, but it expired at \(expires): the server stopped refreshing it, or its answer is being replayed. \(kept)")
+            guard current.model.expires.addingTimeInterval(configuration.clockSkew) > configuration.clock() else {
+                throw DepotError(.manifestExpired, "The server answers that the manifest of '\(model)' is unchanged, but it expired at \(current.model.expires): the server stopped refreshing it, or its answer is being replayed. \(kept)")
             }
+            let confirmed = try? cache.confirm(model, current.cached, at: configuration.clock())
             emit(.upToDate(model: model, version: current.model.version))
-            return current.model
+            return confirmed ?? current.model
         }
         guard response.statusCode == 200 else {
             let error = Self.serverError(data, response)
-            if let current, [.unavailable, .internalError].contains(error.code) { return current.model }
+            if let current, [.unavailable, .internalError].contains(error.code) { return unconfirmed(current.model, because: error) }
             throw error
         }
         var manifest: ModelManifest
@@ -204,9 +237,10 @@ public actor ModelDownloader {
         }
         var etag = response.value(forHTTPHeaderField: "ETag")
         if let current, current.model.sha256 == manifest.sha256, current.model.version == manifest.version {
-            try? cache.setCurrent(model, .init(directory: current.cached.directory, etag: etag, expires: manifest.expires))
+            let confirmed = try? cache.confirm(model, .init(directory: current.cached.directory, etag: etag, expires: manifest.expires),
+                                               at: configuration.clock())
             emit(.upToDate(model: model, version: current.model.version))
-            return current.model
+            return confirmed ?? current.model
         }
         let file: URL
         do {
@@ -215,7 +249,7 @@ public actor ModelDownloader {
             } catch let error as DepotError where [.notFound, .forbidden].contains(error.code) {
                 // The download URL expired or the blob went away: ask again which version to use.
                 let (data, response) = try await configuration.transport.data(for: manifestRequest(model, etag: nil),
-                                                                              limit: ModelManifest.maximumSize)
+                                                                              limits: limits(maximumBytes: ModelManifest.maximumSize))
                 guard response.statusCode == 200 else { throw Self.serverError(data, response) }
                 manifest = try await verifiedManifest(data, response, for: model)
                 etag = response.value(forHTTPHeaderField: "ETag")
@@ -232,119 +266,11 @@ public actor ModelDownloader {
             try? FileManager.default.removeItem(at: file)
             throw DepotError(error.code, "\(error.message) The download was discarded. \(kept)")
         }
-        let installed = try cache.install(file, manifest: manifest, description: verified.description, etag: etag, kept: configuration.keptVersions)
+        let installed = try cache.install(file, manifest: manifest, description: verified.description, etag: etag,
+                                          confirmedAt: configuration.clock(), kept: configuration.keptVersions)
         emit(.installed(model: model, version: installed.version))
         configuration.notificationCenter.post(name: .modelDownloadDidSucceed, object: self, userInfo: [Self.modelKey: installed])
         return installed
-    }
-
-    private func download(_ manifest: ModelManifest, conditions: DownloadConditions, current: VerifiedModel?) async throws -> URL {
-        try await waitFor(conditions, remaining: manifest.size - Self.size(of: cache.partialFile(manifest.sha256)), manifest, current)
-        emit(.downloading(model: manifest.model, version: manifest.version, bytes: Self.size(of: cache.partialFile(manifest.sha256)),
-                          total: manifest.size))
-        return try await fetchBlob(manifest)
-    }
-
-    /// A range request, tried again with exponential backoff after a network error or a 5xx.
-    private func downloadRange(_ request: URLRequest, _ manifest: ModelManifest, from offset: Int) async throws -> (URL, HTTPURLResponse) {
-        var attempt = 0
-        while true {
-            try Task.checkCancellation()
-            do {
-                let (body, response) = try await configuration.transport.download(request, limit: manifest.size)
-                guard response.statusCode >= 500, attempt < configuration.retries else { return (body, response) }
-                try? FileManager.default.removeItem(at: body)
-            } catch is TransferLimitExceeded {
-                throw DepotError(.sizeMismatch, "The server sent more than the \(manifest.size) signed bytes of '\(manifest.model)' v\(manifest.version); reading stopped there and the download was discarded.")
-            } catch {
-                try Task.checkCancellation()
-                guard attempt < configuration.retries else {
-                    throw DepotError(.unavailable, "The download of '\(manifest.model)' v\(manifest.version) was interrupted: \(error.localizedDescription). It resumes from byte \(offset) next time.")
-                }
-            }
-            try await Task.sleep(for: configuration.retryDelay * (1 << attempt))
-            attempt += 1
-        }
-    }
-
-    /// Waits (up to the conditions' bound) until they hold; fails at once without enough space.
-    private func waitFor(_ conditions: DownloadConditions, remaining: Int, _ manifest: ModelManifest, _ current: VerifiedModel?) async throws {
-        let kept = Self.kept(current)
-        var waited: Duration = .zero
-        while true {
-            let status = configuration.deviceStatus.status(for: configuration.cacheDirectory)
-            let needed = Int64(max(remaining, 0)) + conditions.minimumFreeSpace
-            guard status.freeSpace >= needed else {
-                throw DepotError(.notEnoughSpace, "Downloading '\(manifest.model)' v\(manifest.version) needs \(needed) free bytes (\(max(remaining, 0)) for the file, \(conditions.minimumFreeSpace) to keep free); \(status.freeSpace) are free. Nothing was written. \(kept)")
-            }
-            let reasons = conditions.unmet(by: status)
-            if reasons.isEmpty { return }
-            guard let bound = conditions.waitsUpTo, waited < bound else {
-                throw DepotError(.conditionsNotMet, "'\(manifest.model)' v\(manifest.version) was not downloaded: \(reasons.joined(separator: "; "))\(conditions.waitsUpTo.map { " (waited \($0))" } ?? ""). \(kept)")
-            }
-            try await Task.sleep(for: conditions.pollInterval)
-            waited += conditions.pollInterval
-        }
-    }
-
-    /// Downloads the blob into its partial file in ranges of `downloadChunkSize`, appending each
-    /// as it arrives: a cut connection or a killed app loses at most one range, and the next
-    /// attempt resumes from the partial file (`If-Range` makes sure it is still the same blob).
-    private func fetchBlob(_ manifest: ModelManifest) async throws -> URL {
-        let partial = cache.partialFile(manifest.sha256)
-        var have = Self.size(of: partial)
-        if have > manifest.size {
-            try? FileManager.default.removeItem(at: partial)
-            have = 0
-        }
-        guard let url = URL(string: manifest.downloadURL, relativeTo: configuration.serverURL)?.absoluteURL else {
-            throw DepotError(.unavailable, "The manifest's download URL '\(manifest.downloadURL)' is not a URL.")
-        }
-        while have < manifest.size {
-            let end = min(have + configuration.downloadChunkSize, manifest.size) - 1
-            var request = URLRequest(url: url)
-            if Self.sameOrigin(url, configuration.serverURL) {
-                // The app key goes only to the server itself, never to another host a download URL names.
-                request.setValue("Bearer \(configuration.appKey)", forHTTPHeaderField: "Authorization")
-            }
-            request.setValue(manifest.arm, forHTTPHeaderField: "Depot-Arm")
-            request.setValue("bytes=\(have)-\(end)", forHTTPHeaderField: "Range")
-            request.setValue("\"\(manifest.sha256)\"", forHTTPHeaderField: "If-Range")
-            let (body, response) = try await downloadRange(request, manifest, from: have)
-            defer { try? FileManager.default.removeItem(at: body) }
-            switch response.statusCode {
-            case 206:
-                guard response.value(forHTTPHeaderField: "Content-Range") == "bytes \(have)-\(end)/\(manifest.size)",
-                      Self.size(of: body) == end - have + 1 else {
-                    try? FileManager.default.removeItem(at: partial)
-                    throw DepotError(.sizeMismatch, "The server sent \(Self.size(of: body)) bytes as '\(response.value(forHTTPHeaderField: "Content-Range") ?? "no Content-Range")' for bytes \(have)-\(end) of a \(manifest.size)-byte file; the download was discarded.")
-                }
-                if have == 0, FileManager.default.fileExists(atPath: partial.path) { try FileManager.default.removeItem(at: partial) }
-                if FileManager.default.fileExists(atPath: partial.path) {
-                    try Self.append(body, to: partial)
-                } else {
-                    try FileManager.default.moveItem(at: body, to: partial)
-                }
-            case 200:
-                // The whole file (the server ignored the range, or the blob changed): start over with it.
-                if FileManager.default.fileExists(atPath: partial.path) { try FileManager.default.removeItem(at: partial) }
-                try FileManager.default.moveItem(at: body, to: partial)
-            default:
-                throw Self.serverError((try? Data(contentsOf: body)) ?? Data(), response)
-            }
-            let before = have
-            have = Self.size(of: partial)
-            guard have > before || have == manifest.size else {
-                try? FileManager.default.removeItem(at: partial)
-                throw DepotError(.sizeMismatch, "The server's answer for bytes \(before)-\(end) of '\(manifest.model)' v\(manifest.version) brought the download no further (\(have) of \(manifest.size) bytes); it was discarded.")
-            }
-            guard have <= manifest.size else {
-                try? FileManager.default.removeItem(at: partial)
-                throw DepotError(.sizeMismatch, "The download of '\(manifest.model)' v\(manifest.version) is longer than the manifest's \(manifest.size) bytes; it was discarded.")
-            }
-            emit(.downloading(model: manifest.model, version: manifest.version, bytes: have, total: manifest.size))
-        }
-        return partial
     }
 
     private func manifestRequest(_ model: ModelName, etag: String?) -> URLRequest {
@@ -362,32 +288,22 @@ public actor ModelDownloader {
     }
 
     /// The end of every failure's message: what the app keeps using.
-    private static func kept(_ current: VerifiedModel?) -> String {
+    static func kept(_ current: VerifiedModel?) -> String {
         current.map { "The current model (v\($0.version)) stays in use." } ?? "No model is installed yet."
     }
 
-    private static func sameOrigin(_ url: URL, _ server: URL) -> Bool {
-        url.scheme?.lowercased() == server.scheme?.lowercased() && url.host?.lowercased() == server.host?.lowercased() && url.port == server.port
-    }
-
-    private static func serverError(_ data: Data, _ response: HTTPURLResponse) -> DepotError {
-        (try? JSONDecoder().decode(ErrorBody.self, from: data))?.error
-            ?? DepotError(response.statusCode >= 500 ? .unavailable : .badRequest, "The server answered \(response.statusCode).")
-    }
-
-    private static func append(_ source: URL, to destination: URL) throws {
-        let input = try FileHandle(forReadingFrom: source)
-        defer { try? input.close() }
-        let output = try FileHandle(forWritingTo: destination)
-        defer { try? output.close() }
-        try output.seekToEnd()
-        while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
-            try output.write(contentsOf: chunk)
+    /// What went wrong with a transfer, in words.
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case let stalled as TransferStalled: "no byte arrived for \(stalled.timeout) (stallTimeout)"
+        case let slow as TransferTooSlow: "\(slow.receivedInWindow) bytes arrived in \(slow.minimum.window), below \(slow.minimum.bytesPerSecond) bytes/s (minimumTransferRate)"
+        default: error.localizedDescription
         }
     }
 
-    private static func size(of file: URL) -> Int {
-        (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? 0
+    static func serverError(_ data: Data, _ response: HTTPURLResponse) -> DepotError {
+        (try? JSONDecoder().decode(ErrorBody.self, from: data))?.error
+            ?? DepotError(response.statusCode >= 500 ? .unavailable : .badRequest, "The server answered \(response.statusCode).")
     }
 
     private static func escaped(_ text: String) -> String {

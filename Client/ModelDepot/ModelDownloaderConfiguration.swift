@@ -39,6 +39,22 @@ public struct ModelDownloaderConfiguration: Sendable {
     public var retries = 3
     /// The wait before the first retry; it doubles for each next one.
     public var retryDelay: Duration = .milliseconds(500)
+    /// Origins besides the server's that blobs may come from, e.g. a CDN or an object store that
+    /// answers pre-signed URLs: `[URL(string: "https://cdn.example.com")!]` (scheme, host and port
+    /// count; the path does not). Download URLs and redirects to any other origin are refused
+    /// (`origin_not_allowed`). The app key is sent only to the server's own origin.
+    public var allowedDownloadOrigins: [URL] = []
+    /// The most redirects followed for one request (each to an allowed origin, never https → http).
+    public var maximumRedirects = 5
+    /// The largest model downloaded: a manifest that names a bigger file is refused before any
+    /// byte is fetched (`model_too_large`). At most the verifier's limit (2 GiB − 1), the default.
+    public var maximumModelSize = TFLiteVerifier.maximumSize - 1
+    /// How long a transfer may go without a new byte before it is cancelled (`transfer_stalled`);
+    /// the current model stays, and a download resumes from its partial file next time.
+    public var stallTimeout: Duration = .seconds(60)
+    /// The least average rate over a window before a transfer is cancelled (`transfer_too_slow`);
+    /// 1 KiB/s over 60 s by default, `nil` for none.
+    public var minimumTransferRate: TransferRate? = TransferRate(bytesPerSecond: 1024, window: .seconds(60))
 
     /// Creates a configuration.
     public init(serverURL: URL, appKey: String, trustedRoot: PinnedRoot, installationID: String? = nil, device: DeviceContext = DeviceContext(),
@@ -57,14 +73,26 @@ public struct ModelDownloaderConfiguration: Sendable {
     }
 }
 
-/// Where a model may come from.
+/// Where a model may come from, and what happens when the check of the server fails.
+///
+/// Every check ends in an outcome the app can see: a new or confirmed model (an `installed` or
+/// `upToDate` event), or a failure (a `failed` event and `modelDownloadDidFail` with the reason:
+/// `unavailable` when offline or the server fails, `manifest_expired` when the manifest expired
+/// and was not renewed, or the refusal's own code).
 public enum DownloadPolicy: Sendable {
-    /// Only a model already downloaded and verified; an error when there is none.
+    /// Only a model already downloaded and verified, without asking the server; an error
+    /// (`not_found`) when there is none. Its ``VerifiedModel/confirmedAt`` and
+    /// ``VerifiedModel/expires`` say how fresh it is.
     case localModel
-    /// The downloaded model at once, and a check for a newer one in the background (its
-    /// outcome arrives as events and notifications); without a downloaded model, like `latestModel`.
+    /// The downloaded model at once, and a check for a newer one in the background, whose
+    /// outcome (a failure included) arrives only as events and notifications; without a
+    /// downloaded model, like `latestModel`.
     case localModelUpdateInBackground
-    /// Ask the server; when it cannot be reached, the model already downloaded.
+    /// Ask the server and wait for the newest model. When the server cannot be reached or answers
+    /// a server error (5xx), the model already downloaded is returned with the failure in
+    /// ``VerifiedModel/checkFailure`` (and a `failed` event and notification); with nothing
+    /// downloaded, the call throws. A refused answer (a bad signature, a replayed or expired
+    /// manifest, a tampered download) always throws; the current model stays in use.
     case latestModel
 }
 

@@ -4,25 +4,26 @@ import FoundationNetworking
 #endif
 
 /// How the SDK talks HTTP: small enough to replace in tests or with another client. Every call
-/// has a byte limit: a response body longer than it is cut off and fails with
-/// ``TransferLimitExceeded``, so a hostile server cannot feed the device endless data.
+/// has ``TransferLimits``: the answer's head is checked before its body is read, a body longer
+/// than allowed is cut off (``TransferLimitExceeded``), and a transfer that stalls or crawls is
+/// cancelled (``TransferStalled``, ``TransferTooSlow``), so a hostile server or network can
+/// neither feed the device endless data nor hold it forever.
+///
+/// A transport never follows redirects: it returns a `3xx` as it is, and the SDK decides whether
+/// to follow it (allowed origins only, never from `https` to `http`, the app key only to the
+/// server's own origin).
 public protocol ModelTransport: Sendable {
     /// Sends a request whose answer is small (a manifest, a root document); a `304` comes back as is.
-    func data(for request: URLRequest, limit: Int) async throws -> (Data, HTTPURLResponse)
+    func data(for request: URLRequest, limits: TransferLimits) async throws -> (Data, HTTPURLResponse)
     /// Downloads a body to a temporary file that the caller moves or deletes.
-    func download(_ request: URLRequest, limit: Int) async throws -> (URL, HTTPURLResponse)
-}
-
-/// A response body went past the limit of its request; reading stopped there.
-public struct TransferLimitExceeded: Error, Sendable {
-    /// The limit, in bytes.
-    public let limit: Int
+    func download(_ request: URLRequest, limits: TransferLimits) async throws -> (URL, HTTPURLResponse)
 }
 
 /// ``ModelTransport`` over `URLSession` (FoundationNetworking on Linux): data tasks on one session
 /// (so connections are reused) whose bytes go into memory (manifests, root documents) or straight
-/// into a temporary file through one open handle (blob ranges), each cancelled as soon as its
-/// body passes its limit.
+/// into a temporary file through one open handle (blob ranges). A task is cancelled, and its
+/// connection closed, as soon as its head is refused, its body passes its limit, or its pace
+/// falls below the limits; redirects are returned, not followed.
 ///
 /// Why data tasks: FoundationNetworking's download tasks with a delegate reopen their file for
 /// every chunk (6,400 opens for 100 MB, 45% slower here), and its async `download(for:)` cannot
@@ -40,26 +41,28 @@ public struct URLSessionTransport: ModelTransport {
         session = URLSession(configuration: configuration, delegate: transfers, delegateQueue: nil)
     }
 
-    public func data(for request: URLRequest, limit: Int) async throws -> (Data, HTTPURLResponse) {
-        let (body, response) = try await transfer(request, limit: limit, into: .memory(Data()))
+    public func data(for request: URLRequest, limits: TransferLimits) async throws -> (Data, HTTPURLResponse) {
+        let (body, response) = try await transfer(request, limits: limits, into: .memory(Data()))
         guard case .memory(let data) = body else { preconditionFailure("a memory transfer ends in memory") }
         return (data, response)
     }
 
-    public func download(_ request: URLRequest, limit: Int) async throws -> (URL, HTTPURLResponse) {
+    public func download(_ request: URLRequest, limits: TransferLimits) async throws -> (URL, HTTPURLResponse) {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("modeldepot-\(UUID().uuidString).body")
         guard FileManager.default.createFile(atPath: file.path, contents: nil), let handle = FileHandle(forWritingAtPath: file.path) else {
             throw URLError(.cannotCreateFile)
         }
-        let (_, response) = try await transfer(request, limit: limit, into: .file(file, handle))
+        let (_, response) = try await transfer(request, limits: limits, into: .file(file, handle))
         return (file, response)
     }
 
-    private func transfer(_ request: URLRequest, limit: Int, into body: Transfers.Body) async throws -> (Transfers.Body, HTTPURLResponse) {
+    private func transfer(_ request: URLRequest, limits: TransferLimits, into body: Transfers.Body) async throws -> (Transfers.Body, HTTPURLResponse) {
         let task = session.dataTask(with: request)
+        let watchdog = Task { [transfers] in await transfers.watch(task, limits) }
+        defer { watchdog.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                transfers.start(task, Transfers.Transfer(limit: limit, body: body, continuation: continuation))
+                transfers.start(task, Transfers.Transfer(limits: limits, body: body, continuation: continuation, pace: Pace(now: .now)))
             }
         } onCancel: {
             task.cancel()
@@ -67,8 +70,9 @@ public struct URLSessionTransport: ModelTransport {
     }
 }
 
-/// The session's delegate: per task, appends the body to memory (a small answer) or to its file,
-/// and cancels the task once more than its limit arrived (or was announced).
+/// The session's delegate: per task, checks the head, appends the body to memory (a small answer)
+/// or to its file, and cancels the task once its head is refused, more than its limit arrived
+/// (or was announced), or its pace broke the limits.
 private final class Transfers: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // @unchecked: `running` is guarded by `lock`; a task's callbacks arrive one at a time.
     enum Body {
@@ -77,10 +81,12 @@ private final class Transfers: NSObject, URLSessionDataDelegate, @unchecked Send
     }
 
     struct Transfer {
-        let limit: Int
+        let limits: TransferLimits
         var body: Body
         let continuation: CheckedContinuation<(Body, HTTPURLResponse), any Error>
-        var received = 0
+        var pace: Pace
+        /// Set once the head was accepted.
+        var bodyLimit: Int?
         var failure: (any Error)?
 
         mutating func append(_ data: Data) throws {
@@ -111,22 +117,63 @@ private final class Transfers: NSObject, URLSessionDataDelegate, @unchecked Send
         task.resume()
     }
 
+    /// Checks the transfer's pace every tenth of its shortest limit until it ends or breaks one.
+    func watch(_ task: URLSessionDataTask, _ limits: TransferLimits) async {
+        let shortest = min(limits.stallTimeout, limits.minimumRate?.window ?? limits.stallTimeout)
+        let tick = max(shortest / 10, .milliseconds(10))
+        while !Task.isCancelled {
+            try? await Task.sleep(for: tick)
+            let broken = lock.withLock { () -> Bool in
+                guard var transfer = running[task.taskIdentifier], transfer.failure == nil else { return false }
+                transfer.failure = transfer.pace.failure(at: .now, limits: transfer.limits)
+                running[task.taskIdentifier] = transfer
+                return transfer.failure != nil
+            }
+            if broken { task.cancel() }
+        }
+    }
+
+    /// A redirect is not followed: the task ends with the `3xx` answer, for the SDK to judge.
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+        completionHandler(nil)
+    }
+
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
-        let allowed = lock.withLock { () -> Bool in
-            guard let limit = running[dataTask.taskIdentifier]?.limit, response.expectedContentLength > limit else { return true }
-            running[dataTask.taskIdentifier]?.failure = TransferLimitExceeded(limit: limit)
-            return false
+        completionHandler(accept(response, of: dataTask) ? .allow : .cancel)
+    }
+
+    /// Asks the transfer's limits about the head; records the body limit or the refusal.
+    private func accept(_ response: URLResponse?, of task: URLSessionTask) -> Bool {
+        guard let limits = lock.withLock({ running[task.taskIdentifier]?.limits }) else { return true }
+        let decision: Result<Int, any Error> = if let http = response as? HTTPURLResponse {
+            Result { try limits.body(http) }
+        } else {
+            .failure(URLError(.badServerResponse))
         }
-        completionHandler(allowed ? .allow : .cancel)
+        return lock.withLock {
+            guard var transfer = running[task.taskIdentifier] else { return false }
+            switch decision {
+            case .success(let limit) where response?.expectedContentLength ?? -1 > limit:
+                transfer.failure = TransferLimitExceeded(limit: limit)
+            case .success(let limit):
+                transfer.bodyLimit = limit
+            case .failure(let error):
+                transfer.failure = error
+            }
+            transfer.pace.headArrived(at: .now)
+            running[task.taskIdentifier] = transfer
+            return transfer.failure == nil
+        }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let keep = lock.withLock { () -> Bool in
-            guard var transfer = running[dataTask.taskIdentifier], transfer.failure == nil else { return false }
-            transfer.received += data.count
-            if transfer.received > transfer.limit {
-                transfer.failure = TransferLimitExceeded(limit: transfer.limit)
+            guard var transfer = running[dataTask.taskIdentifier], transfer.failure == nil, let limit = transfer.bodyLimit else { return false }
+            transfer.pace.arrived(data.count, at: .now)
+            if transfer.pace.received > limit {
+                transfer.failure = TransferLimitExceeded(limit: limit)
             } else {
                 do { try transfer.append(data) } catch { transfer.failure = error }
             }
@@ -137,6 +184,10 @@ private final class Transfers: NSObject, URLSessionDataDelegate, @unchecked Send
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        // A redirect that was not followed ends without a head of its own: check it here.
+        if lock.withLock({ running[task.taskIdentifier]?.bodyLimit == nil && running[task.taskIdentifier]?.failure == nil }) {
+            _ = accept(task.response, of: task)
+        }
         guard let transfer = lock.withLock({ running.removeValue(forKey: task.taskIdentifier) }) else { return }
         let response = task.response as? HTTPURLResponse
         let failure = transfer.failure ?? error ?? (response == nil ? URLError(.badServerResponse) : nil)

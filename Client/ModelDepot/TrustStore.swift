@@ -5,12 +5,31 @@ import ModelDepotShared
 ///
 ///     <cache>/trust/root.json    the newest root document verified along the chain
 ///     <cache>/trust/state.json   the pin the root grew from, the highest manifest version accepted
-///                                per model, and when root documents were last checked
+///                                per model and the keys that signed it, and when root documents
+///                                were last checked
 struct TrustStore: Sendable {
     struct State: Codable {
         var pin: String
         var manifestVersions: [String: Int] = [:]
+        /// The manifest keys that signed each model's floor; absent for floors recorded before
+        /// signers were (those are never withdrawn).
+        var manifestSigners: [String: Set<String>] = [:]
         var rootCheckedAt: Date?
+
+        init(pin: String, manifestVersions: [String: Int] = [:], manifestSigners: [String: Set<String>] = [:]) {
+            self.pin = pin
+            self.manifestVersions = manifestVersions
+            self.manifestSigners = manifestSigners
+        }
+
+        /// Reads a state written by this or an earlier SDK, which had no signers.
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            pin = try container.decode(String.self, forKey: .pin)
+            manifestVersions = try container.decodeIfPresent([String: Int].self, forKey: .manifestVersions) ?? [:]
+            manifestSigners = try container.decodeIfPresent([String: Set<String>].self, forKey: .manifestSigners) ?? [:]
+            rootCheckedAt = try container.decodeIfPresent(Date.self, forKey: .rootCheckedAt)
+        }
     }
 
     let directory: URL
@@ -32,17 +51,20 @@ struct TrustStore: Sendable {
         return try? TrustedRoot(first: data)
     }
 
-    func save(_ root: TrustedRoot) throws {
+    /// Stores a newly trusted root and the state that goes with it.
+    func save(_ root: TrustedRoot, _ state: State) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try root.envelope.write(to: directory.appendingPathComponent("root.json"), options: .atomic)
-        try save(state())
+        try save(state)
     }
 
     /// The state. After a change of pin (an app update that pins another key) the root chain
     /// starts again, but the manifest versions accepted so far still hold.
     func state() -> State {
         guard let stored = storedState() else { return State(pin: pin) }
-        guard stored.pin == pin else { return State(pin: pin, manifestVersions: stored.manifestVersions) }
+        guard stored.pin == pin else {
+            return State(pin: pin, manifestVersions: stored.manifestVersions, manifestSigners: stored.manifestSigners)
+        }
         return stored
     }
 

@@ -18,6 +18,16 @@ public struct VerifiedModel: Sendable, Hashable {
     public let description: TFLiteModelDescription
     /// The manifest it was downloaded by.
     public let manifest: ModelManifest
+    /// When the server last confirmed this version for the device: the last check that got a
+    /// verified manifest for it, or a `304` for that manifest. `nil` for a bundled model.
+    public internal(set) var confirmedAt: Date?
+    /// When the newest manifest accepted for this version expires. A check that fails after this
+    /// reports `manifest_expired` (``checkFailure``, a `failed` event, `modelDownloadDidFail`).
+    public internal(set) var expires: Date
+    /// Why the check made by this call failed although the model was returned (``DownloadPolicy/latestModel``
+    /// with the server unreachable or failing): the app sees every outcome, not only the model.
+    /// `nil` when the check succeeded or none was made.
+    public internal(set) var checkFailure: DepotError?
 
     init(manifest: ModelManifest, fileURL: URL, description: TFLiteModelDescription) {
         name = manifest.model
@@ -26,6 +36,7 @@ public struct VerifiedModel: Sendable, Hashable {
         self.fileURL = fileURL
         self.description = description
         self.manifest = manifest
+        expires = manifest.expires
     }
 
     /// Checks a bundled file, which has no manifest: its TFLite structure and the app's

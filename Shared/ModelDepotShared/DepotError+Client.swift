@@ -11,3 +11,14 @@ extension DepotError.Code {
     /// The app cancelled a check or download.
     public static let cancelled = Self("cancelled")
 }
+
+extension DepotError.Code {
+    /// A download URL or a redirect names an origin that is neither the server's nor one the app allows.
+    public static let originNotAllowed = Self("origin_not_allowed")
+    /// A redirect goes from `https` to `http`.
+    public static let insecureRedirect = Self("insecure_redirect")
+    /// No byte of a download arrived for the stall timeout.
+    public static let transferStalled = Self("transfer_stalled")
+    /// A download's bytes arrived more slowly than the minimum rate over its window.
+    public static let transferTooSlow = Self("transfer_too_slow")
+}

@@ -15,8 +15,14 @@ final class AttackerProxy: Sendable {
     /// What the attacker answers for a path instead of the real server.
     enum Answer: Sendable {
         case response(status: HTTPResponse.Status, headers: [String: String], body: Data)
-        /// A `200` whose body never ends (zero bytes, 64 KiB at a time), up to 256 MiB.
-        case endless
+        /// A `200` (or the given head) whose body never ends (zero bytes, 64 KiB at a time), up to 256 MiB.
+        case endless(status: HTTPResponse.Status = .ok, headers: [String: String] = [:])
+        /// The head, then `body` one piece of `piece` bytes every `interval`.
+        case drip(status: HTTPResponse.Status, headers: [String: String], body: Data, piece: Int, interval: Duration)
+        /// The head (announcing a body), then the connection is closed.
+        case closeAfterHead(status: HTTPResponse.Status, headers: [String: String])
+        /// The real server's answer for another path, with extra request headers (a CDN in front of it).
+        case upstream(path: String, adding: [String: String])
     }
 
     let upstream: URL
@@ -24,6 +30,8 @@ final class AttackerProxy: Sendable {
     private let portValue = Atomic<Int>(0)
     /// Bytes written for `.endless` answers before the client stopped reading.
     let endlessBytesSent = Atomic<Int>(0)
+    /// Whether an `.endless` answer ended because the client closed the connection.
+    let endlessCut = Atomic<Bool>(false)
     private let seen = Mutex<[String: HTTPFields]>([:])
     /// Paths whose next requests pass, and whose request after those waits until released.
     private let holds = Mutex<[String: (passing: Int, waiting: CheckedContinuation<Void, Never>?, released: Bool)]>([:])
@@ -91,25 +99,51 @@ final class AttackerProxy: Sendable {
         switch answers.withLock({ $0[request.uri.path] }) {
         case .response(let status, let headers, let body)?:
             return Response(status: status, headers: Self.fields(headers), body: .init(byteBuffer: ByteBuffer(bytes: body)))
-        case .endless?:
-            return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: .init { writer in
+        case .endless(let status, let headers)?:
+            return Response(status: status, headers: Self.fields(["Content-Type": "application/octet-stream"].merging(headers) { $1 }),
+                            body: .init { writer in
                 let chunk = ByteBuffer(repeating: 0, count: 64 << 10)
-                while self.endlessBytesSent.load(ordering: .relaxed) < 256 << 20 {
-                    try await writer.write(chunk)
-                    self.endlessBytesSent.add(chunk.readableBytes, ordering: .relaxed)
+                do {
+                    while self.endlessBytesSent.load(ordering: .relaxed) < 256 << 20 {
+                        try await writer.write(chunk)
+                        self.endlessBytesSent.add(chunk.readableBytes, ordering: .relaxed)
+                    }
+                } catch {
+                    self.endlessCut.store(true, ordering: .relaxed)
+                    throw error
                 }
                 try await writer.finish(nil)
             })
+        case .drip(let status, let headers, let body, let piece, let interval)?:
+            return Response(status: status, headers: Self.fields(headers.merging(["Content-Length": "\(body.count)"]) { $1 }),
+                            body: .init { writer in
+                for start in stride(from: 0, to: body.count, by: piece) {
+                    try await writer.write(ByteBuffer(bytes: body[start..<min(start + piece, body.count)]))
+                    try await Task.sleep(for: interval)
+                }
+                try await writer.finish(nil)
+            })
+        case .closeAfterHead(let status, let headers)?:
+            return Response(status: status, headers: Self.fields(headers), body: .init { _ in
+                throw CancellationError()
+            })
+        case .upstream(let path, let adding)?:
+            return try await passThrough(request, as: path, adding: adding)
         case nil:
-            var headers: [String: String] = [:]
-            for field in request.headers where !["host", "content-length", "connection"].contains(field.name.canonicalName) {
-                headers[field.name.rawName] = field.value
-            }
-            let pathAndQuery = request.uri.query.map { request.uri.path + "?" + $0 } ?? request.uri.path
-            let (status, fields, body) = try await forward(pathAndQuery, headers: headers)
-            let kept = fields.filter { !["content-length", "transfer-encoding", "connection", "date", "server"].contains($0.key.lowercased()) }
-            return Response(status: .init(code: status), headers: Self.fields(kept), body: .init(byteBuffer: ByteBuffer(bytes: body)))
+            return try await passThrough(request, as: request.uri.path, adding: [:])
         }
+    }
+
+    private func passThrough(_ request: Request, as path: String, adding: [String: String]) async throws -> Response {
+        var headers: [String: String] = [:]
+        for field in request.headers where !["host", "content-length", "connection"].contains(field.name.canonicalName) {
+            headers[field.name.rawName] = field.value
+        }
+        headers.merge(adding) { $1 }
+        let pathAndQuery = request.uri.query.map { path + "?" + $0 } ?? path
+        let (status, fields, body) = try await forward(pathAndQuery, headers: headers)
+        let kept = fields.filter { !["content-length", "transfer-encoding", "connection", "date", "server"].contains($0.key.lowercased()) }
+        return Response(status: .init(code: status), headers: Self.fields(kept), body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
     private func waitIfHeld(_ path: String) async {

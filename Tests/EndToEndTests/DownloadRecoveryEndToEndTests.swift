@@ -23,8 +23,8 @@ import Testing
             self.afterManifest = afterManifest
         }
 
-        func data(for request: URLRequest, limit: Int) async throws -> (Data, HTTPURLResponse) {
-            let result = try await real.data(for: request, limit: limit)
+        func data(for request: URLRequest, limits: TransferLimits) async throws -> (Data, HTTPURLResponse) {
+            let result = try await real.data(for: request, limits: limits)
             if let hook = afterManifest {
                 afterManifest = nil
                 try hook()
@@ -32,12 +32,12 @@ import Testing
             return result
         }
 
-        func download(_ request: URLRequest, limit: Int) async throws -> (URL, HTTPURLResponse) {
+        func download(_ request: URLRequest, limits: TransferLimits) async throws -> (URL, HTTPURLResponse) {
             if failingRanges > 0 {
                 failingRanges -= 1
                 throw URLError(.networkConnectionLost)
             }
-            return try await real.download(request, limit: limit)
+            return try await real.download(request, limits: limits)
         }
     }
 

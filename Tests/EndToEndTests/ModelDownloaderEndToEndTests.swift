@@ -165,10 +165,10 @@ import Testing
 
         init(server: ServerProcess) { self.server = server }
 
-        func data(for request: URLRequest, limit: Int) async throws -> (Data, HTTPURLResponse) { try await real.data(for: request, limit: limit) }
+        func data(for request: URLRequest, limits: TransferLimits) async throws -> (Data, HTTPURLResponse) { try await real.data(for: request, limits: limits) }
 
-        func download(_ request: URLRequest, limit: Int) async throws -> (URL, HTTPURLResponse) {
-            let result = try await real.download(request, limit: limit)
+        func download(_ request: URLRequest, limits: TransferLimits) async throws -> (URL, HTTPURLResponse) {
+            let result = try await real.download(request, limits: limits)
             ranges += 1
             if ranges == 1 { server.stop(signal: SIGKILL) }
             return result

@@ -91,7 +91,7 @@ import Testing
             let unchanged = try await client.request(.get, "/v1/models/flowers/manifest", headers: key)
             #expect(unchanged.headers[.eTag] != first.headers[.eTag])
             #expect(try unchanged.manifest().version == first.manifest().version && unchanged.manifest().arm == first.manifest().arm)
-            #expect(try unchanged.manifest().manifestVersion == first.manifest().manifestVersion + 1)
+            #expect(try unchanged.manifest().manifestVersion > first.manifest().manifestVersion)
             _ = try await client.json(.put, "/v1/admin/models/flowers/rollout/pins/device-1", RolloutVersionChoice(version: 1))
             let changed = try await client.request(.get, "/v1/models/flowers/manifest", headers: key)
             #expect(try changed.manifest().arm == "pin")

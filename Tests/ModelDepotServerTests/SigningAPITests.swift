@@ -42,7 +42,7 @@ import Testing
             let response = try await client.request(.get, "/v1/models/flowers/manifest", headers: app)
             #expect(response.headers[HTTPField.Name("Depot-Root-Version")!] == "1")
             let manifest = try trusted.verifyManifest(Data(response.body.readableBytesView), for: try ModelName("flowers"), now: Date(),
-                                                      clockSkew: 0, minimumVersion: nil)
+                                                      clockSkew: 0, minimumVersion: nil).manifest
             #expect(manifest.version == 1)
             #expect(manifest.expires.timeIntervalSince(manifest.issued) == 7 * 24 * 3600)
 
@@ -79,7 +79,7 @@ import Testing
             let second = try await client.request(.get, "/v1/models/flowers/manifest", headers: app)
             #expect(second.headers[HTTPField.Name("Depot-Root-Version")!] == "2")
             let manifest = try trusted.verifyManifest(Data(second.body.readableBytesView), for: try ModelName("flowers"), now: Date(),
-                                                      clockSkew: 0, minimumVersion: nil)
+                                                      clockSkew: 0, minimumVersion: nil).manifest
             #expect(manifest.manifestVersion > (try first.manifest().manifestVersion))
             let error = #expect(throws: DepotError.self) {
                 try trusted.verifyManifest(Data(first.body.readableBytesView), for: try ModelName("flowers"), now: Date(), clockSkew: 0, minimumVersion: nil)

@@ -35,7 +35,7 @@ import Testing
         let root = try TrustedRoot(first: try signed(document(), [rootKey]), pinnedKey: PublicSigningKey(rootKey.publicKey))
         let flowers = try ModelName("flowers")
         let good = try signed(manifest(), [manifestKey])
-        #expect(try root.verifyManifest(good, for: flowers, now: now, clockSkew: 0, minimumVersion: 5).version == 2)
+        #expect(try root.verifyManifest(good, for: flowers, now: now, clockSkew: 0, minimumVersion: 5).manifest.version == 2)
 
         func verify(_ data: Data, model: ModelName? = nil, at time: Date? = nil, skew: TimeInterval = 0, minimum: Int? = nil) -> DepotError.Code? {
             code { _ = try root.verifyManifest(data, for: model ?? flowers, now: time ?? now, clockSkew: skew, minimumVersion: minimum) }
@@ -79,8 +79,28 @@ import Testing
         twoOfTwo.manifestThreshold = 2
         let root = try TrustedRoot(first: try signed(twoOfTwo, [rootKey]))
         let flowers = try ModelName("flowers")
-        #expect(try root.verifyManifest(try signed(manifest(), [manifestKey, second]), for: flowers, now: now, clockSkew: 0, minimumVersion: nil).version == 2)
+        #expect(try root.verifyManifest(try signed(manifest(), [manifestKey, second]), for: flowers, now: now, clockSkew: 0, minimumVersion: nil).manifest.version == 2)
         #expect(code { _ = try root.verifyManifest(try signed(manifest(), [manifestKey]), for: flowers, now: now, clockSkew: 0, minimumVersion: nil) } == .invalidSignature)
+    }
+
+    @Test func aManifestsSignersAreTheKeysWhoseSignaturesVerifyAndARotationWithdrawsThem() throws {
+        let second = Curve25519.Signing.PrivateKey()
+        let root = try TrustedRoot(first: try signed(document(manifestKeys: [manifestKey, second]), [rootKey]))
+        // Given a manifest signed by the first key, with a signature by the second over other bytes
+        var envelope = try SignedEnvelope(signing: try manifest(), with: [manifestKey])
+        envelope.signatures += try SignedEnvelope(signing: try manifest(manifestVersion: 6), with: [second]).signatures
+        // When it is verified, only the first key vouched for it
+        let verified = try root.verifyManifest(try envelope.encoded(), for: try ModelName("flowers"), now: now, clockSkew: 0, minimumVersion: nil)
+        let first = PublicSigningKey.keyID(of: manifestKey.publicKey)
+        #expect(verified.signers == [first])
+        // Then a root that drops or revokes that key no longer vouches for it; one that keeps it does
+        #expect(root.stillVouchesFor(verified.signers))
+        let dropped = try root.successor(try signed(document(version: 2, manifestKeys: [second]), [rootKey]))
+        #expect(!dropped.stillVouchesFor(verified.signers))
+        let revoked = try root.successor(try signed(document(version: 2, manifestKeys: [second], revoked: [first]), [rootKey]))
+        #expect(!revoked.stillVouchesFor(verified.signers))
+        let kept = try root.successor(try signed(document(version: 2, manifestKeys: [manifestKey]), [rootKey]))
+        #expect(kept.stillVouchesFor(verified.signers))
     }
 
     @Test func rootDocumentsFollowOneAnotherOnlyWithBothSignatures() throws {

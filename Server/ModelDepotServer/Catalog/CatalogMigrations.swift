@@ -74,6 +74,14 @@ enum CatalogMigrations {
                 t.column("createdAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v5: manifest versions per name, kept across deletion") { db in
+            try db.create(table: "manifestSequence") { t in
+                t.primaryKey("name", .text)
+                t.column("last", .integer).notNull().check { $0 >= 1 }
+            }
+            try db.execute(sql: "INSERT INTO manifestSequence (name, last) SELECT name, manifestVersion FROM model WHERE manifestVersion > 0")
+            try db.alter(table: "model") { t in t.drop(column: "manifestVersion") }
+        }
         return migrator
     }
 }

@@ -45,8 +45,10 @@ public protocol ModelCatalog: Sendable {
     func workingKeys() async throws -> [(key: AccessKey, secretHash: [UInt8])]
     func revokeKey(id: String, at date: Date) async throws -> AccessKey
 
-    /// Raises the model's manifest version by one and returns it: it only ever grows.
-    func nextManifestVersion(of model: ModelName) async throws -> Int
+    /// Raises the manifest version of the model's name above every one handed out for that name
+    /// (also before the model was deleted and created again) and to at least `floor`, and returns
+    /// it: it only ever grows.
+    func nextManifestVersion(of model: ModelName, notBelow floor: Int) async throws -> Int
     /// The envelope of root document `version`, or `nil`.
     func rootDocument(version: Int) async throws -> Data?
     /// The newest root document's envelope, or `nil` before the first.

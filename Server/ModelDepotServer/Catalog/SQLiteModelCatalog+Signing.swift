@@ -3,13 +3,15 @@ import GRDB
 import ModelDepotShared
 
 extension SQLiteModelCatalog {
-    public func nextManifestVersion(of name: ModelName) async throws -> Int {
+    public func nextManifestVersion(of name: ModelName, notBelow floor: Int) async throws -> Int {
         try await write { db in
-            try db.execute(sql: "UPDATE model SET manifestVersion = manifestVersion + 1 WHERE name = ?", arguments: [name.rawValue])
-            guard let version = try Int.fetchOne(db, sql: "SELECT manifestVersion FROM model WHERE name = ?", arguments: [name.rawValue]) else {
+            guard try Int.fetchOne(db, sql: "SELECT 1 FROM model WHERE name = ?", arguments: [name.rawValue]) != nil else {
                 throw DepotError(.notFound, "No model is named '\(name)'. List models with 'depot models list'.")
             }
-            return version
+            return try Int.fetchOne(db, sql: """
+                INSERT INTO manifestSequence (name, last) VALUES (?, ?)
+                ON CONFLICT (name) DO UPDATE SET last = max(last + 1, excluded.last) RETURNING last
+                """, arguments: [name.rawValue, max(floor, 1)])!
         }
     }
 

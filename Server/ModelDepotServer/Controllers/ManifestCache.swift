@@ -91,7 +91,7 @@ final class ManifestCache: Sendable {
             return (.unpublished, store(.unpublished, for: key, of: model, generation: generation))
         }
         var manifestVersion = known ?? 0
-        if known == nil { manifestVersion = try await agreedManifestVersion(of: model, generation: generation, catalog: catalog) }
+        if known == nil { manifestVersion = try await agreedManifestVersion(of: model, generation: generation, at: now, catalog: catalog) }
         let manifest = ModelManifest(model: model, version: found.version, sha256: found.sha256, size: found.size,
                                      downloadURL: "/v1/blobs/sha256/\(found.sha256)",
                                      tensors: .init(inputs: found.tflite.inputs, outputs: found.tflite.outputs), arm: arm,
@@ -119,8 +119,11 @@ final class ManifestCache: Sendable {
 
     /// A new manifest version for the model's current generation, or the one a concurrent
     /// request got first: every answer of one generation carries the same version.
-    private func agreedManifestVersion(of model: ModelName, generation: Int, catalog: any ModelCatalog) async throws -> Int {
-        let next = try await catalog.nextManifestVersion(of: model)
+    ///
+    /// Versions are at least the clock in milliseconds, so they keep growing even where the
+    /// database forgot the last one (a restored backup): devices never see them go back.
+    private func agreedManifestVersion(of model: ModelName, generation: Int, at now: Date, catalog: any ModelCatalog) async throws -> Int {
+        let next = try await catalog.nextManifestVersion(of: model, notBelow: Int(now.timeIntervalSince1970 * 1000))
         return answers.withLock { all in
             var current = all[model] ?? Answers()
             guard current.generation == generation else { return next }

@@ -78,22 +78,24 @@ public struct SignedEnvelope: Sendable, Hashable, Codable {
     ///   - threshold: How many of them must have signed.
     ///   - revoked: Key ids that were revoked (reported as such rather than as unknown).
     ///   - what: What the document is, for messages.
+    /// - Returns: The ids of the keys whose signatures verified.
     /// - Throws: ``DepotError``: `duplicate_signature`, `invalid_signature`, `revoked_signing_key`,
     ///   `unknown_signing_key`.
+    @discardableResult
     public func verify(_ payload: Data, keys: [PublicSigningKey], threshold: Int, revoked: Set<String>,
-                       what: String) throws(DepotError) {
+                       what: String) throws(DepotError) -> Set<String> {
         var seen = Set<String>()
         for signature in signatures where !seen.insert(signature.keyid).inserted {
             throw DepotError(.duplicateSignature, "\(what) carries two signatures by key '\(signature.keyid)'; each key may sign once.")
         }
         let allowed = Dictionary(keys.map { ($0.keyid, $0) }, uniquingKeysWith: { first, _ in first })
-        var valid = 0
+        var valid = Set<String>()
         var failure: DepotError?
         for signature in signatures {
             if let listed = allowed[signature.keyid] {
                 let key = try listed.key()
                 if let sig = Data(base64Encoded: signature.sig), key.isValidSignature(sig, for: payload) {
-                    valid += 1
+                    valid.insert(signature.keyid)
                 } else {
                     failure = DepotError(.invalidSignature, "The signature by key '\(signature.keyid)' on \(what) does not verify; the document was changed or forged.")
                 }
@@ -103,8 +105,9 @@ public struct SignedEnvelope: Sendable, Hashable, Codable {
                 failure = failure ?? DepotError(.unknownSigningKey, "\(what) is signed by key '\(signature.keyid)', which no trusted root document lists.")
             }
         }
-        guard valid >= threshold else {
-            throw failure ?? DepotError(.invalidSignature, "\(what) has \(valid) valid signatures; \(threshold) are needed.")
+        guard valid.count >= threshold else {
+            throw failure ?? DepotError(.invalidSignature, "\(what) has \(valid.count) valid signatures; \(threshold) are needed.")
         }
+        return valid
     }
 }

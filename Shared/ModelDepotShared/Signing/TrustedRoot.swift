@@ -58,18 +58,18 @@ public struct TrustedRoot: Sendable, Hashable {
     ///   - now: The device's clock.
     ///   - clockSkew: How far the device's clock may run ahead of the signer's.
     ///   - minimumVersion: The highest manifest version accepted before for the model.
-    /// - Returns: The manifest.
+    /// - Returns: The manifest and the keys whose signatures verified.
     /// - Throws: ``DepotError``: the envelope and signature errors, `invalid_metadata`,
     ///   `manifest_mismatch`, `manifest_rollback`, `manifest_expired`, `root_expired`.
     public func verifyManifest(_ data: Data, for model: ModelName, now: Date, clockSkew: TimeInterval,
-                               minimumVersion: Int?) throws(DepotError) -> ModelManifest {
+                               minimumVersion: Int?) throws(DepotError) -> VerifiedManifest {
         let what = "The manifest of '\(model)'"
         guard document.expires.addingTimeInterval(clockSkew) > now else {
             throw DepotError(.rootExpired, "Root document v\(document.version) expired at \(document.expires); no manifest is trusted until the key owner publishes v\(document.version + 1) ('depot keys rotate').")
         }
         let (envelope, payload) = try SignedEnvelope.decode(data, limit: ModelManifest.maximumSize, what: what)
-        try envelope.verify(payload, keys: document.manifestKeys, threshold: document.manifestThreshold,
-                            revoked: Set(document.revokedKeys), what: what)
+        let signers = try envelope.verify(payload, keys: document.manifestKeys, threshold: document.manifestThreshold,
+                                          revoked: Set(document.revokedKeys), what: what)
         guard let manifest = try? SignedJSON.decoder.decode(ModelManifest.self, from: payload), manifest.type == "manifest" else {
             throw DepotError(.invalidMetadata, "\(what) is signed but its payload is not a manifest.")
         }
@@ -86,7 +86,15 @@ public struct TrustedRoot: Sendable, Hashable {
         guard manifest.expires.addingTimeInterval(clockSkew) > now else {
             throw DepotError(.manifestExpired, "\(what) expired at \(manifest.expires) (manifest version \(manifest.manifestVersion)): the server stopped refreshing it, or its answer is being replayed.")
         }
-        return manifest
+        return VerifiedManifest(manifest: manifest, signers: signers)
+    }
+
+    /// Whether every key in `signers` is still a manifest key of this root and not revoked: when
+    /// not, what those keys vouched for (a device's manifest-version floor) is no longer trusted.
+    /// - Parameter signers: Key ids that signed a manifest under an earlier root.
+    public func stillVouchesFor(_ signers: Set<String>) -> Bool {
+        let listed = Set(document.manifestKeys.map(\.keyid)).subtracting(document.revokedKeys)
+        return signers.isSubset(of: listed)
     }
 
     /// The envelope of a root document; one without signatures is an untrusted root.

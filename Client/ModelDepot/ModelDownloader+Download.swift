@@ -1,0 +1,205 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import ModelDepotShared
+
+extension ModelDownloader {
+    /// Downloads a manifest's blob into its partial file once the manifest's size, URL and the
+    /// conditions allow it; returns the complete (not yet verified) file.
+    func download(_ manifest: ModelManifest, conditions: DownloadConditions, current: VerifiedModel?) async throws -> URL {
+        guard manifest.size <= configuration.maximumModelSize else {
+            throw DepotError(.modelTooLarge, "'\(manifest.model)' v\(manifest.version) is \(manifest.size) bytes, more than the \(configuration.maximumModelSize) this app accepts (maximumModelSize); nothing was downloaded.")
+        }
+        let url = try blobURL(manifest)
+        try await waitFor(conditions, remaining: manifest.size - Self.size(of: cache.partialFile(manifest.sha256)), manifest, current)
+        emit(.downloading(model: manifest.model, version: manifest.version, bytes: Self.size(of: cache.partialFile(manifest.sha256)),
+                          total: manifest.size))
+        return try await fetchBlob(manifest, from: url)
+    }
+
+    /// The manifest's download URL, when the app may fetch it: `http(s)`, naming the manifest's
+    /// SHA-256 as a path segment, on the server's origin or one in `allowedDownloadOrigins`.
+    private func blobURL(_ manifest: ModelManifest) throws -> URL {
+        let what = "The manifest of '\(manifest.model)' v\(manifest.version)"
+        guard let url = URL(string: manifest.downloadURL, relativeTo: configuration.serverURL)?.absoluteURL, Origin(url) != nil else {
+            throw DepotError(.invalidMetadata, "\(what) names the download URL '\(manifest.downloadURL.prefix(200))', which is not an http(s) URL; nothing was downloaded.")
+        }
+        guard url.pathComponents.contains(manifest.sha256) else {
+            throw DepotError(.invalidMetadata, "\(what) names the download URL '\(url.absoluteString.prefix(200))', which does not name its SHA-256 \(manifest.sha256); nothing was downloaded.")
+        }
+        try checkOrigin(url, what: "The download URL of '\(manifest.model)' v\(manifest.version)")
+        return url
+    }
+
+    private func checkOrigin(_ url: URL, what: String) throws {
+        guard let origin = Origin(url), origin == Origin(configuration.serverURL)
+                || configuration.allowedDownloadOrigins.contains(where: { Origin($0) == origin }) else {
+            throw DepotError(.originNotAllowed, "\(what) is on \(Origin(url).map(String.init(describing:)) ?? url.absoluteString.prefix(200).description), which is neither the server's origin nor in allowedDownloadOrigins; it was not fetched.")
+        }
+    }
+
+    /// Waits (up to the conditions' bound) until they hold; fails at once without enough space.
+    private func waitFor(_ conditions: DownloadConditions, remaining: Int, _ manifest: ModelManifest, _ current: VerifiedModel?) async throws {
+        let kept = Self.kept(current)
+        var waited: Duration = .zero
+        while true {
+            let status = configuration.deviceStatus.status(for: configuration.cacheDirectory)
+            let needed = Int64(max(remaining, 0)) + conditions.minimumFreeSpace
+            guard status.freeSpace >= needed else {
+                throw DepotError(.notEnoughSpace, "Downloading '\(manifest.model)' v\(manifest.version) needs \(needed) free bytes (\(max(remaining, 0)) for the rest of the file, \(conditions.minimumFreeSpace) to keep free); \(status.freeSpace) are free. Nothing was written. \(kept)")
+            }
+            let reasons = conditions.unmet(by: status)
+            if reasons.isEmpty { return }
+            guard let bound = conditions.waitsUpTo, waited < bound else {
+                throw DepotError(.conditionsNotMet, "'\(manifest.model)' v\(manifest.version) was not downloaded: \(reasons.joined(separator: "; "))\(conditions.waitsUpTo.map { " (waited \($0))" } ?? ""). \(kept)")
+            }
+            try await Task.sleep(for: conditions.pollInterval)
+            waited += conditions.pollInterval
+        }
+    }
+
+    /// Downloads the blob into its partial file in ranges of `downloadChunkSize`, appending each
+    /// as it arrives: a cut connection or a killed app loses at most one range, and the next
+    /// attempt resumes from the partial file (`If-Range` makes sure it is still the same blob).
+    private func fetchBlob(_ manifest: ModelManifest, from url: URL) async throws -> URL {
+        let partial = cache.partialFile(manifest.sha256)
+        var have = Self.size(of: partial)
+        if have > manifest.size {
+            try? FileManager.default.removeItem(at: partial)
+            have = 0
+        }
+        while have < manifest.size {
+            let end = min(have + configuration.downloadChunkSize, manifest.size) - 1
+            let (body, response) = try await downloadRange(have...end, of: manifest, from: url)
+            defer { try? FileManager.default.removeItem(at: body) }
+            switch response.statusCode {
+            case 206:
+                guard response.value(forHTTPHeaderField: "Content-Range") == "bytes \(have)-\(end)/\(manifest.size)",
+                      Self.size(of: body) == end - have + 1 else {
+                    try? FileManager.default.removeItem(at: partial)
+                    throw DepotError(.sizeMismatch, "The server sent \(Self.size(of: body)) bytes as '\(response.value(forHTTPHeaderField: "Content-Range") ?? "no Content-Range")' for bytes \(have)-\(end) of a \(manifest.size)-byte file; the download was discarded.")
+                }
+                if have == 0, FileManager.default.fileExists(atPath: partial.path) { try FileManager.default.removeItem(at: partial) }
+                if FileManager.default.fileExists(atPath: partial.path) {
+                    try Self.append(body, to: partial)
+                } else {
+                    try FileManager.default.moveItem(at: body, to: partial)
+                }
+            case 200:
+                // The whole file (the server ignored the range, or the blob changed): start over with it.
+                if FileManager.default.fileExists(atPath: partial.path) { try FileManager.default.removeItem(at: partial) }
+                try FileManager.default.moveItem(at: body, to: partial)
+            default:
+                throw Self.serverError((try? Data(contentsOf: body)) ?? Data(), response)
+            }
+            let before = have
+            have = Self.size(of: partial)
+            guard have > before || have == manifest.size else {
+                try? FileManager.default.removeItem(at: partial)
+                throw DepotError(.sizeMismatch, "The server's answer for bytes \(before)-\(end) of '\(manifest.model)' v\(manifest.version) brought the download no further (\(have) of \(manifest.size) bytes); it was discarded.")
+            }
+            guard have <= manifest.size else {
+                try? FileManager.default.removeItem(at: partial)
+                throw DepotError(.sizeMismatch, "The download of '\(manifest.model)' v\(manifest.version) is longer than the manifest's \(manifest.size) bytes; it was discarded.")
+            }
+            emit(.downloading(model: manifest.model, version: manifest.version, bytes: have, total: manifest.size))
+        }
+        return partial
+    }
+
+    /// One range, tried again with exponential backoff after a network error or a 5xx. A refusal
+    /// (of the answer's head, a redirect, the pace) is not tried again.
+    private func downloadRange(_ range: ClosedRange<Int>, of manifest: ModelManifest, from url: URL) async throws -> (URL, HTTPURLResponse) {
+        let resumes = "It resumes from byte \(range.lowerBound) next time."
+        var attempt = 0
+        while true {
+            try Task.checkCancellation()
+            do {
+                let (body, response) = try await followingRedirects(range, of: manifest, from: url)
+                guard response.statusCode >= 500, attempt < configuration.retries else { return (body, response) }
+                try? FileManager.default.removeItem(at: body)
+            } catch let error as DepotError {
+                throw error
+            } catch let exceeded as TransferLimitExceeded {
+                throw DepotError(.sizeMismatch, "The server sent more than the \(exceeded.limit) bytes asked for of '\(manifest.model)' v\(manifest.version) (\(manifest.size) signed bytes in all); reading stopped there and the answer was discarded.")
+            } catch let stalled as TransferStalled {
+                throw DepotError(.transferStalled, "No byte of '\(manifest.model)' v\(manifest.version) arrived for \(stalled.timeout) (stallTimeout); the transfer was cancelled. \(resumes)")
+            } catch let slow as TransferTooSlow {
+                throw DepotError(.transferTooSlow, "'\(manifest.model)' v\(manifest.version) arrived at \(slow.receivedInWindow) bytes in the last \(slow.minimum.window), below the minimum of \(slow.minimum.bytesPerSecond) bytes/s (minimumTransferRate); the transfer was cancelled. \(resumes)")
+            } catch {
+                try Task.checkCancellation()
+                guard attempt < configuration.retries else {
+                    throw DepotError(.unavailable, "The download of '\(manifest.model)' v\(manifest.version) was interrupted: \(error.localizedDescription). \(resumes)")
+                }
+            }
+            try await Task.sleep(for: configuration.retryDelay * (1 << attempt))
+            attempt += 1
+        }
+    }
+
+    /// One range request, following the redirects the app allows: up to `maximumRedirects`, to
+    /// the server's origin or an allowed one, never from `https` to `http`. The app key, the arm
+    /// and `If-Range` go only to the server's own origin.
+    private func followingRedirects(_ range: ClosedRange<Int>, of manifest: ModelManifest, from url: URL) async throws -> (URL, HTTPURLResponse) {
+        let what = "The download of '\(manifest.model)' v\(manifest.version)"
+        var target = url
+        for _ in 0...configuration.maximumRedirects {
+            var request = URLRequest(url: target)
+            request.setValue("bytes=\(range.lowerBound)-\(range.upperBound)", forHTTPHeaderField: "Range")
+            if Origin(target) == Origin(configuration.serverURL) {
+                request.setValue("Bearer \(configuration.appKey)", forHTTPHeaderField: "Authorization")
+                request.setValue(manifest.arm, forHTTPHeaderField: "Depot-Arm")
+                request.setValue("\"\(manifest.sha256)\"", forHTTPHeaderField: "If-Range")
+            }
+            let (body, response) = try await configuration.transport.download(request, limits: rangeLimits(range, size: manifest.size))
+            guard [301, 302, 303, 307, 308].contains(response.statusCode) else { return (body, response) }
+            try? FileManager.default.removeItem(at: body)
+            guard let location = response.value(forHTTPHeaderField: "Location"),
+                  let next = URL(string: location, relativeTo: target)?.absoluteURL else {
+                throw DepotError(.unavailable, "\(what) was redirected (\(response.statusCode)) without a Location to follow.")
+            }
+            if target.scheme?.lowercased() == "https", next.scheme?.lowercased() != "https" {
+                throw DepotError(.insecureRedirect, "\(what) was redirected from \(Origin(target).map(String.init(describing:)) ?? "https") to \(next.absoluteString.prefix(200)), from https to http; it was not followed.")
+            }
+            try checkOrigin(next, what: "A redirect of \(what.prefix(1).lowercased() + what.dropFirst())")
+            target = next
+        }
+        throw DepotError(.unavailable, "\(what) was redirected more than \(configuration.maximumRedirects) times (maximumRedirects); it was not followed further.")
+    }
+
+    /// What an answer to a range request may bring: a `206` only with exactly the range asked for
+    /// (checked on its head, before any body byte), a `200` the whole file, anything else a short body.
+    private func rangeLimits(_ range: ClosedRange<Int>, size: Int) -> TransferLimits {
+        limits { response in
+            switch response.statusCode {
+            case 206:
+                let expected = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
+                let announced = response.value(forHTTPHeaderField: "Content-Range")
+                guard announced == expected else {
+                    throw DepotError(.sizeMismatch, "The server answered '\(announced?.prefix(100).description ?? "no Content-Range")' for bytes \(range.lowerBound)-\(range.upperBound) of a \(size)-byte file; the answer was refused before its body was read.")
+                }
+                return range.count
+            case 200:
+                return size
+            default:
+                return 64 << 10
+            }
+        }
+    }
+
+    static func append(_ source: URL, to destination: URL) throws {
+        let input = try FileHandle(forReadingFrom: source)
+        defer { try? input.close() }
+        let output = try FileHandle(forWritingTo: destination)
+        defer { try? output.close() }
+        try output.seekToEnd()
+        while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
+            try output.write(contentsOf: chunk)
+        }
+    }
+
+    static func size(of file: URL) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? 0
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import ModelDepot
+import ModelDepotShared
+import TestSupport
+import Testing
+
+/// Transfers that stall, crawl or break off: each ends with a clear error, the current model
+/// stays, and the download resumes from its partial file.
+extension UpdateSecurityEndToEndTests {
+    @Test func aStalledDownloadFailsAtTheStallTimeoutAndResumesLater() async throws {
+        try await withDevice { device in
+            let v2 = try device.publish("float_classifier_labels")
+            let blob = "/v1/blobs/sha256/\(v2.sha256)"
+            let patient = try device.downloader {
+                $0.downloadChunkSize = 400
+                // Long enough that a loaded test machine does not stall the manifest or the first range.
+                $0.stallTimeout = .seconds(10)
+            }
+            device.proxy.hold(blob, after: 1)
+            try await expectRefused(device, .transferStalled, keeping: 1, saying: "It resumes from byte 400 next time.", using: patient)
+            let partial = device.published.cache.appendingPathComponent("partial/\(v2.sha256).part")
+            #expect((try FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? NSNumber)?.intValue == 400,
+                    "the range that arrived before the stall is kept")
+
+            device.proxy.release(held: blob)
+            let events = await patient.events()
+            #expect(try await patient.model(named: "flowers").sha256 == v2.sha256)
+            for await event in events {
+                guard case .downloading(_, _, let bytes, _) = event else { continue }
+                #expect(bytes == 400, "the download started again from byte \(bytes), not from the partial file")
+                break
+            }
+        }
+    }
+
+    @Test func aDownloadSlowerThanTheMinimumRateFails() async throws {
+        try await withDevice { device in
+            let v2 = try device.publish("float_classifier_labels")
+            let blob = "/v1/blobs/sha256/\(v2.sha256)"
+            let file = try Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier_labels")))
+            // 10 bytes every 100 ms: 100 bytes/s, where the app wants 1,000 on average over 2 seconds.
+            device.proxy.take(blob, .drip(status: .partialContent, headers: ["Content-Range": "bytes 0-\(v2.size - 1)/\(v2.size)"],
+                                          body: file, piece: 10, interval: .milliseconds(100)))
+            let demanding = try device.downloader {
+                $0.minimumTransferRate = TransferRate(bytesPerSecond: 1000, window: .seconds(2))
+                $0.stallTimeout = .seconds(30)
+            }
+            try await expectRefused(device, .transferTooSlow, keeping: 1, saying: "below the minimum of 1000 bytes/s", using: demanding)
+            #expect(device.proxy.lastHeaders(blob) != nil, "the slow answer was delivered")
+        }
+    }
+
+    @Test func aServerThatClosesAfterTheHeadersIsAnInterruptedDownload() async throws {
+        try await withDevice { device in
+            let v2 = try device.publish("float_classifier_labels")
+            let blob = "/v1/blobs/sha256/\(v2.sha256)"
+            device.proxy.take(blob, .closeAfterHead(status: .partialContent, headers: [
+                "Content-Range": "bytes 0-\(v2.size - 1)/\(v2.size)", "Content-Length": "\(v2.size)",
+            ]))
+            try await expectRefused(device, .unavailable, keeping: 1, saying: "was interrupted")
+            #expect(device.proxy.lastHeaders(blob) != nil, "the broken answer was delivered")
+            device.proxy.release(blob)
+            #expect(try await device.downloader.model(named: "flowers").sha256 == v2.sha256)
+        }
+    }
+}
