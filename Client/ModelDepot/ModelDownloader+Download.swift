@@ -47,7 +47,7 @@ extension ModelDownloader {
             let status = configuration.deviceStatus.status(for: configuration.cacheDirectory)
             let needed = Int64(max(remaining, 0)) + conditions.minimumFreeSpace
             guard status.freeSpace >= needed else {
-                throw DepotError(.notEnoughSpace, "Downloading '\(manifest.model)' v\(manifest.version) needs \(needed) free bytes (\(max(remaining, 0)) for the rest of the file, \(conditions.minimumFreeSpace) to keep free); \(status.freeSpace) are free. Nothing was written. \(kept)")
+                throw DepotError(.notEnoughSpace, "Downloading '\(manifest.model)' v\(manifest.version) needs \(needed) free bytes (\(max(remaining, 0)) for the file, \(conditions.minimumFreeSpace) to keep free); \(status.freeSpace) are free. Nothing was written. \(kept)")
             }
             let reasons = conditions.unmet(by: status)
             if reasons.isEmpty { return }
@@ -147,6 +147,7 @@ extension ModelDownloader {
         for _ in 0...configuration.maximumRedirects {
             var request = URLRequest(url: target)
             request.setValue("bytes=\(range.lowerBound)-\(range.upperBound)", forHTTPHeaderField: "Range")
+            request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
             if Origin(target) == Origin(configuration.serverURL) {
                 request.setValue("Bearer \(configuration.appKey)", forHTTPHeaderField: "Authorization")
                 request.setValue(manifest.arm, forHTTPHeaderField: "Depot-Arm")
@@ -168,23 +169,30 @@ extension ModelDownloader {
         throw DepotError(.unavailable, "\(what) was redirected more than \(configuration.maximumRedirects) times (maximumRedirects); it was not followed further.")
     }
 
-    /// What an answer to a range request may bring: a `206` only with exactly the range asked for
-    /// (checked on its head, before any body byte), a `200` the whole file, anything else a short body.
+    /// What an answer to a range request may bring, judged on its head before any body byte: a
+    /// `206` exactly the range asked for, a `200` the whole file, each announcing that length (an
+    /// answer of unknown length could be endless); anything else a short body.
     private func rangeLimits(_ range: ClosedRange<Int>, size: Int) -> TransferLimits {
         limits { response in
+            let asked = "bytes \(range.lowerBound)-\(range.upperBound) of a \(size)-byte file"
+            let expected: Int
             switch response.statusCode {
             case 206:
-                let expected = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
                 let announced = response.value(forHTTPHeaderField: "Content-Range")
-                guard announced == expected else {
-                    throw DepotError(.sizeMismatch, "The server answered '\(announced?.prefix(100).description ?? "no Content-Range")' for bytes \(range.lowerBound)-\(range.upperBound) of a \(size)-byte file; the answer was refused before its body was read.")
+                guard announced == "bytes \(range.lowerBound)-\(range.upperBound)/\(size)" else {
+                    throw DepotError(.sizeMismatch, "The server answered '\(announced?.prefix(100).description ?? "no Content-Range")' for \(asked); the answer was refused before its body was read.")
                 }
-                return range.count
+                expected = range.count
             case 200:
-                return size
+                expected = size
             default:
                 return 64 << 10
             }
+            guard response.expectedContentLength == Int64(expected) else {
+                let length = response.expectedContentLength < 0 ? "no length" : "\(response.expectedContentLength) bytes"
+                throw DepotError(.sizeMismatch, "The server's \(response.statusCode) for \(asked) announces \(length) where \(expected) belong; the answer was refused before its body was read.")
+            }
+            return expected
         }
     }
 

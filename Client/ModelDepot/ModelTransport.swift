@@ -184,8 +184,8 @@ private final class Transfers: NSObject, URLSessionDataDelegate, @unchecked Send
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        // A redirect that was not followed ends without a head of its own: check it here.
-        if lock.withLock({ running[task.taskIdentifier]?.bodyLimit == nil && running[task.taskIdentifier]?.failure == nil }) {
+        // A redirect that was not followed may end without a head of its own: check it here.
+        if error == nil, lock.withLock({ running[task.taskIdentifier]?.bodyLimit == nil && running[task.taskIdentifier]?.failure == nil }) {
             _ = accept(task.response, of: task)
         }
         guard let transfer = lock.withLock({ running.removeValue(forKey: task.taskIdentifier) }) else { return }

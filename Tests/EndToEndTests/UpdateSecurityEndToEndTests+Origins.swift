@@ -117,7 +117,7 @@ extension UpdateSecurityEndToEndTests {
             let blob = "/v1/blobs/sha256/\(v2.sha256)"
             let file = try Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier_labels")))
             device.proxy.take(blob, .response(status: .ok, headers: [:], body: file + file))
-            try await expectRefused(device, .sizeMismatch, keeping: 1, saying: "more than the \(v2.size) bytes")
+            try await expectRefused(device, .sizeMismatch, keeping: 1, saying: "announces \(2 * v2.size) bytes where \(v2.size) belong")
 
             device.proxy.take(blob, .response(status: .ok, headers: [:], body: file))
             let chunked = try device.downloader { $0.downloadChunkSize = 400 }

@@ -37,7 +37,8 @@ public struct ModelManifest: Sendable, Hashable, Codable {
     /// What chose the version, for attributing results: `latest` (no rollout applies), `default`,
     /// `pin`, or `rule:<id>`.
     public var arm: String
-    /// Grows whenever what the server hands out for the model changes (and at restarts); never
+    /// Grows whenever what the server hands out for the model changes (and at restarts), per model
+    /// name across deletion and re-creation, and at least the server's clock in milliseconds; never
     /// lower than a manifest the device accepted before.
     public var manifestVersion: Int
     /// When it was signed.
