@@ -33,9 +33,10 @@ extension ModelDownloader {
     }
 
     private func checkOrigin(_ url: URL, what: String) throws {
-        guard let origin = Origin(url), origin == Origin(configuration.serverURL)
-                || configuration.allowedDownloadOrigins.contains(where: { Origin($0) == origin }) else {
-            throw DepotError(.originNotAllowed, "\(what) is on \(Origin(url).map(String.init(describing:)) ?? url.absoluteString.prefix(200).description), which is neither the server's origin nor in allowedDownloadOrigins; it was not fetched.")
+        let origin = Origin(url)
+        guard let origin, origin == Origin(configuration.serverURL) || configuration.allowedDownloadOrigins.contains(where: { Origin($0) == origin }) else {
+            let named = origin?.description ?? String(url.absoluteString.prefix(200))
+            throw DepotError(.originNotAllowed, "\(what) is on \(named), which is neither the server's origin nor in allowedDownloadOrigins; it was not fetched.")
         }
     }
 

@@ -39,16 +39,30 @@ extension UpdateSecurityEndToEndTests {
         }
     }
 
-    @Test func aDownloadURLMustNameTheManifestsDigest() async throws {
+    @Test func aDownloadURLMustBeHTTPAndNameTheManifestsDigest() async throws {
         try await withDevice { device in
             let v2 = try device.publish("float_classifier_labels")
             let real = try await device.recordManifest()
+            let stolen = try device.stolenKey(thatSigned: real.body)
             let other = String(repeating: "0", count: 64)
-            device.serveManifest(try forge(real.body, signers: [try device.stolenKey(thatSigned: real.body)]) {
-                $0.downloadURL = "/v1/blobs/sha256/\(other)"
-            })
+            device.serveManifest(try forge(real.body, signers: [stolen]) { $0.downloadURL = "/v1/blobs/sha256/\(other)" })
             try await expectRefused(device, .invalidMetadata, keeping: 1, saying: "does not name its SHA-256 \(v2.sha256)")
             #expect(device.proxy.lastHeaders("/v1/blobs/sha256/\(other)") == nil)
+
+            device.serveManifest(try forge(real.body, signers: [stolen]) { $0.downloadURL = "file:///etc/sha256/\(v2.sha256)" })
+            try await expectRefused(device, .invalidMetadata, keeping: 1, saying: "which is not an http(s) URL")
+        }
+    }
+
+    @Test func aRedirectLoopStopsAtTheMaximum() async throws {
+        try await withDevice { device in
+            let v2 = try device.publish("float_classifier_labels")
+            let blob = "/v1/blobs/sha256/\(v2.sha256)"
+            device.proxy.take(blob, .response(status: .found, headers: ["Location": blob], body: Data()))
+            try await expectRefused(device, .unavailable, keeping: 1, saying: "was redirected more than 5 times (maximumRedirects)")
+            #expect(device.proxy.lastHeaders(blob) != nil, "the redirect was delivered")
+            device.proxy.take(blob, .response(status: .found, headers: [:], body: Data()))
+            try await expectRefused(device, .unavailable, keeping: 1, saying: "without a Location to follow")
         }
     }
 

@@ -214,10 +214,8 @@ import Testing
     @Test func keyRotationIsFollowedAndTheRevokedKeyIsRefused() async throws {
         try await withDevice { device in
             let before = try await device.recordManifest()
-            let storage = device.published.server.storage
-            let oldID = try #require(try JSONDecoder().decode(SignedEnvelope.self, from: before.body).signatures.first?.keyid)
-            let stolen = try Curve25519.Signing.PrivateKey(fileText: String(contentsOf: storage.appendingPathComponent("keys/\(oldID).ed25519"),
-                                                                            encoding: .utf8), path: "stolen")
+            let stolen = try device.stolenKey(thatSigned: before.body)
+            let oldID = PublicSigningKey.keyID(of: stolen.publicKey)
             let rotated = try Command.depot(["keys", "rotate", "--root-key", device.published.root.file], environment: device.environment)
             #expect(rotated.status == 0, "\(rotated.error)")
             _ = try device.publish("float_classifier_labels")
