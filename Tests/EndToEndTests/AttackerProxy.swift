@@ -15,7 +15,8 @@ final class AttackerProxy: Sendable {
     /// What the attacker answers for a path instead of the real server.
     enum Answer: Sendable {
         case response(status: HTTPResponse.Status, headers: [String: String], body: Data)
-        /// A `200` (or the given head) whose body never ends (zero bytes, 64 KiB at a time), up to 256 MiB.
+        /// A `200` (or the given head) whose body never ends (zero bytes, 64 KiB at a time), up to 1 GiB
+        /// in all: the writer stops there only if nobody closed the connection.
         case endless(status: HTTPResponse.Status = .ok, headers: [String: String] = [:])
         /// The head, then `body` one piece of `piece` bytes every `interval`.
         case drip(status: HTTPResponse.Status, headers: [String: String], body: Data, piece: Int, interval: Duration)
@@ -104,7 +105,7 @@ final class AttackerProxy: Sendable {
                             body: .init { writer in
                 let chunk = ByteBuffer(repeating: 0, count: 64 << 10)
                 do {
-                    while self.endlessBytesSent.load(ordering: .relaxed) < 256 << 20 {
+                    while self.endlessBytesSent.load(ordering: .relaxed) < 1 << 30 {
                         try await writer.write(chunk)
                         self.endlessBytesSent.add(chunk.readableBytes, ordering: .relaxed)
                     }

