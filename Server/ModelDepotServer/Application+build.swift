@@ -26,14 +26,16 @@ public func buildApplication(
 
     let clock = configuration.clock
     let usage = UsageCounter(clock: clock)
+    let requestLog = RequestLog(isEnabled: configuration.logLevel <= .info)
     let built = buildRouter(configuration: configuration, catalog: catalog, blobs: blobs, signer: signer, usage: usage, clock: clock,
-                            logger: logger)
+                            requestLog: requestLog)
     let hotPaths = built.hotPaths
     return Application(
         router: built.routes.router,
         server: HTTPServerBuilder { responder in DepotHTTPChannel(responder: responder, hotPaths: hotPaths) },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "ModelDepot"),
-        services: [UsageFlushService(usage: usage, catalog: catalog, interval: configuration.usageFlushInterval, logger: logger)],
+        services: [RequestLogService(log: requestLog),
+                   UsageFlushService(usage: usage, catalog: catalog, interval: configuration.usageFlushInterval, logger: logger)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
@@ -42,13 +44,14 @@ public func buildApplication(
 /// Registers every route and middleware; returns the router with the inventory of its paths,
 /// and the hot paths that answer manifests and blobs before it from the same caches.
 func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, blobs: any BlobStore, signer: ManifestSigner,
-                 usage: UsageCounter, clock: @escaping @Sendable () -> Date, logger: Logger) -> (routes: RouteInventory, hotPaths: HotPaths) {
-    let metrics = ServerMetrics()
+                 usage: UsageCounter, clock: @escaping @Sendable () -> Date,
+                 requestLog: RequestLog) -> (routes: RouteInventory, hotPaths: HotPaths) {
+    let metrics = ServerMetrics(requestLog: requestLog)
     let manifests = ManifestCache(signer: signer, lifetime: configuration.manifestLifetime, clock: clock)
     let signing = SigningController(catalog: catalog, signer: signer, manifests: manifests, clock: clock)
     let keys = AccessKeyCache(catalog: catalog)
     let routes = RouteInventory(router: Router(context: AppRequestContext.self))
-    routes.add(middleware: RequestLogMiddleware(metrics: metrics))
+    routes.add(middleware: RequestLogMiddleware(metrics: metrics, log: requestLog))
     OperationsController(catalog: catalog, storageDirectory: configuration.storageDirectory, metrics: metrics).register(in: routes)
     let client = routes.group("v1").add(middleware: AuthenticationMiddleware(keys: keys))
     let manifestController = ManifestController(catalog: catalog, manifests: manifests, metrics: metrics, usage: usage)
@@ -64,7 +67,7 @@ func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, 
     RolloutsController(catalog: catalog, manifests: manifests, clock: clock).register(in: admin)
     StatsController(catalog: catalog, usage: usage, clock: clock).register(in: admin)
     signing.registerAdmin(in: admin)
-    return (routes, HotPaths(keys: keys, manifests: manifestController, blobs: blobsController, metrics: metrics, logger: logger))
+    return (routes, HotPaths(keys: keys, manifests: manifestController, blobs: blobsController, metrics: metrics, log: requestLog))
 }
 
 /// On first start, creates the admin token (from `DEPOT_ADMIN_TOKEN` when given) and prints a

@@ -10,15 +10,22 @@ final class ServerProcess: @unchecked Sendable {
     private(set) var url: URL!
 
     /// Starts the server and waits (at most 60 s) for its "listening on" line.
-    init(storage: URL, maximumUploadSize: Int? = nil) throws {
+    /// - Parameter log: A file for the server's log at its default level (`info`, a line per
+    ///   request); without it the server logs warnings and errors only, and nobody reads them.
+    init(storage: URL, maximumUploadSize: Int? = nil, log: URL? = nil) throws {
         self.storage = storage
         process.executableURL = Binaries.depot
-        process.arguments = ["serve", "--port", "0", "--storage", storage.path, "--log-level", "warning"]
+        process.arguments = ["serve", "--port", "0", "--storage", storage.path] + (log == nil ? ["--log-level", "warning"] : [])
             + (maximumUploadSize.map { ["--max-upload-size", "\($0)"] } ?? [])
         process.environment = ProcessInfo.processInfo.environment.merging(["DEPOT_ADMIN_TOKEN": Self.adminToken]) { $1 }
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        if let log {
+            FileManager.default.createFile(atPath: log.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: log)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         let line = try Self.readLine(output.fileHandleForReading, containing: "listening on", within: 60)
         guard let address = line.split(separator: " ").last, let url = URL(string: String(address)) else {

@@ -25,16 +25,23 @@ struct OperationsController {
     func ready(_ request: Request, context: AppRequestContext) async throws -> Response {
         do {
             _ = try await catalog.models()
-            let probe = storageDirectory + "/tmp/.ready-\(UUID().uuidString)"
-            guard FileManager.default.createFile(atPath: probe, contents: Data()) else {
-                throw DepotError(.unavailable, "The storage directory '\(storageDirectory)' does not take writes.")
-            }
-            try FileManager.default.removeItem(atPath: probe)
-            return try JSONResponse.make(["status": "ready"])
         } catch {
-            let message = (error as? DepotError)?.message ?? "\(error)"
-            return try JSONResponse.make(ErrorBody(error: DepotError(.unavailable, message)), status: .serviceUnavailable)
+            return try notReady("The catalog database does not answer.", cause: error, context: context)
         }
+        let probe = storageDirectory + "/tmp/.ready-\(UUID().uuidString)"
+        guard FileManager.default.createFile(atPath: probe, contents: Data()) else {
+            return try notReady("The storage directory does not take writes.", cause: "could not create \(probe): \(String(cString: strerror(errno)))",
+                                context: context)
+        }
+        try? FileManager.default.removeItem(atPath: probe)
+        return try JSONResponse.make(["status": "ready"])
+    }
+
+    /// A `503` naming what is wrong, without paths or system errors: those go to the log.
+    private func notReady(_ message: String, cause: Any, context: AppRequestContext) throws -> Response {
+        context.logger.error("not ready: \(message)", metadata: ["cause": "\(cause)"])
+        return try JSONResponse.make(ErrorBody(error: DepotError(.unavailable, message + " The server's log names the cause.")),
+                                     status: .serviceUnavailable)
     }
 
     static func openAPIDocument() throws -> Data {

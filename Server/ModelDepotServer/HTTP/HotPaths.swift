@@ -1,5 +1,4 @@
 import Hummingbird
-import Logging
 import ModelDepotShared
 
 /// The two requests every device makes — its manifest and the blob it names — answered from
@@ -18,7 +17,7 @@ struct HotPaths: Sendable {
     let manifests: ManifestController
     let blobs: BlobsController
     let metrics: ServerMetrics
-    let logger: Logger
+    let log: RequestLog
 
     /// The answer, the route it stands for and the key that asked, or `nil` for the router.
     func answer(_ request: HTTPRequest, verified: inout VerifiedKey?) -> (answer: HotAnswer, route: String, key: String)? {
@@ -37,7 +36,7 @@ struct HotPaths: Sendable {
     }
 
     func log(_ request: HTTPRequest, route: String, status: Int, start: ContinuousClock.Instant, key: String) {
-        RequestLogMiddleware.record(metrics, logger, method: request.method.rawValue, path: String((request.path ?? "").prefix { $0 != "?" }),
+        RequestLogMiddleware.record(metrics, log, method: request.method.rawValue, path: String((request.path ?? "").prefix { $0 != "?" }),
                                     route: route, status: status, start: start, key: key, error: nil)
     }
 

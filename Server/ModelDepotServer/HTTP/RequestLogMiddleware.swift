@@ -2,48 +2,56 @@ import Hummingbird
 import Logging
 import ModelDepotShared
 
-/// One structured log line per request, and the request counters; errors become JSON bodies here.
+/// One line per request in the ``RequestLog``, and the request counters; errors become JSON
+/// bodies here. A failure of the server's own (a 5xx) keeps its cause out of the body: the cause
+/// goes to the log under a request id, and the body names that id.
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let metrics: ServerMetrics
+    let log: RequestLog
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
-        let status: Int
-        let response: Response
         do {
-            response = try await next(request, context)
-            status = Int(response.status.code)
-        } catch let error as HTTPResponseError {
-            status = Int(error.status.code)
-            log(request, context, status: status, start: start, error: (error as? DepotError)?.code.rawValue)
+            let response = try await next(request, context)
+            record(request, context, status: Int(response.status.code), start: start, error: nil)
+            return response
+        } catch let error as HTTPResponseError where !Self.hidesCause(error) {
+            record(request, context, status: Int(error.status.code), start: start, error: (error as? DepotError)?.code.rawValue)
             throw error
         } catch {
-            log(request, context, status: 500, start: start, error: "\(error)")
-            throw DepotError(.internalError, "The server failed to answer: \(error).")
+            let failure = error as? DepotError ?? DepotError(.internalError, "\(error)")
+            let requestID = String(UInt64.random(in: .min ... .max), radix: 16)
+            context.logger.error("the server failed to answer", metadata: [
+                "request_id": "\(requestID)", "method": "\(request.method)", "path": "\(request.uri.path)",
+                "error": "\(failure.code.rawValue)", "cause": "\(failure.message)",
+            ])
+            record(request, context, status: Int(failure.status.code), start: start, error: failure.code.rawValue, requestID: requestID)
+            throw DepotError(failure.code, "The server failed to answer this request (request id \(requestID)); its log names the cause. Try again; if it fails again, tell the server's operator the request id.")
         }
-        log(request, context, status: status, start: start, error: nil)
-        return response
     }
 
-    private func log(_ request: Request, _ context: Context, status: Int, start: ContinuousClock.Instant, error: String?) {
-        Self.record(metrics, context.logger, method: request.method.rawValue, path: request.uri.path, route: context.endpointPath ?? "unmatched",
-                    status: status, start: start, key: context.principal?.id, error: error)
+    /// Whether an error's message may hold what only the operator should read (paths, system
+    /// errors): the server's own failures. Messages written for the client (a full disk, a damaged
+    /// model, a missing blob) go out as they are.
+    static func hidesCause(_ error: HTTPResponseError) -> Bool {
+        guard let error = error as? DepotError else { return error.status.code >= 500 }
+        return error.code == .internalError || error.code == .fileUnreadable
     }
 
-    /// Counts a request and, at log level info or below, writes its line (also for requests
-    /// ``HotPathHandler`` answers before the router).
-    static func record(_ metrics: ServerMetrics, _ logger: Logger, method: String, path: @autoclosure () -> String, route: String, status: Int,
-                       start: ContinuousClock.Instant, key: String?, error: String?) {
+    private func record(_ request: Request, _ context: Context, status: Int, start: ContinuousClock.Instant, error: String?,
+                        requestID: String? = nil) {
+        Self.record(metrics, log, method: request.method.rawValue, path: request.uri.path, route: context.endpointPath ?? "unmatched",
+                    status: status, start: start, key: context.principal?.id, error: error, requestID: requestID)
+    }
+
+    /// Counts a request and keeps its log line (also for requests ``HotPathHandler`` answers
+    /// before the router).
+    static func record(_ metrics: ServerMetrics, _ log: RequestLog, method: String, path: @autoclosure () -> String, route: String,
+                       status: Int, start: ContinuousClock.Instant, key: String?, error: String?, requestID: String? = nil) {
         metrics.recordRequest(route: route, method: method, status: status)
-        guard logger.logLevel <= .info else { return }
-        let elapsed = ContinuousClock.now - start
-        var metadata: Logger.Metadata = [
-            "method": "\(method)", "path": "\(path())", "route": "\(route)",
-            "status": "\(status)", "duration_ms": "\(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)",
-        ]
-        if let key { metadata["key"] = "\(key)" }
-        if let error { metadata["error"] = "\(error)" }
-        logger.info("request", metadata: metadata)
+        guard log.isEnabled else { return }
+        log.record(RequestLog.Line(seconds: RequestLog.now(), method: method, path: path(), route: route, status: status,
+                                   elapsed: ContinuousClock.now - start, key: key, error: error, requestID: requestID))
     }
 }

@@ -1,7 +1,8 @@
 import Synchronization
 
 /// Counters for `/metrics` in Prometheus' text format: requests by route, method and status,
-/// blob bytes served, uploads, and the share of manifest checks answered `304`.
+/// blob bytes served, uploads, the share of manifest checks answered `304`, and request log
+/// lines dropped.
 /// Counted in memory; no request writes to the database for it.
 final class ServerMetrics: Sendable {
     private struct RequestKey: Hashable {
@@ -20,6 +21,9 @@ final class ServerMetrics: Sendable {
     }
 
     private let counts = Mutex(Counts())
+    private let requestLog: RequestLog
+
+    init(requestLog: RequestLog) { self.requestLog = requestLog }
 
     func recordRequest(route: String, method: String, status: Int) {
         counts.withLock { $0.requests[RequestKey(route: route, method: method, status: status), default: 0] += 1 }
@@ -60,6 +64,9 @@ final class ServerMetrics: Sendable {
             "# HELP depot_manifest_not_modified_ratio Share of manifest answers that were 304.",
             "# TYPE depot_manifest_not_modified_ratio gauge",
             "depot_manifest_not_modified_ratio \(manifests == 0 ? 0 : Double(counts.manifestsNotModified) / Double(manifests))",
+            "# HELP depot_request_log_dropped_total Request log lines dropped because requests came faster than the log was written.",
+            "# TYPE depot_request_log_dropped_total counter",
+            "depot_request_log_dropped_total \(requestLog.dropped)",
         ]
         return lines.joined(separator: "\n") + "\n"
     }

@@ -1,0 +1,41 @@
+import Foundation
+import ModelDepotShared
+import Testing
+
+/// `depot serve` as shipped (log level `info`): a line per request, whichever path answered it,
+/// written by the request log's own task and flushed on SIGTERM; a failure of the server's own
+/// names a request id in its body and keeps its cause (paths, system errors) in the log.
+@Suite struct ServerLogEndToEndTests {
+    @Test func everyRequestHasALineAndAFailureKeepsItsCauseInTheLog() throws {
+        let scratch = try Scratch()
+        let storage = scratch.url.appendingPathComponent("storage")
+        let logFile = scratch.url.appendingPathComponent("server.log")
+        let server = try ServerProcess(storage: storage, log: logFile)
+        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
+        _ = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: server.environment)
+        let appKey = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment)
+            .decode(CreatedAccessKey.self).secret
+        let manifestURL = server.url.appendingPathComponent("v1/models/flowers/manifest").absoluteString
+        for _ in 0..<3 {
+            #expect(try Command.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(appKey)", manifestURL]).text == "200")
+        }
+        #expect(try Command.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer wrong", manifestURL]).text == "401")
+
+        try FileManager.default.removeItem(at: storage.appendingPathComponent("tmp"))
+        let failed = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier_labels")], environment: server.environment)
+        #expect(failed.status == 2, "\(failed.error)")
+        let requestID = try #require(failed.error.firstMatch(of: #/request id ([0-9a-f]+)/#)?.1, "\(failed.error)")
+        #expect(!failed.error.contains(storage.path), "a path in the answer: \(failed.error)")
+        #expect(server.stop(signal: SIGTERM) == 0)
+
+        let lines = try String(contentsOf: logFile, encoding: .utf8).split(separator: "\n")
+        let manifestLines = lines.filter { $0.contains(" path=/v1/models/flowers/manifest ") }
+        #expect(manifestLines.filter { $0.contains(" status=200 ") && $0.contains(" route=/v1/models/{name}/manifest ") }.count == 3,
+                "\(manifestLines)")
+        #expect(manifestLines.filter { $0.contains(" status=401 ") && $0.contains(" error=unauthorized ") }.count == 1, "\(manifestLines)")
+        #expect(manifestLines.allSatisfy { $0.contains(" info depot: duration_ms=") && $0.hasSuffix(" [ModelDepotServer] request") })
+        let failure = lines.filter { $0.contains(String(requestID)) }
+        #expect(failure.contains { $0.contains(" status=500 ") && $0.contains(" method=POST ") }, "\(failure)")
+        #expect(failure.contains { $0.contains("cause=") && $0.contains(storage.path) }, "the log names the cause: \(failure)")
+    }
+}
