@@ -19,6 +19,8 @@ public func buildApplication(
     let blobs = try FileSystemBlobStore(root: storage)
     let catalog = try SQLiteModelCatalog(path: storage + "/depot.sqlite")
     try await removeUnreferencedBlobs(blobs, catalog: catalog, logger: logger)
+    let index = BlobIndex(catalog: catalog, blobs: blobs)
+    try await index.reload()
     try await ensureAdminToken(catalog: catalog, configuration: configuration, logger: logger)
 
     let signer = try await ManifestSigner(storage: storage, catalog: catalog)
@@ -27,8 +29,8 @@ public func buildApplication(
     let clock = configuration.clock
     let usage = UsageCounter(clock: clock)
     let requestLog = RequestLog(isEnabled: configuration.logLevel <= .info)
-    let built = buildRouter(configuration: configuration, catalog: catalog, blobs: blobs, signer: signer, usage: usage, clock: clock,
-                            requestLog: requestLog)
+    let built = buildRouter(configuration: configuration, catalog: catalog, blobs: blobs, index: index, signer: signer, usage: usage,
+                            clock: clock, requestLog: requestLog)
     let hotPaths = built.hotPaths
     return Application(
         router: built.routes.router,
@@ -43,7 +45,7 @@ public func buildApplication(
 
 /// Registers every route and middleware; returns the router with the inventory of its paths,
 /// and the hot paths that answer manifests and blobs before it from the same caches.
-func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, blobs: any BlobStore, signer: ManifestSigner,
+func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, blobs: any BlobStore, index: BlobIndex, signer: ManifestSigner,
                  usage: UsageCounter, clock: @escaping @Sendable () -> Date,
                  requestLog: RequestLog) -> (routes: RouteInventory, hotPaths: HotPaths) {
     let metrics = ServerMetrics(requestLog: requestLog)
@@ -55,13 +57,13 @@ func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, 
     OperationsController(catalog: catalog, storageDirectory: configuration.storageDirectory, metrics: metrics).register(in: routes)
     let client = routes.group("v1").add(middleware: AuthenticationMiddleware(keys: keys))
     let manifestController = ManifestController(catalog: catalog, manifests: manifests, metrics: metrics, usage: usage)
-    let blobsController = BlobsController(blobs: blobs, metrics: metrics, usage: usage)
+    let blobsController = BlobsController(index: index, metrics: metrics, usage: usage)
     manifestController.register(in: client)
     blobsController.register(in: client)
     signing.registerPublic(in: client)
     let admin = client.group("admin").add(middleware: AdminOnlyMiddleware())
-    ModelsController(catalog: catalog, blobs: blobs, manifests: manifests, clock: clock).register(in: admin)
-    VersionsController(catalog: catalog, blobs: blobs, manifests: manifests, metrics: metrics,
+    ModelsController(catalog: catalog, index: index, manifests: manifests, clock: clock).register(in: admin)
+    VersionsController(catalog: catalog, blobs: blobs, index: index, manifests: manifests, metrics: metrics,
                        maximumUploadSize: configuration.maximumUploadSize, clock: clock).register(in: admin)
     KeysController(catalog: catalog, keys: keys, clock: clock).register(in: admin)
     RolloutsController(catalog: catalog, manifests: manifests, clock: clock).register(in: admin)
@@ -75,7 +77,8 @@ func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, 
 private func ensureAdminToken(catalog: any ModelCatalog, configuration: ServerConfiguration, logger: Logger) async throws {
     guard try await !catalog.workingKeys().contains(where: { $0.key.kind == .admin }) else { return }
     let secret = configuration.initialAdminToken.map { AccessKeySecret(text: $0) } ?? .generate()
-    _ = try await KeyIssuer(catalog: catalog).issue(kind: .admin, name: "initial admin token", models: nil, at: Date(), secret: secret)
+    let created = try await KeyIssuer(catalog: catalog).issue(kind: .admin, name: "initial admin token", models: nil, at: Date(),
+                                                              secret: secret)
     if configuration.initialAdminToken == nil {
         print("""
             Created the first admin token. It is shown only this once; keep it safe:
@@ -85,15 +88,20 @@ private func ensureAdminToken(catalog: any ModelCatalog, configuration: ServerCo
             Use it with: depot login --server http://\(configuration.host):\(configuration.port) --token <token>
             """)
     } else {
-        logger.info("created the first admin token from the configuration", metadata: ["key": "\(secret.id)"])
+        logger.info("created the first admin token from the configuration", metadata: ["key": "\(created.id)"])
     }
 }
 
-/// Removes blobs a crash left without a version (stored, but the row never committed).
+/// Removes blobs a crash left without a version (stored, but the row never committed; or
+/// unreferenced, but not yet removed).
 private func removeUnreferencedBlobs(_ blobs: FileSystemBlobStore, catalog: any ModelCatalog, logger: Logger) async throws {
-    let referenced = try await catalog.referencedDigests()
+    let referenced = Set(try await catalog.blobReferences().map(\.sha256))
     for digest in blobs.storedDigests() where !referenced.contains(digest) {
-        try blobs.remove(digest)
-        logger.info("removed a blob no version references", metadata: ["sha256": "\(digest)"])
+        do {
+            try blobs.remove(digest)
+            logger.info("removed a blob no version references", metadata: ["sha256": "\(digest)"])
+        } catch {
+            logger.error("could not remove a blob no version references", metadata: ["sha256": "\(digest)", "cause": "\(error.message)"])
+        }
     }
 }

@@ -17,7 +17,8 @@ import Testing
             .decode(CreatedAccessKey.self).secret
         let manifestURL = server.url.appendingPathComponent("v1/models/flowers/manifest").absoluteString
         for _ in 0..<3 {
-            #expect(try Command.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(appKey)", manifestURL]).text == "200")
+            #expect(try Command.curl(["-o", scratch.path("manifest"), "-w", "%{http_code}", "-H", "Authorization: Bearer \(appKey)",
+                                      manifestURL]).text == "200")
         }
         #expect(try Command.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer wrong", manifestURL]).text == "401")
 
@@ -26,6 +27,14 @@ import Testing
         #expect(failed.status == 2, "\(failed.error)")
         let requestID = try #require(failed.error.firstMatch(of: #/request id ([0-9a-f]+)/#)?.1, "\(failed.error)")
         #expect(!failed.error.contains(storage.path), "a path in the answer: \(failed.error)")
+
+        // A blob cut short on disk: the fast path leaves it to the router, which refuses to send it.
+        let manifest = try manifestPayload(try Data(contentsOf: URL(fileURLWithPath: scratch.path("manifest"))))
+        let blob = storage.appendingPathComponent("blobs/sha256/\(manifest.sha256.prefix(2))/\(manifest.sha256)")
+        try Data(try Data(contentsOf: blob).dropLast()).write(to: blob)
+        let blobURL = server.url.appendingPathComponent("v1/blobs/sha256/\(manifest.sha256)").absoluteString
+        let damaged = try Command.curl(["-o", scratch.path("damaged"), "-w", "%{http_code}", "-H", "Authorization: Bearer \(appKey)", blobURL])
+        #expect(damaged.text == "500")
         #expect(server.stop(signal: SIGTERM) == 0)
 
         let lines = try String(contentsOf: logFile, encoding: .utf8).split(separator: "\n")
@@ -37,5 +46,8 @@ import Testing
         let failure = lines.filter { $0.contains(String(requestID)) }
         #expect(failure.contains { $0.contains(" status=500 ") && $0.contains(" method=POST ") }, "\(failure)")
         #expect(failure.contains { $0.contains("cause=") && $0.contains(storage.path) }, "the log names the cause: \(failure)")
+        #expect(lines.contains { $0.contains("error") && $0.contains("\(manifest.sha256)") && $0.contains("changed outside the server") },
+                "the log names the damaged blob")
+        #expect(lines.contains { $0.contains(" path=/v1/blobs/sha256/\(manifest.sha256) ") && $0.contains(" status=500 ") })
     }
 }

@@ -16,7 +16,7 @@ import Testing
         #expect(try await catalog.nextManifestVersion(of: flowers, notBelow: 0) == 1)
         #expect(try await catalog.nextManifestVersion(of: flowers, notBelow: 0) == 2)
         // When it is deleted and created again, its name's versions go on
-        try await catalog.deleteModel(flowers, force: true) { _ in }
+        _ = try await catalog.deleteModel(flowers, force: true)
         _ = try await catalog.createModel(ModelCreation(name: flowers), at: Date())
         #expect(try await catalog.nextManifestVersion(of: flowers, notBelow: 0) == 3)
         // And a floor above the last one is taken as it is

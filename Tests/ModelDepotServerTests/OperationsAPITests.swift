@@ -45,7 +45,9 @@ import Testing
             })
             let storage = client.storage.path
             let catalog = try SQLiteModelCatalog(path: storage + "/depot.sqlite")
-            let routes = buildRouter(configuration: server.configuration, catalog: catalog, blobs: try FileSystemBlobStore(root: storage),
+            let blobs = try FileSystemBlobStore(root: storage)
+            let routes = buildRouter(configuration: server.configuration, catalog: catalog, blobs: blobs,
+                                     index: BlobIndex(catalog: catalog, blobs: blobs),
                                      signer: try await ManifestSigner(storage: storage, catalog: catalog),
                                      usage: UsageCounter(clock: { Date() }), clock: { Date() },
                                      requestLog: RequestLog(isEnabled: false)).routes.paths

@@ -10,10 +10,22 @@ final class AccessKeyCache: Sendable {
         let secretHash: [UInt8]
     }
 
+    /// The working keys by id (for generated secrets, which name their id) and by their secret's
+    /// hash (for secrets an operator chose).
+    private struct Keys: Sendable {
+        var byID: [String: Entry] = [:]
+        var byHash: [[UInt8]: Entry] = [:]
+
+        func entry(for secret: AccessKeySecret) -> Entry? {
+            guard let id = secret.embeddedID else { return byHash[secret.hash] }
+            return byID[id]
+        }
+    }
+
     private let catalog: any ModelCatalog
     /// The keys, and how often they were invalidated (a load that began before the last
     /// invalidation is used once but not kept).
-    private let entries = Mutex<(keys: [String: Entry]?, generation: Int)>((nil, 0))
+    private let entries = Mutex<(keys: Keys?, generation: Int)>((nil, 0))
 
     init(catalog: any ModelCatalog) {
         self.catalog = catalog
@@ -23,7 +35,7 @@ final class AccessKeyCache: Sendable {
     /// - Throws: ``DepotError`` (`unauthorized`) for an unknown, wrong or revoked secret.
     func authenticate(_ secret: String) async throws -> AccessKey {
         let secret = AccessKeySecret(text: secret)
-        let entry = try await entries()[secret.id]
+        let entry = try await entries().entry(for: secret)
         guard let entry, AccessKeySecret.constantTimeEqual(entry.secretHash, secret.hash) else {
             throw DepotError(.unauthorized, "The API key is not valid. Check DEPOT_TOKEN (or the app key in the SDK configuration), or create a key with 'depot keys create'.")
         }
@@ -35,7 +47,7 @@ final class AccessKeyCache: Sendable {
     /// `generation` tells whether the answer still holds later (``isCurrent(_:)``).
     func cachedKey(_ secret: Substring) -> (key: AccessKey, generation: Int)? {
         let secret = AccessKeySecret(text: String(secret))
-        guard let (entry, generation) = entries.withLock({ state in state.keys?[secret.id].map { ($0, state.generation) } }),
+        guard let (entry, generation) = entries.withLock({ state in state.keys?.entry(for: secret).map { ($0, state.generation) } }),
               AccessKeySecret.constantTimeEqual(entry.secretHash, secret.hash) else {
             return nil
         }
@@ -52,12 +64,13 @@ final class AccessKeyCache: Sendable {
         entries.withLock { $0 = (nil, $0.generation + 1) }
     }
 
-    private func entries() async throws -> [String: Entry] {
+    private func entries() async throws -> Keys {
         let (cached, generation) = entries.withLock { ($0.keys, $0.generation) }
         if let cached { return cached }
-        var loaded: [String: Entry] = [:]
+        var loaded = Keys()
         for (key, hash) in try await catalog.workingKeys() {
-            loaded[key.id] = Entry(key: key, secretHash: hash)
+            loaded.byID[key.id] = Entry(key: key, secretHash: hash)
+            loaded.byHash[hash] = Entry(key: key, secretHash: hash)
         }
         entries.withLock { if $0.generation == generation { $0.keys = loaded } }
         return loaded

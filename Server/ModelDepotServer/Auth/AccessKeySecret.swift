@@ -6,9 +6,9 @@ import ModelDepotShared
 /// `depot_<12 hex id>_<64 hex random>`. Only its SHA-256 is stored.
 struct AccessKeySecret: Sendable {
     let text: String
-    /// The key id: the one inside a generated secret, or one derived from the hash of any
-    /// other text (an operator's `DEPOT_ADMIN_TOKEN`).
-    let id: String
+    /// The key id inside a generated secret; `nil` for any other text (an operator's
+    /// `DEPOT_ADMIN_TOKEN`), which is looked up by its hash instead.
+    let embeddedID: String?
     /// The SHA-256 of the secret: what the catalog stores.
     let hash: [UInt8]
 
@@ -16,7 +16,13 @@ struct AccessKeySecret: Sendable {
         self.text = text
         let bytes = Array(text.utf8)
         hash = Array(SHA256.hash(data: bytes))
-        id = Self.embeddedID(bytes) ?? "t" + String(hash.hex.prefix(11))
+        embeddedID = Self.embeddedID(bytes)
+    }
+
+    /// The id a new key with this secret gets: the embedded one, or a random one (`t` and 11
+    /// hex digits) that says nothing about the secret.
+    func newKeyID() -> String {
+        embeddedID ?? "t" + String((0..<6).map { _ in UInt8.random(in: 0...255) }.hex.prefix(11))
     }
 
     /// A new random secret with a new id.

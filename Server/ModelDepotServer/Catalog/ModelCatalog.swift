@@ -6,9 +6,10 @@ public protocol ModelCatalog: Sendable {
     func createModel(_ creation: ModelCreation, at date: Date) async throws -> ModelSummary
     func models() async throws -> [ModelSummary]
     func model(_ name: ModelName) async throws -> ModelSummary
-    /// Deletes a model; with versions only when `force` is set. Returns the digests of blobs
-    /// no version references any more, already removed by `removeBlob`.
-    func deleteModel(_ name: ModelName, force: Bool, removeBlob: @escaping @Sendable (String) throws -> Void) async throws
+    /// Deletes a model; with versions only when `force` is set.
+    /// - Returns: The digests no version references any more once the change is committed: the
+    ///   caller removes those blobs (a crash before that leaves them to the next start's clean-up).
+    func deleteModel(_ name: ModelName, force: Bool) async throws -> Set<String>
 
     /// Adds version N+1 from a verified upload. `commitBlob` runs inside the same transaction,
     /// before the row is written: the version is visible only once its blob is durable.
@@ -17,12 +18,14 @@ public protocol ModelCatalog: Sendable {
     func versions(of model: ModelName) async throws -> [ModelVersion]
     func version(_ number: Int, of model: ModelName) async throws -> ModelVersion
     func setPublished(_ published: Bool, version number: Int, of model: ModelName, at date: Date) async throws -> ModelVersion
-    /// Deletes a version; `removeBlob` runs in the transaction for a blob nothing else references.
-    func deleteVersion(_ number: Int, of model: ModelName, removeBlob: @escaping @Sendable (String) throws -> Void) async throws
+    /// Deletes a version.
+    /// - Returns: The digests no version references any more once the change is committed (see
+    ///   ``deleteModel(_:force:)``).
+    func deleteVersion(_ number: Int, of model: ModelName) async throws -> Set<String>
     /// The newest published version, or `nil`.
     func newestPublishedVersion(of model: ModelName) async throws -> ModelVersion?
-    /// Every digest some version references.
-    func referencedDigests() async throws -> Set<String>
+    /// Every digest some version references, with its size and the models referencing it.
+    func blobReferences() async throws -> [BlobReference]
 
     /// The model's rollout (empty until one is set).
     func rollout(of model: ModelName) async throws -> Rollout
@@ -64,6 +67,13 @@ public struct UsageRow: Sendable, Hashable {
     public var isDownload: Bool
     public var minute: Int
     public var count: Int
+}
+
+/// A blob some versions reference: its size and their models.
+public struct BlobReference: Sendable, Hashable {
+    public var sha256: String
+    public var size: Int
+    public var models: [ModelName]
 }
 
 /// An uploaded file that passed hashing and TFLite verification, waiting to become a version.

@@ -15,10 +15,24 @@ public struct SQLiteModelCatalog: ModelCatalog {
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         do {
+            try Self.restrictPermissions(path)
             database = try DatabasePool(path: path, configuration: configuration)
             try CatalogMigrations.migrator.migrate(database)
         } catch {
             throw DepotError(.internalError, "Could not open the catalog database '\(path)': \(error). Check the storage directory.")
+        }
+    }
+
+    /// Creates the database file with mode 0600 (SQLite gives its WAL and shared-memory files
+    /// the same mode) or restricts the files an earlier version left readable to others.
+    private static func restrictPermissions(_ path: String) throws {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw DepotError(.internalError, "Could not create '\(path)': \(String(cString: strerror(errno))).") }
+        close(descriptor)
+        for file in [path, path + "-wal", path + "-shm"] where access(file, F_OK) == 0 {
+            guard chmod(file, 0o600) == 0 else {
+                throw DepotError(.internalError, "Could not restrict the permissions of '\(file)': \(String(cString: strerror(errno))).")
+            }
         }
     }
 
@@ -44,7 +58,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
         try await read { db in try summary(of: try modelRecord(name, db), db) }
     }
 
-    public func deleteModel(_ name: ModelName, force: Bool, removeBlob: @escaping @Sendable (String) throws -> Void) async throws {
+    public func deleteModel(_ name: ModelName, force: Bool) async throws -> Set<String> {
         try await write { db in
             let model = try modelRecord(name, db)
             let versions = try VersionRecord.filter(VersionRecord.Columns.modelId == model.id).fetchAll(db)
@@ -52,7 +66,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
                 throw DepotError(.conflict, "Model '\(name)' has \(versions.count) version(s). Delete them first, or pass force to delete the model with all its versions.")
             }
             _ = try model.delete(db)
-            try removeUnreferenced(Set(versions.map(\.sha256)), db, removeBlob)
+            return try unreferenced(Set(versions.map(\.sha256)), db)
         }
     }
 
@@ -97,13 +111,13 @@ public struct SQLiteModelCatalog: ModelCatalog {
         }
     }
 
-    public func deleteVersion(_ number: Int, of name: ModelName, removeBlob: @escaping @Sendable (String) throws -> Void) async throws {
+    public func deleteVersion(_ number: Int, of name: ModelName) async throws -> Set<String> {
         try await write { db in
             let model = try modelRecord(name, db)
             let record = try versionRecord(number, of: model, db)
             try ensureNotInRollout(number, of: model, db, doing: "delete")
             _ = try record.delete(db)
-            try removeUnreferenced([record.sha256], db, removeBlob)
+            return try unreferenced([record.sha256], db)
         }
     }
 
@@ -115,8 +129,17 @@ public struct SQLiteModelCatalog: ModelCatalog {
         }
     }
 
-    public func referencedDigests() async throws -> Set<String> {
-        try await read { db in Set(try String.fetchAll(db, sql: "SELECT DISTINCT sha256 FROM version")) }
+    public func blobReferences() async throws -> [BlobReference] {
+        try await read { db in
+            var references: [String: BlobReference] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT DISTINCT version.sha256, version.size, model.name FROM version JOIN model ON model.id = version.modelId")
+            while let row = try rows.next() {
+                let sha256: String = row[0]
+                let name = try ModelName(row[2] as String)
+                references[sha256, default: BlobReference(sha256: sha256, size: row[1], models: [])].models.append(name)
+            }
+            return Array(references.values)
+        }
     }
 
     public func rollout(of name: ModelName) async throws -> Rollout {
@@ -265,10 +288,8 @@ public struct SQLiteModelCatalog: ModelCatalog {
         return record
     }
 
-    private func removeUnreferenced(_ digests: Set<String>, _ db: Database, _ removeBlob: (String) throws -> Void) throws {
-        for digest in digests where try VersionRecord.filter(VersionRecord.Columns.sha256 == digest).fetchCount(db) == 0 {
-            try removeBlob(digest)
-        }
+    private func unreferenced(_ digests: Set<String>, _ db: Database) throws -> Set<String> {
+        try digests.filter { try VersionRecord.filter(VersionRecord.Columns.sha256 == $0).fetchCount(db) == 0 }
     }
 
     func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {

@@ -17,7 +17,7 @@ struct BlobsController {
         case unsatisfiable(headers: HTTPFields, error: DepotError)
     }
 
-    let blobs: any BlobStore
+    let index: BlobIndex
     let metrics: ServerMetrics
     let usage: UsageCounter
     let files = BlobFileBody()
@@ -29,13 +29,14 @@ struct BlobsController {
 
     func serve(_ request: Request, _ context: AppRequestContext, includeBody: Bool) async throws -> Response {
         let hex = context.parameters.get("hex") ?? ""
-        switch try plan(hex: Substring(hex), headers: request.headers) {
+        switch try plan(hex: Substring(hex), key: try context.requirePrincipal(), headers: request.headers) {
         case .unsatisfiable(let headers, let error):
             var response = try error.response(from: request, context: context)
             response.headers.append(contentsOf: headers)
             return response
         case .content(let status, let headers, let path, let range, let length):
             let arm = Self.arm(request.headers)
+            try Self.checkFile(path, hex: hex, length: length)
             guard includeBody, let range else { return Response(status: status, headers: headers) }
             metrics.recordBlobBytes(range.count)
             return Response(status: status, headers: headers, body: files.body(path: path, range: range, eventLoop: context.eventLoop) {
@@ -46,26 +47,35 @@ struct BlobsController {
 
     /// A `GET` answered from the file with `sendfile`, or `nil` for anything but content (the
     /// router then answers it, with the same result or the error).
-    func cachedAnswer(hex: Substring, headers: HTTPFields) -> HotAnswer? {
-        guard case .content(let status, let fields, let path, let range?, let length)? = try? plan(hex: hex, headers: headers) else { return nil }
+    func cachedAnswer(hex: Substring, key: AccessKey, headers: HTTPFields) -> HotAnswer? {
+        guard case .content(let status, let fields, let path, let range?, let length)? = try? plan(hex: hex, key: key, headers: headers) else {
+            return nil
+        }
         let arm = Self.arm(headers)
         let hex = String(hex)
-        return HotAnswer(status: status, headers: fields, file: path, range: range) { [metrics] in
+        return HotAnswer(status: status, headers: fields, file: path, size: length, range: range) { [metrics] in
             metrics.recordBlobBytes(range.count)
         } onComplete: {
             countDownload(hex, range: range, length: length, arm: arm)
         }
     }
 
-    /// Status, headers and byte range for a request of blob `hex`.
-    /// - Throws: ``DepotError``: `bad_request` for a malformed digest, `not_found` for an unknown blob.
-    func plan(hex: Substring, headers requestHeaders: HTTPFields) throws -> Plan {
+    /// Status, headers and byte range for `key`'s request of blob `hex`, from the ``BlobIndex``.
+    /// - Throws: ``DepotError``: `bad_request` for a malformed digest, `not_found` for a blob no
+    ///   version of the key's models references, `internal_error` for a referenced blob missing
+    ///   from storage.
+    func plan(hex: Substring, key: AccessKey, headers requestHeaders: HTTPFields) throws -> Plan {
         guard hex.utf8.count == 64, hex.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
             throw DepotError(.badRequest, "'\(hex.prefix(80))' is not a SHA-256 digest: blobs are named by 64 lower-case hexadecimal digits.")
         }
-        guard let path = blobs.path(of: String(hex)), let length = Self.size(of: path) else {
+        // A blob of another model is as unknown to a limited key as one nobody uploaded.
+        guard let entry = index.entry(hex), BlobIndex.key(key, mayRead: entry) else {
             throw DepotError(.notFound, "No blob has SHA-256 \(hex). Ask the model's manifest for the current download URL.")
         }
+        guard let path = entry.path else {
+            throw DepotError(.internalError, "Blob \(hex), which versions of \(entry.models.sorted().joined(separator: ", ")) reference, is missing from the storage directory. Restore it from a backup; 'depot fsck' lists every damaged blob.")
+        }
+        let length = entry.size
         let etag = "\"\(hex)\""
         var headers: HTTPFields = [
             .eTag: etag, .cacheControl: "public, max-age=31536000, immutable", .acceptRanges: "bytes",
@@ -96,7 +106,15 @@ struct BlobsController {
         headers.value(.depotArm).map { String($0.prefix(80)) } ?? "unknown"
     }
 
-    private static func size(of path: String) -> Int? {
-        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
+    /// Refuses to serve a blob file whose size is not the one its versions were stored with:
+    /// changed or cut on disk, it would go out as wrong bytes under a `200`.
+    static func checkFile(_ path: String, hex: String, length: Int) throws {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            throw DepotError(.internalError, "Blob \(hex) is missing from the storage directory ('\(path)': \(String(cString: strerror(errno)))). Restore it from a backup; 'depot fsck' lists every damaged blob.")
+        }
+        guard Int(status.st_size) == length else {
+            throw DepotError(.internalError, "Blob \(hex) ('\(path)') has \(status.st_size) bytes on disk but was stored with \(length): it was changed outside the server. Restore it from a backup; 'depot fsck' lists every damaged blob.")
+        }
     }
 }

@@ -5,7 +5,7 @@ import ModelDepotShared
 /// `/v1/admin/models`: create, list, show, delete models.
 struct ModelsController {
     let catalog: any ModelCatalog
-    let blobs: any BlobStore
+    let index: BlobIndex
     let manifests: ManifestCache
     let clock: @Sendable () -> Date
 
@@ -32,8 +32,8 @@ struct ModelsController {
     func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
         let name = try context.modelName()
         let force = request.uri.queryParameters.get("force") == "true"
-        let blobs = blobs
-        try await catalog.deleteModel(name, force: force) { try blobs.remove($0) }
+        let unreferenced = try await catalog.deleteModel(name, force: force)
+        try await index.removeUnreferenced(unreferenced, logger: context.logger)
         manifests.invalidate(name)
         return Response(status: .noContent)
     }

@@ -6,6 +6,7 @@ import ModelDepotShared
 struct VersionsController {
     let catalog: any ModelCatalog
     let blobs: any BlobStore
+    let index: BlobIndex
     let manifests: ManifestCache
     let metrics: ServerMetrics
     let maximumUploadSize: Int
@@ -33,6 +34,7 @@ struct VersionsController {
         do {
             let version = try await receive(request, into: upload, for: name, expected: expected)
             metrics.recordUpload(stored: true)
+            try await index.reload()
             manifests.invalidate(name)
             return try JSONResponse.make(version, status: .created,
                                          headers: [.location: "/v1/admin/models/\(name)/versions/\(version.version)"])
@@ -94,8 +96,8 @@ struct VersionsController {
 
     func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
         let name = try context.modelName()
-        let blobs = blobs
-        try await catalog.deleteVersion(try context.versionNumber(), of: name) { try blobs.remove($0) }
+        let unreferenced = try await catalog.deleteVersion(try context.versionNumber(), of: name)
+        try await index.removeUnreferenced(unreferenced, logger: context.logger)
         manifests.invalidate(name)
         return Response(status: .noContent)
     }

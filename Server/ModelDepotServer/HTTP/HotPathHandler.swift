@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 import NIOCore
 import NIOPosix
 
@@ -87,8 +92,13 @@ final class HotPathHandler: ChannelInboundHandler, RemovableChannelHandler {
                 let start = ContinuousClock.now
                 guard let (answer, route, key) = paths.answer(request, verified: &verified) else { return pass(context, duringRead: duringRead) }
                 var file: NIOFileHandle?
-                if let path = answer.file?.path {
+                if let (path, size, _, _, _) = answer.file {
+                    // A file missing or not of its stored size goes to the router, which answers the error.
                     guard let handle = try? NIOFileHandle(_deprecatedPath: path) else { return pass(context, duringRead: duringRead) }
+                    guard Self.size(of: handle) == size else {
+                        try? handle.close()
+                        return pass(context, duringRead: duringRead)
+                    }
                     file = handle
                 }
                 bytes.moveReaderIndex(forwardBy: length)
@@ -98,6 +108,12 @@ final class HotPathHandler: ChannelInboundHandler, RemovableChannelHandler {
                 paths.log(request, route: route, status: Int(answer.status.code), start: start, key: key)
             }
         }
+    }
+
+    private static func size(of handle: NIOFileHandle) -> Int? {
+        var status = stat()
+        guard (try? handle.withUnsafeFileDescriptor({ fstat($0, &status) })) == 0 else { return nil }
+        return Int(status.st_size)
     }
 
     /// Hands what was received, and everything after it, to the HTTP/1 decoder.

@@ -29,7 +29,7 @@ struct HotPaths: Sendable {
             return (answer, ManifestController.route, key.id)
         }
         if let hex = Self.remainder(of: path, after: "/v1/blobs/sha256/"),
-           let answer = blobs.cachedAnswer(hex: Substring(hex), headers: request.headerFields) {
+           let answer = blobs.cachedAnswer(hex: Substring(hex), key: key, headers: request.headerFields) {
             return (answer, BlobsController.route, key.id)
         }
         return nil

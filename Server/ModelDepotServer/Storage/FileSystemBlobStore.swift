@@ -29,8 +29,13 @@ public struct FileSystemBlobStore: BlobStore {
         self.root = root
         self.directIO = directIO
         do {
-            try FileManager.default.createDirectory(atPath: root + "/blobs/sha256", withIntermediateDirectories: true)
-            try FileManager.default.createDirectory(atPath: root + "/tmp", withIntermediateDirectories: true)
+            // Only the server's user may read the catalog, the blobs and the keys: the storage
+            // directory is 0700 (also one made by an earlier version), its files 0600.
+            let privateFolder: [FileAttributeKey: Any] = [.posixPermissions: 0o700]
+            for folder in [root, root + "/blobs", root + "/blobs/sha256", root + "/tmp"] {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: privateFolder)
+            }
+            guard chmod(root, 0o700) == 0 else { throw Self.failure("restrict the permissions of", root) }
             for stray in try FileManager.default.contentsOfDirectory(atPath: root + "/tmp") {
                 try FileManager.default.removeItem(atPath: root + "/tmp/" + stray)
             }
@@ -51,7 +56,7 @@ public struct FileSystemBlobStore: BlobStore {
             unlink(upload.temporaryPath)
             return
         }
-        guard mkdir(directory, 0o755) == 0 || errno == EEXIST else { throw Self.failure("create", directory) }
+        guard mkdir(directory, 0o700) == 0 || errno == EEXIST else { throw Self.failure("create", directory) }
         guard rename(upload.temporaryPath, destination) == 0 else { throw Self.failure("move the upload to", destination) }
         try Self.synchronizeDirectory(directory)
     }

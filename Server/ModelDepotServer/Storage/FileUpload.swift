@@ -155,9 +155,9 @@ private final class UploadDescriptor: @unchecked Sendable {
         self.path = path
         let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC
         var descriptor: Int32 = -1
-        if direct, let directFlag = Self.directFlag { descriptor = open(path, flags | directFlag, 0o644) }
+        if direct, let directFlag = Self.directFlag { descriptor = open(path, flags | directFlag, 0o600) }
         self.direct = Atomic(descriptor >= 0)
-        if descriptor < 0 { descriptor = open(path, flags, 0o644) }
+        if descriptor < 0 { descriptor = open(path, flags, 0o600) }
         guard descriptor >= 0 else { throw FileSystemBlobStore.failure("create", path) }
         self.descriptor = descriptor
     }
