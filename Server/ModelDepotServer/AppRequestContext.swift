@@ -9,11 +9,15 @@ public struct AppRequestContext: RequestContext {
     public var principal: AccessKey?
     /// The event loop of the request's connection (`nil` under the router tester).
     let eventLoop: (any EventLoop)?
+    /// The IP address of the client (`nil` under the router tester).
+    let clientAddress: String?
 
     public init(source: Source) {
         coreContext = .init(source: source)
         principal = nil
-        eventLoop = (source as? ApplicationRequestContextSource)?.channel.eventLoop
+        let channel = (source as? ApplicationRequestContextSource)?.channel
+        eventLoop = channel?.eventLoop
+        clientAddress = channel?.remoteAddress?.ipAddress
     }
 
     /// The authenticated key; routes behind the authentication middleware always have one.

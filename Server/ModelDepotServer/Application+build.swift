@@ -55,7 +55,8 @@ func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, 
     let routes = RouteInventory(router: Router(context: AppRequestContext.self))
     routes.add(middleware: RequestLogMiddleware(metrics: metrics, log: requestLog))
     OperationsController(catalog: catalog, storageDirectory: configuration.storageDirectory, metrics: metrics).register(in: routes)
-    let client = routes.group("v1").add(middleware: AuthenticationMiddleware(keys: keys))
+    let throttle = AuthenticationThrottle(allowance: configuration.authenticationFailureAllowance)
+    let client = routes.group("v1").add(middleware: AuthenticationMiddleware(keys: keys, throttle: throttle, metrics: metrics))
     let manifestController = ManifestController(catalog: catalog, manifests: manifests, metrics: metrics, usage: usage)
     let blobsController = BlobsController(index: index, metrics: metrics, usage: usage)
     manifestController.register(in: client)
@@ -69,7 +70,7 @@ func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, 
     RolloutsController(catalog: catalog, manifests: manifests, clock: clock).register(in: admin)
     StatsController(catalog: catalog, usage: usage, clock: clock).register(in: admin)
     signing.registerAdmin(in: admin)
-    return (routes, HotPaths(keys: keys, manifests: manifestController, blobs: blobsController, metrics: metrics, log: requestLog))
+    return (routes, HotPaths(keys: keys, throttle: throttle, manifests: manifestController, blobs: blobsController, metrics: metrics, log: requestLog))
 }
 
 /// On first start, creates the admin token (from `DEPOT_ADMIN_TOKEN` when given) and prints a

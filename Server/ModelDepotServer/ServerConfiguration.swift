@@ -16,6 +16,9 @@ public struct ServerConfiguration: Sendable {
     /// The first admin token's secret, when automation sets it (`DEPOT_ADMIN_TOKEN`); otherwise
     /// the server creates one on first start and prints it once.
     public var initialAdminToken: String?
+    /// Failed authentications in a row allowed per client address (and wrong secrets per key
+    /// id) before `429` and a backoff of 1 s, doubling up to 5 minutes.
+    public var authenticationFailureAllowance = 10
     /// How often usage counts go from memory to the catalog.
     public var usageFlushInterval: Duration = .seconds(10)
     /// How long a signed manifest is good for; the server signs it again after half of it.

@@ -10,7 +10,7 @@ extension Depot {
             abstract: "Run the ModelDepot server (embedded SQLite and blob store under the storage directory).",
             discussion: """
                 Flags override the environment: DEPOT_HOST, DEPOT_PORT, DEPOT_STORAGE, DEPOT_MAX_UPLOAD_SIZE,
-                DEPOT_LOG_LEVEL, DEPOT_MANIFEST_LIFETIME. On first start the server creates an admin token and prints it once;
+                DEPOT_LOG_LEVEL, DEPOT_MANIFEST_LIFETIME, DEPOT_AUTH_FAILURE_ALLOWANCE. On first start the server creates an admin token and prints it once;
                 DEPOT_ADMIN_TOKEN or --admin-token-file sets that first token instead.
                 It also creates its online manifest-signing key (storage/keys, mode 0600); devices trust it
                 once a root document lists it ('depot keys root init').
@@ -38,6 +38,9 @@ extension Depot {
 
         @Option(help: "A file holding the first admin token's secret.")
         var adminTokenFile: String?
+
+        @Option(help: "Failed authentications in a row allowed per client address, and wrong secrets per key id, before 429 and a backoff from 1 s doubling to 5 minutes (default 10).")
+        var authFailureAllowance: Int?
 
         func run() async throws {
             let configuration = try resolve(ProcessInfo.processInfo.environment)
@@ -67,6 +70,11 @@ extension Depot {
             if let lifetime = try manifestLifetime ?? environment["DEPOT_MANIFEST_LIFETIME"].map({ try number($0, "DEPOT_MANIFEST_LIFETIME") }) {
                 guard lifetime >= 60 else { throw ValidationError("The manifest lifetime must be at least 60 seconds, not \(lifetime).") }
                 configuration.manifestLifetime = TimeInterval(lifetime)
+            }
+            if let allowance = try authFailureAllowance
+                ?? environment["DEPOT_AUTH_FAILURE_ALLOWANCE"].map({ try number($0, "DEPOT_AUTH_FAILURE_ALLOWANCE") }) {
+                guard allowance >= 1 else { throw ValidationError("The authentication failure allowance must be at least 1, not \(allowance).") }
+                configuration.authenticationFailureAllowance = allowance
             }
             if let level = logLevel ?? environment["DEPOT_LOG_LEVEL"] {
                 guard let parsed = Logger.Level(rawValue: level.lowercased()) else {

@@ -1,21 +1,51 @@
 import Hummingbird
 import ModelDepotShared
 
-/// Resolves `Authorization: Bearer <secret>` to a working key, or answers 401.
+/// Resolves `Authorization: Bearer <secret>` to a working key, or answers 401; after too many
+/// failures, 429 (see ``AuthenticationThrottle``).
 struct AuthenticationMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let keys: AccessKeyCache
+    let throttle: AuthenticationThrottle
+    let metrics: ServerMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[.authorization] else {
+        let address = context.clientAddress
+        if let wait = throttle.wait(address: address) { throw refused(wait) }
+        let key = try await authenticate(request.headers[.authorization], address: address)
+        throttle.succeeded(address: address)
+        var context = context
+        context.principal = key
+        return try await next(request, context)
+    }
+
+    private func authenticate(_ header: String?, address: String?) async throws -> AccessKey {
+        guard let header else {
+            failed(address: address, keyID: nil)
             throw DepotError(.unauthorized, "No API key: send 'Authorization: Bearer <secret>' (the CLI reads --token or DEPOT_TOKEN).")
         }
         guard let secret = Self.bearerSecret(header) else {
+            failed(address: address, keyID: nil)
             throw DepotError(.unauthorized, "The Authorization header is not 'Bearer <secret>'.")
         }
-        var context = context
-        context.principal = try await keys.authenticate(String(secret))
-        return try await next(request, context)
+        let keyID = AccessKeySecret(text: String(secret)).embeddedID
+        do {
+            return try await keys.authenticate(String(secret))
+        } catch {
+            failed(address: address, keyID: keyID)
+            if let keyID, let wait = throttle.wait(keyID: keyID) { throw refused(wait) }
+            throw error
+        }
+    }
+
+    private func failed(address: String?, keyID: String?) {
+        metrics.recordAuthenticationFailure()
+        throttle.failed(address: address, keyID: keyID)
+    }
+
+    private func refused(_ wait: Duration) -> ThrottledError {
+        metrics.recordThrottled()
+        return ThrottledError(wait: wait)
     }
 
     /// The secret of an `Authorization: Bearer <secret>` header.

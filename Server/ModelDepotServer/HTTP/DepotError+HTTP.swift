@@ -13,6 +13,7 @@ extension DepotError: HTTPResponseError {
         case .alreadyExists, .conflict: .conflict
         case .payloadTooLarge: .contentTooLarge
         case .rangeNotSatisfiable: .rangeNotSatisfiable
+        case .tooManyRequests: .tooManyRequests
         case .internalError, .fileUnreadable: .internalServerError
         case .unavailable: .serviceUnavailable
         default: .unprocessableContent // every TFLite verification failure
@@ -25,5 +26,25 @@ extension DepotError: HTTPResponseError {
         if code == .unauthorized { headers[.wwwAuthenticate] = "Bearer realm=\"ModelDepot\"" }
         let body = try JSONEncoder().encode(ErrorBody(error: self))
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}
+
+/// A `429` with `Retry-After`: the client failed to authenticate too often (``AuthenticationThrottle``).
+struct ThrottledError: HTTPResponseError {
+    let wait: Duration
+
+    var error: DepotError {
+        DepotError(.tooManyRequests, "Too many failed authentications from this address or for this key; try again in \(seconds) s. Check the key: it may be revoked or mistyped.")
+    }
+
+    var status: HTTPResponse.Status { .tooManyRequests }
+
+    /// Whole seconds, rounded up.
+    var seconds: Int64 { wait.components.seconds + (wait.components.attoseconds > 0 ? 1 : 0) }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var response = try error.response(from: request, context: context)
+        response.headers[.retryAfter] = String(seconds)
+        return response
     }
 }

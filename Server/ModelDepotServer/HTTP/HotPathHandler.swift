@@ -90,7 +90,9 @@ final class HotPathHandler: ChannelInboundHandler, RemovableChannelHandler {
                 return pass(context, duringRead: duringRead)
             case .request(let request, let length):
                 let start = ContinuousClock.now
-                guard let (answer, route, key) = paths.answer(request, verified: &verified) else { return pass(context, duringRead: duringRead) }
+                guard let (answer, route, key) = paths.answer(request, from: context.channel.remoteAddress?.ipAddress, verified: &verified) else {
+                    return pass(context, duringRead: duringRead)
+                }
                 var file: NIOFileHandle?
                 if let (path, size, _, _, _) = answer.file {
                     // A file missing or not of its stored size goes to the router, which answers the error.

@@ -14,14 +14,19 @@ struct HotPaths: Sendable {
     }
 
     let keys: AccessKeyCache
+    let throttle: AuthenticationThrottle
     let manifests: ManifestController
     let blobs: BlobsController
     let metrics: ServerMetrics
     let log: RequestLog
 
     /// The answer, the route it stands for and the key that asked, or `nil` for the router.
-    func answer(_ request: HTTPRequest, verified: inout VerifiedKey?) -> (answer: HotAnswer, route: String, key: String)? {
-        guard request.method == .get, let target = request.path, let key = key(request, verified: &verified) else { return nil }
+    /// A client address that must wait (``AuthenticationThrottle``) goes to the router, which refuses it.
+    func answer(_ request: HTTPRequest, from address: @autoclosure () -> String?,
+                verified: inout VerifiedKey?) -> (answer: HotAnswer, route: String, key: String)? {
+        guard request.method == .get, let target = request.path, throttle.wait(address: address()) == nil,
+              let key = key(request, verified: &verified) else { return nil }
+        throttle.succeeded(address: address())
         let path = target.utf8.prefix { $0 != UInt8(ascii: "?") }
         if let rest = Self.remainder(of: path, after: "/v1/models/"), let slash = rest.firstIndex(of: UInt8(ascii: "/")),
            rest[slash...].elementsEqual("/manifest".utf8),

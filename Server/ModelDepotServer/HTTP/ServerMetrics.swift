@@ -1,8 +1,8 @@
 import Synchronization
 
 /// Counters for `/metrics` in Prometheus' text format: requests by route, method and status,
-/// blob bytes served, uploads, the share of manifest checks answered `304`, and request log
-/// lines dropped.
+/// blob bytes served, uploads, the share of manifest checks answered `304`, failed and throttled
+/// authentications, and request log lines dropped.
 /// Counted in memory; no request writes to the database for it.
 final class ServerMetrics: Sendable {
     private struct RequestKey: Hashable {
@@ -18,6 +18,8 @@ final class ServerMetrics: Sendable {
         var uploadsRejected = 0
         var manifestsFull = 0
         var manifestsNotModified = 0
+        var authenticationFailures = 0
+        var throttled = 0
     }
 
     private let counts = Mutex(Counts())
@@ -38,6 +40,10 @@ final class ServerMetrics: Sendable {
     func recordManifest(notModified: Bool) {
         counts.withLock { notModified ? ($0.manifestsNotModified += 1) : ($0.manifestsFull += 1) }
     }
+
+    func recordAuthenticationFailure() { counts.withLock { $0.authenticationFailures += 1 } }
+
+    func recordThrottled() { counts.withLock { $0.throttled += 1 } }
 
     func exposition() -> String {
         let counts = counts.withLock { $0 }
@@ -64,6 +70,12 @@ final class ServerMetrics: Sendable {
             "# HELP depot_manifest_not_modified_ratio Share of manifest answers that were 304.",
             "# TYPE depot_manifest_not_modified_ratio gauge",
             "depot_manifest_not_modified_ratio \(manifests == 0 ? 0 : Double(counts.manifestsNotModified) / Double(manifests))",
+            "# HELP depot_authentication_failures_total Requests with a missing, malformed or wrong key (401, or 429 once throttled).",
+            "# TYPE depot_authentication_failures_total counter",
+            "depot_authentication_failures_total \(counts.authenticationFailures)",
+            "# HELP depot_authentication_throttled_total Requests refused with 429 after too many failed authentications.",
+            "# TYPE depot_authentication_throttled_total counter",
+            "depot_authentication_throttled_total \(counts.throttled)",
             "# HELP depot_request_log_dropped_total Request log lines dropped because requests came faster than the log was written.",
             "# TYPE depot_request_log_dropped_total counter",
             "depot_request_log_dropped_total \(requestLog.dropped)",
