@@ -32,9 +32,12 @@ public func buildApplication(
     let built = buildRouter(configuration: configuration, catalog: catalog, blobs: blobs, index: index, signer: signer, usage: usage,
                             clock: clock, requestLog: requestLog)
     let hotPaths = built.hotPaths
+    let connections = ConnectionCounter()
     return Application(
         router: built.routes.router,
-        server: HTTPServerBuilder { responder in DepotHTTPChannel(responder: responder, hotPaths: hotPaths) },
+        server: HTTPServerBuilder { responder in
+            DepotHTTPChannel(responder: responder, hotPaths: hotPaths, limits: configuration.connectionLimits, counter: connections)
+        },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "ModelDepot"),
         services: [RequestLogService(log: requestLog),
                    UsageFlushService(usage: usage, catalog: catalog, interval: configuration.usageFlushInterval, logger: logger)],

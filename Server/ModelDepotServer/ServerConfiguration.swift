@@ -19,6 +19,8 @@ public struct ServerConfiguration: Sendable {
     /// Failed authentications in a row allowed per client address (and wrong secrets per key
     /// id) before `429` and a backoff of 1 s, doubling up to 5 minutes.
     public var authenticationFailureAllowance = 10
+    /// Timeouts, open connections and request head size.
+    public var connectionLimits = ConnectionLimits()
     /// How often usage counts go from memory to the catalog.
     public var usageFlushInterval: Duration = .seconds(10)
     /// How long a signed manifest is good for; the server signs it again after half of it.

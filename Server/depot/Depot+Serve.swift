@@ -10,7 +10,8 @@ extension Depot {
             abstract: "Run the ModelDepot server (embedded SQLite and blob store under the storage directory).",
             discussion: """
                 Flags override the environment: DEPOT_HOST, DEPOT_PORT, DEPOT_STORAGE, DEPOT_MAX_UPLOAD_SIZE,
-                DEPOT_LOG_LEVEL, DEPOT_MANIFEST_LIFETIME, DEPOT_AUTH_FAILURE_ALLOWANCE. On first start the server creates an admin token and prints it once;
+                DEPOT_LOG_LEVEL, DEPOT_MANIFEST_LIFETIME, DEPOT_HEAD_TIMEOUT, DEPOT_IDLE_TIMEOUT, DEPOT_BODY_TIMEOUT,
+                DEPOT_SEND_TIMEOUT, DEPOT_MAX_CONNECTIONS, DEPOT_MAX_HEAD_SIZE, DEPOT_AUTH_FAILURE_ALLOWANCE. On first start the server creates an admin token and prints it once;
                 DEPOT_ADMIN_TOKEN or --admin-token-file sets that first token instead.
                 It also creates its online manifest-signing key (storage/keys, mode 0600); devices trust it
                 once a root document lists it ('depot keys root init').
@@ -38,6 +39,24 @@ extension Depot {
 
         @Option(help: "A file holding the first admin token's secret.")
         var adminTokenFile: String?
+
+        @Option(help: "Seconds from a request head's first byte to its last before 408 and closing (default 60).")
+        var headTimeout: Int?
+
+        @Option(help: "Seconds a keep-alive connection may wait for its next request (default 75).")
+        var idleTimeout: Int?
+
+        @Option(help: "Seconds between two reads of a request body before the connection closes (default 60).")
+        var bodyTimeout: Int?
+
+        @Option(help: "Seconds the client may acknowledge no byte of an answer before the connection closes (default 60).")
+        var sendTimeout: Int?
+
+        @Option(help: "Open connections at most; one more gets 503 and is closed (default 10000).")
+        var maxConnections: Int?
+
+        @Option(help: "The largest request head in bytes; a larger one gets 431 (default 16384).")
+        var maxHeadSize: Int?
 
         @Option(help: "Failed authentications in a row allowed per client address, and wrong secrets per key id, before 429 and a backoff from 1 s doubling to 5 minutes (default 10).")
         var authFailureAllowance: Int?
@@ -71,6 +90,7 @@ extension Depot {
                 guard lifetime >= 60 else { throw ValidationError("The manifest lifetime must be at least 60 seconds, not \(lifetime).") }
                 configuration.manifestLifetime = TimeInterval(lifetime)
             }
+            try resolveConnectionLimits(environment, into: &configuration.connectionLimits)
             if let allowance = try authFailureAllowance
                 ?? environment["DEPOT_AUTH_FAILURE_ALLOWANCE"].map({ try number($0, "DEPOT_AUTH_FAILURE_ALLOWANCE") }) {
                 guard allowance >= 1 else { throw ValidationError("The authentication failure allowance must be at least 1, not \(allowance).") }
@@ -94,6 +114,35 @@ extension Depot {
                 throw ValidationError("The admin token must have at least 16 characters; this one has \(token.count).")
             }
             return configuration
+        }
+
+        private func resolveConnectionLimits(_ environment: [String: String], into limits: inout ConnectionLimits) throws {
+            let timeouts: [(Int?, String, WritableKeyPath<ConnectionLimits, Duration>)] = [
+                (headTimeout, "DEPOT_HEAD_TIMEOUT", \.headTimeout), (idleTimeout, "DEPOT_IDLE_TIMEOUT", \.idleTimeout),
+                (bodyTimeout, "DEPOT_BODY_TIMEOUT", \.bodyTimeout), (sendTimeout, "DEPOT_SEND_TIMEOUT", \.sendTimeout),
+            ]
+            for (flag, variable, path) in timeouts {
+                guard let seconds = try flag ?? environment[variable].map({ try number($0, variable) }) else { continue }
+                guard (1...86_400).contains(seconds) else {
+                    throw ValidationError("\(variable) (--\(Self.flag(variable))) must be 1 to 86400 seconds, not \(seconds).")
+                }
+                limits[keyPath: path] = .seconds(seconds)
+            }
+            if let maximum = try maxConnections ?? environment["DEPOT_MAX_CONNECTIONS"].map({ try number($0, "DEPOT_MAX_CONNECTIONS") }) {
+                guard maximum >= 1 else { throw ValidationError("The maximum number of connections must be at least 1, not \(maximum).") }
+                limits.maximumConnections = maximum
+            }
+            if let size = try maxHeadSize ?? environment["DEPOT_MAX_HEAD_SIZE"].map({ try number($0, "DEPOT_MAX_HEAD_SIZE") }) {
+                guard (1024...1 << 20).contains(size) else {
+                    throw ValidationError("The maximum request head size must be 1024 to 1048576 bytes, not \(size).")
+                }
+                limits.maximumHeadSize = size
+            }
+        }
+
+        /// `head-timeout` for `DEPOT_HEAD_TIMEOUT`.
+        private static func flag(_ variable: String) -> String {
+            variable.dropFirst("DEPOT_".count).lowercased().replacingOccurrences(of: "_", with: "-")
         }
 
         private func number(_ text: String, _ name: String) throws -> Int {

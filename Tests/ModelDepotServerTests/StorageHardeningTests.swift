@@ -4,7 +4,8 @@ import ModelDepotShared
 import Testing
 
 /// The storage directory is private to the server's user; deletions commit before files go; a
-/// blob missing or changed on disk is a server error naming a request id, never wrong bytes.
+/// blob missing or changed on disk is a server error naming a request id, never wrong bytes,
+/// until a file that hashes to its digest is restored.
 @Suite struct StorageHardeningTests {
     static func mode(_ url: URL) throws -> Int {
         try #require(try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int)
@@ -61,8 +62,13 @@ import Testing
             try await expectServerError(client, uri, key)
             try bytes.prefix(bytes.count - 1).write(to: blob)
             try await expectServerError(client, uri, key)
+            var flipped = bytes
+            flipped[flipped.count / 2] ^= 0xff
+            try flipped.write(to: blob)
+            try await expectServerError(client, uri, key)
 
-            try bytes.write(to: blob)
+            // Restored from a backup: a new file, which hashes to its digest again, is served.
+            try bytes.write(to: blob, options: .atomic)
             let restored = try await client.request(.get, uri, headers: key)
             #expect(restored.status == .ok)
             #expect(Data(restored.body.readableBytesView) == bytes)

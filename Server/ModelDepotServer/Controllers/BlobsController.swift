@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Hummingbird
 import ModelDepotShared
@@ -13,7 +14,7 @@ struct BlobsController {
 
     /// What a request gets: the content (or a part of it), or a `416`.
     enum Plan {
-        case content(status: HTTPResponse.Status, headers: HTTPFields, path: String, range: ClosedRange<Int>?, length: Int)
+        case content(status: HTTPResponse.Status, headers: HTTPFields, file: BlobIndex.Entry, range: ClosedRange<Int>?, length: Int)
         case unsatisfiable(headers: HTTPFields, error: DepotError)
     }
 
@@ -34,9 +35,9 @@ struct BlobsController {
             var response = try error.response(from: request, context: context)
             response.headers.append(contentsOf: headers)
             return response
-        case .content(let status, let headers, let path, let range, let length):
+        case .content(let status, let headers, let file, let range, let length):
             let arm = Self.arm(request.headers)
-            try Self.checkFile(path, hex: hex, length: length)
+            let path = try checkFile(file, hex: hex)
             guard includeBody, let range else { return Response(status: status, headers: headers) }
             metrics.recordBlobBytes(range.count)
             return Response(status: status, headers: headers, body: files.body(path: path, range: range, eventLoop: context.eventLoop) {
@@ -48,12 +49,12 @@ struct BlobsController {
     /// A `GET` answered from the file with `sendfile`, or `nil` for anything but content (the
     /// router then answers it, with the same result or the error).
     func cachedAnswer(hex: Substring, key: AccessKey, headers: HTTPFields) -> HotAnswer? {
-        guard case .content(let status, let fields, let path, let range?, let length)? = try? plan(hex: hex, key: key, headers: headers) else {
+        guard case .content(let status, let fields, let file, let range?, let length)? = try? plan(hex: hex, key: key, headers: headers) else {
             return nil
         }
         let arm = Self.arm(headers)
         let hex = String(hex)
-        return HotAnswer(status: status, headers: fields, file: path, size: length, range: range) { [metrics] in
+        return HotAnswer(status: status, headers: fields, file: file.path, identity: file.identity, range: range) { [metrics] in
             metrics.recordBlobBytes(range.count)
         } onComplete: {
             countDownload(hex, range: range, length: length, arm: arm)
@@ -62,8 +63,7 @@ struct BlobsController {
 
     /// Status, headers and byte range for `key`'s request of blob `hex`, from the ``BlobIndex``.
     /// - Throws: ``DepotError``: `bad_request` for a malformed digest, `not_found` for a blob no
-    ///   version of the key's models references, `internal_error` for a referenced blob missing
-    ///   from storage.
+    ///   version of the key's models references.
     func plan(hex: Substring, key: AccessKey, headers requestHeaders: HTTPFields) throws -> Plan {
         guard hex.utf8.count == 64, hex.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
             throw DepotError(.badRequest, "'\(hex.prefix(80))' is not a SHA-256 digest: blobs are named by 64 lower-case hexadecimal digits.")
@@ -71,9 +71,6 @@ struct BlobsController {
         // A blob of another model is as unknown to a limited key as one nobody uploaded.
         guard let entry = index.entry(hex), BlobIndex.key(key, mayRead: entry) else {
             throw DepotError(.notFound, "No blob has SHA-256 \(hex). Ask the model's manifest for the current download URL.")
-        }
-        guard let path = entry.path else {
-            throw DepotError(.internalError, "Blob \(hex), which versions of \(entry.models.sorted().joined(separator: ", ")) reference, is missing from the storage directory. Restore it from a backup; 'depot fsck' lists every damaged blob.")
         }
         let length = entry.size
         let etag = "\"\(hex)\""
@@ -89,11 +86,11 @@ struct BlobsController {
             return .unsatisfiable(headers: [.eTag: etag, .acceptRanges: "bytes", .contentRange: "bytes */\(length)"], error: error)
         case .full:
             headers[.contentLength] = String(length)
-            return .content(status: .ok, headers: headers, path: path, range: length > 0 ? 0...(length - 1) : nil, length: length)
+            return .content(status: .ok, headers: headers, file: entry, range: length > 0 ? 0...(length - 1) : nil, length: length)
         case .partial(let bytes):
             headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(length)"
             headers[.contentLength] = String(bytes.count)
-            return .content(status: .partialContent, headers: headers, path: path, range: bytes, length: length)
+            return .content(status: .partialContent, headers: headers, file: entry, range: bytes, length: length)
         }
     }
 
@@ -106,15 +103,20 @@ struct BlobsController {
         headers.value(.depotArm).map { String($0.prefix(80)) } ?? "unknown"
     }
 
-    /// Refuses to serve a blob file whose size is not the one its versions were stored with:
-    /// changed or cut on disk, it would go out as wrong bytes under a `200`.
-    static func checkFile(_ path: String, hex: String, length: Int) throws {
-        var status = stat()
-        guard stat(path, &status) == 0 else {
-            throw DepotError(.internalError, "Blob \(hex) is missing from the storage directory ('\(path)': \(String(cString: strerror(errno)))). Restore it from a backup; 'depot fsck' lists every damaged blob.")
+    /// Refuses to serve a blob file that is not the one the index knows (missing, rewritten,
+    /// replaced or cut on disk) unless it hashes to its digest again (restored from a backup):
+    /// it could go out as wrong bytes under a `200`.
+    /// - Returns: The file's path.
+    func checkFile(_ entry: BlobIndex.Entry, hex: String) throws -> String {
+        let path = entry.path
+        guard let identity = FileIdentity(path: path) else {
+            throw DepotError(.internalError, "Blob \(hex) is missing from the storage directory ('\(path)'). Restore it from a backup; 'depot fsck' lists every damaged blob.")
         }
-        guard Int(status.st_size) == length else {
-            throw DepotError(.internalError, "Blob \(hex) ('\(path)') has \(status.st_size) bytes on disk but was stored with \(length): it was changed outside the server. Restore it from a backup; 'depot fsck' lists every damaged blob.")
+        guard identity != entry.identity else { return path }
+        guard identity.size == entry.size, (try? SHA256.digest(ofFileAt: path).hex) == hex else {
+            throw DepotError(.internalError, "Blob \(hex) ('\(path)', \(identity.size) bytes, \(entry.size) stored) was changed outside the server. Restore it from a backup; 'depot fsck' lists every damaged blob.")
         }
+        index.confirm(hex, identity: identity)
+        return path
     }
 }

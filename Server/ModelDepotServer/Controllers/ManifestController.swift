@@ -81,9 +81,10 @@ struct HotAnswer: Sendable {
     var status: HTTPResponse.Status
     var headers: HTTPFields
     var body: ByteBuffer?
-    /// A byte range of a file of `size` bytes; `onStart` runs when sending begins, `onComplete`
-    /// once every byte went out.
-    var file: (path: String, size: Int, range: ClosedRange<Int>, onStart: @Sendable () -> Void, onComplete: @Sendable () -> Void)?
+    /// A byte range of a file that must still be `identity`; `onStart` runs when sending begins,
+    /// `onComplete` once every byte went out.
+    var file: (path: String, identity: FileIdentity?, range: ClosedRange<Int>, onStart: @Sendable () -> Void,
+               onComplete: @Sendable () -> Void)?
 
     init(status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer?) {
         self.status = status
@@ -91,10 +92,10 @@ struct HotAnswer: Sendable {
         self.body = body
     }
 
-    init(status: HTTPResponse.Status, headers: HTTPFields, file path: String, size: Int, range: ClosedRange<Int>,
+    init(status: HTTPResponse.Status, headers: HTTPFields, file path: String, identity: FileIdentity?, range: ClosedRange<Int>,
          onStart: @escaping @Sendable () -> Void, onComplete: @escaping @Sendable () -> Void) {
         self.status = status
         self.headers = headers
-        file = (path, size, range, onStart, onComplete)
+        file = (path, identity, range, onStart, onComplete)
     }
 }

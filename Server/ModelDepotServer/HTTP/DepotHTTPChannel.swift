@@ -7,12 +7,15 @@ import NIOHTTPTypesHTTP1
 
 /// Hummingbird's HTTP/1 child channel (the same pipeline as its `HTTP1Channel`) with larger
 /// reads and a deeper inbound buffer, so that the task receiving a streamed upload rarely waits
-/// for the event loop, and ``HotPathHandler`` first in the pipeline, before the HTTP/1 decoder.
+/// for the event loop, ``ConnectionGuard`` first in the pipeline (timeouts, limits), then
+/// ``HotPathHandler`` before the HTTP/1 decoder.
 struct DepotHTTPChannel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
 
     let responder: HTTPChannelHandler.Responder
     let hotPaths: HotPaths
+    let limits: ConnectionLimits
+    let counter: ConnectionCounter
 
     /// Inbound parts (request heads and body pieces of at most ``largestRead``) buffered per
     /// connection before NIO stops reading: at most 8 MiB, so the task receiving an upload rarely
@@ -31,11 +34,13 @@ struct DepotHTTPChannel: ServerChildChannel, HTTPChannelHandler {
             try channel.syncOptions?.setOption(ChannelOptions.recvAllocator,
                                                value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: Self.largestRead))
             let options = channel.pipeline.syncOperations
+            try options.addHandler(ConnectionGuard(limits: limits, counter: counter, metrics: hotPaths.metrics))
             try options.addHandler(HotPathHandler(paths: hotPaths))
             try options.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false,
                                                     withOutboundHeaderValidation: false, withEncoderConfiguration: .init(),
                                                     withDecoderLimitConfiguration: .init())
             try options.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+            try options.addHandler(RequestProgressReporter())
             try options.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
             return try NIOAsyncChannel(
                 wrappingChannelSynchronously: channel,

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#else
-import Darwin
-#endif
 import NIOCore
 import NIOPosix
 
@@ -94,10 +89,10 @@ final class HotPathHandler: ChannelInboundHandler, RemovableChannelHandler {
                     return pass(context, duringRead: duringRead)
                 }
                 var file: NIOFileHandle?
-                if let (path, size, _, _, _) = answer.file {
-                    // A file missing or not of its stored size goes to the router, which answers the error.
+                if let (path, identity, _, _, _) = answer.file {
+                    // A file missing or changed since the index was loaded goes to the router, which answers the error.
                     guard let handle = try? NIOFileHandle(_deprecatedPath: path) else { return pass(context, duringRead: duringRead) }
-                    guard Self.size(of: handle) == size else {
+                    guard let identity, (try? handle.withUnsafeFileDescriptor { FileIdentity(descriptor: $0) }) == identity else {
                         try? handle.close()
                         return pass(context, duringRead: duringRead)
                     }
@@ -105,17 +100,13 @@ final class HotPathHandler: ChannelInboundHandler, RemovableChannelHandler {
                 }
                 bytes.moveReaderIndex(forwardBy: length)
                 received = bytes.readableBytes > 0 ? bytes : nil
+                context.triggerUserOutboundEvent(ConnectionGuard.Event.requestReceived, promise: nil)
                 respond(context, answer, file: file)
+                context.triggerUserOutboundEvent(ConnectionGuard.Event.answerWritten, promise: nil)
                 answered = true
                 paths.log(request, route: route, status: Int(answer.status.code), start: start, key: key)
             }
         }
-    }
-
-    private static func size(of handle: NIOFileHandle) -> Int? {
-        var status = stat()
-        guard (try? handle.withUnsafeFileDescriptor({ fstat($0, &status) })) == 0 else { return nil }
-        return Int(status.st_size)
     }
 
     /// Hands what was received, and everything after it, to the HTTP/1 decoder.

@@ -2,7 +2,7 @@ import Synchronization
 
 /// Counters for `/metrics` in Prometheus' text format: requests by route, method and status,
 /// blob bytes served, uploads, the share of manifest checks answered `304`, failed and throttled
-/// authentications, and request log lines dropped.
+/// authentications, connections closed by timeouts and limits, and request log lines dropped.
 /// Counted in memory; no request writes to the database for it.
 final class ServerMetrics: Sendable {
     private struct RequestKey: Hashable {
@@ -20,6 +20,7 @@ final class ServerMetrics: Sendable {
         var manifestsNotModified = 0
         var authenticationFailures = 0
         var throttled = 0
+        var closed: [ConnectionGuard.Reason: Int] = [:]
     }
 
     private let counts = Mutex(Counts())
@@ -44,6 +45,8 @@ final class ServerMetrics: Sendable {
     func recordAuthenticationFailure() { counts.withLock { $0.authenticationFailures += 1 } }
 
     func recordThrottled() { counts.withLock { $0.throttled += 1 } }
+
+    func recordConnectionClosed(_ reason: ConnectionGuard.Reason) { counts.withLock { $0.closed[reason, default: 0] += 1 } }
 
     func exposition() -> String {
         let counts = counts.withLock { $0 }
@@ -76,6 +79,13 @@ final class ServerMetrics: Sendable {
             "# HELP depot_authentication_throttled_total Requests refused with 429 after too many failed authentications.",
             "# TYPE depot_authentication_throttled_total counter",
             "depot_authentication_throttled_total \(counts.throttled)",
+            "# HELP depot_connections_closed_total Connections the server closed itself, by reason (timeouts and limits).",
+            "# TYPE depot_connections_closed_total counter",
+        ]
+        for reason in ConnectionGuard.Reason.allCases {
+            lines.append("depot_connections_closed_total{reason=\"\(reason.rawValue)\"} \(counts.closed[reason] ?? 0)")
+        }
+        lines += [
             "# HELP depot_request_log_dropped_total Request log lines dropped because requests came faster than the log was written.",
             "# TYPE depot_request_log_dropped_total counter",
             "depot_request_log_dropped_total \(requestLog.dropped)",

@@ -1,17 +1,59 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 import Logging
 import ModelDepotShared
 import Synchronization
 
-/// Every blob some version references, in memory: its file, its size and the models whose
-/// versions name it. A blob request is planned from it without the catalog or a `stat` (so the
+/// What tells a file changed without reading it: its size, inode and modification time.
+struct FileIdentity: Equatable, Sendable {
+    let size: Int
+    let inode: UInt64
+    let modifiedSeconds: Int
+    let modifiedNanoseconds: Int
+
+    init(_ status: stat) {
+        size = Int(status.st_size)
+        inode = UInt64(status.st_ino)
+        #if canImport(Glibc)
+        modifiedSeconds = Int(status.st_mtim.tv_sec)
+        modifiedNanoseconds = Int(status.st_mtim.tv_nsec)
+        #else
+        modifiedSeconds = Int(status.st_mtimespec.tv_sec)
+        modifiedNanoseconds = Int(status.st_mtimespec.tv_nsec)
+        #endif
+    }
+
+    /// The identity of the file at `path`, or `nil` when there is none.
+    init?(path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        self.init(status)
+    }
+
+    /// The identity of an open file, or `nil`.
+    init?(descriptor: CInt) {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        self.init(status)
+    }
+}
+
+/// Every blob some version references, in memory: its file (and that file's identity), its
+/// size and the models whose versions name it. A blob request is planned from it without the catalog or a `stat` (so the
 /// hot path does not wait on the disk before it opens the file), and a key limited to some
 /// models finds only their blobs. Loaded at start and again after every change to versions.
 final class BlobIndex: Sendable {
     struct Entry: Sendable {
-        /// The file, or `nil` when the catalog references a blob that is not in storage.
-        let path: String?
+        /// Where the file is.
+        let path: String
         let size: Int
         let models: Set<String>
+        /// The file as it was when the index was loaded (`nil`: it was missing): a file changed
+        /// since (rewritten, replaced, cut) is not served.
+        let identity: FileIdentity?
     }
 
     private let catalog: any ModelCatalog
@@ -31,8 +73,9 @@ final class BlobIndex: Sendable {
         let load = loads.add(1, ordering: .relaxed).newValue
         var entries: [String: Entry] = [:]
         for reference in try await catalog.blobReferences() {
-            entries[reference.sha256] = Entry(path: blobs.path(of: reference.sha256), size: reference.size,
-                                              models: Set(reference.models.map(\.rawValue)))
+            let path = blobs.location(of: reference.sha256)
+            entries[reference.sha256] = Entry(path: path, size: reference.size, models: Set(reference.models.map(\.rawValue)),
+                                              identity: FileIdentity(path: path))
         }
         state.withLock { state in
             if load > state.load { state = (entries, load) }
@@ -52,6 +95,14 @@ final class BlobIndex: Sendable {
             }
         }
         try await reload()
+    }
+
+    /// Records the identity of a blob's file found whole again (its bytes hash to its digest).
+    func confirm(_ sha256: String, identity: FileIdentity) {
+        state.withLock { state in
+            guard let entry = state.entries[sha256] else { return }
+            state.entries[sha256] = Entry(path: entry.path, size: entry.size, models: entry.models, identity: identity)
+        }
     }
 
     /// The entry for a digest, or `nil` when no version references it.

@@ -10,8 +10,8 @@ public protocol BlobStore: Sendable {
     func commit(_ upload: BlobUpload, sha256: String) throws(DepotError)
     /// Throws away an upload that will not be committed, once any write in flight has ended.
     func discard(_ upload: BlobUpload) async
-    /// The file holding a blob, or `nil` when there is none.
-    func path(of sha256: String) -> String?
+    /// Where a blob's file is, or would be.
+    func location(of sha256: String) -> String
     /// Removes a blob nothing references any more.
     func remove(_ sha256: String) throws(DepotError)
 }

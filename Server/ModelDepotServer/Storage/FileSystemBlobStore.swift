@@ -24,8 +24,9 @@ public struct FileSystemBlobStore: BlobStore {
     ///   - root: The storage directory.
     ///   - directIO: Write uploads with `O_DIRECT` where the file system allows it (ordinary
     ///     writes otherwise, or when `false`).
+    ///   - cleaningTemporaryFiles: Remove what `tmp/` holds (`false` while a server may be using it).
     /// - Throws: ``DepotError`` when the folders cannot be created.
-    public init(root: String, directIO: Bool = true) throws(DepotError) {
+    public init(root: String, directIO: Bool = true, cleaningTemporaryFiles: Bool = true) throws(DepotError) {
         self.root = root
         self.directIO = directIO
         do {
@@ -36,7 +37,7 @@ public struct FileSystemBlobStore: BlobStore {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: privateFolder)
             }
             guard chmod(root, 0o700) == 0 else { throw Self.failure("restrict the permissions of", root) }
-            for stray in try FileManager.default.contentsOfDirectory(atPath: root + "/tmp") {
+            for stray in try FileManager.default.contentsOfDirectory(atPath: root + "/tmp") where cleaningTemporaryFiles {
                 try FileManager.default.removeItem(atPath: root + "/tmp/" + stray)
             }
         } catch {
@@ -66,13 +67,12 @@ public struct FileSystemBlobStore: BlobStore {
         unlink(upload.temporaryPath)
     }
 
-    public func path(of sha256: String) -> String? {
-        let path = blobsDirectory + "/" + sha256.prefix(2) + "/" + sha256
-        return access(path, R_OK) == 0 ? path : nil
+    public func location(of sha256: String) -> String {
+        blobsDirectory + "/" + sha256.prefix(2) + "/" + sha256
     }
 
     public func remove(_ sha256: String) throws(DepotError) {
-        let path = blobsDirectory + "/" + sha256.prefix(2) + "/" + sha256
+        let path = location(of: sha256)
         guard unlink(path) == 0 || errno == ENOENT else { throw Self.failure("remove", path) }
     }
 
