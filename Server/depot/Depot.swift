@@ -42,7 +42,7 @@ struct Depot: AsyncParsableCommand {
 extension DepotError {
     /// 2 for server or network failures, 1 for everything the user can fix.
     var exitCode: Int32 {
-        [.unavailable, .internalError].contains(code) ? 2 : 1
+        [.unavailable, .internalError, .insufficientStorage].contains(code) ? 2 : 1
     }
 }
 

@@ -21,6 +21,8 @@ extension DepotError.Code {
     public static let rangeNotSatisfiable = Self("range_not_satisfiable")
     /// Too many failed authentications from this address or for this key: wait for `Retry-After`.
     public static let tooManyRequests = Self("too_many_requests")
+    /// The server's storage is full: nothing was stored.
+    public static let insufficientStorage = Self("insufficient_storage")
     /// The server could not do what it should have; the message says what.
     public static let internalError = Self("internal_error")
     /// The server could not be reached or answered something unexpected (CLI and SDK).

@@ -302,6 +302,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
 
     private static func mapped(_ error: any Error) -> any Error {
         if error is DepotError { return error }
+        if let error = error as? DatabaseError, error.resultCode == .SQLITE_FULL { return FileSystemBlobStore.storageFull }
         return DepotError(.internalError, "The catalog database failed: \(error).")
     }
 }

@@ -14,6 +14,7 @@ extension DepotError: HTTPResponseError {
         case .payloadTooLarge: .contentTooLarge
         case .rangeNotSatisfiable: .rangeNotSatisfiable
         case .tooManyRequests: .tooManyRequests
+        case .insufficientStorage: .init(code: 507, reasonPhrase: "Insufficient Storage")
         case .internalError, .fileUnreadable: .internalServerError
         case .unavailable: .serviceUnavailable
         default: .unprocessableContent // every TFLite verification failure

@@ -84,6 +84,9 @@ public struct FileSystemBlobStore: BlobStore {
         }
     }
 
+    /// What a request that needed space gets when the storage has none.
+    static let storageFull = DepotError(.insufficientStorage, "The server's storage is full: nothing was stored. Ask the server's operator to free space in its storage directory (or give it a larger disk), then try again.")
+
     static func synchronizeDirectory(_ path: String) throws(DepotError) {
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { throw failure("open", path) }
@@ -92,6 +95,7 @@ public struct FileSystemBlobStore: BlobStore {
     }
 
     static func failure(_ operation: String, _ path: String) -> DepotError {
-        DepotError(.internalError, "Could not \(operation) '\(path)': \(String(cString: strerror(errno))). Check the storage directory's space and permissions.")
+        if errno == ENOSPC || errno == EDQUOT { return storageFull }
+        return DepotError(.internalError, "Could not \(operation) '\(path)': \(String(cString: strerror(errno))). Check the storage directory's space and permissions.")
     }
 }
