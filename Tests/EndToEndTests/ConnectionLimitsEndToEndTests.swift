@@ -5,7 +5,8 @@ import TestSupport
 import Testing
 
 /// Clients that hold connections without finishing requests, against a real `depot serve` with
-/// 1-second timeouts: heads never finished get `408`, oversized heads `431`, stalled bodies,
+/// 1-second timeouts: heads never finished get `408`, oversized heads `431`, unreadable ones a
+/// JSON `400`, stalled bodies,
 /// idle keep-alives and readers that stop reading are closed, while a slow reader that keeps
 /// reading gets its whole file; one connection beyond the maximum gets `503`.
 @Suite struct ConnectionLimitsEndToEndTests {
@@ -42,7 +43,11 @@ import Testing
             answers = [status(read_all(s)) for s in sockets]
             big = connect()
             big.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: x\\r\\nX-Big: " + b"a" * 20000 + b"\\r\\n\\r\\n")
-            print(json.dumps({"answers": answers, "seconds": time.time() - started, "big": status(read_all(big))}))
+            bad = connect()
+            bad.sendall(b"POST /v1/admin/models HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: B7\\r\\n\\r\\n")
+            malformed = read_all(bad)
+            print(json.dumps({"answers": answers, "seconds": time.time() - started, "big": status(read_all(big)),
+                              "answer": status(malformed) + " " + malformed.split(b"\\r\\n\\r\\n", 1)[-1].decode()}))
         elif mode == "idle":
             s = connect()
             s.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
@@ -123,6 +128,8 @@ import Testing
         #expect(heads.answers == Array(repeating: "HTTP/1.1 408 Request Timeout", count: 20))
         #expect((heads.seconds ?? 99) < 10, "all twenty closed after about a second")
         #expect(heads.big == "HTTP/1.1 431 Request Header Fields Too Large")
+        #expect(heads.answer?.hasPrefix(#"HTTP/1.1 400 Bad Request {"error":{"code":"bad_request","message":"The request is not valid HTTP/1.1"#) == true,
+                "a request the decoder cannot read gets a JSON error: \(heads.answer ?? "")")
         let idle = try run(server, "idle")
         #expect(idle.answer == "HTTP/1.1 200 OK")
         #expect((idle.seconds ?? 99) < 10, "closed when idle, not at the client's 30 s timeout")

@@ -12,9 +12,10 @@ final class PublishedModel {
     /// The root key file (`depot keys root generate`) and its public key, which the SDK pins.
     let root: (file: String, publicKey: String)
 
-    init(_ fixtures: [String] = ["float_classifier"]) throws {
+    /// - Parameter arguments: More `depot serve` options.
+    init(_ fixtures: [String] = ["float_classifier"], arguments: [String] = []) throws {
         scratch = try Scratch()
-        server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"), arguments: arguments)
         root = try server.initializeRoot(keyFile: scratch.path("root.key"))
         _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
         for fixture in fixtures {

@@ -26,6 +26,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case requestReceived
         /// The last part of an answer was written.
         case answerWritten
+        /// The bytes received are not an HTTP/1 request (the decoder's reason).
+        case malformed(String)
     }
 
     /// Why the server closed a connection itself (`depot_connections_closed_total{reason}`).
@@ -36,6 +38,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case bodyTimeout = "body_timeout"
         case idleTimeout = "idle_timeout"
         case sendTimeout = "send_timeout"
+        case malformedRequest = "malformed_request"
     }
 
     private let limits: ConnectionLimits
@@ -134,6 +137,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .answerWritten:
             unanswered = max(0, unanswered - 1)
             idleSince = .now()
+        case .malformed(let reason):
+            if !closing {
+                refuse(context, .malformedRequest, status: "400 Bad Request", code: "bad_request",
+                       message: "The request is not valid HTTP/1.1 (\(Self.jsonSafe(reason))). Check the request line, the header fields and Content-Length.")
+            }
         }
         promise?.succeed()
     }
@@ -208,6 +216,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.writeAndFlush(wrapOutboundOut(.byteBuffer(context.channel.allocator.buffer(string: response)))).assumeIsolated().whenComplete { _ in
             context.close(promise: nil)
         }
+    }
+
+    /// Text that can go inside a JSON string as it is.
+    private static func jsonSafe(_ text: String) -> String {
+        String(text.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" }.prefix(120).map(Character.init))
     }
 
     private func close(_ context: ChannelHandlerContext, _ reason: Reason) {
