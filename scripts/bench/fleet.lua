@@ -1,0 +1,72 @@
+-- wrk script for scripts/bench/fleet, run with one connection per thread so that each thread
+-- knows which installation its one outstanding request is for. Thread k draws installations at
+-- random from its own table (FLEET_DEVICES_PREFIX-k.lua, written by fleet_devices.py), each
+-- request with the SDK's full header set: 94% conditional manifest checks (If-None-Match with
+-- the ETag the installation last got; a 200 replaces it, as the SDK does), 5% first checks (no
+-- ETag: a 200), 1% a 64 KiB range of the installation's blob. `done` prints one line,
+-- "FLEET {json}": requests/s, latency percentiles, errors and the answers by status.
+local key = os.getenv("FLEET_KEY")
+local threads = {}
+local devices, current, first
+local answers = {}
+
+function setup(thread)
+    table.insert(threads, thread)
+    thread:set("number", #threads)
+end
+
+function init(args)
+    devices = dofile(os.getenv("FLEET_DEVICES_PREFIX") .. "-" .. number .. ".lua")
+    math.randomseed(os.time() * 1000 + number)
+end
+
+function request()
+    current = devices[math.random(#devices)]
+    local headers = {
+        ["Authorization"] = "Bearer " .. key,
+        ["Depot-Installation-ID"] = current[1],
+        ["Depot-Platform"] = current[2],
+        ["Depot-App-Version"] = current[3],
+        ["Depot-OS-Version"] = current[4],
+        ["Depot-SDK-Version"] = "1.0.0",
+        ["Depot-Country"] = current[5],
+        ["Depot-Attributes"] = current[6],
+    }
+    local roll = math.random(100)
+    if roll <= 99 then
+        if roll <= 94 then headers["If-None-Match"] = current[7] end
+        return wrk.format("GET", "/v1/models/fleet/manifest", headers)
+    end
+    local size = current[10]
+    local start = math.random(0, math.max(0, size - 65536))
+    headers["Range"] = "bytes=" .. start .. "-" .. math.min(size - 1, start + 65535)
+    headers["Depot-Arm"] = current[9]
+    return wrk.format("GET", "/v1/blobs/sha256/" .. current[8], headers)
+end
+
+function response(status, headers, body)
+    answers[status] = (answers[status] or 0) + 1
+    if status == 200 then
+        local etag = headers["ETag"] or headers["etag"]
+        if etag and string.sub(etag, 1, 1) == '"' and #body < 100000 and string.find(body, '"payload"', 1, true) then
+            current[7] = etag
+        end
+    end
+end
+
+function done(summary, latency, requests)
+    local totals = {}
+    for _, thread in ipairs(threads) do
+        local counted = thread:get("answers")
+        for status, count in pairs(counted) do totals[status] = (totals[status] or 0) + count end
+    end
+    local statuses = {}
+    for status, count in pairs(totals) do table.insert(statuses, string.format('"%d": %d', status, count)) end
+    local errors = summary.errors
+    io.write(string.format(
+        'FLEET {"requests_per_second": %f, "p50_ms": %f, "p99_ms": %f, "p999_ms": %f, '
+            .. '"errors": {"connect": %d, "read": %d, "write": %d, "status": %d, "timeout": %d}, "answers": {%s}}\n',
+        summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000, latency:percentile(99) / 1000,
+        latency:percentile(99.9) / 1000, errors.connect, errors.read, errors.write, errors.status, errors.timeout,
+        table.concat(statuses, ", ")))
+end
