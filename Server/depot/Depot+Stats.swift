@@ -6,7 +6,7 @@ extension Depot {
     /// `depot stats MODEL`: usage per version and arm, with a sample-ratio check per rule.
     struct Stats: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show manifests served and downloads completed per version and arm, and flag rules whose traffic is off their split."
+            abstract: "Show installations, manifests served and downloads completed per version and arm, and flag rules whose installations are off their split."
         )
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "The model's name.") var model: String
@@ -19,8 +19,8 @@ extension Depot {
                 "/v1/admin/models/\(try ModelName(model))/stats?hours=\(hours)&window=\(window)", as: ModelStats.self)
             if json { return print(try JSONOutput.string(stats)) }
             print("since \(stats.since.formatted(.iso8601))")
-            print(TextTable(["ARM", "VERSION", "MANIFESTS", "DOWNLOADS"], stats.arms.map {
-                [$0.arm ?? "", "\($0.version)", "\($0.manifests)", "\($0.downloads)"]
+            print(TextTable(["ARM", "VERSION", "INSTALLATIONS", "MANIFESTS", "DOWNLOADS"], stats.arms.map {
+                [$0.arm ?? "", "\($0.version)", "\($0.installations)", "\($0.manifests)", "\($0.downloads)"]
             }).rendered)
             for check in stats.sampleRatio {
                 let verdict = check.pValue.map { String(format: "chi2 %.2f, p %.4g", check.chiSquared ?? 0, $0) } ?? "not enough traffic yet"

@@ -51,6 +51,35 @@ import Testing
         }
     }
 
+    @Test func theSampleRatioCountsInstallationsNotHowOftenTheyCheck() async throws {
+        try await TestServer().run { client in
+            try await client.createModel("flowers")
+            _ = try await client.upload("float_classifier", to: "flowers")
+            _ = try await client.upload("int8_conv", to: "flowers")
+            let key = try await client.appKey()
+            let rule = RolloutRuleChange(conditions: [], shares: [.init(version: 1, basisPoints: 5_000), .init(version: 2, basisPoints: 5_000)])
+            let rollout = try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/half", rule).decode(Rollout.self)
+            var installations = [1: 0, 2: 0]
+            var checks = [1: 0, 2: 0]
+            for index in 0..<300 {
+                let device = "DEVICE-\(index)"
+                let version = try await manifest(client, key, device).version
+                installations[version, default: 0] += 1
+                // Installations on v2 check eleven times (the same id in other letter cases too).
+                for again in 0..<(version == 2 ? 10 : 0) { _ = try await manifest(client, key, again % 2 == 0 ? device : device.lowercased()) }
+                checks[version, default: 0] += version == 2 ? 11 : 1
+            }
+            let stats = try await client.request(.get, "/v1/admin/models/flowers/stats").decode(ModelStats.self)
+            let arm = "rule:\(rollout.rules[0].id)"
+            let counted = stats.arms.filter { $0.arm == arm }
+            #expect(counted.map(\.installations) == [installations[1], installations[2]])
+            #expect(counted.map(\.manifests) == [checks[1], checks[2]], "every check is still counted as a manifest")
+            let check = try #require(stats.sampleRatio.first)
+            #expect(check.observed == ["1": installations[1]!, "2": installations[2]!])
+            #expect(!check.mismatch, "eleven checks per v2 installation are no reason to flag the split: \(check)")
+        }
+    }
+
     @Test func badParametersAre400() async throws {
         try await TestServer().run { client in
             try await client.createModel("flowers")

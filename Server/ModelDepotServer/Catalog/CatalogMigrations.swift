@@ -82,6 +82,19 @@ enum CatalogMigrations {
             try db.execute(sql: "INSERT INTO manifestSequence (name, last) SELECT name, manifestVersion FROM model WHERE manifestVersion > 0")
             try db.alter(table: "model") { t in t.drop(column: "manifestVersion") }
         }
+        migrator.registerMigration("v6: installations per arm") { db in
+            // One row per installation (a 64-bit hash of its id) and arm and version of a model,
+            // with the minute it was first seen there: the sample-ratio check counts
+            // installations, not their repeated checks.
+            try db.create(table: "armInstallation", options: .withoutRowID) { t in
+                t.belongsTo("model", onDelete: .cascade).notNull()
+                t.column("arm", .text).notNull()
+                t.column("version", .integer).notNull()
+                t.column("installation", .integer).notNull()
+                t.column("minute", .integer).notNull()
+                t.primaryKey(["modelId", "arm", "version", "installation"])
+            }
+        }
         return migrator
     }
 }

@@ -36,10 +36,14 @@ public protocol ModelCatalog: Sendable {
     /// The model's rollout changes, oldest first.
     func rolloutHistory(of model: ModelName) async throws -> [RolloutChange]
 
-    /// Adds counted usage; downloads are attributed to every version with that file.
-    func recordUsage(_ counts: [UsageCounter.Key: Int]) async throws
+    /// Adds counted usage (downloads are attributed to every version with that file) and the
+    /// installations seen per arm and version, with the minute each was first seen (an
+    /// installation already recorded there keeps its first minute).
+    func recordUsage(_ counts: [UsageCounter.Key: Int], installations: [UsageCounter.Installation: Int]) async throws
     /// The model's usage from `minute` (minutes since 1970) on.
     func usage(of model: ModelName, sinceMinute minute: Int) async throws -> [UsageRow]
+    /// Installations first seen from `minute` on, counted per arm and version.
+    func installations(of model: ModelName, sinceMinute minute: Int) async throws -> [InstallationCount]
 
     func createKey(_ key: AccessKey, secretHash: [UInt8]) async throws
     func keys() async throws -> [AccessKey]
@@ -66,6 +70,13 @@ public struct UsageRow: Sendable, Hashable {
     public var arm: String
     public var isDownload: Bool
     public var minute: Int
+    public var count: Int
+}
+
+/// Installations an arm handed a version to.
+public struct InstallationCount: Sendable, Hashable {
+    public var arm: String
+    public var version: Int
     public var count: Int
 }
 

@@ -173,9 +173,16 @@ public struct SQLiteModelCatalog: ModelCatalog {
         }
     }
 
-    public func recordUsage(_ counts: [UsageCounter.Key: Int]) async throws {
-        guard !counts.isEmpty else { return }
+    public func recordUsage(_ counts: [UsageCounter.Key: Int], installations: [UsageCounter.Installation: Int]) async throws {
+        guard !counts.isEmpty || !installations.isEmpty else { return }
         try await write { db in
+            let insert = try db.cachedStatement(sql: """
+                INSERT OR IGNORE INTO armInstallation (modelId, arm, version, installation, minute)
+                SELECT id, ?, ?, ?, ? FROM model WHERE name = ?
+                """)
+            for (seen, minute) in installations {
+                try insert.execute(arguments: [seen.arm, seen.version, seen.installation, minute, seen.model.rawValue])
+            }
             let upsert = try db.cachedStatement(sql: """
                 INSERT INTO usage (modelId, version, arm, kind, minute, count) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (modelId, version, arm, kind, minute) DO UPDATE SET count = count + excluded.count
@@ -205,6 +212,15 @@ public struct SQLiteModelCatalog: ModelCatalog {
                 UsageRow(version: $0["version"], arm: $0["arm"], isDownload: ($0["kind"] as String) == "download",
                          minute: $0["minute"], count: $0["count"])
             }
+        }
+    }
+
+    public func installations(of name: ModelName, sinceMinute minute: Int) async throws -> [InstallationCount] {
+        try await read { db in
+            let model = try modelRecord(name, db)
+            return try Row.fetchAll(db, sql: """
+                SELECT arm, version, COUNT(*) AS count FROM armInstallation WHERE modelId = ? AND minute >= ? GROUP BY arm, version
+                """, arguments: [model.id, minute]).map { InstallationCount(arm: $0["arm"], version: $0["version"], count: $0["count"]) }
         }
     }
 

@@ -36,7 +36,8 @@ struct ManifestController {
         guard case .manifest(let body, let etag, let version, _) = entry else {
             throw DepotError(.notFound, "Model '\(name)' has no published version yet. Publish one with 'depot publish \(name) VERSION'.")
         }
-        let answer = answer(body: body, etag: etag, version: version, model: name, arm: arm, ifNoneMatch: request.headers.value(.ifNoneMatch))
+        let answer = answer(body: body, etag: etag, version: version, model: name, arm: arm, device: device,
+                            ifNoneMatch: request.headers.value(.ifNoneMatch))
         return Response(status: answer.status, headers: answer.headers, body: answer.body.map { .init(byteBuffer: $0) } ?? .init())
     }
 
@@ -49,13 +50,15 @@ struct ManifestController {
         let arm = assignment?.arm.description ?? "latest"
         guard case .manifest(let body, let etag, let version, _)? = manifests.cachedEntry(for: name, version: assignment?.version, arm: arm)
         else { return nil }
-        return answer(body: body, etag: etag, version: version, model: name, arm: arm, ifNoneMatch: headers.value(.ifNoneMatch))
+        return answer(body: body, etag: etag, version: version, model: name, arm: arm, device: device, ifNoneMatch: headers.value(.ifNoneMatch))
     }
 
     /// A `304` when `If-None-Match` holds the manifest's tag, else the `200`; counted as usage
-    /// and in the metrics.
-    private func answer(body: ByteBuffer, etag: String, version: Int, model: ModelName, arm: String, ifNoneMatch: String?) -> HotAnswer {
+    /// (and the device's installation with its arm) and in the metrics.
+    private func answer(body: ByteBuffer, etag: String, version: Int, model: ModelName, arm: String, device: DeviceContext,
+                        ifNoneMatch: String?) -> HotAnswer {
         usage.record(.manifest(model: model, version: version), arm: arm)
+        if let installation = device.installationID { usage.record(installation: installation, model: model, version: version, arm: arm) }
         var headers: HTTPFields = [.eTag: etag, .cacheControl: "private, no-cache"]
         if let root = manifests.signer.rootVersion { headers[.depotRootVersion] = String(root) }
         if EntityTag.ifNoneMatch(ifNoneMatch, matches: etag) {

@@ -23,18 +23,30 @@ struct StatsController {
         try await usage.flush(to: catalog)
         let sinceMinute = Int(clock().timeIntervalSince1970 / 60) - hours * 60
         let rows = try await catalog.usage(of: name, sinceMinute: sinceMinute)
+        let installations = try await catalog.installations(of: name, sinceMinute: sinceMinute)
         let rollout = try await catalog.rollout(of: name)
+        // Installations are the unit devices are bucketed by: counting their repeated checks
+        // instead would weigh each bucket's devices by how often they happened to check.
         let checks = rollout.rules.map { rule in
-            let observed = rows.filter { !$0.isDownload && $0.arm == "rule:\(rule.id)" }
+            let observed = installations.filter { $0.arm == "rule:\(rule.id)" }
                 .reduce(into: [Int: Int]()) { $0[$1.version, default: 0] += $1.count }
             return SampleRatioCheck(rule: rule.id, name: rule.name, shares: rule.split.shares, observed: observed)
+        }
+        var arms = Self.counts(rows, byArm: true)
+        for seen in installations {
+            if let index = arms.firstIndex(where: { $0.arm == seen.arm && $0.version == seen.version }) {
+                arms[index].installations = seen.count
+            } else {
+                arms.append(ModelStats.Count(arm: seen.arm, version: seen.version, manifests: 0, downloads: 0, installations: seen.count))
+            }
         }
         let windows = Dictionary(grouping: rows) { $0.minute * 60 / window * window }
             .sorted { $0.key < $1.key }
             .map { ModelStats.Window(start: Date(timeIntervalSince1970: TimeInterval($0.key)), counts: Self.counts($0.value, byArm: true)) }
         return try JSONResponse.make(ModelStats(
             model: name, since: Date(timeIntervalSince1970: TimeInterval(sinceMinute * 60)), windowSeconds: window,
-            versions: Self.counts(rows, byArm: false), arms: Self.counts(rows, byArm: true), windows: windows, sampleRatio: checks))
+            versions: Self.counts(rows, byArm: false), arms: arms.sorted { ($0.arm ?? "", $0.version) < ($1.arm ?? "", $1.version) },
+            windows: windows, sampleRatio: checks))
     }
 
     /// Sums rows per version (and arm), sorted by arm then version.

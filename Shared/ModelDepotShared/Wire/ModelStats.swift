@@ -13,13 +13,17 @@ public struct ModelStats: Sendable, Hashable, Codable {
         public var manifests: Int
         /// Downloads of the version's file that reached its last byte.
         public var downloads: Int
+        /// In the per-arm totals: installations the arm first handed this version to in the
+        /// period (each counted once however often it checks); 0 elsewhere.
+        public var installations: Int
 
         /// Creates a count.
-        public init(arm: String?, version: Int, manifests: Int, downloads: Int) {
+        public init(arm: String?, version: Int, manifests: Int, downloads: Int, installations: Int = 0) {
             self.arm = arm
             self.version = version
             self.manifests = manifests
             self.downloads = downloads
+            self.installations = installations
         }
     }
 
@@ -49,7 +53,8 @@ public struct ModelStats: Sendable, Hashable, Codable {
     public var arms: [Count]
     /// The period in windows, oldest first; windows without traffic are left out.
     public var windows: [Window]
-    /// One check per rule of the current rollout, on its manifests over the period.
+    /// One check per rule of the current rollout, on the installations it handed each version
+    /// to over the period (not on their repeated checks, which would make any split look off).
     public var sampleRatio: [SampleRatioCheck]
 
     /// Creates stats.
