@@ -75,6 +75,12 @@ import Testing
                 data = read_all(s, pause=0.02)
                 body = data.split(b"\\r\\n\\r\\n", 1)[1]
                 print(json.dumps({"answer": status(data), "sha256": hashlib.sha256(body).hexdigest()}))
+        elif mode == "oversized":
+            s = connect()
+            s.sendall(("POST /v1/admin/models/flowers/versions HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer " + sys.argv[4]
+                       + "\\r\\nContent-Length: 256231449249779\\r\\n\\r\\n").encode())
+            started = time.time()
+            print(json.dumps({"answer": status(read_all(s)), "seconds": time.time() - started}))
         elif mode == "cap":
             held = [connect() for _ in range(int(sys.argv[4]))]
             for s in held:
@@ -148,6 +154,15 @@ import Testing
             #expect(try server.metric(#"depot_connections_closed_total{reason="\#(reason)"}"#) >= 1, "\(reason)")
         }
         #expect(try server.metric(#"depot_connections_closed_total{reason="head_timeout"}"#) == 20)
+    }
+
+    @Test func anAnnouncedBodyTooLargeIsRefusedAndTheConnectionClosed() throws {
+        let scratch = try Scratch()
+        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
+        let oversized = try run(server, "oversized", [ServerProcess.adminToken])
+        #expect(oversized.answer == "HTTP/1.1 413 Payload Too Large")
+        #expect((oversized.seconds ?? 99) < 10, "closed after the answer, not left waiting for 256 TB")
     }
 
     @Test func oneConnectionBeyondTheMaximumIsRefused() throws {

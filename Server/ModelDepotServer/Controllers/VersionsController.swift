@@ -26,8 +26,9 @@ struct VersionsController {
     func upload(_ request: Request, context: AppRequestContext) async throws -> Response {
         let name = try context.modelName()
         let expected = try expectedDigest(request)
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumUploadSize {
-            throw tooLarge(length)
+        // A length past Int's range (the HTTP parser takes up to 2^64 - 1) is too large as well.
+        if let header = request.headers[.contentLength], (Int(header) ?? .max) > maximumUploadSize {
+            throw tooLarge(Int(header) ?? .max)
         }
         _ = try await catalog.model(name)
         let upload = try blobs.beginUpload()

@@ -25,6 +25,9 @@ extension DepotError: HTTPResponseError {
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if code == .unauthorized { headers[.wwwAuthenticate] = "Bearer realm=\"ModelDepot\"" }
+        // The body announced is not read: close, rather than read gigabytes (or wait for bytes a
+        // client that lied will never send) before the connection's next request.
+        if code == .payloadTooLarge { headers[.connection] = "close" }
         let body = try JSONEncoder().encode(ErrorBody(error: self))
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }

@@ -5,6 +5,7 @@ import NIOHTTPTypes
 /// Tells ``ConnectionGuard`` where the router's requests begin and end: after the HTTP/1
 /// decoder, it turns request and response parts into ``ConnectionGuard/Event``s, and a request
 /// the decoder cannot read into ``ConnectionGuard/Event/malformed`` (a JSON `400`, then close).
+/// It also closes the connection after an answer that says `Connection: close`.
 final class RequestProgressReporter: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -25,10 +26,27 @@ final class RequestProgressReporter: ChannelDuplexHandler, RemovableChannelHandl
         context.triggerUserOutboundEvent(ConnectionGuard.Event.malformed("\(error)"), promise: nil)
     }
 
+    /// The answer being written says `Connection: close`.
+    private var closeAfterAnswer = false
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        let isEnd: Bool
-        if case .end = unwrapOutboundIn(data) { isEnd = true } else { isEnd = false }
-        context.write(data, promise: promise)
-        if isEnd { context.triggerUserOutboundEvent(ConnectionGuard.Event.answerWritten, promise: nil) }
+        switch unwrapOutboundIn(data) {
+        case .head(let head):
+            closeAfterAnswer = head.headerFields[.connection]?.lowercased() == "close"
+            context.write(data, promise: promise)
+        case .body:
+            context.write(data, promise: promise)
+        case .end:
+            guard closeAfterAnswer else {
+                context.write(data, promise: promise)
+                return context.triggerUserOutboundEvent(ConnectionGuard.Event.answerWritten, promise: nil)
+            }
+            // Hummingbird would go on reading (and discarding) the request's body before it
+            // closes; an answer that says close is the last, whatever the client still sends.
+            let written = context.eventLoop.makePromise(of: Void.self)
+            if let promise { written.futureResult.cascade(to: promise) }
+            context.writeAndFlush(data, promise: written)
+            written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        }
     }
 }
