@@ -79,10 +79,15 @@ import Testing
 
     @Test func rejectedInputExitsOneAndServerFailureExitsTwo() throws {
         let scratch = try Scratch()
-        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"), maximumUploadSize: 1 << 20)
         let env = server.environment
         _ = try Command.depot(["models", "create", "flowers"], environment: env)
 
+        // The server refuses on the head and closes while the CLI is still sending the body.
+        try CrashSafetyTests.largeModel(scratch.path("large.tflite"), megabytes: 6, seed: 2)
+        let tooLarge = try Command.depot(["upload", "flowers", scratch.path("large.tflite")], environment: env)
+        #expect(tooLarge.status == 1, "\(tooLarge.error)")
+        #expect(tooLarge.error.contains("this server accepts at most 1048576"), "\(tooLarge.error)")
         let invalid = try Command.depot(["upload", "flowers", Binaries.fixture("invalid/negative_dimension")], environment: env)
         #expect(invalid.status == 1)
         #expect(invalid.error.contains("error: Model.subgraphs[0].tensors[0].shape[1] is -4"))
@@ -99,5 +104,9 @@ import Testing
         let unreachable = try Command.depot(["models", "list"], environment: env)
         #expect(unreachable.status == 2)
         #expect(unreachable.error.contains("Could not reach the server at \(server.url.absoluteString)"))
+        let unreachableUpload = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier")], environment: env)
+        #expect(unreachableUpload.status == 2)
+        #expect(unreachableUpload.error.contains("Could not reach the server at \(server.url.absoluteString.dropLast(server.url.absoluteString.hasSuffix("/") ? 1 : 0))"),
+                "\(unreachableUpload.error)")
     }
 }

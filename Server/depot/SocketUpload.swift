@@ -1,0 +1,123 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import ModelDepotShared
+
+/// A file sent as an HTTP/1.1 request body over a plain TCP connection with `sendfile`: the
+/// kernel moves the bytes from the page cache to the socket, in pieces of ``piece`` bytes
+/// between progress reports, with no copy through this process. (URLSession's upload from a
+/// file on Linux reads it into small buffers and copies them again into libcurl: 4x the time
+/// of `curl -T` for 500 MB.) Used for `http` servers on Linux; URLSession for anything else.
+struct SocketUpload {
+    /// Bytes handed to the kernel between progress reports.
+    static let piece = 8 << 20
+
+    let url: URL
+    let headers: [String: String]
+    let file: String
+
+    /// Whether this upload can go this way (plain HTTP to a host name or address).
+    static func isAvailable(for url: URL) -> Bool {
+        #if os(Linux)
+        return url.scheme == "http" && url.host != nil
+        #else
+        return false
+        #endif
+    }
+
+    /// Sends the request and reads the whole answer (the request says `Connection: close`).
+    /// - Returns: The status and body of the answer.
+    func transfer(progress: @escaping @Sendable (Int64, Int64) -> Void) throws -> (status: Int, body: Data) {
+        let input = open(file, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw DepotError(.fileUnreadable, "Could not open '\(file)': \(String(cString: strerror(errno))).") }
+        defer { close(input) }
+        var status = stat()
+        guard fstat(input, &status) == 0 else { throw DepotError(.fileUnreadable, "Could not read '\(file)': \(String(cString: strerror(errno))).") }
+        let size = Int64(status.st_size)
+
+        // `sendfile` to a connection the server closed would raise SIGPIPE and end the process.
+        signal(SIGPIPE, SIG_IGN)
+        let socket = try openConnection()
+        defer { close(socket) }
+        let target = url.path.isEmpty ? "/" : url.path + (url.query.map { "?" + $0 } ?? "")
+        var head = "POST \(target) HTTP/1.1\r\nHost: \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\r\n"
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
+        head += "Content-Length: \(size)\r\nConnection: close\r\n\r\n"
+        // A server that refuses early (413, 401, 404) answers and closes while the body is still
+        // going out; what it answered is then read below.
+        if writeAll(socket, Array(head.utf8)) {
+            var offset: off_t = 0
+            while offset < size {
+                let sent = sendfile(socket, input, &offset, min(Self.piece, Int(size - Int64(offset))))
+                if sent < 0, errno == EINTR { continue }
+                guard sent > 0 else { break }
+                progress(Int64(offset), size)
+            }
+        }
+        return try readAnswer(socket)
+    }
+
+    private func openConnection() throws -> Int32 {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        let port = String(url.port ?? 80)
+        guard getaddrinfo(url.host ?? "", port, &hints, &found) == 0, let first = found else {
+            throw unreachable("cannot resolve \(url.host ?? "")")
+        }
+        defer { freeaddrinfo(first) }
+        var lastError = ""
+        var candidate: UnsafeMutablePointer<addrinfo>? = first
+        while let address = candidate {
+            let descriptor = socket(address.pointee.ai_family, address.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), address.pointee.ai_protocol)
+            if descriptor >= 0 {
+                if connect(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 {
+                    var timeout = timeval(tv_sec: 3600, tv_usec: 0)
+                    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                    setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                    return descriptor
+                }
+                lastError = String(cString: strerror(errno))
+                close(descriptor)
+            }
+            candidate = address.pointee.ai_next
+        }
+        throw unreachable(lastError)
+    }
+
+    /// Writes every byte; `false` when the connection broke.
+    private func writeAll(_ socket: Int32, _ bytes: [UInt8]) -> Bool {
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { send(socket, $0.baseAddress! + written, bytes.count - written, Int32(MSG_NOSIGNAL)) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return false }
+            written += count
+        }
+        return true
+    }
+
+    /// Reads until the server closes, then splits the answer into status and body.
+    private func readAnswer(_ socket: Int32) throws -> (status: Int, body: Data) {
+        var answer = Data()
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = recv(socket, &buffer, buffer.count, 0)
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            answer.append(contentsOf: buffer[0..<count])
+        }
+        guard let end = answer.range(of: Data("\r\n\r\n".utf8)),
+              let statusLine = String(data: answer[..<end.lowerBound], encoding: .utf8)?.split(separator: "\r\n").first,
+              let status = statusLine.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else {
+            throw unreachable(answer.isEmpty ? "the connection closed without an answer" : "the answer is not HTTP")
+        }
+        return (status, Data(answer[end.upperBound...]))
+    }
+
+    private func unreachable(_ reason: String) -> DepotError {
+        DepotError(.unavailable, "Could not reach the server at \(url.scheme ?? "http")://\(url.host ?? "")\(url.port.map { ":\($0)" } ?? ""): \(reason). Check --server (or DEPOT_SERVER) and that 'depot serve' is running.")
+    }
+}
