@@ -151,7 +151,7 @@ extension ModelDownloader {
             request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
             if Origin(target) == Origin(configuration.serverURL) {
                 request.setValue("Bearer \(configuration.appKey)", forHTTPHeaderField: "Authorization")
-                request.setValue(manifest.arm, forHTTPHeaderField: "Depot-Arm")
+                request.setValue(manifest.arm, forHTTPHeaderField: DepotHeader.arm)
                 request.setValue("\"\(manifest.sha256)\"", forHTTPHeaderField: "If-Range")
             }
             let (body, response) = try await configuration.transport.download(request, limits: rangeLimits(range, size: manifest.size))

@@ -13,7 +13,7 @@ extension ModelDownloader {
     /// - Throws: ``DepotError``: every signature, root, expiry and rollback error of ``TrustedRoot``.
     func verifiedManifest(_ data: Data, _ response: HTTPURLResponse, for model: ModelName) async throws -> ModelManifest {
         let signers = (try? SignedEnvelope.decode(data, limit: ModelManifest.maximumSize, what: ""))?.envelope.signatures.map(\.keyid) ?? []
-        let advertised = response.value(forHTTPHeaderField: "Depot-Root-Version").flatMap(Int.init)
+        let advertised = response.value(forHTTPHeaderField: DepotHeader.rootVersion).flatMap(Int.init)
         let root = try await newestRoot(advertised: advertised, signers: signers)
         var state = trust.state()
         let verified = try root.verifyManifest(data, for: model, now: configuration.clock(), clockSkew: configuration.clockSkew,

@@ -277,11 +277,10 @@ public actor ModelDownloader {
         var request = URLRequest(url: configuration.serverURL.appendingPathComponent("v1/models/\(model.rawValue)/manifest"))
         let device = configuration.device
         let headers: [(String, String?)] = [
-            ("Authorization", "Bearer \(configuration.appKey)"), ("Depot-Installation-ID", installationID),
-            ("Depot-Platform", device.platform), ("Depot-App-Version", device.appVersion), ("Depot-OS-Version", device.osVersion),
-            ("Depot-SDK-Version", device.sdkVersion), ("Depot-Country", device.country), ("If-None-Match", etag),
-            ("Depot-Attributes", device.attributes.isEmpty ? nil : device.attributes.sorted { $0.key < $1.key }
-                .map { "\(Self.escaped($0.key))=\(Self.escaped($0.value))" }.joined(separator: ",")),
+            ("Authorization", "Bearer \(configuration.appKey)"), (DepotHeader.installationID, installationID),
+            (DepotHeader.platform, device.platform), (DepotHeader.appVersion, device.appVersion), (DepotHeader.osVersion, device.osVersion),
+            (DepotHeader.sdkVersion, device.sdkVersion), (DepotHeader.country, device.country), ("If-None-Match", etag),
+            (DepotHeader.attributes, DeviceAttributes.encode(device.attributes)),
         ]
         for case let (name, value?) in headers { request.setValue(value, forHTTPHeaderField: name) }
         return request
@@ -304,10 +303,6 @@ public actor ModelDownloader {
     static func serverError(_ data: Data, _ response: HTTPURLResponse) -> DepotError {
         (try? JSONDecoder().decode(ErrorBody.self, from: data))?.error
             ?? DepotError(response.statusCode >= 500 ? .unavailable : .badRequest, "The server answered \(response.statusCode).")
-    }
-
-    private static func escaped(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
     }
 
     private static func persistedInstallationID(in directory: URL) -> String {

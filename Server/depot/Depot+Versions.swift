@@ -25,7 +25,7 @@ extension Depot {
                 + (notes.map { [URLQueryItem(name: "notes", value: $0)] } ?? [])
             let bar = ProgressBar()
             let version = try await client.upload("/v1/admin/models/\(name)/versions?\(query.percentEncodedQuery ?? "")", file: file,
-                                                  headers: ["Depot-Content-SHA256": digest], as: ModelVersion.self) { sent, total in
+                                                  headers: [DepotHeader.contentSHA256: digest], as: ModelVersion.self) { sent, total in
                 bar.update(sent: sent, total: total)
             }
             bar.finish()

@@ -56,6 +56,8 @@ import Testing
         #expect(try server.metric(#"depot_http_requests_total{route="/v1/models/{name}/manifest",method="GET",status="200"}"#) == 3)
         #expect(try server.metric(#"depot_http_requests_total{route="/v1/models/{name}/manifest",method="GET",status="304"}"#) == 2)
         #expect(try server.metric(#"depot_http_requests_total{route="/v1/blobs/sha256/{hex}",method="GET",status="206"}"#) == 6)
+        // The seven successes above and the whole blob went out before the router; 416 and 401 did not.
+        #expect(try server.metric("depot_fast_path_answers_total") == 8)
     }
 
     @Test func pipelinedRequestsAreAnsweredInOrder() throws {

@@ -71,7 +71,7 @@ struct VersionsController {
         guard let header = request.headers[.depotContentSHA256] else { return nil }
         let digest = header.lowercased()
         guard digest.count == 64, digest.allSatisfy(\.isHexDigit) else {
-            throw DepotError(.badRequest, "Depot-Content-SHA256 '\(header.prefix(80))' is not 64 hexadecimal digits.")
+            throw DepotError(.badRequest, "\(DepotHeader.contentSHA256) '\(header.prefix(80))' is not 64 hexadecimal digits.")
         }
         return digest
     }

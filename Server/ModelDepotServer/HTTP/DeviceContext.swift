@@ -14,20 +14,7 @@ extension DeviceContext {
             }
             return value
         }
-        var attributes: [String: String] = [:]
-        if let header = headers.value(.depotAttributes) {
-            guard header.utf8.count <= 4096 else {
-                throw DepotError(.badRequest, "Depot-Attributes is \(header.utf8.count) bytes long; at most 4096 are accepted.")
-            }
-            for pair in header.split(separator: ",") {
-                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                guard parts.count == 2, let key = parts[0].trimmingSpaces.removingPercentEncoding, !key.isEmpty,
-                      let value = parts[1].trimmingSpaces.removingPercentEncoding else {
-                    throw DepotError(.badRequest, "Depot-Attributes entry '\(pair.prefix(80))' is not key=value with percent-encoded key and value (e.g. 'tier=gold,beta=true').")
-                }
-                attributes[key] = value
-            }
-        }
+        let attributes = try headers.value(.depotAttributes).map { try DeviceAttributes.decode($0) } ?? [:]
         self.init(installationID: try value(.depotInstallationID), platform: try value(.depotPlatform),
                   appVersion: try value(.depotAppVersion), osVersion: try value(.depotOSVersion),
                   sdkVersion: try value(.depotSDKVersion),

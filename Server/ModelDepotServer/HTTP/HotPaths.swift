@@ -41,6 +41,7 @@ struct HotPaths: Sendable {
     }
 
     func log(_ request: HTTPRequest, route: String, status: Int, start: ContinuousClock.Instant, key: String) {
+        metrics.recordFastPathAnswer()
         RequestLogMiddleware.record(metrics, log, method: request.method.rawValue, path: String((request.path ?? "").prefix { $0 != "?" }),
                                     route: route, status: status, start: start, key: key, error: nil)
     }

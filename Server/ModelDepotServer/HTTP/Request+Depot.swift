@@ -3,21 +3,20 @@ import HTTPTypes
 import Hummingbird
 import ModelDepotShared
 
+/// ModelDepot's own header fields, named once in ``DepotHeader`` (shared with the SDK and CLI).
 extension HTTPField.Name {
-    static let depotContentSHA256 = Self("Depot-Content-SHA256")!
-    static let depotInstallationID = Self("Depot-Installation-ID")!
-    static let depotPlatform = Self("Depot-Platform")!
-    static let depotAppVersion = Self("Depot-App-Version")!
-    static let depotOSVersion = Self("Depot-OS-Version")!
-    static let depotSDKVersion = Self("Depot-SDK-Version")!
-    static let depotCountry = Self("Depot-Country")!
-    static let depotAttributes = Self("Depot-Attributes")!
+    static let depotContentSHA256 = Self(DepotHeader.contentSHA256)!
+    static let depotInstallationID = Self(DepotHeader.installationID)!
+    static let depotPlatform = Self(DepotHeader.platform)!
+    static let depotAppVersion = Self(DepotHeader.appVersion)!
+    static let depotOSVersion = Self(DepotHeader.osVersion)!
+    static let depotSDKVersion = Self(DepotHeader.sdkVersion)!
+    static let depotCountry = Self(DepotHeader.country)!
+    static let depotAttributes = Self(DepotHeader.attributes)!
     static let cloudflareCountry = Self("CF-IPCountry")!
     static let cloudFrontCountry = Self("CloudFront-Viewer-Country")!
-    /// Sent with a blob download: the manifest's `arm`, so downloads count per arm.
-    static let depotArm = Self("Depot-Arm")!
-    /// Sent with a manifest: the newest root document's version, so devices fetch the ones they lack.
-    static let depotRootVersion = Self("Depot-Root-Version")!
+    static let depotArm = Self(DepotHeader.arm)!
+    static let depotRootVersion = Self(DepotHeader.rootVersion)!
 }
 
 extension AppRequestContext {

@@ -25,6 +25,8 @@ final class ServerMetrics: Sendable {
 
     private let counts = Mutex(Counts())
     private let requestLog: RequestLog
+    /// Answers ``HotPathHandler`` sent before the router (a test proves the fast path answers).
+    private let fastPathAnswers = Atomic<Int>(0)
 
     init(requestLog: RequestLog) { self.requestLog = requestLog }
 
@@ -41,6 +43,8 @@ final class ServerMetrics: Sendable {
     func recordManifest(notModified: Bool) {
         counts.withLock { notModified ? ($0.manifestsNotModified += 1) : ($0.manifestsFull += 1) }
     }
+
+    func recordFastPathAnswer() { fastPathAnswers.add(1, ordering: .relaxed) }
 
     func recordAuthenticationFailure() { counts.withLock { $0.authenticationFailures += 1 } }
 
@@ -73,6 +77,9 @@ final class ServerMetrics: Sendable {
             "# HELP depot_manifest_not_modified_ratio Share of manifest answers that were 304.",
             "# TYPE depot_manifest_not_modified_ratio gauge",
             "depot_manifest_not_modified_ratio \(manifests == 0 ? 0 : Double(counts.manifestsNotModified) / Double(manifests))",
+            "# HELP depot_fast_path_answers_total Manifests and blobs answered from caches before the router (also counted above).",
+            "# TYPE depot_fast_path_answers_total counter",
+            "depot_fast_path_answers_total \(fastPathAnswers.load(ordering: .relaxed))",
             "# HELP depot_authentication_failures_total Requests with a missing, malformed or wrong key (401, or 429 once throttled).",
             "# TYPE depot_authentication_failures_total counter",
             "depot_authentication_failures_total \(counts.authenticationFailures)",

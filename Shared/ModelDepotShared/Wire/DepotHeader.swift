@@ -1,0 +1,62 @@
+import Foundation
+
+/// The names of ModelDepot's own HTTP header fields, the one place the server, the SDK and the
+/// CLI take them from.
+public enum DepotHeader {
+    /// A device's installation id (devices are bucketed by it).
+    public static let installationID = "Depot-Installation-ID"
+    public static let platform = "Depot-Platform"
+    public static let appVersion = "Depot-App-Version"
+    public static let osVersion = "Depot-OS-Version"
+    public static let sdkVersion = "Depot-SDK-Version"
+    public static let country = "Depot-Country"
+    /// Free-form device attributes, `key=value,…` (see ``DeviceAttributes``).
+    public static let attributes = "Depot-Attributes"
+    /// Sent with a blob download: the manifest's `arm`, so downloads count per arm.
+    public static let arm = "Depot-Arm"
+    /// Sent with a manifest: the newest root document's version.
+    public static let rootVersion = "Depot-Root-Version"
+    /// Sent with an upload: the file's SHA-256, which the stored bytes must match.
+    public static let contentSHA256 = "Depot-Content-SHA256"
+}
+
+/// The `Depot-Attributes` value: `key=value` pairs joined by commas, key and value
+/// percent-encoded (anything but letters, digits, `-`, `.`, `_` and `~`), keys sorted.
+public enum DeviceAttributes {
+    /// The longest value accepted, in bytes.
+    public static let maximumLength = 4096
+
+    /// The header value for `attributes`, or `nil` when there are none.
+    public static func encode(_ attributes: [String: String]) -> String? {
+        guard !attributes.isEmpty else { return nil }
+        return attributes.sorted { $0.key < $1.key }.map { "\(escaped($0.key))=\(escaped($0.value))" }.joined(separator: ",")
+    }
+
+    /// The attributes in a header value.
+    /// - Throws: ``DepotError`` (`bad_request`) naming the value that is too long or the entry that is not `key=value`.
+    public static func decode(_ header: String) throws(DepotError) -> [String: String] {
+        guard header.utf8.count <= maximumLength else {
+            throw DepotError(.badRequest, "\(DepotHeader.attributes) is \(header.utf8.count) bytes long; at most \(maximumLength) are accepted.")
+        }
+        var attributes: [String: String] = [:]
+        for pair in header.split(separator: ",") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, let key = trimmed(parts[0]).removingPercentEncoding, !key.isEmpty,
+                  let value = trimmed(parts[1]).removingPercentEncoding else {
+                throw DepotError(.badRequest, "\(DepotHeader.attributes) entry '\(pair.prefix(80))' is not key=value with percent-encoded key and value (e.g. 'tier=gold,beta=true').")
+            }
+            attributes[key] = value
+        }
+        return attributes
+    }
+
+    private static let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+
+    private static func escaped(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+
+    private static func trimmed(_ text: Substring) -> String {
+        String(text.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+    }
+}

@@ -1,0 +1,28 @@
+import ModelDepotShared
+import Testing
+
+/// The `Depot-Attributes` codec the SDK encodes with and the server decodes with.
+@Suite struct DeviceAttributesTests {
+    @Test func whatTheSDKEncodesTheServerDecodes() throws {
+        let attributes = ["tier": "gold", "city": "München", "list": "a,b=c", "spaced key": "100% sure"]
+        let header = try #require(DeviceAttributes.encode(attributes))
+        #expect(header == "city=M%C3%BCnchen,list=a%2Cb%3Dc,spaced%20key=100%25%20sure,tier=gold")
+        #expect(header.unicodeScalars.allSatisfy { $0.isASCII }, "a header value is ASCII")
+        #expect(try DeviceAttributes.decode(header) == attributes)
+        #expect(DeviceAttributes.encode([:]) == nil)
+        #expect(try DeviceAttributes.decode(" tier = gold ,beta=") == ["tier": "gold", "beta": ""])
+    }
+
+    @Test func malformedOrOverlongValuesAreRefusedByName() {
+        #expect(throws: DepotError.self) { try DeviceAttributes.decode("tier") }
+        #expect(throws: DepotError.self) { try DeviceAttributes.decode("=gold") }
+        #expect(throws: DepotError.self) { try DeviceAttributes.decode("bad=%zz") }
+        do {
+            _ = try DeviceAttributes.decode(String(repeating: "a=b,", count: 1025))
+            Issue.record("an overlong value was accepted")
+        } catch {
+            #expect(error.code == .badRequest)
+            #expect(error.message == "Depot-Attributes is 4100 bytes long; at most 4096 are accepted.")
+        }
+    }
+}
