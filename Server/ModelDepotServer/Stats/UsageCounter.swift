@@ -60,10 +60,11 @@ public final class UsageCounter: Sendable {
         }
     }
 
-    /// FNV-1a (64 bits) of the id's UTF-8 bytes, lower-cased as devices are bucketed.
+    /// FNV-1a (64 bits) of the id's UTF-8 bytes (``DeviceContext`` lower-cased it already, as
+    /// devices are bucketed).
     static func hash(_ id: String) -> Int64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in id.lowercased().utf8 {
+        for byte in id.utf8 {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
         }
         return Int64(bitPattern: hash)
