@@ -124,10 +124,7 @@ import Testing
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"), arguments: [
             "--head-timeout", "1", "--idle-timeout", "1", "--body-timeout", "1", "--send-timeout", "1",
         ])
-        try CrashSafetyTests.largeModel(scratch.path("large.tflite"), megabytes: 4, seed: 9)
-        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
-        let version = try Command.depot(["upload", "flowers", scratch.path("large.tflite"), "--publish", "--json"],
-                                        environment: server.environment).decode(ModelVersion.self)
+        let version = try server.publishLargeModel(megabytes: 4, seed: 9, in: scratch)
         let blob = "/v1/blobs/sha256/\(version.sha256)"
 
         let heads = try run(server, "heads")

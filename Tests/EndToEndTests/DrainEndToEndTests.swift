@@ -103,10 +103,7 @@ import Testing
     @Test func sigtermUnderLoadAnswersEveryRequestItTook() throws {
         let scratch = try Scratch()
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        try CrashSafetyTests.largeModel(scratch.path("large.tflite"), megabytes: 1, seed: 4)
-        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
-        let version = try Command.depot(["upload", "flowers", scratch.path("large.tflite"), "--publish", "--json"],
-                                        environment: server.environment).decode(ModelVersion.self)
+        let version = try server.publishLargeModel(megabytes: 1, seed: 4, in: scratch)
         let appKey = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self).secret
 
         // The fleet sends the SIGTERM itself once every device has made 20 requests.

@@ -92,10 +92,7 @@ import Testing
     @Test func sigtermLetsAHotDownloadFinish() throws {
         let scratch = try Scratch()
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        try CrashSafetyTests.largeModel(scratch.path("large.tflite"), megabytes: 8, seed: 5)
-        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
-        let version = try Command.depot(["upload", "flowers", scratch.path("large.tflite"), "--publish", "--json"],
-                                        environment: server.environment).decode(ModelVersion.self)
+        let version = try server.publishLargeModel(megabytes: 8, seed: 5, in: scratch)
         let url = "\(server.url.absoluteString)/v1/blobs/sha256/\(version.sha256)"
         let key = "Authorization: Bearer \(ServerProcess.adminToken)"
         #expect(try Command.curl(["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-H", key, "-r", "0-0", url]).text == "206")

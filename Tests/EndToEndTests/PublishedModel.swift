@@ -46,6 +46,15 @@ extension ServerProcess {
         return (keyFile, key.publicKey)
     }
 
+    /// Creates model `flowers` and publishes a generated valid model of `megabytes` MiB as its
+    /// first version (the file is written into `scratch`).
+    func publishLargeModel(megabytes: Int, seed: UInt8, in scratch: Scratch) throws -> ModelVersion {
+        try CrashSafetyTests.largeModel(scratch.path("large.tflite"), megabytes: megabytes, seed: seed)
+        _ = try Command.depot(["models", "create", "flowers"], environment: environment)
+        return try Command.depot(["upload", "flowers", scratch.path("large.tflite"), "--publish", "--json"], environment: environment)
+            .decode(ModelVersion.self)
+    }
+
     /// The value of one line of `/metrics` (0 when the line is absent).
     func metric(_ line: String) throws -> Int {
         let text = try Command.curl(["\(url.absoluteString)/metrics"]).text

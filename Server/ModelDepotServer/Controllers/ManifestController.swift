@@ -54,11 +54,10 @@ struct ManifestController {
     }
 
     /// A `304` when `If-None-Match` holds the manifest's tag, else the `200`; counted as usage
-    /// (and the device's installation with its arm) and in the metrics.
+    /// (a `200` also records the device's installation with its arm) and in the metrics.
     private func answer(body: ByteBuffer, etag: String, version: Int, model: ModelName, arm: String, device: DeviceContext,
                         ifNoneMatch: String?) -> HotAnswer {
         usage.record(.manifest(model: model, version: version), arm: arm)
-        if let installation = device.installationID { usage.record(installation: installation, model: model, version: version, arm: arm) }
         var headers: HTTPFields = [.eTag: etag, .cacheControl: "private, no-cache"]
         if let root = manifests.signer.rootVersion { headers[.depotRootVersion] = String(root) }
         if EntityTag.ifNoneMatch(ifNoneMatch, matches: etag) {
@@ -66,6 +65,8 @@ struct ManifestController {
             return HotAnswer(status: .notModified, headers: headers, body: nil)
         }
         metrics.recordManifest(notModified: false)
+        // An installation is handed its version with a 200; its 304s only confirm what it has.
+        if let installation = device.installationID { usage.record(installation: installation, model: model, version: version, arm: arm) }
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.contentLength] = String(body.readableBytes)
         return HotAnswer(status: .ok, headers: headers, body: body)
