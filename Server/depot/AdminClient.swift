@@ -67,11 +67,13 @@ struct AdminClient: Sendable {
         var request = request("POST", path)
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+        #if os(Linux)
         if let url = request.url, SocketUpload.isAvailable(for: url) {
             let upload = SocketUpload(url: url, headers: request.allHTTPHeaderFields ?? [:], file: file)
             let (status, body) = try upload.transfer(progress: progress)
             return try decode(try check(body, HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: nil)!))
         }
+        #endif
         let (data, response): (Data, URLResponse)
         do {
             (data, response) = try await withCheckedThrowingContinuation { continuation in

@@ -1,6 +1,5 @@
-#if canImport(Glibc)
+#if os(Linux)
 import Glibc
-#endif
 import Foundation
 import ModelDepotShared
 
@@ -8,7 +7,7 @@ import ModelDepotShared
 /// kernel moves the bytes from the page cache to the socket, in pieces of ``piece`` bytes
 /// between progress reports, with no copy through this process. (URLSession's upload from a
 /// file on Linux reads it into small buffers and copies them again into libcurl: 4x the time
-/// of `curl -T` for 500 MB.) Used for `http` servers on Linux; URLSession for anything else.
+/// of `curl -T` for 500 MB.) Linux only, for `http` servers; URLSession for anything else.
 struct SocketUpload {
     /// Bytes handed to the kernel between progress reports.
     static let piece = 8 << 20
@@ -19,11 +18,7 @@ struct SocketUpload {
 
     /// Whether this upload can go this way (plain HTTP to a host name or address).
     static func isAvailable(for url: URL) -> Bool {
-        #if os(Linux)
-        return url.scheme == "http" && url.host != nil
-        #else
-        return false
-        #endif
+        url.scheme == "http" && url.host != nil
     }
 
     /// Sends the request and reads the whole answer (the request says `Connection: close`).
@@ -121,3 +116,4 @@ struct SocketUpload {
         DepotError(.unavailable, "Could not reach the server at \(url.scheme ?? "http")://\(url.host ?? "")\(url.port.map { ":\($0)" } ?? ""): \(reason). Check --server (or DEPOT_SERVER) and that 'depot serve' is running.")
     }
 }
+#endif
