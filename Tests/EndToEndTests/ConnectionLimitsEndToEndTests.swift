@@ -75,6 +75,15 @@ import Testing
                 data = read_all(s, pause=0.02)
                 body = data.split(b"\\r\\n\\r\\n", 1)[1]
                 print(json.dumps({"answer": status(data), "sha256": hashlib.sha256(body).hexdigest()}))
+        elif mode == "early":
+            s = connect()
+            s.sendall(b"POST /v1/admin/models/flowers/versions HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer wrong\\r\\n"
+                      b"Content-Length: 10\\r\\n\\r\\n")
+            answer = s.recv(65536)
+            s.sendall(b"0123456789")
+            started = time.time()
+            read_all(s)
+            print(json.dumps({"answer": status(answer), "seconds": time.time() - started}))
         elif mode == "oversized":
             s = connect()
             s.sendall(("POST /v1/admin/models/flowers/versions HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer " + sys.argv[4]
@@ -136,6 +145,9 @@ import Testing
         let idle = try run(server, "idle")
         #expect(idle.answer == "HTTP/1.1 200 OK")
         #expect((idle.seconds ?? 99) < 10, "closed when idle, not at the client's 30 s timeout")
+        let early = try run(server, "early")
+        #expect(early.answer == "HTTP/1.1 401 Unauthorized")
+        #expect((early.seconds ?? 99) < 10, "answered before its body was sent, then closed when idle")
         let body = try run(server, "body", [ServerProcess.adminToken])
         #expect(body.answer == "", "closed without an answer")
         #expect((body.seconds ?? 99) < 10)

@@ -51,6 +51,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var readingBody = false
     /// Requests read and not answered yet.
     private var unanswered = 0
+    /// The request whose body is being read was answered already.
+    private var answeredEarly = false
     private var lastRead = NIODeadline.now()
     private var idleSince = NIODeadline.now()
     /// Something was written since the kernel last showed nothing waiting to be acknowledged.
@@ -133,9 +135,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .requestReceived:
             head = nil
             readingBody = false
-            unanswered += 1
+            if answeredEarly { answeredEarly = false } else { unanswered += 1 }
         case .answerWritten:
-            unanswered = max(0, unanswered - 1)
+            // An answer before its request's body was read (a 401 to an upload) is that request's.
+            if readingBody, unanswered == 0 { answeredEarly = true } else { unanswered = max(0, unanswered - 1) }
             idleSince = .now()
         case .malformed(let reason):
             if !closing {
