@@ -35,6 +35,4 @@ final class ConnectionCounter: Sendable {
     }
 
     func remove() { open.subtract(1, ordering: .relaxed) }
-
-    var count: Int { open.load(ordering: .relaxed) }
 }

@@ -30,6 +30,9 @@ final class HotPathHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var sendingFile = false
     /// The key this connection authenticated with.
     private var verified: HotPaths.VerifiedKey?
+    /// The client's IP address, formatted once per connection and only once the throttle
+    /// needs it (after some authentication failed).
+    private var clientAddress: String??
 
     init(paths: HotPaths) { self.paths = paths }
 
@@ -85,7 +88,7 @@ final class HotPathHandler: ChannelInboundHandler, RemovableChannelHandler {
                 return pass(context, duringRead: duringRead)
             case .request(let request, let length):
                 let start = ContinuousClock.now
-                guard let (answer, route, key) = paths.answer(request, from: context.channel.remoteAddress?.ipAddress, verified: &verified) else {
+                guard let (answer, route, key) = paths.answer(request, from: address(context), verified: &verified) else {
                     return pass(context, duringRead: duringRead)
                 }
                 var file: NIOFileHandle?
@@ -107,6 +110,13 @@ final class HotPathHandler: ChannelInboundHandler, RemovableChannelHandler {
                 paths.log(request, route: route, status: Int(answer.status.code), start: start, key: key)
             }
         }
+    }
+
+    private func address(_ context: ChannelHandlerContext) -> String? {
+        if let clientAddress { return clientAddress }
+        let address = context.channel.remoteAddress?.ipAddress
+        clientAddress = .some(address)
+        return address
     }
 
     /// Hands what was received, and everything after it, to the HTTP/1 decoder.
