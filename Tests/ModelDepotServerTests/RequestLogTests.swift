@@ -10,7 +10,7 @@ import Testing
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("request-log-\(UUID().uuidString)")
         let handle: FileHandle
         init() throws {
-            FileManager.default.createFile(atPath: url.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: url.path, contents: nil)
             handle = try FileHandle(forWritingTo: url)
         }
         deinit { try? FileManager.default.removeItem(at: url) }

@@ -15,7 +15,7 @@ import Testing
         let server = try TestServer()
         // An earlier version left the directory and the database readable to everyone.
         try FileManager.default.createDirectory(at: server.storage, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        FileManager.default.createFile(atPath: server.storage.appendingPathComponent("depot.sqlite").path, contents: nil,
+        _ = FileManager.default.createFile(atPath: server.storage.appendingPathComponent("depot.sqlite").path, contents: nil,
                                        attributes: [.posixPermissions: 0o644])
         try await server.run { client in
             try await client.createModel("flowers")

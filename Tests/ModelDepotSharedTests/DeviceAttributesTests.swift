@@ -11,12 +11,16 @@ import Testing
         #expect(try DeviceAttributes.decode(header) == attributes)
         #expect(DeviceAttributes.encode([:]) == nil)
         #expect(try DeviceAttributes.decode(" tier = gold ,beta=") == ["tier": "gold", "beta": ""])
+        #expect(try DeviceAttributes.decode("device=iphone15%2c2,city=M%C3%BCnchen, key%3D = a%3db ")
+            == ["device": "iphone15,2", "city": "München", "key=": "a=b"])
     }
 
     @Test func malformedOrOverlongValuesAreRefusedByName() {
         #expect(throws: DepotError.self) { try DeviceAttributes.decode("tier") }
         #expect(throws: DepotError.self) { try DeviceAttributes.decode("=gold") }
         #expect(throws: DepotError.self) { try DeviceAttributes.decode("bad=%zz") }
+        #expect(throws: DepotError.self) { try DeviceAttributes.decode("cut=%4") }
+        #expect(throws: DepotError.self) { try DeviceAttributes.decode("notUTF8=%FF%FE") }
         do {
             _ = try DeviceAttributes.decode(String(repeating: "a=b,", count: 1025))
             Issue.record("an overlong value was accepted")

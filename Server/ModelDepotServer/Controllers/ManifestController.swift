@@ -6,10 +6,30 @@ import ModelDepotShared
 /// version — as a signed envelope, with a strong ETag so that an unchanged answer costs a `304`
 /// and `Depot-Root-Version` so that devices know when to fetch a newer root document.
 ///
-/// The router answers every request; ``HotPathHandler`` answers the same way, before the router,
-/// when the key, the rollout and the manifest are all cached.
+/// One resolver (``resolve(model:key:headers:loaded:)``) decides every answer from memory, or
+/// names what it must load first. Two adapters use it: the route here, which loads what is
+/// named and asks again, and ``HotPaths`` before the router, which leaves anything that needs a
+/// load (or is not a success) to the route.
 struct ManifestController {
     static let route = "/v1/models/{name}/manifest"
+
+    /// What the resolver needs before it can answer.
+    enum Need: Equatable {
+        case rollout
+        case entry(version: Int?, arm: String)
+    }
+
+    enum Resolution {
+        case answer(HotAnswer)
+        case needs(Need)
+    }
+
+    /// What the route loaded for one request (the cache may not keep it: an admin change can
+    /// come between the load and the next look).
+    struct Loaded {
+        var rollout: Rollout?
+        var entry: ManifestCache.Entry?
+    }
 
     let catalog: any ModelCatalog
     let manifests: ManifestCache
@@ -20,37 +40,45 @@ struct ManifestController {
         group.get("models/:name/manifest", use: manifest)
     }
 
+    /// The route: resolves, loads what the resolver names, and resolves again (at most twice).
     func manifest(_ request: Request, context: AppRequestContext) async throws -> Response {
         let name = try context.modelName()
         let key = try context.requirePrincipal()
-        try Self.check(key, mayRead: name)
-        let device = try DeviceContext(headers: request.headers)
         let catalog = catalog
-        let rollout = try await manifests.rollout(for: name) { try await catalog.rollout(of: name) }
+        var loaded = Loaded()
+        while true {
+            switch try resolve(model: name, key: key, headers: request.headers, loaded: loaded) {
+            case .answer(let answer):
+                return Response(answer)
+            case .needs(.rollout):
+                loaded.rollout = try await manifests.rollout(for: name) { try await catalog.rollout(of: name) }
+            case .needs(.entry(let version, let arm)):
+                loaded.entry = try await manifests.entry(for: name, version: version, arm: arm, catalog: catalog) {
+                    if let version { return try await catalog.version(version, of: name) }
+                    return try await catalog.newestPublishedVersion(of: name)
+                }
+            }
+        }
+    }
+
+    /// The answer to `key`'s request for `model`'s manifest from the cache and what was `loaded`,
+    /// or what must be loaded first.
+    /// - Throws: ``DepotError``: `forbidden` for a key limited to other models, `bad_request` for
+    ///   malformed device headers, `not_found` for a model with no published version.
+    func resolve(model name: ModelName, key: AccessKey, headers: HTTPFields, loaded: Loaded = Loaded()) throws -> Resolution {
+        try Self.check(key, mayRead: name)
+        let device = try DeviceContext(headers: headers)
+        guard let rollout = loaded.rollout ?? manifests.cachedRollout(for: name) else { return .needs(.rollout) }
         let assignment = rollout.assignment(for: device)
         let arm = assignment?.arm.description ?? "latest"
-        let entry = try await manifests.entry(for: name, version: assignment?.version, arm: arm, catalog: catalog) {
-            if let number = assignment?.version { return try await catalog.version(number, of: name) }
-            return try await catalog.newestPublishedVersion(of: name)
+        guard let entry = loaded.entry ?? manifests.cachedEntry(for: name, version: assignment?.version, arm: arm) else {
+            return .needs(.entry(version: assignment?.version, arm: arm))
         }
         guard case .manifest(let body, let etag, let version, _) = entry else {
             throw DepotError(.notFound, "Model '\(name)' has no published version yet. Publish one with 'depot publish \(name) VERSION'.")
         }
-        let answer = answer(body: body, etag: etag, version: version, model: name, arm: arm, device: device,
-                            ifNoneMatch: request.headers.value(.ifNoneMatch))
-        return Response(status: answer.status, headers: answer.headers, body: answer.body.map { .init(byteBuffer: $0) } ?? .init())
-    }
-
-    /// The answer from caches alone, or `nil` when anything is not cached or the answer is not a
-    /// `200`/`304` (the router then answers, with the same result or the error).
-    func cachedAnswer(model text: Substring, key: AccessKey, headers: HTTPFields) -> HotAnswer? {
-        guard let name = try? ModelName(String(text)), (try? Self.check(key, mayRead: name)) != nil,
-              let device = try? DeviceContext(headers: headers), let rollout = manifests.cachedRollout(for: name) else { return nil }
-        let assignment = rollout.assignment(for: device)
-        let arm = assignment?.arm.description ?? "latest"
-        guard case .manifest(let body, let etag, let version, _)? = manifests.cachedEntry(for: name, version: assignment?.version, arm: arm)
-        else { return nil }
-        return answer(body: body, etag: etag, version: version, model: name, arm: arm, device: device, ifNoneMatch: headers.value(.ifNoneMatch))
+        return .answer(answer(body: body, etag: etag, version: version, model: name, arm: arm, device: device,
+                              ifNoneMatch: headers.value(.ifNoneMatch)))
     }
 
     /// A `304` when `If-None-Match` holds the manifest's tag, else the `200`; counted as usage
@@ -76,30 +104,5 @@ struct ManifestController {
         if let allowed = key.models, !allowed.contains(name) {
             throw DepotError(.forbidden, "Key '\(key.id)' may read \(allowed.map(\.rawValue).joined(separator: ", ")), not '\(name)'.")
         }
-    }
-}
-
-/// A complete answer that needs no more work: status, headers and an optional body, or a
-/// byte range of a file (sent with `sendfile` by ``HotPathHandler``).
-struct HotAnswer: Sendable {
-    var status: HTTPResponse.Status
-    var headers: HTTPFields
-    var body: ByteBuffer?
-    /// A byte range of a file that must still be `identity`; `onStart` runs when sending begins,
-    /// `onComplete` once every byte went out.
-    var file: (path: String, identity: FileIdentity?, range: ClosedRange<Int>, onStart: @Sendable () -> Void,
-               onComplete: @Sendable () -> Void)?
-
-    init(status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer?) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-    }
-
-    init(status: HTTPResponse.Status, headers: HTTPFields, file path: String, identity: FileIdentity?, range: ClosedRange<Int>,
-         onStart: @escaping @Sendable () -> Void, onComplete: @escaping @Sendable () -> Void) {
-        self.status = status
-        self.headers = headers
-        file = (path, identity, range, onStart, onComplete)
     }
 }

@@ -1,13 +1,18 @@
+import HTTPTypes
 import NIOCore
 import NIOPosix
 
 /// Answers manifests and blob downloads straight from the connection's bytes, first in the
-/// pipeline, when ``HotPaths`` can answer from caches: no HTTP/1 decoder, no request task, no
-/// router; manifests go out as one buffer, blobs with `sendfile` (a `FileRegion`).
+/// pipeline, when ``HotPaths`` can answer from memory: no HTTP/1 decoder, no request task, no
+/// router; manifests go out as one buffer, blobs with `sendfile` (a `FileRegion`, the file
+/// opened on NIO's thread pool, never on the event loop).
 ///
-/// Requests are read with ``HotRequestHead``. The first request it does not take, or that
-/// ``HotPaths`` does not answer, goes on to NIO's HTTP/1 decoder and the router together with
-/// everything after it on the connection, so pipelined answers keep their order.
+/// Requests are read with ``HotRequestHead``. A plain `GET` that ``HotPaths`` does not answer (it
+/// needs a load, or is an error) goes alone to NIO's HTTP/1 decoder and the router; what arrives
+/// after it waits here until the router's answer is written (``RequestProgressReporter`` reports
+/// it), then the connection is answered here again. Any other request (a body, an upgrade, a
+/// malformed head) goes to the decoder with everything after it, and the connection stays with
+/// the router. Either way, pipelined answers keep their order.
 ///
 /// One file is sent at a time, and nothing more is answered while the channel is not writable;
 /// meanwhile requests wait here, up to ``HotRequestHead/maxLength`` bytes, then go to the router.
@@ -16,17 +21,29 @@ import NIOPosix
 /// believes idle when the server quiesces. It never sees the answers sent here, so the quiesce
 /// event is held back until they are written, and from then on every request goes to the router,
 /// which closes the connection after its answer.
-final class HotPathHandler: ChannelInboundHandler, RemovableChannelHandler {
+final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
+    typealias OutboundIn = IOData
     typealias OutboundOut = IOData
+
+    /// Who answers the connection's next request.
+    private enum Mode {
+        /// This handler, when it can.
+        case answering
+        /// The router got one request and has not answered it yet; what follows waits here.
+        case awaitingRouter
+        /// The router, for good.
+        case passing
+    }
 
     private let paths: HotPaths
     /// Bytes received and not yet answered or passed on.
     private var received: ByteBuffer?
-    /// Everything on this connection now goes to the router.
-    private var passing = false
-    /// A file answer is being sent.
+    private var mode = Mode.answering
+    /// A request was handed to the decoder during the current read: its end goes on too.
+    private var handedDuringRead = false
+    /// A blob is being opened or sent.
     private var sendingFile = false
     /// The key this connection authenticated with.
     private var verified: HotPaths.VerifiedKey?
@@ -37,23 +54,29 @@ final class HotPathHandler: ChannelInboundHandler, RemovableChannelHandler {
     init(paths: HotPaths) { self.paths = paths }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !passing else { return context.fireChannelRead(data) }
+        guard mode != .passing else { return context.fireChannelRead(data) }
         var bytes = unwrapInboundIn(data)
         if received == nil {
             received = bytes
         } else {
             received!.writeBuffer(&bytes)
         }
-        answerReceived(context, duringRead: true)
+        switch mode {
+        case .answering: answerReceived(context, duringRead: true)
+        case .awaitingRouter: if received!.readableBytes > HotRequestHead.maxLength { pass(context, duringRead: true) }
+        case .passing: break
+        }
     }
 
     /// The handlers further on see a read's end only once they have seen reads.
     func channelReadComplete(context: ChannelHandlerContext) {
-        if passing { context.fireChannelReadComplete() }
+        guard mode == .passing || handedDuringRead else { return }
+        handedDuringRead = false
+        context.fireChannelReadComplete()
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable, !passing { answerReceived(context, duringRead: false) }
+        if context.channel.isWritable, mode == .answering { answerReceived(context, duringRead: false) }
         context.fireChannelWritabilityChanged()
     }
 
@@ -64,19 +87,30 @@ final class HotPathHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         guard event is ChannelShouldQuiesceEvent else { return context.fireUserInboundEventTriggered(event) }
-        if !passing { pass(context, duringRead: false) }
+        if mode != .passing { pass(context, duringRead: false) }
         // Writes complete in order: once this empty one has, every answer sent here is out.
         let written = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(wrapOutboundOut(.byteBuffer(ByteBuffer())), promise: written)
         written.futureResult.assumeIsolated().whenComplete { _ in context.fireUserInboundEventTriggered(event) }
     }
 
+    /// The router's answer to the request handed to it went out: the connection is answered here again.
+    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        context.triggerUserOutboundEvent(event, promise: promise)
+        guard mode == .awaitingRouter, let event = event as? ConnectionGuard.Event, case .answerWritten = event else { return }
+        mode = .answering
+        // Not inside the router's write: once it has returned.
+        context.eventLoop.assumeIsolated().execute { [self] in
+            if mode == .answering { answerReceived(context, duringRead: false) }
+        }
+    }
+
     /// Answers the complete requests received, until one goes to the router, a file is being
-    /// sent or the channel is not writable.
+    /// opened or sent, or the channel is not writable.
     private func answerReceived(_ context: ChannelHandlerContext, duringRead: Bool) {
         var answered = false
         defer { if answered { context.flush() } }
-        while var bytes = received, bytes.readableBytes > 0 {
+        while let bytes = received, bytes.readableBytes > 0 {
             guard !sendingFile, context.channel.isWritable else {
                 if bytes.readableBytes > HotRequestHead.maxLength { pass(context, duringRead: duringRead) }
                 return
@@ -89,23 +123,11 @@ final class HotPathHandler: ChannelInboundHandler, RemovableChannelHandler {
             case .request(let request, let length):
                 let start = ContinuousClock.now
                 guard let (answer, route, key) = paths.answer(request, from: address(context), verified: &verified) else {
-                    return pass(context, duringRead: duringRead)
+                    return hand(length, context, duringRead: duringRead)
                 }
-                var file: NIOFileHandle?
-                if let (path, identity, _, _, _) = answer.file {
-                    // A file missing or changed since the index was loaded goes to the router, which answers the error.
-                    guard let handle = try? NIOFileHandle(_deprecatedPath: path) else { return pass(context, duringRead: duringRead) }
-                    guard let identity, (try? handle.withUnsafeFileDescriptor { FileIdentity(descriptor: $0) }) == identity else {
-                        try? handle.close()
-                        return pass(context, duringRead: duringRead)
-                    }
-                    file = handle
-                }
-                bytes.moveReaderIndex(forwardBy: length)
-                received = bytes.readableBytes > 0 ? bytes : nil
-                context.triggerUserOutboundEvent(ConnectionGuard.Event.requestReceived, promise: nil)
-                respond(context, answer, file: file)
-                context.triggerUserOutboundEvent(ConnectionGuard.Event.answerWritten, promise: nil)
+                guard answer.file == nil else { return openThenSend(answer, request: request, length: length, route: route, key: key, start: start, context) }
+                consume(length, context)
+                respond(context, answer, file: nil)
                 answered = true
                 paths.log(request, route: route, status: Int(answer.status.code), start: start, key: key)
             }
@@ -119,9 +141,56 @@ final class HotPathHandler: ChannelInboundHandler, RemovableChannelHandler {
         return address
     }
 
+    /// Takes the first `length` bytes received as the request being answered here.
+    private func consume(_ length: Int, _ context: ChannelHandlerContext) {
+        received?.moveReaderIndex(forwardBy: length)
+        if received?.readableBytes == 0 { received = nil }
+        context.triggerUserOutboundEvent(ConnectionGuard.Event.requestReceived, promise: nil)
+    }
+
+    /// Opens the answer's file on NIO's thread pool, then sends it. A file missing or changed
+    /// since the index was loaded sends the request to the router, which answers the error.
+    private func openThenSend(_ answer: HotAnswer, request: HTTPRequest, length: Int, route: String, key: String,
+                              start: ContinuousClock.Instant, _ context: ChannelHandlerContext) {
+        guard let (path, identity, _, _, _) = answer.file else { return }
+        sendingFile = true
+        let opened = NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) { () -> NIOFileHandle? in
+            guard let handle = try? NIOFileHandle(_deprecatedPath: path) else { return nil }
+            guard let identity, (try? handle.withUnsafeFileDescriptor { FileIdentity(descriptor: $0) }) == identity else {
+                try? handle.close()
+                return nil
+            }
+            return handle
+        }
+        opened.assumeIsolated().whenComplete { [self] result in
+            sendingFile = false
+            let file = try? result.get()
+            guard context.channel.isActive, received != nil, mode == .answering else {
+                try? file?.close()
+                return
+            }
+            guard let file else { return hand(length, context, duringRead: false) }
+            consume(length, context)
+            respond(context, answer, file: file)
+            context.flush()
+            paths.log(request, route: route, status: Int(answer.status.code), start: start, key: key)
+        }
+    }
+
+    /// Hands the first `length` bytes received (one plain `GET`) to the decoder and the router,
+    /// and keeps what follows until the router has answered.
+    private func hand(_ length: Int, _ context: ChannelHandlerContext, duringRead: Bool) {
+        guard var bytes = received else { return }
+        let request = bytes.readSlice(length: length)!
+        received = bytes.readableBytes > 0 ? bytes : nil
+        mode = .awaitingRouter
+        context.fireChannelRead(wrapInboundOut(request))
+        if duringRead { handedDuringRead = true } else { context.fireChannelReadComplete() }
+    }
+
     /// Hands what was received, and everything after it, to the HTTP/1 decoder.
     private func pass(_ context: ChannelHandlerContext, duringRead: Bool) {
-        passing = true
+        mode = .passing
         guard let bytes = received else { return }
         received = nil
         context.fireChannelRead(wrapInboundOut(bytes))
@@ -130,6 +199,7 @@ final class HotPathHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private func respond(_ context: ChannelHandlerContext, _ answer: HotAnswer, file: NIOFileHandle?) {
         context.write(wrapOutboundOut(.byteBuffer(HotAnswerEncoder.encode(answer, allocator: context.channel.allocator))), promise: nil)
+        defer { context.triggerUserOutboundEvent(ConnectionGuard.Event.answerWritten, promise: nil) }
         guard let file, let range = answer.file?.range else { return }
         sendingFile = true
         answer.file?.onStart()
@@ -140,7 +210,7 @@ final class HotPathHandler: ChannelInboundHandler, RemovableChannelHandler {
             try? file.close()
             if case .success = result { answer.file?.onComplete() }
             sendingFile = false
-            if !passing { answerReceived(context, duringRead: false) }
+            if mode == .answering { answerReceived(context, duringRead: false) }
         }
     }
 }

@@ -2,8 +2,9 @@ import Hummingbird
 import ModelDepotShared
 
 /// The two requests every device makes — its manifest and the blob it names — answered from
-/// caches by the same code the routes use, for ``HotPathHandler`` to send before the router.
-/// Anything not cached, or not a success, is left to the router.
+/// memory by the resolvers the routes use (``ManifestController/resolve(model:key:headers:loaded:)``,
+/// ``BlobsController/plan(hex:key:headers:)``), for ``HotPathHandler`` to send before the router.
+/// Anything that needs a load, or is not a success, is left to the router.
 struct HotPaths: Sendable {
     /// The key a connection authenticated with: a keep-alive connection sending the same
     /// `Authorization` again is not hashed again while no key changed.
@@ -30,7 +31,8 @@ struct HotPaths: Sendable {
         let path = target.utf8.prefix { $0 != UInt8(ascii: "?") }
         if let rest = Self.remainder(of: path, after: "/v1/models/"), let slash = rest.firstIndex(of: UInt8(ascii: "/")),
            rest[slash...].elementsEqual("/manifest".utf8),
-           let answer = manifests.cachedAnswer(model: Substring(rest[..<slash]), key: key, headers: request.headerFields) {
+           let name = try? ModelName(String(Substring(rest[..<slash]))),
+           case .answer(let answer)? = try? manifests.resolve(model: name, key: key, headers: request.headerFields) {
             return (answer, ManifestController.route, key.id)
         }
         if let hex = Self.remainder(of: path, after: "/v1/blobs/sha256/"),

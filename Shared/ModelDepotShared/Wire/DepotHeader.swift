@@ -39,10 +39,10 @@ public enum DeviceAttributes {
             throw DepotError(.badRequest, "\(DepotHeader.attributes) is \(header.utf8.count) bytes long; at most \(maximumLength) are accepted.")
         }
         var attributes: [String: String] = [:]
-        for pair in header.split(separator: ",") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2, let key = unescaped(parts[0]), !key.isEmpty, let value = unescaped(parts[1]) else {
-                throw DepotError(.badRequest, "\(DepotHeader.attributes) entry '\(pair.prefix(80))' is not key=value with percent-encoded key and value (e.g. 'tier=gold,beta=true').")
+        for pair in header.utf8.split(separator: UInt8(ascii: ",")) {
+            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")), let key = unescaped(pair[..<equals]), !key.isEmpty,
+                  let value = unescaped(pair[pair.index(after: equals)...]) else {
+                throw DepotError(.badRequest, "\(DepotHeader.attributes) entry '\(Substring(pair).prefix(80))' is not key=value with percent-encoded key and value (e.g. 'tier=gold,beta=true').")
             }
             attributes[key] = value
         }
@@ -55,10 +55,40 @@ public enum DeviceAttributes {
         text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
 
-    /// Trimmed of spaces and percent-decoded (Foundation's decoding only where there is a `%`:
-    /// it costs a few microseconds on every device check otherwise); `nil` for a bad escape.
-    private static func unescaped(_ text: Substring) -> String? {
-        let trimmed = String(text.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
-        return trimmed.utf8.contains(UInt8(ascii: "%")) ? trimmed.removingPercentEncoding : trimmed
+    /// Trimmed of spaces and percent-decoded, on the bytes (every device check decodes these);
+    /// `nil` for a bad escape or bytes that are not UTF-8.
+    private static func unescaped(_ text: Substring.UTF8View) -> String? {
+        let space = UInt8(ascii: " ")
+        var start = text.startIndex, end = text.endIndex
+        while start < end, text[start] == space { text.formIndex(after: &start) }
+        while end > start, text[text.index(before: end)] == space { text.formIndex(before: &end) }
+        let bytes = text[start..<end]
+        guard bytes.contains(UInt8(ascii: "%")) else { return String(Substring(bytes)) }
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(bytes.count)
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            index = bytes.index(after: index)
+            guard byte == UInt8(ascii: "%") else {
+                decoded.append(byte)
+                continue
+            }
+            guard index < bytes.endIndex, let high = hexValue(bytes[index]) else { return nil }
+            index = bytes.index(after: index)
+            guard index < bytes.endIndex, let low = hexValue(bytes[index]) else { return nil }
+            index = bytes.index(after: index)
+            decoded.append(high << 4 | low)
+        }
+        return String(validating: decoded, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }
