@@ -18,16 +18,29 @@ import Testing
             return
         }
         #expect(length == Self.plain.utf8.count)
-        #expect(request.method == .get)
         #expect(request.path == "/v1/models/flowers/manifest")
         #expect(request.authority == "depot:8080")
-        #expect(request.headerFields[.authorization] == "Bearer s3cret")
-        #expect(request.headerFields[.ifNoneMatch] == "\"abc\"")
-        #expect(request.headerFields.map(\.name.canonicalName) == ["authorization", "if-none-match"])
+        #expect(request.fields[device: .authorization] == "Bearer s3cret")
+        #expect(request.fields[device: .ifNoneMatch] == "\"abc\"")
+        #expect(DeviceField.allCases.filter { request.fields[device: $0] != nil } == [.authorization, .ifNoneMatch])
+    }
+
+    @Test func onlyTheFieldsTheResolversReadAreKept() throws {
+        let head = "GET /v1/blobs/sha256/ab HTTP/1.1\r\nUser-Agent: curl/8\r\nHost: x\r\nDEPOT-platform: ios\r\nAccept: */*\r\n"
+            + "range: bytes=0-9\r\nX-Custom: ignored\r\nDepot-Arm: rule-1/b\r\n\r\n"
+        guard case .request(let request, let length) = parse(head) else {
+            Issue.record("not taken")
+            return
+        }
+        #expect(length == head.utf8.count)
+        #expect(DeviceField.allCases.filter { request.fields[device: $0] != nil } == [.range, .platform, .arm])
+        #expect([DeviceField.platform, .range, .arm].map { request.fields[device: $0] } == ["ios", "bytes=0-9", "rule-1/b"])
+        // A field that is dropped is still checked: a malformed one sends the request to the router.
+        #expect(parse("GET / HTTP/1.1\r\nHost: x\r\nUser-Agent: caf\u{e9}\r\n\r\n") == .other)
     }
 
     @Test func theRootTargetIsTaken() {
-        #expect(parse("GET / HTTP/1.1\r\nHost: x\r\n\r\n") == .request(HTTPRequest(method: .get, scheme: nil, authority: "x", path: "/"), length: 27))
+        #expect(parse("GET / HTTP/1.1\r\nHost: x\r\n\r\n") == .request(HotRequest(path: "/", authority: "x", fields: HotFields()), length: 27))
     }
 
     @Test(arguments: [1, 10, 40, 90])
@@ -45,6 +58,7 @@ import Testing
         "GET /caf\u{e9} HTTP/1.1\r\nHost: x\r\n\r\n",
         "GET / HTTP/1.1\r\n\r\n",
         "GET / HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: x\r\nIf-None-Match: \"a\"\r\nif-none-match: \"b\"\r\n\r\n",
         "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc",
         "GET / HTTP/1.1\r\nHost: x\r\nTRANSFER-ENCODING: chunked\r\n\r\n",
         "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",

@@ -48,7 +48,7 @@ struct BlobsController {
 
     /// A `GET` answered from the file with `sendfile`, or `nil` for anything but content (the
     /// router then answers it, with the same result or the error).
-    func cachedAnswer(hex: Substring, key: AccessKey, headers: HTTPFields) -> HotAnswer? {
+    func cachedAnswer(hex: Substring, key: AccessKey, headers: some DeviceFields) -> HotAnswer? {
         guard case .content(let status, let fields, let file, let range?, let length)? = try? plan(hex: hex, key: key, headers: headers) else {
             return nil
         }
@@ -64,7 +64,7 @@ struct BlobsController {
     /// Status, headers and byte range for `key`'s request of blob `hex`, from the ``BlobIndex``.
     /// - Throws: ``DepotError``: `bad_request` for a malformed digest, `not_found` for a blob no
     ///   version of the key's models references.
-    func plan(hex: Substring, key: AccessKey, headers requestHeaders: HTTPFields) throws -> Plan {
+    func plan(hex: Substring, key: AccessKey, headers requestHeaders: some DeviceFields) throws -> Plan {
         guard hex.utf8.count == 64, hex.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
             throw DepotError(.badRequest, "'\(hex.prefix(80))' is not a SHA-256 digest: blobs are named by 64 lower-case hexadecimal digits.")
         }
@@ -78,11 +78,11 @@ struct BlobsController {
             .eTag: etag, .cacheControl: "public, max-age=31536000, immutable", .acceptRanges: "bytes",
             .contentType: "application/octet-stream",
         ]
-        let range = EntityTag.ifRange(requestHeaders.value(.ifRange), matches: etag)
-            ? ByteRange(header: requestHeaders.value(.range), length: length) : .full
+        let range = EntityTag.ifRange(requestHeaders[device: .ifRange], matches: etag)
+            ? ByteRange(header: requestHeaders[device: .range], length: length) : .full
         switch range {
         case .unsatisfiable:
-            let error = DepotError(.rangeNotSatisfiable, "The range '\(requestHeaders.value(.range) ?? "")' lies outside the blob's \(length) bytes.")
+            let error = DepotError(.rangeNotSatisfiable, "The range '\(requestHeaders[device: .range] ?? "")' lies outside the blob's \(length) bytes.")
             return .unsatisfiable(headers: [.eTag: etag, .acceptRanges: "bytes", .contentRange: "bytes */\(length)"], error: error)
         case .full:
             headers[.contentLength] = String(length)
@@ -99,8 +99,8 @@ struct BlobsController {
         if range.upperBound == length - 1 { usage.record(.download(sha256: hex), arm: arm) }
     }
 
-    private static func arm(_ headers: HTTPFields) -> String {
-        headers.value(.depotArm).map { String($0.prefix(80)) } ?? "unknown"
+    private static func arm(_ headers: some DeviceFields) -> String {
+        headers[device: .arm].map { String($0.prefix(80)) } ?? "unknown"
     }
 
     /// Refuses to serve a blob file that is not the one the index knows (missing, rewritten,

@@ -12,8 +12,30 @@ import Synchronization
 final class ManifestCache: Sendable {
     /// A signed manifest, or the fact that the model has no published version to hand out.
     enum Entry: Sendable {
-        case manifest(body: ByteBuffer, etag: String, version: Int, refreshAt: Date)
+        case manifest(Manifest)
         case unpublished
+    }
+
+    /// A signed manifest with its two answers ready to send: the `200` with the envelope, and
+    /// the `304` for a device that has it.
+    struct Manifest: Sendable {
+        let version: Int
+        let etag: String
+        let refreshAt: Date
+        let full: HotAnswer
+        let notModified: HotAnswer
+
+        init(body: ByteBuffer, version: Int, refreshAt: Date, rootVersion: Int?) {
+            self.version = version
+            self.refreshAt = refreshAt
+            etag = "\"\(SHA256.hash(data: body.readableBytesView).hex.prefix(32))\""
+            var headers: HTTPFields = [.eTag: etag, .cacheControl: "private, no-cache"]
+            if let rootVersion { headers[.depotRootVersion] = String(rootVersion) }
+            notModified = HotAnswer(status: .notModified, headers: headers, body: nil, encoded: true)
+            headers[.contentType] = "application/json; charset=utf-8"
+            headers[.contentLength] = String(body.readableBytes)
+            full = HotAnswer(status: .ok, headers: headers, body: body, encoded: true)
+        }
     }
 
     /// One answer: a version (`nil` for the newest published one) and the arm that chose it.
@@ -60,7 +82,7 @@ final class ManifestCache: Sendable {
     /// An answer if it is cached and not yet due to be signed again.
     func cachedEntry(for model: ModelName, version: Int?, arm: String) -> Entry? {
         guard let entry = answers.withLock({ $0[model]?.entries[Key(version: version, arm: arm)] }) else { return nil }
-        if case .manifest(_, _, _, let refreshAt) = entry, refreshAt <= clock() { return nil }
+        if case .manifest(let manifest) = entry, manifest.refreshAt <= clock() { return nil }
         return entry
     }
 
@@ -84,7 +106,7 @@ final class ManifestCache: Sendable {
         let (cached, generation, known) = answers.withLock { ($0[model]?.entries[key], $0[model]?.generation ?? 0, $0[model]?.manifestVersion) }
         switch cached {
         case .unpublished?: return (.unpublished, true)
-        case .manifest(_, _, _, let refreshAt)? where refreshAt > now: return (cached!, true)
+        case .manifest(let manifest)? where manifest.refreshAt > now: return (cached!, true)
         default: break
         }
         guard let found = try await load() else {
@@ -97,8 +119,8 @@ final class ManifestCache: Sendable {
                                      tensors: .init(inputs: found.tflite.inputs, outputs: found.tflite.outputs), arm: arm,
                                      manifestVersion: manifestVersion, issued: now, expires: now.addingTimeInterval(lifetime))
         let body = try signer.sign(manifest)
-        let entry = Entry.manifest(body: ByteBuffer(bytes: body), etag: "\"\(SHA256.hash(data: body).hex.prefix(32))\"",
-                                   version: found.version, refreshAt: now.addingTimeInterval(lifetime / 2))
+        let entry = Entry.manifest(Manifest(body: ByteBuffer(bytes: body), version: found.version,
+                                            refreshAt: now.addingTimeInterval(lifetime / 2), rootVersion: signer.rootVersion))
         return (entry, store(entry, for: key, of: model, generation: generation))
     }
 

@@ -65,7 +65,7 @@ struct ManifestController {
     /// or what must be loaded first.
     /// - Throws: ``DepotError``: `forbidden` for a key limited to other models, `bad_request` for
     ///   malformed device headers, `not_found` for a model with no published version.
-    func resolve(model name: ModelName, key: AccessKey, headers: HTTPFields, loaded: Loaded = Loaded()) throws -> Resolution {
+    func resolve(model name: ModelName, key: AccessKey, headers: some DeviceFields, loaded: Loaded = Loaded()) throws -> Resolution {
         try Self.check(key, mayRead: name)
         let device = try DeviceContext(headers: headers)
         guard let rollout = loaded.rollout ?? manifests.cachedRollout(for: name) else { return .needs(.rollout) }
@@ -74,30 +74,27 @@ struct ManifestController {
         guard let entry = loaded.entry ?? manifests.cachedEntry(for: name, version: assignment?.version, arm: arm) else {
             return .needs(.entry(version: assignment?.version, arm: arm))
         }
-        guard case .manifest(let body, let etag, let version, _) = entry else {
+        guard case .manifest(let manifest) = entry else {
             throw DepotError(.notFound, "Model '\(name)' has no published version yet. Publish one with 'depot publish \(name) VERSION'.")
         }
-        return .answer(answer(body: body, etag: etag, version: version, model: name, arm: arm, device: device,
-                              ifNoneMatch: headers.value(.ifNoneMatch)))
+        return .answer(answer(manifest, model: name, arm: arm, device: device, ifNoneMatch: headers[device: .ifNoneMatch]))
     }
 
     /// A `304` when `If-None-Match` holds the manifest's tag, else the `200`; counted as usage
     /// (a `200` also records the device's installation with its arm) and in the metrics.
-    private func answer(body: ByteBuffer, etag: String, version: Int, model: ModelName, arm: String, device: DeviceContext,
+    private func answer(_ manifest: ManifestCache.Manifest, model: ModelName, arm: String, device: DeviceContext,
                         ifNoneMatch: String?) -> HotAnswer {
-        usage.record(.manifest(model: model, version: version), arm: arm)
-        var headers: HTTPFields = [.eTag: etag, .cacheControl: "private, no-cache"]
-        if let root = manifests.signer.rootVersion { headers[.depotRootVersion] = String(root) }
-        if EntityTag.ifNoneMatch(ifNoneMatch, matches: etag) {
+        usage.record(.manifest(model: model, version: manifest.version), arm: arm)
+        if EntityTag.ifNoneMatch(ifNoneMatch, matches: manifest.etag) {
             metrics.recordManifest(notModified: true)
-            return HotAnswer(status: .notModified, headers: headers, body: nil)
+            return manifest.notModified
         }
         metrics.recordManifest(notModified: false)
         // An installation is handed its version with a 200; its 304s only confirm what it has.
-        if let installation = device.installationID { usage.record(installation: installation, model: model, version: version, arm: arm) }
-        headers[.contentType] = "application/json; charset=utf-8"
-        headers[.contentLength] = String(body.readableBytes)
-        return HotAnswer(status: .ok, headers: headers, body: body)
+        if let installation = device.installationID {
+            usage.record(installation: installation, model: model, version: manifest.version, arm: arm)
+        }
+        return manifest.full
     }
 
     private static func check(_ key: AccessKey, mayRead name: ModelName) throws {

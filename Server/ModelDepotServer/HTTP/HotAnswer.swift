@@ -4,24 +4,32 @@ import ModelDepotShared
 /// A complete answer that needs no more work: status, headers and an optional body, or a
 /// byte range of a file (sent with `sendfile` by ``HotPathHandler``).
 struct HotAnswer: Sendable {
-    var status: HTTPResponse.Status
-    var headers: HTTPFields
-    var body: ByteBuffer?
+    let status: HTTPResponse.Status
+    let headers: HTTPFields
+    let body: ByteBuffer?
+    /// The status line and fields in HTTP/1.1, encoded once for an answer sent many times (a
+    /// cached manifest's); ``HotAnswerEncoder`` adds `Date` and `Server`.
+    let head: ByteBuffer?
     /// A byte range of a file that must still be `identity`; `onStart` runs when sending begins,
     /// `onComplete` once every byte went out.
-    var file: (path: String, identity: FileIdentity?, range: ClosedRange<Int>, onStart: @Sendable () -> Void,
+    let file: (path: String, identity: FileIdentity?, range: ClosedRange<Int>, onStart: @Sendable () -> Void,
                onComplete: @Sendable () -> Void)?
 
-    init(status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer?) {
+    /// - Parameter encoded: Encode the status line and fields now, for an answer kept and sent many times.
+    init(status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer?, encoded: Bool = false) {
         self.status = status
         self.headers = headers
         self.body = body
+        head = encoded ? HotAnswerEncoder.head(status: status, headers: headers) : nil
+        file = nil
     }
 
     init(status: HTTPResponse.Status, headers: HTTPFields, file path: String, identity: FileIdentity?, range: ClosedRange<Int>,
          onStart: @escaping @Sendable () -> Void, onComplete: @escaping @Sendable () -> Void) {
         self.status = status
         self.headers = headers
+        body = nil
+        head = nil
         file = (path, identity, range, onStart, onComplete)
     }
 }

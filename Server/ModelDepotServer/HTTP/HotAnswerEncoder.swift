@@ -5,22 +5,31 @@ import NIOCore
 /// encoder writes the router's answers: status line, the answer's fields, `Date` and `Server`.
 enum HotAnswerEncoder {
     static func encode(_ answer: HotAnswer, allocator: ByteBufferAllocator) -> ByteBuffer {
-        var buffer = allocator.buffer(capacity: 512 + (answer.body?.readableBytes ?? 0))
+        let head = answer.head ?? Self.head(status: answer.status, headers: answer.headers)
+        var buffer = allocator.buffer(capacity: head.readableBytes + 64 + (answer.body?.readableBytes ?? 0))
+        buffer.writeImmutableBuffer(head)
+        buffer.writeStaticString("Date: ")
+        buffer.writeString(HTTPDate.now())
+        buffer.writeStaticString("\r\nServer: ModelDepot\r\n\r\n")
+        if let body = answer.body { buffer.writeImmutableBuffer(body) }
+        return buffer
+    }
+
+    /// The status line and the fields, each line ending in CRLF.
+    static func head(status: HTTPResponse.Status, headers: HTTPFields) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(256)
         buffer.writeStaticString("HTTP/1.1 ")
-        buffer.writeString(String(answer.status.code))
+        buffer.writeString(String(status.code))
         buffer.writeStaticString(" ")
-        buffer.writeString(answer.status.reasonPhrase)
+        buffer.writeString(status.reasonPhrase)
         buffer.writeStaticString("\r\n")
-        for field in answer.headers {
+        for field in headers {
             buffer.writeString(field.name.rawName)
             buffer.writeStaticString(": ")
             buffer.writeString(field.value)
             buffer.writeStaticString("\r\n")
         }
-        buffer.writeStaticString("Date: ")
-        buffer.writeString(HTTPDate.now())
-        buffer.writeStaticString("\r\nServer: ModelDepot\r\n\r\n")
-        if var body = answer.body { buffer.writeBuffer(&body) }
         return buffer
     }
 }

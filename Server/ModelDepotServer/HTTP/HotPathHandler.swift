@@ -1,4 +1,3 @@
-import HTTPTypes
 import NIOCore
 import NIOPosix
 
@@ -150,7 +149,7 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Opens the answer's file on NIO's thread pool, then sends it. A file missing or changed
     /// since the index was loaded sends the request to the router, which answers the error.
-    private func openThenSend(_ answer: HotAnswer, request: HTTPRequest, length: Int, route: String, key: String,
+    private func openThenSend(_ answer: HotAnswer, request: HotRequest, length: Int, route: String, key: String,
                               start: ContinuousClock.Instant, _ context: ChannelHandlerContext) {
         guard let (path, identity, _, _, _) = answer.file else { return }
         sendingFile = true

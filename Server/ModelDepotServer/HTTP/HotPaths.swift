@@ -23,34 +23,33 @@ struct HotPaths: Sendable {
 
     /// The answer, the route it stands for and the key that asked, or `nil` for the router.
     /// A client address that must wait (``AuthenticationThrottle``) goes to the router, which refuses it.
-    func answer(_ request: HTTPRequest, from address: @autoclosure () -> String?,
+    func answer(_ request: HotRequest, from address: @autoclosure () -> String?,
                 verified: inout VerifiedKey?) -> (answer: HotAnswer, route: String, key: String)? {
-        guard request.method == .get, let target = request.path, throttle.wait(address: address()) == nil,
-              let key = key(request, verified: &verified) else { return nil }
+        guard throttle.wait(address: address()) == nil, let key = key(request, verified: &verified) else { return nil }
         throttle.succeeded(address: address())
-        let path = target.utf8.prefix { $0 != UInt8(ascii: "?") }
+        let path = request.path.utf8.prefix { $0 != UInt8(ascii: "?") }
         if let rest = Self.remainder(of: path, after: "/v1/models/"), let slash = rest.firstIndex(of: UInt8(ascii: "/")),
            rest[slash...].elementsEqual("/manifest".utf8),
            let name = try? ModelName(String(Substring(rest[..<slash]))),
-           case .answer(let answer)? = try? manifests.resolve(model: name, key: key, headers: request.headerFields) {
+           case .answer(let answer)? = try? manifests.resolve(model: name, key: key, headers: request.fields) {
             return (answer, ManifestController.route, key.id)
         }
         if let hex = Self.remainder(of: path, after: "/v1/blobs/sha256/"),
-           let answer = blobs.cachedAnswer(hex: Substring(hex), key: key, headers: request.headerFields) {
+           let answer = blobs.cachedAnswer(hex: Substring(hex), key: key, headers: request.fields) {
             return (answer, BlobsController.route, key.id)
         }
         return nil
     }
 
-    func log(_ request: HTTPRequest, route: String, status: Int, start: ContinuousClock.Instant, key: String) {
+    func log(_ request: HotRequest, route: String, status: Int, start: ContinuousClock.Instant, key: String) {
         metrics.recordFastPathAnswer()
-        RequestLogMiddleware.record(metrics, log, method: request.method.rawValue, path: String((request.path ?? "").prefix { $0 != "?" }),
+        RequestLogMiddleware.record(metrics, log, method: "GET", path: request.path,
                                     route: route, status: status, start: start, key: key, error: nil)
     }
 
     /// The request's key, from the connection's verified key when the header is the same.
-    private func key(_ request: HTTPRequest, verified: inout VerifiedKey?) -> AccessKey? {
-        guard let header = request.headerFields.value(.authorization) else { return nil }
+    private func key(_ request: HotRequest, verified: inout VerifiedKey?) -> AccessKey? {
+        guard let header = request.fields[device: .authorization] else { return nil }
         if let known = verified, known.header == header, keys.isCurrent(known.generation) { return known.key }
         guard let secret = AuthenticationMiddleware.bearerSecret(header), let (key, generation) = keys.cachedKey(secret) else { return nil }
         verified = VerifiedKey(header: header, key: key, generation: generation)

@@ -1,8 +1,8 @@
 import HTTPTypes
 import NIOCore
 
-/// A request head read straight from a connection's bytes, for ``HotPathHandler``: only the
-/// plainest requests — `GET /target HTTP/1.1`, one `Host`, well-formed fields of visible ASCII, no
+/// A request head read straight from a connection's bytes, for ``HotPathHandler``, keeping only
+/// its ``DeviceField``s: only the plainest requests — `GET /target HTTP/1.1`, one `Host`, well-formed fields of visible ASCII, no
 /// body and nothing that changes the connection — are taken; anything else, well-formed or not,
 /// is `.other` and goes to NIO's HTTP/1 decoder and the router, which answer it as always.
 enum HotRequestHead: Equatable {
@@ -11,7 +11,7 @@ enum HotRequestHead: Equatable {
     /// Not a request answered here: the router decides.
     case other
     /// A plain `GET` whose head takes `length` bytes.
-    case request(HTTPRequest, length: Int)
+    case request(HotRequest, length: Int)
 
     /// The longest head read here; a longer one goes to the router.
     static let maxLength = 16 * 1024
@@ -20,6 +20,9 @@ enum HotRequestHead: Equatable {
     private static let declined: [[UInt8]] = ["content-length", "transfer-encoding", "connection", "upgrade", "expect", "te", "keep-alive"]
         .map { Array($0.utf8) }
     private static let host = Array("host".utf8)
+    /// The fields the device resolvers read (``HotPaths``): the only ones kept. Every other field
+    /// is checked like these and dropped, which spares the `HTTPField.Name` and `String` of each.
+    private static let read = DeviceField.allCases.map { (bytes: Array($0.name.canonicalName.utf8), field: $0) }
 
     /// Reads the head at the start of `buffer`'s readable bytes.
     static func parse(_ buffer: ByteBuffer) -> HotRequestHead {
@@ -27,24 +30,21 @@ enum HotRequestHead: Equatable {
             var reader = LineReader(bytes: bytes)
             guard let first = reader.nextLine() else { return reader.complete ? .other : .incomplete }
             guard let target = target(of: first) else { return .other }
-            var fields = HTTPFields()
+            var fields = HotFields()
             var authority: String?
             while true {
                 guard let line = reader.nextLine() else { return reader.complete ? .other : .incomplete }
                 if line.isEmpty { break }
-                guard let (name, value) = field(line), !declined.contains(where: { equalsIgnoringCase(name, $0) }),
-                      let fieldName = HTTPField.Name(String(decoding: name, as: UTF8.self)) else { return .other }
-                let text = String(decoding: value, as: UTF8.self)
+                guard let (name, value) = field(line), !declined.contains(where: { equalsIgnoringCase(name, $0) }) else { return .other }
                 if equalsIgnoringCase(name, host) {
                     guard authority == nil else { return .other }
-                    authority = text
-                } else {
-                    fields.append(HTTPField(name: fieldName, value: text))
+                    authority = String(decoding: value, as: UTF8.self)
+                } else if let kept = read.first(where: { equalsIgnoringCase(name, $0.bytes) }) {
+                    guard fields.set(kept.field, String(decoding: value, as: UTF8.self)) else { return .other }
                 }
             }
             guard let authority else { return .other }
-            return .request(HTTPRequest(method: .get, scheme: nil, authority: authority, path: target, headerFields: fields),
-                            length: reader.offset)
+            return .request(HotRequest(path: target, authority: authority, fields: fields), length: reader.offset)
         }
     }
 
@@ -113,4 +113,11 @@ enum HotRequestHead: Equatable {
             return line
         }
     }
+}
+
+/// A plain `GET` read by ``HotRequestHead``: its target, `Host` and ``DeviceField``s.
+struct HotRequest: Equatable, Sendable {
+    let path: String
+    let authority: String
+    let fields: HotFields
 }

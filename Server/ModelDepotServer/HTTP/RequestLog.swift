@@ -17,6 +17,7 @@ final class RequestLog: Sendable {
     struct Line: Sendable {
         var seconds: Int
         var method: String
+        /// The request target; a query (from `?`) is left out of the line.
         var path: String
         var route: String
         var status: Int
@@ -103,7 +104,7 @@ final class RequestLog: Sendable {
         if let error = line.error { text += " error="; text += error }
         if let key = line.key { text += " key="; text += key }
         text += " method="; text += line.method
-        text += " path="; text += line.path
+        text += " path="; text += Substring(line.path.utf8.prefix { $0 != UInt8(ascii: "?") })
         if let requestID = line.requestID { text += " request_id="; text += requestID }
         text += " route="; text += line.route
         text += " status="; text += String(line.status)

@@ -9,6 +9,13 @@ final class ServerMetrics: Sendable {
         let route: String
         let method: String
         let status: Int
+
+        /// Hashes lengths, not text: a handful of routes and methods, counted on every request.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(status)
+            hasher.combine(route.utf8.count)
+            hasher.combine(method.utf8.count)
+        }
     }
 
     private struct Counts {

@@ -38,8 +38,15 @@ public enum DeviceAttributes {
         guard header.utf8.count <= maximumLength else {
             throw DepotError(.badRequest, "\(DepotHeader.attributes) is \(header.utf8.count) bytes long; at most \(maximumLength) are accepted.")
         }
+        let comma = UInt8(ascii: ",")
         var attributes: [String: String] = [:]
-        for pair in header.utf8.split(separator: UInt8(ascii: ",")) {
+        attributes.reserveCapacity(header.utf8.count { $0 == comma } + 1)
+        var rest = header.utf8[...]
+        while !rest.isEmpty {
+            let end = rest.firstIndex(of: comma) ?? rest.endIndex
+            let pair = rest[..<end]
+            rest = rest[(end == rest.endIndex ? end : rest.index(after: end))...]
+            if pair.isEmpty { continue }
             guard let equals = pair.firstIndex(of: UInt8(ascii: "=")), let key = unescaped(pair[..<equals]), !key.isEmpty,
                   let value = unescaped(pair[pair.index(after: equals)...]) else {
                 throw DepotError(.badRequest, "\(DepotHeader.attributes) entry '\(Substring(pair).prefix(80))' is not key=value with percent-encoded key and value (e.g. 'tier=gold,beta=true').")
@@ -80,7 +87,7 @@ public enum DeviceAttributes {
             index = bytes.index(after: index)
             decoded.append(high << 4 | low)
         }
-        return String(validating: decoded, as: UTF8.self)
+        return decoded.allSatisfy { $0 < 0x80 } ? String(decoding: decoded, as: UTF8.self) : String(validating: decoded, as: UTF8.self)
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
