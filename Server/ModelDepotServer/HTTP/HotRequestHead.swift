@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 import HTTPTypes
 import NIOCore
 
@@ -16,13 +21,21 @@ enum HotRequestHead: Equatable {
     /// The longest head read here; a longer one goes to the router.
     static let maxLength = 16 * 1024
 
-    /// Fields that ask for more than a plain answer (a body, another protocol, a closing connection).
-    private static let declined: [[UInt8]] = ["content-length", "transfer-encoding", "connection", "upgrade", "expect", "te", "keep-alive"]
-        .map { Array($0.utf8) }
-    private static let host = Array("host".utf8)
-    /// The fields the device resolvers read (``HotPaths``): the only ones kept. Every other field
-    /// is checked like these and dropped, which spares the `HTTPField.Name` and `String` of each.
-    private static let read = DeviceField.allCases.map { (bytes: Array($0.name.canonicalName.utf8), field: $0) }
+    /// What a field's name means here.
+    private enum Role {
+        /// Asks for more than a plain answer (a body, another protocol, a closing connection).
+        case declined
+        case host
+        /// Read by the device resolvers (``HotPaths``): kept.
+        case read(DeviceField)
+    }
+
+    /// The names with a role, lower-case; every other field is checked like these and dropped,
+    /// which spares the `String` of each.
+    private static let roles: [(name: [UInt8], role: Role)] =
+        ["content-length", "transfer-encoding", "connection", "upgrade", "expect", "te", "keep-alive"].map { (Array($0.utf8), .declined) }
+        + [(Array("host".utf8), .host)]
+        + DeviceField.allCases.map { (Array($0.name.canonicalName.utf8), .read($0)) }
 
     /// Reads the head at the start of `buffer`'s readable bytes.
     static func parse(_ buffer: ByteBuffer) -> HotRequestHead {
@@ -31,59 +44,73 @@ enum HotRequestHead: Equatable {
             guard let first = reader.nextLine() else { return reader.complete ? .other : .incomplete }
             guard let target = target(of: first) else { return .other }
             var fields = HotFields()
-            var authority: String?
+            var hasHost = false
             while true {
                 guard let line = reader.nextLine() else { return reader.complete ? .other : .incomplete }
                 if line.isEmpty { break }
-                guard let (name, value) = field(line), !declined.contains(where: { equalsIgnoringCase(name, $0) }) else { return .other }
-                if equalsIgnoringCase(name, host) {
-                    guard authority == nil else { return .other }
-                    authority = String(decoding: value, as: UTF8.self)
-                } else if let kept = read.first(where: { equalsIgnoringCase(name, $0.bytes) }) {
-                    guard fields.set(kept.field, String(decoding: value, as: UTF8.self)) else { return .other }
+                guard let (name, value) = field(line) else { return .other }
+                switch roles.first(where: { equalsIgnoringCase(name, $0.name) })?.role {
+                case .declined?:
+                    return .other
+                case .host?:
+                    guard !hasHost else { return .other }
+                    hasHost = true
+                case .read(let field)?:
+                    guard fields.set(field, String(decoding: value, as: UTF8.self)) else { return .other }
+                case nil:
+                    break
                 }
             }
-            guard let authority else { return .other }
-            return .request(HotRequest(path: target, authority: authority, fields: fields), length: reader.offset)
+            guard hasHost else { return .other }
+            return .request(HotRequest(path: target, fields: fields), length: reader.offset)
         }
     }
 
     /// The target of `GET /target HTTP/1.1`: visible ASCII, starting with `/`.
     private static func target(of line: UnsafeRawBufferPointer) -> String? {
-        let prefix = "GET /".utf8, suffix = " HTTP/1.1".utf8
-        guard line.count >= prefix.count + suffix.count, line.starts(with: prefix), line.suffix(suffix.count).elementsEqual(suffix) else { return nil }
-        let target = line[(prefix.count - 1)..<(line.count - suffix.count)]
-        guard target.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: target), as: UTF8.self)
+        let prefix: StaticString = "GET /", suffix: StaticString = " HTTP/1.1"
+        let count = line.count - prefix.utf8CodeUnitCount - suffix.utf8CodeUnitCount
+        guard count >= 0, memcmp(line.baseAddress!, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0,
+              memcmp(line.baseAddress! + (line.count - suffix.utf8CodeUnitCount), suffix.utf8Start, suffix.utf8CodeUnitCount) == 0
+        else { return nil }
+        let target = UnsafeRawBufferPointer(rebasing: line[(prefix.utf8CodeUnitCount - 1)..<(line.count - suffix.utf8CodeUnitCount)])
+        for byte in target where byte < 0x21 || byte > 0x7E { return nil }
+        return String(decoding: target, as: UTF8.self)
     }
 
     /// Name and value (without surrounding whitespace) of a `name: value` line; `nil` unless the
     /// name is a token and the value visible ASCII, spaces and tabs.
     private static func field(_ line: UnsafeRawBufferPointer) -> (name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > 0,
-              line[..<colon].allSatisfy(isTokenCharacter) else { return nil }
+        guard let found = memchr(line.baseAddress!, Int32(UInt8(ascii: ":")), line.count) else { return nil }
+        let colon = line.baseAddress!.distance(to: UnsafeRawPointer(found))
+        guard colon > 0 else { return nil }
+        for byte in UnsafeRawBufferPointer(rebasing: line[..<colon]) where !isTokenCharacter(byte) { return nil }
         var start = colon + 1, end = line.count
         while start < end, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
         while end > start, line[end - 1] == 0x20 || line[end - 1] == 0x09 { end -= 1 }
         let value = UnsafeRawBufferPointer(rebasing: line[start..<end])
-        guard value.allSatisfy({ (0x20...0x7E).contains($0) || $0 == 0x09 }) else { return nil }
+        for byte in value where (byte < 0x20 && byte != 0x09) || byte > 0x7E { return nil }
         return (UnsafeRawBufferPointer(rebasing: line[..<colon]), value)
     }
 
-    /// RFC 9110's `tchar`.
-    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
-             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
-             UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"): true
-        default: false
+    /// RFC 9110's `tchar`: letters, digits and ``!#$%&'*+-.^_`|~``, as a bit per ASCII byte.
+    private static let tokenCharacters: (low: UInt64, high: UInt64) = {
+        var masks: (low: UInt64, high: UInt64) = (0, 0)
+        for byte in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-.^_`|~".utf8 {
+            if byte < 64 { masks.low |= 1 << UInt64(byte) } else { masks.high |= 1 << UInt64(byte - 64) }
         }
+        return masks
+    }()
+
+    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        byte < 64 ? tokenCharacters.low & (1 << UInt64(byte)) != 0 : byte < 128 && tokenCharacters.high & (1 << UInt64(byte - 64)) != 0
     }
 
     /// Whether `bytes` spell the lower-case ASCII `lower`, ignoring case.
     private static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lower: [UInt8]) -> Bool {
-        bytes.count == lower.count && zip(bytes, lower).allSatisfy { ($0 | 0x20) == $1 }
+        guard bytes.count == lower.count else { return false }
+        for index in 0..<lower.count where bytes[index] | 0x20 != lower[index] { return false }
+        return true
     }
 
     /// Lines ending in CRLF, within the first ``maxLength`` bytes.
@@ -100,10 +127,11 @@ enum HotRequestHead: Equatable {
         /// The next line without its CRLF, or `nil` (see ``complete``).
         mutating func nextLine() -> UnsafeRawBufferPointer? {
             let end = min(bytes.count, HotRequestHead.maxLength)
-            guard let feed = bytes[offset..<end].firstIndex(of: 0x0A) else {
+            guard offset < end, let found = memchr(bytes.baseAddress! + offset, 0x0A, end - offset) else {
                 complete = end == HotRequestHead.maxLength
                 return nil
             }
+            let feed = bytes.baseAddress!.distance(to: UnsafeRawPointer(found))
             guard feed > offset, bytes[feed - 1] == 0x0D else {
                 complete = true
                 return nil
@@ -115,9 +143,8 @@ enum HotRequestHead: Equatable {
     }
 }
 
-/// A plain `GET` read by ``HotRequestHead``: its target, `Host` and ``DeviceField``s.
+/// A plain `GET` read by ``HotRequestHead``: its target and ``DeviceField``s.
 struct HotRequest: Equatable, Sendable {
     let path: String
-    let authority: String
     let fields: HotFields
 }

@@ -38,18 +38,25 @@ public enum DeviceAttributes {
         guard header.utf8.count <= maximumLength else {
             throw DepotError(.badRequest, "\(DepotHeader.attributes) is \(header.utf8.count) bytes long; at most \(maximumLength) are accepted.")
         }
+        var header = header
+        return try header.withUTF8 { bytes in Result { () throws(DepotError) in try decode(bytes) } }.get()
+    }
+
+    /// The attributes in a header value's bytes (a `String`'s bytes, read in place).
+    private static func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws(DepotError) -> [String: String] {
         let comma = UInt8(ascii: ",")
         var attributes: [String: String] = [:]
-        attributes.reserveCapacity(header.utf8.count { $0 == comma } + 1)
-        var rest = header.utf8[...]
-        while !rest.isEmpty {
-            let end = rest.firstIndex(of: comma) ?? rest.endIndex
-            let pair = rest[..<end]
-            rest = rest[(end == rest.endIndex ? end : rest.index(after: end))...]
-            if pair.isEmpty { continue }
-            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")), let key = unescaped(pair[..<equals]), !key.isEmpty,
-                  let value = unescaped(pair[pair.index(after: equals)...]) else {
-                throw DepotError(.badRequest, "\(DepotHeader.attributes) entry '\(Substring(pair).prefix(80))' is not key=value with percent-encoded key and value (e.g. 'tier=gold,beta=true').")
+        attributes.reserveCapacity(bytes.count { $0 == comma } + 1)
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            while end < bytes.count, bytes[end] != comma { end += 1 }
+            defer { start = end + 1 }
+            guard end > start else { continue }
+            let pair = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")), let key = unescaped(pair, 0..<equals), !key.isEmpty,
+                  let value = unescaped(pair, (equals + 1)..<pair.count) else {
+                throw DepotError(.badRequest, "\(DepotHeader.attributes) entry '\(String(decoding: pair, as: UTF8.self).prefix(80))' is not key=value with percent-encoded key and value (e.g. 'tier=gold,beta=true').")
             }
             attributes[key] = value
         }
@@ -62,32 +69,29 @@ public enum DeviceAttributes {
         text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
 
-    /// Trimmed of spaces and percent-decoded, on the bytes (every device check decodes these);
-    /// `nil` for a bad escape or bytes that are not UTF-8.
-    private static func unescaped(_ text: Substring.UTF8View) -> String? {
+    /// `bytes[range]` trimmed of spaces and percent-decoded; `nil` for a bad escape or bytes
+    /// that are not UTF-8.
+    private static func unescaped(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String? {
         let space = UInt8(ascii: " ")
-        var start = text.startIndex, end = text.endIndex
-        while start < end, text[start] == space { text.formIndex(after: &start) }
-        while end > start, text[text.index(before: end)] == space { text.formIndex(before: &end) }
-        let bytes = text[start..<end]
-        guard bytes.contains(UInt8(ascii: "%")) else { return String(Substring(bytes)) }
+        var start = range.lowerBound, end = range.upperBound
+        while start < end, bytes[start] == space { start += 1 }
+        while end > start, bytes[end - 1] == space { end -= 1 }
+        let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        guard text.contains(UInt8(ascii: "%")) else { return String(decoding: text, as: UTF8.self) }
         var decoded: [UInt8] = []
-        decoded.reserveCapacity(bytes.count)
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            let byte = bytes[index]
-            index = bytes.index(after: index)
-            guard byte == UInt8(ascii: "%") else {
-                decoded.append(byte)
+        decoded.reserveCapacity(text.count)
+        var index = 0
+        while index < text.count {
+            guard text[index] == UInt8(ascii: "%") else {
+                decoded.append(text[index])
+                index += 1
                 continue
             }
-            guard index < bytes.endIndex, let high = hexValue(bytes[index]) else { return nil }
-            index = bytes.index(after: index)
-            guard index < bytes.endIndex, let low = hexValue(bytes[index]) else { return nil }
-            index = bytes.index(after: index)
+            guard index + 2 < text.count, let high = hexValue(text[index + 1]), let low = hexValue(text[index + 2]) else { return nil }
             decoded.append(high << 4 | low)
+            index += 3
         }
-        return decoded.allSatisfy { $0 < 0x80 } ? String(decoding: decoded, as: UTF8.self) : String(validating: decoded, as: UTF8.self)
+        return String(validating: decoded, as: UTF8.self)
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
