@@ -7,6 +7,8 @@ public struct AppRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The key the request authenticated with; set by ``AuthenticationMiddleware``.
     public var principal: AccessKey?
+    /// The request's connection (`nil` under the router tester).
+    let channel: (any Channel)?
     /// The event loop of the request's connection (`nil` under the router tester).
     let eventLoop: (any EventLoop)?
     /// The IP address of the client (`nil` under the router tester).
@@ -15,9 +17,19 @@ public struct AppRequestContext: RequestContext {
     public init(source: Source) {
         coreContext = .init(source: source)
         principal = nil
-        let channel = (source as? ApplicationRequestContextSource)?.channel
+        channel = (source as? ApplicationRequestContextSource)?.channel
         eventLoop = channel?.eventLoop
         clientAddress = channel?.remoteAddress?.ipAddress
+    }
+
+    /// The trailer fields that ended the request's chunked body, once the body has been read
+    /// (`nil` when it had none, and on a connection without ``RequestProgressReporter``, as
+    /// under the router tester).
+    func requestTrailers() async throws -> HTTPFields? {
+        guard let channel else { return nil }
+        return try await channel.eventLoop.submit {
+            (try? channel.pipeline.syncOperations.handler(type: RequestProgressReporter.self))?.trailers
+        }.get()
     }
 
     /// The authenticated key; routes behind the authentication middleware always have one.

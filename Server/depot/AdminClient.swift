@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -61,11 +62,12 @@ struct AdminClient: Sendable {
         try decode(try await send(request("DELETE", path)))
     }
 
-    /// Streams a file as the body of a POST, reporting bytes sent.
-    func upload<T: Decodable>(_ path: String, file: String, headers: [String: String], as type: T.Type = T.self,
+    /// Streams a file as the body of a POST with its SHA-256 (`Depot-Content-SHA256`), reporting
+    /// bytes sent. Over ``SocketUpload`` the digest is computed while the file goes out and follows
+    /// it as a trailer; over URLSession it is computed first and sent as a header.
+    func upload<T: Decodable>(_ path: String, file: String, as type: T.Type = T.self,
                               progress: @escaping @Sendable (Int64, Int64) -> Void) async throws -> T {
         var request = request("POST", path)
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
         #if os(Linux)
         if let url = request.url, SocketUpload.isAvailable(for: url) {
@@ -74,6 +76,7 @@ struct AdminClient: Sendable {
             return try decode(try check(body, HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: nil)!))
         }
         #endif
+        request.setValue(try SHA256.digest(ofFileAt: file).hex, forHTTPHeaderField: DepotHeader.contentSHA256)
         let (data, response): (Data, URLResponse)
         do {
             (data, response) = try await withCheckedThrowingContinuation { continuation in

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Crypto
 import Foundation
 import ModelDepotShared
 
@@ -19,13 +18,12 @@ extension Depot {
         func run() async throws {
             let name = try ModelName(model)
             let client = try connection.client()
-            let digest = try SHA256.digest(ofFileAt: file).hex
             var query = URLComponents()
             query.queryItems = [URLQueryItem(name: "publish", value: publish ? "true" : "false")]
                 + (notes.map { [URLQueryItem(name: "notes", value: $0)] } ?? [])
             let bar = ProgressBar()
             let version = try await client.upload("/v1/admin/models/\(name)/versions?\(query.percentEncodedQuery ?? "")", file: file,
-                                                  headers: [DepotHeader.contentSHA256: digest], as: ModelVersion.self) { sent, total in
+                                                  as: ModelVersion.self) { sent, total in
                 bar.update(sent: sent, total: total)
             }
             bar.finish()

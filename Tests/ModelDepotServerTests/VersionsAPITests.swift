@@ -93,6 +93,43 @@ import Testing
         }
     }
 
+    @Test func anAnnouncedSizeIsCheckedBeforeAndAfterTheBody() async throws {
+        try await TestServer(maximumUploadSize: 1000).run { client in
+            try await client.createModel("flowers")
+            let size = try Fixtures.bytes("float_classifier").count
+            func upload(announcing value: String) async throws -> TestResponse {
+                var headers = TestServer.Client.admin
+                headers[HTTPField.Name("Depot-Content-Length")!] = value
+                return try await client.upload("float_classifier", to: "flowers", headers: headers)
+            }
+            let tooLarge = try await upload(announcing: "5000")
+            #expect(tooLarge.status == .contentTooLarge)
+            #expect(tooLarge.error?.message.contains("this server accepts at most 1000") == true)
+            let cut = try await upload(announcing: String(size + 1))
+            #expect(cut.status == .badRequest)
+            #expect(cut.error?.code == .sizeMismatch)
+            #expect(cut.error?.message == "The upload has \(size) bytes, but the client sent \(size + 1) in Depot-Content-Length: the body was cut or the file changed in transit. Nothing was stored; upload again.")
+            #expect(try await upload(announcing: "lots").error?.message == "Depot-Content-Length 'lots' is not a number of bytes.")
+            #expect(client.files(under: "blobs").isEmpty)
+            #expect(client.files(under: "tmp").isEmpty)
+            #expect(try await upload(announcing: String(size)).status == .created)
+        }
+    }
+
+    @Test func aDigestAnnouncedAsATrailerMustArrive() async throws {
+        try await TestServer().run { client in
+            try await client.createModel("flowers")
+            var headers = TestServer.Client.admin
+            headers[.trailer] = "X-Other, depot-content-sha256"
+            let response = try await client.upload("float_classifier", to: "flowers", headers: headers)
+            #expect(response.status == .badRequest)
+            #expect(response.error?.message.hasPrefix("The request announced Depot-Content-SHA256 in its Trailer field, but its body ended without that trailer.") == true)
+            #expect(client.files(under: "blobs").isEmpty)
+            headers[.trailer] = "X-Other"
+            #expect(try await client.upload("float_classifier", to: "flowers", headers: headers).status == .created, "other trailers are not awaited")
+        }
+    }
+
     @Test func unknownModelOrVersionIs404() async throws {
         try await TestServer().run { client in
             #expect(try await client.upload("float_classifier", to: "nothing").status == .notFound)

@@ -21,19 +21,28 @@ struct VersionsController {
         group.delete("models/:name/versions/:number", use: delete)
     }
 
-    /// Streams the body to a temporary file, hashing as it arrives; verifies the digest the
-    /// client sent and the TFLite structure; only then stores version N+1.
+    /// What the client says of the file before its body: its digest (or that the digest follows
+    /// as a trailer) and, for a chunked body, its size.
+    private struct Announced {
+        var digest: String?
+        var digestInTrailer = false
+        var size: Int?
+    }
+
+    /// Streams the body to a temporary file, hashing as it arrives; verifies the digest and size
+    /// the client sent and the TFLite structure; only then stores version N+1.
     func upload(_ request: Request, context: AppRequestContext) async throws -> Response {
         let name = try context.modelName()
-        let expected = try expectedDigest(request)
+        let announced = try announced(request)
         // A length past Int's range (the HTTP parser takes up to 2^64 - 1) is too large as well.
         if let header = request.headers[.contentLength], (Int(header) ?? .max) > maximumUploadSize {
-            throw tooLarge(Int(header) ?? .max)
+            throw tooLarge(announced: Int(header))
         }
+        if let size = announced.size, size > maximumUploadSize { throw tooLarge(announced: size) }
         _ = try await catalog.model(name)
         let upload = try blobs.beginUpload()
         do {
-            let version = try await receive(request, into: upload, for: name, expected: expected)
+            let version = try await receive(request, context, into: upload, for: name, announced: announced)
             metrics.recordUpload(stored: true)
             try await index.reload()
             manifests.invalidate(name)
@@ -46,16 +55,27 @@ struct VersionsController {
         }
     }
 
-    private func receive(_ request: Request, into upload: BlobUpload, for name: ModelName, expected: String?) async throws -> ModelVersion {
+    private func receive(_ request: Request, _ context: AppRequestContext, into upload: BlobUpload, for name: ModelName,
+                         announced: Announced) async throws -> ModelVersion {
         var size = 0
         for try await buffer in request.body {
             size += buffer.readableBytes
-            guard size <= maximumUploadSize else { throw tooLarge(size) }
+            guard size <= maximumUploadSize else { throw tooLarge(announced: nil) }
             try await upload.write(buffer)
+        }
+        if let announcedSize = announced.size, announcedSize != size {
+            throw DepotError(.sizeMismatch, "The upload has \(size) bytes, but the client sent \(announcedSize) in \(DepotHeader.contentLength): the body was cut or the file changed in transit. Nothing was stored; upload again.")
+        }
+        var expected = announced.digest
+        if announced.digestInTrailer {
+            guard let trailer = try await context.requestTrailers()?[.depotContentSHA256] else {
+                throw DepotError(.badRequest, "The request announced \(DepotHeader.contentSHA256) in its Trailer field, but its body ended without that trailer. Nothing was stored; send the digest after the last chunk, or as a header.")
+            }
+            expected = try Self.digest(trailer, from: "trailer")
         }
         let digest = try await upload.finish()
         if let expected, expected != digest {
-            throw DepotError(.digestMismatch, "The upload hashes to SHA-256 \(digest), but the client sent \(expected) in Depot-Content-SHA256: the file changed in transit. Nothing was stored; upload again.")
+            throw DepotError(.digestMismatch, "The upload hashes to SHA-256 \(digest), but the client sent \(expected) in \(DepotHeader.contentSHA256): the file changed in transit. Nothing was stored; upload again.")
         }
         let tflite = try MappedFile(path: upload.temporaryPath).withBytes { bytes throws(DepotError) in
             try TFLiteVerifier().verify(bytes)
@@ -67,17 +87,37 @@ struct VersionsController {
                                             at: clock()) { try blobs.commit(upload, sha256: digest) }
     }
 
-    private func expectedDigest(_ request: Request) throws -> String? {
-        guard let header = request.headers[.depotContentSHA256] else { return nil }
-        let digest = header.lowercased()
+    private func announced(_ request: Request) throws -> Announced {
+        var announced = Announced()
+        if let header = request.headers[.depotContentSHA256] {
+            announced.digest = try Self.digest(header, from: "header")
+        } else if let trailer = request.headers[.trailer] {
+            announced.digestInTrailer = trailer.split(separator: ",").contains {
+                $0.trimmingCharacters(in: .whitespaces).caseInsensitiveCompare(DepotHeader.contentSHA256) == .orderedSame
+            }
+        }
+        if let header = request.headers[.depotContentLength] {
+            guard let size = Int(header), size >= 0 else {
+                throw DepotError(.badRequest, "\(DepotHeader.contentLength) '\(header.prefix(80))' is not a number of bytes.")
+            }
+            announced.size = size
+        }
+        return announced
+    }
+
+    /// A digest sent in `Depot-Content-SHA256`, lower-cased.
+    private static func digest(_ text: String, from place: String) throws -> String {
+        let digest = text.lowercased()
         guard digest.count == 64, digest.allSatisfy(\.isHexDigit) else {
-            throw DepotError(.badRequest, "\(DepotHeader.contentSHA256) '\(header.prefix(80))' is not 64 hexadecimal digits.")
+            throw DepotError(.badRequest, "\(DepotHeader.contentSHA256) \(place) '\(text.prefix(80))' is not 64 hexadecimal digits.")
         }
         return digest
     }
 
-    private func tooLarge(_ size: Int) -> DepotError {
-        DepotError(.payloadTooLarge, "The upload has \(size > maximumUploadSize ? "more than \(maximumUploadSize)" : "\(size)") bytes; this server accepts at most \(maximumUploadSize) (depot serve --max-upload-size). Nothing was stored.")
+    /// - Parameter announced: The size the client announced, or `nil` when more than the limit
+    ///   arrived (or the announced size is past Int's range).
+    private func tooLarge(announced: Int?) -> DepotError {
+        DepotError(.payloadTooLarge, "The upload has \(announced.map(String.init) ?? "more than \(maximumUploadSize)") bytes; this server accepts at most \(maximumUploadSize) (depot serve --max-upload-size). Nothing was stored.")
     }
 
     func list(_ request: Request, context: AppRequestContext) async throws -> Response {

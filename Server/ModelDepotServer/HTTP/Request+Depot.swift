@@ -6,6 +6,7 @@ import ModelDepotShared
 /// ModelDepot's own header fields, named once in ``DepotHeader`` (shared with the SDK and CLI).
 extension HTTPField.Name {
     static let depotContentSHA256 = Self(DepotHeader.contentSHA256)!
+    static let depotContentLength = Self(DepotHeader.contentLength)!
     static let depotInstallationID = Self(DepotHeader.installationID)!
     static let depotPlatform = Self(DepotHeader.platform)!
     static let depotAppVersion = Self(DepotHeader.appVersion)!

@@ -1,3 +1,4 @@
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
@@ -5,17 +6,26 @@ import NIOHTTPTypes
 /// Tells ``ConnectionGuard`` where the router's requests begin and end: after the HTTP/1
 /// decoder, it turns request and response parts into ``ConnectionGuard/Event``s, and a request
 /// the decoder cannot read into ``ConnectionGuard/Event/malformed`` (a JSON `400`, then close).
-/// It also closes the connection after an answer that says `Connection: close`.
+/// It also closes the connection after an answer that says `Connection: close`, and keeps the
+/// trailer fields that ended a request's chunked body, which Hummingbird's request drops
+/// (``AppRequestContext/requestTrailers()`` reads them).
 final class RequestProgressReporter: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
+    /// The trailer fields of the last request whose body ended, until the next request begins.
+    private(set) var trailers: HTTPFields?
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head: context.triggerUserOutboundEvent(ConnectionGuard.Event.headReceived, promise: nil)
-        case .end: context.triggerUserOutboundEvent(ConnectionGuard.Event.requestReceived, promise: nil)
+        case .head:
+            trailers = nil
+            context.triggerUserOutboundEvent(ConnectionGuard.Event.headReceived, promise: nil)
+        case .end(let fields):
+            trailers = fields
+            context.triggerUserOutboundEvent(ConnectionGuard.Event.requestReceived, promise: nil)
         case .body: break
         }
         context.fireChannelRead(data)

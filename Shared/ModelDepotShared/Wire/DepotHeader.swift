@@ -16,8 +16,13 @@ public enum DepotHeader {
     public static let arm = "Depot-Arm"
     /// Sent with a manifest: the newest root document's version.
     public static let rootVersion = "Depot-Root-Version"
-    /// Sent with an upload: the file's SHA-256, which the stored bytes must match.
+    /// Sent with an upload: the file's SHA-256, which the stored bytes must match; as a header,
+    /// or as a trailer after a chunked body (declared in `Trailer`), so that a client can hash the
+    /// file while it sends it.
     public static let contentSHA256 = "Depot-Content-SHA256"
+    /// Sent with a chunked upload: the file's size, which the body must have (like S3's
+    /// `x-amz-decoded-content-length`); a server refuses a size above its limit before the body.
+    public static let contentLength = "Depot-Content-Length"
 }
 
 /// The `Depot-Attributes` value: `key=value` pairs joined by commas, key and value
