@@ -274,7 +274,7 @@ public actor ModelDownloader {
     }
 
     private func manifestRequest(_ model: ModelName, etag: String?) -> URLRequest {
-        var request = URLRequest(url: configuration.serverURL.appendingPathComponent("v1/models/\(model.rawValue)/manifest"))
+        var request = URLRequest(url: configuration.serverURL.appendingPathComponent(String(DeviceRoute.manifest(of: model).dropFirst())))
         let device = configuration.device
         let headers: [(String, String?)] = [
             ("Authorization", "Bearer \(configuration.appKey)"), (DepotHeader.installationID, installationID),

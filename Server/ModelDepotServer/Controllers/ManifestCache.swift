@@ -115,7 +115,7 @@ final class ManifestCache: Sendable {
         var manifestVersion = known ?? 0
         if known == nil { manifestVersion = try await agreedManifestVersion(of: model, generation: generation, at: now, catalog: catalog) }
         let manifest = ModelManifest(model: model, version: found.version, sha256: found.sha256, size: found.size,
-                                     downloadURL: "/v1/blobs/sha256/\(found.sha256)",
+                                     downloadURL: DeviceRoute.blob(sha256: found.sha256),
                                      tensors: .init(inputs: found.tflite.inputs, outputs: found.tflite.outputs), arm: arm,
                                      manifestVersion: manifestVersion, issued: now, expires: now.addingTimeInterval(lifetime))
         let body = try signer.sign(manifest)

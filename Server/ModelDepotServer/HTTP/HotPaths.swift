@@ -28,13 +28,13 @@ struct HotPaths: Sendable {
         guard throttle.wait(address: address()) == nil, let key = key(request, verified: &verified) else { return nil }
         throttle.succeeded(address: address())
         let path = request.path.utf8.prefix { $0 != UInt8(ascii: "?") }
-        if let rest = Self.remainder(of: path, after: "/v1/models/"), let slash = rest.firstIndex(of: UInt8(ascii: "/")),
-           rest[slash...].elementsEqual("/manifest".utf8),
+        if let rest = Self.remainder(of: path, after: DeviceRoute.manifestPrefix), let slash = rest.firstIndex(of: UInt8(ascii: "/")),
+           rest[slash...].elementsEqual(DeviceRoute.manifestSuffix.utf8),
            let name = try? ModelName(String(Substring(rest[..<slash]))),
            case .answer(let answer)? = try? manifests.resolve(model: name, key: key, headers: request.fields) {
             return (answer, ManifestController.route, key.id)
         }
-        if let hex = Self.remainder(of: path, after: "/v1/blobs/sha256/"),
+        if let hex = Self.remainder(of: path, after: DeviceRoute.blobPrefix),
            let answer = blobs.cachedAnswer(hex: Substring(hex), key: key, headers: request.fields) {
             return (answer, BlobsController.route, key.id)
         }
@@ -56,8 +56,7 @@ struct HotPaths: Sendable {
         return key
     }
 
-    private static func remainder(of path: Substring.UTF8View, after prefix: StaticString) -> Substring.UTF8View? {
-        let prefix = UnsafeRawBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
-        return path.starts(with: prefix) ? path.dropFirst(prefix.count) : nil
+    private static func remainder(of path: Substring.UTF8View, after prefix: String) -> Substring.UTF8View? {
+        path.starts(with: prefix.utf8) ? path.dropFirst(prefix.utf8.count) : nil
     }
 }

@@ -1,0 +1,13 @@
+/// The paths of the two requests a device makes, the one place the SDK and the server (its
+/// router and its fast path) take them from.
+public enum DeviceRoute {
+    /// `/v1/models/{name}/manifest` is this, the model's name, then ``manifestSuffix``.
+    public static let manifestPrefix = "/v1/models/"
+    public static let manifestSuffix = "/manifest"
+    /// `/v1/blobs/sha256/{hex}` is this, then the blob's SHA-256 in lower-case hex.
+    public static let blobPrefix = "/v1/blobs/sha256/"
+
+    public static func manifest(of model: ModelName) -> String { manifestPrefix + model.rawValue + manifestSuffix }
+
+    public static func blob(sha256: String) -> String { blobPrefix + sha256 }
+}
