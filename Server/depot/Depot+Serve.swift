@@ -63,6 +63,9 @@ extension Depot {
 
         func run() async throws {
             let configuration = try resolve(ProcessInfo.processInfo.environment)
+            #if canImport(Glibc)
+            LargeAllocations.returnToTheSystemWhenFreed()
+            #endif
             LoggingSystem.bootstrap { label in
                 var handler = StreamLogHandler.standardError(label: label)
                 handler.logLevel = configuration.logLevel
