@@ -55,6 +55,9 @@ struct SocketUpload {
             while offset < size {
                 let sent = sendfile(socket, input, &offset, min(Self.piece, Int(size - Int64(offset))))
                 if sent < 0, errno == EINTR { continue }
+                if sent == 0 {
+                    throw DepotError(.fileUnreadable, "'\(file)' changed while it was being sent: it ended after \(offset) of its \(size) bytes. Nothing was stored; upload it again once it is complete.")
+                }
                 guard sent > 0 else { break }
                 progress(Int64(offset), size)
             }

@@ -61,11 +61,10 @@ struct VersionsController {
         for try await buffer in request.body {
             size += buffer.readableBytes
             guard size <= maximumUploadSize else { throw tooLarge(announced: nil) }
+            if let announcedSize = announced.size, size > announcedSize { throw sizeMismatch(announced: announcedSize, received: nil) }
             try await upload.write(buffer)
         }
-        if let announcedSize = announced.size, announcedSize != size {
-            throw DepotError(.sizeMismatch, "The upload has \(size) bytes, but the client sent \(announcedSize) in \(DepotHeader.contentLength): the body was cut or the file changed in transit. Nothing was stored; upload again.")
-        }
+        if let announcedSize = announced.size, announcedSize != size { throw sizeMismatch(announced: announcedSize, received: size) }
         var expected = announced.digest
         if announced.digestInTrailer {
             guard let trailer = try await context.requestTrailers()?[.depotContentSHA256] else {
@@ -112,6 +111,11 @@ struct VersionsController {
             throw DepotError(.badRequest, "\(DepotHeader.contentSHA256) \(place) '\(text.prefix(80))' is not 64 hexadecimal digits.")
         }
         return digest
+    }
+
+    /// - Parameter received: The bytes received, or `nil` when more than announced arrived (refused at once).
+    private func sizeMismatch(announced: Int, received: Int?) -> DepotError {
+        DepotError(.sizeMismatch, "The upload has \(received.map(String.init) ?? "more than \(announced)") bytes, but the client sent \(announced) in \(DepotHeader.contentLength): the body was cut or the file changed in transit. Nothing was stored; upload again.")
     }
 
     /// - Parameter announced: The size the client announced, or `nil` when more than the limit

@@ -27,7 +27,7 @@ extension DepotError: HTTPResponseError {
         if code == .unauthorized { headers[.wwwAuthenticate] = "Bearer realm=\"ModelDepot\"" }
         // The body announced is not read: close, rather than read gigabytes (or wait for bytes a
         // client that lied will never send) before the connection's next request.
-        if code == .payloadTooLarge { headers[.connection] = "close" }
+        if code == .payloadTooLarge || code == .sizeMismatch { headers[.connection] = "close" }
         let body = try JSONEncoder().encode(ErrorBody(error: self))
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }

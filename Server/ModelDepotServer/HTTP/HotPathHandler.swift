@@ -124,7 +124,9 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 guard let (answer, route, key) = paths.answer(request, from: address(context), verified: &verified) else {
                     return hand(length, context, duringRead: duringRead)
                 }
-                guard answer.file == nil else { return openThenSend(answer, request: request, length: length, route: route, key: key, start: start, context) }
+                if let (path, identity, _, _, _) = answer.file {
+                    return openThenSend(path, identity, answer, request: request, length: length, route: route, key: key, start: start, context)
+                }
                 consume(length, context)
                 respond(context, answer, file: nil)
                 answered = true
@@ -149,9 +151,8 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Opens the answer's file on NIO's thread pool, then sends it. A file missing or changed
     /// since the index was loaded sends the request to the router, which answers the error.
-    private func openThenSend(_ answer: HotAnswer, request: HotRequest, length: Int, route: String, key: String,
-                              start: ContinuousClock.Instant, _ context: ChannelHandlerContext) {
-        guard let (path, identity, _, _, _) = answer.file else { return }
+    private func openThenSend(_ path: String, _ identity: FileIdentity?, _ answer: HotAnswer, request: HotRequest, length: Int,
+                              route: String, key: String, start: ContinuousClock.Instant, _ context: ChannelHandlerContext) {
         sendingFile = true
         let opened = NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) { () -> NIOFileHandle? in
             guard let handle = try? NIOFileHandle(_deprecatedPath: path) else { return nil }
@@ -164,7 +165,7 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
         opened.assumeIsolated().whenComplete { [self] result in
             sendingFile = false
             let file = try? result.get()
-            guard context.channel.isActive, received != nil, mode == .answering else {
+            guard context.channel.isActive, mode == .answering else {
                 try? file?.close()
                 return
             }

@@ -3,7 +3,6 @@ import Glibc
 #else
 import Darwin
 #endif
-import HTTPTypes
 import NIOCore
 
 /// A request head read straight from a connection's bytes, for ``HotPathHandler``, keeping only

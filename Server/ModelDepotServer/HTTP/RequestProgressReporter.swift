@@ -15,16 +15,21 @@ final class RequestProgressReporter: ChannelDuplexHandler, RemovableChannelHandl
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    /// The trailer fields of the last request whose body ended, until the next request begins.
-    private(set) var trailers: HTTPFields?
+    /// The trailer fields of each request read whole and not answered yet, oldest first: the
+    /// router answers in order, and reads ahead of its answers when requests are pipelined.
+    private var unansweredTrailers: [HTTPFields?] = []
+    /// Answers written before their request's body ended (a 401 to an upload).
+    private var answeredEarly = 0
+
+    /// The trailer fields of the oldest request not answered yet: the one the router is answering.
+    var trailers: HTTPFields? { unansweredTrailers.first ?? nil }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head:
-            trailers = nil
             context.triggerUserOutboundEvent(ConnectionGuard.Event.headReceived, promise: nil)
         case .end(let fields):
-            trailers = fields
+            if answeredEarly > 0 { answeredEarly -= 1 } else { unansweredTrailers.append(fields) }
             context.triggerUserOutboundEvent(ConnectionGuard.Event.requestReceived, promise: nil)
         case .body: break
         }
@@ -47,6 +52,7 @@ final class RequestProgressReporter: ChannelDuplexHandler, RemovableChannelHandl
         case .body:
             context.write(data, promise: promise)
         case .end:
+            if unansweredTrailers.isEmpty { answeredEarly += 1 } else { unansweredTrailers.removeFirst() }
             guard closeAfterAnswer else {
                 context.write(data, promise: promise)
                 return context.triggerUserOutboundEvent(ConnectionGuard.Event.answerWritten, promise: nil)
