@@ -94,35 +94,18 @@ import Testing
     /// again, sent one at a time or pipelined behind it.
     @Test func aConnectionComesBackToTheFastPathOnceTheRouterAnswered() throws {
         let published = try PublishedModel()
-        let script = """
-            import socket, sys
+        let script = PythonAnswerReader.function + """
+            import socket
             host, port, key = sys.argv[1], int(sys.argv[2]), sys.argv[3]
             def request(secret):
                 return ("GET /v1/models/flowers/manifest HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer %s\\r\\n\\r\\n" % secret).encode()
             s = socket.create_connection((host, port), timeout=10)
-            data = b""
-            def answers(count):
-                global data
-                statuses = []
-                while len(statuses) < count:
-                    while b"\\r\\n\\r\\n" not in data:
-                        chunk = s.recv(65536)
-                        if not chunk: sys.exit("closed after %s" % statuses)
-                        data += chunk
-                    head, data = data.split(b"\\r\\n\\r\\n", 1)
-                    lines = head.decode().split("\\r\\n")
-                    length = next(int(l.split(":")[1]) for l in lines if l.lower().startswith("content-length:"))
-                    while len(data) < length:
-                        data += s.recv(65536)
-                    data = data[length:]
-                    statuses.append(lines[0].split(" ")[1])
-                return statuses
             seen = []
             for secret in [key, "wrong", key]:
                 s.sendall(request(secret))
-                seen += answers(1)
+                seen += [status for status, _ in read_answers(s, 1)]
             s.sendall(request("wrong") + request(key) + request(key))
-            seen += answers(3)
+            seen += [status for status, _ in read_answers(s, 3)]
             print(" ".join(seen))
             """
         let url: URL = published.server.url

@@ -72,8 +72,8 @@ import Testing
         let scratch = try Scratch()
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
         _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
-        let script = """
-            import hashlib, socket, sys
+        let script = PythonAnswerReader.function + """
+            import hashlib, socket
             host, port, token, path = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
             data = open(path, "rb").read()
             def upload(digest):
@@ -83,20 +83,8 @@ import Testing
             right = hashlib.sha256(data).hexdigest()
             s = socket.create_connection((host, port), timeout=30)
             s.sendall(upload(right) + upload("0" * 64) + upload(right))
-            received, answers = b"", []
-            while len(answers) < 3:
-                while b"\\r\\n\\r\\n" not in received:
-                    chunk = s.recv(65536)
-                    if not chunk: sys.exit("closed after %s" % answers)
-                    received += chunk
-                head, received = received.split(b"\\r\\n\\r\\n", 1)
-                lines = head.decode().split("\\r\\n")
-                length = next(int(l.split(":")[1]) for l in lines if l.lower().startswith("content-length:"))
-                while len(received) < length:
-                    received += s.recv(65536)
-                body, received = received[:length], received[length:]
-                answers.append(lines[0].split(" ")[1] + (" digest_mismatch" if b"digest_mismatch" in body else ""))
-            print(", ".join(answers))
+            answers = read_answers(s, 3)
+            print(", ".join(status + (" digest_mismatch" if b"digest_mismatch" in body else "") for status, body in answers))
             """
         let url: URL = server.url
         let output = try Subprocess.run("python3", ["-c", script, url.host ?? "", "\(url.port ?? 0)", ServerProcess.adminToken,
