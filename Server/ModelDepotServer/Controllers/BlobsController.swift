@@ -48,7 +48,7 @@ struct BlobsController {
 
     /// A `GET` answered from the file with `sendfile`, or `nil` for anything but content (the
     /// router then answers it, with the same result or the error).
-    func cachedAnswer(hex: Substring, key: AccessKey, headers: some DeviceFields) -> HotAnswer? {
+    func fastAnswer(hex: Substring, key: AccessKey, headers: some DeviceFields) -> HotAnswer? {
         guard case .content(let status, let fields, let file, let range?, let length)? = try? plan(hex: hex, key: key, headers: headers) else {
             return nil
         }

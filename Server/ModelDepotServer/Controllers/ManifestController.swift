@@ -14,7 +14,7 @@ struct ManifestController {
     static let route = "/v1/models/{name}/manifest"
 
     /// What the resolver needs before it can answer.
-    enum Need: Equatable {
+    enum Need {
         case rollout
         case entry(version: Int?, arm: String)
     }

@@ -35,7 +35,7 @@ struct HotPaths: Sendable {
             return (answer, ManifestController.route, key.id)
         }
         if let hex = Self.remainder(of: path, after: DeviceRoute.blobPrefix),
-           let answer = blobs.cachedAnswer(hex: Substring(hex), key: key, headers: request.fields) {
+           let answer = blobs.fastAnswer(hex: Substring(hex), key: key, headers: request.fields) {
             return (answer, BlobsController.route, key.id)
         }
         return nil
