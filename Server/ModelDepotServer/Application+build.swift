@@ -17,7 +17,11 @@ public func buildApplication(
     logger.logLevel = configuration.logLevel
     let storage = configuration.storageDirectory
     let blobs = try FileSystemBlobStore(root: storage)
-    let catalog = try SQLiteModelCatalog(path: storage + "/depot.sqlite")
+    let catalog: any ModelCatalog = if let database = configuration.database {
+        try await PostgresModelCatalog.connect(try PostgresLocation(url: database), logger: logger)
+    } else {
+        try SQLiteModelCatalog(path: storage + "/depot.sqlite")
+    }
     try await removeUnreferencedBlobs(blobs, catalog: catalog, logger: logger)
     let index = BlobIndex(catalog: catalog, blobs: blobs)
     try await index.reload()
@@ -84,13 +88,16 @@ private func ensureAdminToken(catalog: any ModelCatalog, configuration: ServerCo
     let created = try await KeyIssuer(catalog: catalog).issue(kind: .admin, name: "initial admin token", models: nil, at: Date(),
                                                               secret: secret)
     if configuration.initialAdminToken == nil {
-        print("""
+        // Written at once, not through `print`'s buffer: under a service manager standard output
+        // is a pipe, and a buffered token would appear only when the server stops.
+        FileHandle.standardOutput.write(Data("""
             Created the first admin token. It is shown only this once; keep it safe:
 
                 \(secret.text)
 
             Use it with: depot login --server http://\(configuration.host):\(configuration.port) --token <token>
-            """)
+
+            """.utf8))
     } else {
         logger.info("created the first admin token from the configuration", metadata: ["key": "\(created.id)"])
     }

@@ -9,6 +9,9 @@ public struct ServerConfiguration: Sendable {
     public var port: Int
     /// The data directory: `depot.sqlite`, `blobs/`, `tmp/`.
     public var storageDirectory: String
+    /// The catalog's PostgreSQL URL (see ``PostgresLocation``); `nil` keeps it in the embedded
+    /// SQLite file `depot.sqlite` under ``storageDirectory``.
+    public var database: String?
     /// The largest upload accepted, in bytes.
     public var maximumUploadSize: Int
     /// The log level.

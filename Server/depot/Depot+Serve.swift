@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ModelDepotServer
+import ModelDepotShared
 
 extension Depot {
     /// `depot serve`: runs the server.
@@ -9,7 +10,7 @@ extension Depot {
         static let configuration = CommandConfiguration(
             abstract: "Run the ModelDepot server (embedded SQLite and blob store under the storage directory).",
             discussion: """
-                Flags override the environment: DEPOT_HOST, DEPOT_PORT, DEPOT_STORAGE, DEPOT_MAX_UPLOAD_SIZE,
+                Flags override the environment: DEPOT_HOST, DEPOT_PORT, DEPOT_STORAGE, DEPOT_DATABASE, DEPOT_MAX_UPLOAD_SIZE,
                 DEPOT_LOG_LEVEL, DEPOT_MANIFEST_LIFETIME, DEPOT_HEAD_TIMEOUT, DEPOT_IDLE_TIMEOUT, DEPOT_BODY_TIMEOUT,
                 DEPOT_SEND_TIMEOUT, DEPOT_MAX_CONNECTIONS, DEPOT_MAX_HEAD_SIZE, DEPOT_AUTH_FAILURE_ALLOWANCE. On first start the server creates an admin token and prints it once;
                 DEPOT_ADMIN_TOKEN or --admin-token-file sets that first token instead.
@@ -27,6 +28,9 @@ extension Depot {
 
         @Option(help: "The data directory (default ./storage).")
         var storage: String?
+
+        @Option(help: "The catalog in PostgreSQL, as postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=disable|prefer|require] (default: the embedded SQLite file under --storage).")
+        var database: String?
 
         @Option(help: "The largest upload accepted, in bytes (default 2147483648).")
         var maxUploadSize: Int?
@@ -71,16 +75,37 @@ extension Depot {
                 handler.logLevel = configuration.logLevel
                 return handler
             }
-            let app = try await buildApplication(configuration) { port in
-                FileHandle.standardOutput.write(Data("ModelDepot listening on http://\(configuration.host):\(port)\n".utf8))
+            let app = try await exitingOnStartFailure {
+                try await buildApplication(configuration) { port in
+                    FileHandle.standardOutput.write(Data("ModelDepot listening on http://\(configuration.host):\(port)\n".utf8))
+                }
             }
             try await app.runService()
+        }
+
+        /// Whatever stops the server from starting (an unreachable database, a storage directory
+        /// it cannot use) is the operator's to fix: it exits 1, not 2.
+        private func exitingOnStartFailure<T>(_ start: () async throws -> T) async throws -> T {
+            do {
+                return try await start()
+            } catch let error as DepotError {
+                printError(error.message)
+                Foundation.exit(1)
+            }
         }
 
         func resolve(_ environment: [String: String]) throws -> ServerConfiguration {
             var configuration = ServerConfiguration()
             configuration.host = host ?? environment["DEPOT_HOST"] ?? configuration.host
             configuration.storageDirectory = storage ?? environment["DEPOT_STORAGE"] ?? configuration.storageDirectory
+            if let database = database ?? environment["DEPOT_DATABASE"] {
+                do {
+                    _ = try PostgresLocation(url: database)
+                } catch {
+                    throw ValidationError("\(error.message) Leave --database (DEPOT_DATABASE) out to use the embedded SQLite file under --storage.")
+                }
+                configuration.database = database
+            }
             if let port = try port ?? environment["DEPOT_PORT"].map({ try number($0, "DEPOT_PORT") }) {
                 guard (0...65535).contains(port) else { throw ValidationError("Port \(port) is not between 0 and 65535.") }
                 configuration.port = port

@@ -4,8 +4,11 @@ import Hummingbird
 import HummingbirdTesting
 import ModelDepotServer
 import ModelDepotShared
+import TestSupport
 
-/// A server on a fresh storage directory, driven through Hummingbird's router tester.
+/// A server on a fresh storage directory, driven through Hummingbird's router tester. With
+/// `DEPOT_TEST_CATALOG=postgres` (`scripts/test` runs the API suites a second time so) its catalog
+/// is a fresh database on the test PostgreSQL server instead of the SQLite file.
 struct TestServer {
     static let adminToken = "test-admin-token-0123456789"
 
@@ -16,6 +19,9 @@ struct TestServer {
         storage = FileManager.default.temporaryDirectory.appendingPathComponent("depot-server-\(UUID().uuidString)")
         configuration = ServerConfiguration(port: 0, storageDirectory: storage.path, maximumUploadSize: maximumUploadSize,
                                             logLevel: .critical, initialAdminToken: Self.adminToken)
+        if ProcessInfo.processInfo.environment["DEPOT_TEST_CATALOG"] == "postgres" {
+            configuration.database = try TestPostgres.freshDatabase()
+        }
     }
 
     /// Runs `body` against the router, then removes the storage directory.

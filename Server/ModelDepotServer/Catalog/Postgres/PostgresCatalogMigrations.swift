@@ -1,0 +1,141 @@
+import Logging
+import ModelDepotShared
+import PostgresNIO
+
+/// The PostgreSQL catalog's schema: the same tables and invariants as the SQLite one
+/// (``CatalogMigrations``), one numbered migration per change.
+///
+/// Every replica applies what is missing at start, in one transaction holding an advisory lock:
+/// replicas starting together wait for each other, and each migration runs once.
+enum PostgresCatalogMigrations {
+    /// The advisory lock's key (any constant the schema's users agree on): "depot" in ASCII.
+    static let lockKey: Int64 = 0x6465_706F_74
+
+    static let migrations: [(version: Int, name: String, statements: [String])] = [
+        (1, "models, versions, keys", [
+            """
+            CREATE TABLE model (
+                id bigserial PRIMARY KEY,
+                name text NOT NULL UNIQUE CHECK (length(name) BETWEEN 1 AND 64 AND name ~ '^[a-z0-9][a-z0-9._-]*$'),
+                description text NOT NULL DEFAULT '',
+                tags jsonb NOT NULL DEFAULT '[]',
+                created_at timestamptz NOT NULL,
+                last_version_number integer NOT NULL DEFAULT 0 CHECK (last_version_number >= 0)
+            )
+            """,
+            """
+            CREATE TABLE version (
+                id bigserial PRIMARY KEY,
+                model_id bigint NOT NULL REFERENCES model (id) ON DELETE CASCADE,
+                number integer NOT NULL CHECK (number >= 1),
+                sha256 text NOT NULL CHECK (sha256 ~ '^[0-9a-f]{64}$'),
+                size bigint NOT NULL CHECK (size >= 0),
+                notes text NOT NULL DEFAULT '',
+                published boolean NOT NULL DEFAULT false,
+                created_at timestamptz NOT NULL,
+                published_at timestamptz,
+                tflite jsonb NOT NULL,
+                UNIQUE (model_id, number)
+            )
+            """,
+            "CREATE INDEX version_on_sha256 ON version (sha256)",
+            """
+            CREATE TABLE access_key (
+                id text PRIMARY KEY,
+                kind text NOT NULL CHECK (kind IN ('admin', 'app')),
+                name text NOT NULL DEFAULT '',
+                models jsonb,
+                secret_hash bytea NOT NULL CHECK (length(secret_hash) = 32),
+                created_at timestamptz NOT NULL,
+                revoked_at timestamptz
+            )
+            """,
+        ]),
+        (2, "rollouts and their audit log", [
+            """
+            CREATE TABLE rollout (
+                model_id bigint PRIMARY KEY REFERENCES model (id) ON DELETE CASCADE,
+                document jsonb NOT NULL,
+                updated_at timestamptz NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE rollout_change (
+                id bigserial PRIMARY KEY,
+                model_id bigint NOT NULL REFERENCES model (id) ON DELETE CASCADE,
+                key_id text NOT NULL,
+                at timestamptz NOT NULL,
+                before jsonb NOT NULL,
+                after jsonb NOT NULL
+            )
+            """,
+            "CREATE INDEX rollout_change_on_model ON rollout_change (model_id, id)",
+        ]),
+        (3, "usage counts and installations per arm", [
+            """
+            CREATE TABLE usage (
+                model_id bigint NOT NULL REFERENCES model (id) ON DELETE CASCADE,
+                version integer NOT NULL,
+                arm text NOT NULL,
+                kind text NOT NULL CHECK (kind IN ('manifest', 'download')),
+                minute bigint NOT NULL,
+                count bigint NOT NULL CHECK (count > 0),
+                PRIMARY KEY (model_id, version, arm, kind, minute)
+            )
+            """,
+            // One row per installation (a 64-bit hash of its id), arm and version, with the
+            // minute it was first seen there (see the SQLite migration v6).
+            """
+            CREATE TABLE arm_installation (
+                model_id bigint NOT NULL REFERENCES model (id) ON DELETE CASCADE,
+                arm text NOT NULL,
+                version integer NOT NULL,
+                installation bigint NOT NULL,
+                minute bigint NOT NULL,
+                PRIMARY KEY (model_id, arm, version, installation)
+            )
+            """,
+        ]),
+        (4, "signed manifests: versions per name, root documents", [
+            "CREATE TABLE manifest_sequence (name text PRIMARY KEY, last bigint NOT NULL CHECK (last >= 1))",
+            """
+            CREATE TABLE root_document (
+                version integer PRIMARY KEY CHECK (version >= 1),
+                envelope bytea NOT NULL,
+                created_at timestamptz NOT NULL
+            )
+            """,
+        ]),
+    ]
+
+    /// Applies every migration the database lacks.
+    /// - Returns: The versions this call applied (empty when another replica had done it).
+    @discardableResult
+    static func migrate(_ client: PostgresClient, logger: Logger) async throws -> [Int] {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
+            try await connection.query("""
+                CREATE TABLE IF NOT EXISTS depot_migration (
+                    version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
+                """, logger: logger)
+            var applied = Set<Int>()
+            for try await version in try await connection.query("SELECT version FROM depot_migration", logger: logger).decode(Int.self) {
+                applied.insert(version)
+            }
+            let known = migrations.map(\.version).max() ?? 0
+            if let newest = applied.max(), newest > known {
+                throw DepotError(.internalError, "The catalog database has schema version \(newest), from a newer depot; this one knows up to \(known). Run the newer depot (or restore a backup taken before the upgrade).")
+            }
+            var done: [Int] = []
+            for migration in migrations where !applied.contains(migration.version) {
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("INSERT INTO depot_migration (version, name) VALUES (\(migration.version), \(migration.name))",
+                                           logger: logger)
+                done.append(migration.version)
+            }
+            return done
+        }
+    }
+}

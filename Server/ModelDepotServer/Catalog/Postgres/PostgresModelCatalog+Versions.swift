@@ -1,0 +1,119 @@
+import Foundation
+import Logging
+import ModelDepotShared
+import PostgresNIO
+
+extension PostgresModelCatalog {
+    public func addVersion(_ upload: VerifiedUpload, to name: ModelName, publish: Bool, at date: Date,
+                           commitBlob: @escaping @Sendable () throws -> Void) async throws -> ModelVersion {
+        let tflite = try Self.json(upload.tflite)
+        return try await transaction { connection in
+            let model = try await Self.lockModel(name, connection, logger: logger)
+            let number = model.lastVersionNumber + 1
+            try await connection.query("UPDATE model SET last_version_number = \(number) WHERE id = \(model.id)", logger: logger)
+            try commitBlob()
+            let publishedAt: Date? = publish ? date : nil
+            try await connection.query("""
+                INSERT INTO version (model_id, number, sha256, size, notes, published, created_at, published_at, tflite)
+                VALUES (\(model.id), \(number), \(upload.sha256), \(upload.size), \(upload.notes), \(publish), \(date), \(publishedAt), \(tflite)::jsonb)
+                """, logger: logger)
+            return ModelVersion(model: name, version: number, sha256: upload.sha256, size: upload.size, notes: upload.notes,
+                                published: publish, createdAt: date, publishedAt: publishedAt, tflite: upload.tflite)
+        }
+    }
+
+    public func versions(of name: ModelName) async throws -> [ModelVersion] {
+        try await run { connection in
+            let id = try await Self.modelID(name, connection, logger: logger)
+            return try await Self.versions(of: name, where: "model_id = \(id) ORDER BY number DESC", connection, logger: logger)
+        }
+    }
+
+    public func version(_ number: Int, of name: ModelName) async throws -> ModelVersion {
+        try await run { connection in
+            let id = try await Self.modelID(name, connection, logger: logger)
+            guard let version = try await Self.versions(of: name, where: "model_id = \(id) AND number = \(number)", connection, logger: logger).first
+            else { throw Self.noVersion(number, of: name) }
+            return version
+        }
+    }
+
+    public func setPublished(_ published: Bool, version number: Int, of name: ModelName, at date: Date) async throws -> ModelVersion {
+        try await transaction { connection in
+            let model = try await Self.lockModel(name, connection, logger: logger)
+            guard var version = try await Self.versions(of: name, where: "model_id = \(model.id) AND number = \(number)", connection,
+                                                         logger: logger).first
+            else { throw Self.noVersion(number, of: name) }
+            if !published { try await Self.ensureNotInRollout(number, of: name, model: model.id, connection, logger: logger, doing: "unpublish") }
+            guard version.published != published else { return version }
+            version.published = published
+            if published { version.publishedAt = date }
+            try await connection.query("""
+                UPDATE version SET published = \(published), published_at = \(version.publishedAt)
+                WHERE model_id = \(model.id) AND number = \(number)
+                """, logger: logger)
+            return version
+        }
+    }
+
+    public func deleteVersion(_ number: Int, of name: ModelName) async throws -> Set<String> {
+        try await transaction { connection in
+            let model = try await Self.lockModel(name, connection, logger: logger)
+            try await Self.ensureNotInRollout(number, of: name, model: model.id, connection, logger: logger, doing: "delete")
+            let deleted = try await connection.column("DELETE FROM version WHERE model_id = \(model.id) AND number = \(number) RETURNING sha256", as: String.self, logger: logger)
+            guard let digest = deleted.first else { throw Self.noVersion(number, of: name) }
+            return try await Self.unreferenced([digest], connection, logger: logger)
+        }
+    }
+
+    public func newestPublishedVersion(of name: ModelName) async throws -> ModelVersion? {
+        try await run { connection in
+            let id = try await Self.modelID(name, connection, logger: logger)
+            return try await Self.versions(of: name, where: "model_id = \(id) AND published ORDER BY number DESC LIMIT 1", connection,
+                                           logger: logger).first
+        }
+    }
+
+    public func blobReferences() async throws -> [BlobReference] {
+        try await run { connection in
+            var references: [String: BlobReference] = [:]
+            let rows = try await connection.query("""
+                SELECT DISTINCT version.sha256, version.size, model.name FROM version JOIN model ON model.id = version.model_id
+                """, logger: logger)
+            for try await (sha256, size, name) in rows.decode((String, Int, String).self) {
+                references[sha256, default: BlobReference(sha256: sha256, size: size, models: [])].models.append(try ModelName(name))
+            }
+            return Array(references.values)
+        }
+    }
+
+    /// The versions of `name` a condition on its `version` rows selects (numbers inlined by the
+    /// callers, never text from a request).
+    static func versions(of name: ModelName, where condition: String, _ connection: PostgresConnection,
+                         logger: Logger) async throws -> [ModelVersion] {
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: """
+            SELECT number, sha256, size, notes, published, created_at, published_at, tflite::text FROM version WHERE \(condition)
+            """), logger: logger)
+        var versions: [ModelVersion] = []
+        for try await (number, sha256, size, notes, published, createdAt, publishedAt, tflite)
+            in rows.decode((Int, String, Int, String, Bool, Date, Date?, String).self) {
+            versions.append(ModelVersion(model: name, version: number, sha256: sha256, size: size, notes: notes, published: published,
+                                         createdAt: createdAt, publishedAt: publishedAt,
+                                         tflite: try decoded(TFLiteModelDescription.self, tflite)))
+        }
+        return versions
+    }
+
+    static func noVersion(_ number: Int, of name: ModelName) -> DepotError {
+        DepotError(.notFound, "Model '\(name)' has no version \(number). List its versions with 'depot versions \(name)'.")
+    }
+
+    /// Refuses to take a version out of service while the rollout hands it out.
+    static func ensureNotInRollout(_ number: Int, of name: ModelName, model: Int64, _ connection: PostgresConnection,
+                                   logger: Logger, doing action: String) async throws {
+        let uses = try await rolloutDocument(model: model, connection, logger: logger).uses(of: number)
+        guard uses.isEmpty else {
+            throw DepotError(.conflict, "Cannot \(action) version \(number) of '\(name)': the rollout hands it out (\(uses.joined(separator: ", "))). Change the rollout first.")
+        }
+    }
+}

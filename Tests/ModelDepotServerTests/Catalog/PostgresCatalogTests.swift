@@ -1,0 +1,97 @@
+import Foundation
+import ModelDepotShared
+@testable import ModelDepotServer
+import Testing
+import TestSupport
+
+/// What only the PostgreSQL catalog has: migrations shared by replicas, the schema's own
+/// invariants, and errors for a database that cannot be used.
+@Suite struct PostgresCatalogTests {
+    @Test func replicasStartingTogetherApplyEachMigrationOnce() async throws {
+        let url = try TestPostgres.freshDatabase()
+        let location = try PostgresLocation(url: url)
+        let catalogs = try await withThrowingTaskGroup(of: PostgresModelCatalog.self) { group in
+            for _ in 0..<6 { group.addTask { try await PostgresModelCatalog.connect(location) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        defer { catalogs.forEach { $0.close() } }
+        let applied = try TestPostgres.query(url, "SELECT string_agg(version::text, ',' ORDER BY version) FROM depot_migration")
+        #expect(applied == PostgresCatalogMigrations.migrations.map { String($0.version) }.joined(separator: ","))
+        _ = try await catalogs[0].createModel(ModelCreation(name: try ModelName("flowers")), at: Date())
+        #expect(try await catalogs[5].models().map(\.name.rawValue) == ["flowers"], "every replica sees one catalog")
+    }
+
+    @Test func aDatabaseFromANewerDepotIsRefused() async throws {
+        let url = try TestPostgres.freshDatabase()
+        try await PostgresModelCatalog.connect(try PostgresLocation(url: url)).close()
+        _ = try TestPostgres.query(url, "INSERT INTO depot_migration (version, name) VALUES (99, 'from the future')")
+        let error = await #expect(throws: DepotError.self) { try await PostgresModelCatalog.connect(try PostgresLocation(url: url)) }
+        #expect(error?.message.contains("schema version 99") == true)
+    }
+
+    @Test func theSchemaHoldsTheInvariantsItself() async throws {
+        let url = try TestPostgres.freshDatabase()
+        try await PostgresModelCatalog.connect(try PostgresLocation(url: url)).close()
+        let now = "now()"
+        for (sql, what) in [
+            ("INSERT INTO model (name, created_at) VALUES ('Bad Name', \(now))", "a name outside [a-z0-9._-]"),
+            ("INSERT INTO model (name, created_at) VALUES ('-dash', \(now))", "a name starting with a dash"),
+            ("INSERT INTO version (model_id, number, sha256, size, created_at, tflite) VALUES (12345, 1, repeat('a', 64), 1, \(now), '{}')", "a version of no model"),
+            ("INSERT INTO access_key (id, kind, secret_hash, created_at) VALUES ('k', 'root', '\\x00', \(now))", "an unknown kind and a short hash"),
+        ] {
+            #expect(throws: (any Error).self, "\(what)") { try TestPostgres.query(url, sql) }
+        }
+        _ = try TestPostgres.query(url, "INSERT INTO model (name, created_at) VALUES ('flowers', \(now))")
+        #expect(throws: (any Error).self, "a bad digest") {
+            try TestPostgres.query(url, "INSERT INTO version (model_id, number, sha256, size, created_at, tflite) SELECT id, 1, 'XYZ', 1, now(), '{}' FROM model")
+        }
+        #expect(throws: (any Error).self, "version 0") {
+            try TestPostgres.query(url, "INSERT INTO version (model_id, number, sha256, size, created_at, tflite) SELECT id, 0, repeat('a', 64), 1, now(), '{}' FROM model")
+        }
+        #expect(try TestPostgres.query(url, "SELECT count(*) FROM version") == "0")
+    }
+
+    @Test func anUnreachableDatabaseIsAClearError() async throws {
+        let server = try TestPostgres.serverURL()
+        let closedPort = try #require(URLComponents(string: server)).port! == 1 ? 2 : 1
+        let refused = await #expect(throws: DepotError.self) {
+            try await PostgresModelCatalog.connect(try PostgresLocation(url: "postgres://depot:x@127.0.0.1:\(closedPort)/depot?sslmode=disable"))
+        }
+        #expect(refused?.code == .unavailable)
+        #expect(refused?.message.contains("Could not reach the catalog database postgres://depot@127.0.0.1:\(closedPort)/depot") == true)
+
+        var wrongPassword = try #require(URLComponents(string: server))
+        wrongPassword.password = "wrong"
+        let denied = await #expect(throws: DepotError.self) {
+            try await PostgresModelCatalog.connect(try PostgresLocation(url: wrongPassword.string!))
+        }
+        #expect(denied?.message.contains("password authentication failed") == true)
+        #expect(denied?.message.contains("wrong") == false, "the password is never shown")
+
+        let noDatabase = await #expect(throws: DepotError.self) {
+            try await PostgresModelCatalog.connect(try PostgresLocation(url: server.replacingOccurrences(of: "/postgres?", with: "/missing_db?")))
+        }
+        #expect(noDatabase?.message.contains("\"missing_db\" does not exist") == true)
+    }
+
+    @Test(arguments: [
+        ("mysql://u@h/db", "is not a postgres:// URL"),
+        ("postgres:///db", "names no host"),
+        ("postgres://h/db", "names no user"),
+        ("postgres://u@h", "names no database"),
+        ("postgres://u@h/db?sslmode=maybe", "sslmode=maybe"),
+        ("postgres://u@h/db?pool=5", "pool=5"),
+    ])
+    func badDatabaseURLsAreNamed(_ url: String, _ complaint: String) {
+        let error = #expect(throws: DepotError.self) { try PostgresLocation(url: url) }
+        #expect(error?.message.contains(complaint) == true, "\(error?.message ?? "")")
+    }
+
+    @Test func aDatabaseURLIsReadLikeLibpqReadsIt() throws {
+        let location = try PostgresLocation(url: "postgresql://d%40pot:p%2Fss@db.example:6543/catalog?sslmode=require")
+        #expect(location.user == "d@pot" && location.password == "p/ss" && location.host == "db.example" && location.port == 6543)
+        #expect(location.database == "catalog" && location.tls == .require)
+        #expect(location.description == "postgres://d@pot@db.example:6543/catalog", "no password in logs")
+        #expect(try PostgresLocation(url: "postgres://u@h/db").port == 5432)
+    }
+}
