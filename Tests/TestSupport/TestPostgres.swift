@@ -5,6 +5,7 @@ import Foundation
 public enum TestPostgres {
     public struct Unavailable: Error, CustomStringConvertible {
         public let description: String
+        public init(description: String) { self.description = description }
     }
 
     /// The server's URL (its `postgres` database), from `DEPOT_TEST_POSTGRES_URL`.
