@@ -16,13 +16,18 @@ public func buildApplication(
     var logger = Logger(label: "depot")
     logger.logLevel = configuration.logLevel
     let storage = configuration.storageDirectory
-    let blobs = try FileSystemBlobStore(root: storage)
+    let files = try FileSystemBlobStore(root: storage)
+    var objects: S3BlobStore?
+    if let location = configuration.objectStore {
+        objects = try await S3BlobStore.connect(location, redirectLifetime: configuration.blobRedirectLifetime)
+    }
+    let blobs: any BlobStore = objects ?? files
     let catalog: any ModelCatalog = if let database = configuration.database {
         try await PostgresModelCatalog.connect(try PostgresLocation(url: database), logger: logger)
     } else {
         try SQLiteModelCatalog(path: storage + "/depot.sqlite")
     }
-    try await removeUnreferencedBlobs(blobs, catalog: catalog, logger: logger)
+    if objects == nil { try await removeUnreferencedBlobs(files, catalog: catalog, logger: logger) }
     let index = BlobIndex(catalog: catalog, blobs: blobs)
     try await index.reload()
     try await ensureAdminToken(catalog: catalog, configuration: configuration, logger: logger)
@@ -33,7 +38,7 @@ public func buildApplication(
     let clock = configuration.clock
     let usage = UsageCounter(clock: clock)
     let requestLog = RequestLog(isEnabled: configuration.logLevel <= .info)
-    let built = buildRouter(configuration: configuration, catalog: catalog, blobs: blobs, index: index, signer: signer, usage: usage,
+    let built = buildRouter(configuration: configuration, catalog: catalog, blobs: blobs, objects: objects, index: index, signer: signer, usage: usage,
                             clock: clock, requestLog: requestLog)
     let hotPaths = built.hotPaths
     let connections = ConnectionCounter()
@@ -52,7 +57,8 @@ public func buildApplication(
 
 /// Registers every route and middleware; returns the router with the inventory of its paths,
 /// and the hot paths that answer manifests and blobs before it from the same caches.
-func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, blobs: any BlobStore, index: BlobIndex, signer: ManifestSigner,
+func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, blobs: any BlobStore, objects: S3BlobStore?,
+                 index: BlobIndex, signer: ManifestSigner,
                  usage: UsageCounter, clock: @escaping @Sendable () -> Date,
                  requestLog: RequestLog) -> (routes: RouteInventory, hotPaths: HotPaths) {
     let metrics = ServerMetrics(requestLog: requestLog)
@@ -61,11 +67,12 @@ func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, 
     let keys = AccessKeyCache(catalog: catalog)
     let routes = RouteInventory(router: Router(context: AppRequestContext.self))
     routes.add(middleware: RequestLogMiddleware(metrics: metrics, log: requestLog))
-    OperationsController(catalog: catalog, storageDirectory: configuration.storageDirectory, metrics: metrics).register(in: routes)
+    OperationsController(catalog: catalog, objects: objects, storageDirectory: configuration.storageDirectory, metrics: metrics)
+        .register(in: routes)
     let throttle = AuthenticationThrottle(allowance: configuration.authenticationFailureAllowance)
     let client = routes.group("v1").add(middleware: AuthenticationMiddleware(keys: keys, throttle: throttle, metrics: metrics))
     let manifestController = ManifestController(catalog: catalog, manifests: manifests, metrics: metrics, usage: usage)
-    let blobsController = BlobsController(index: index, metrics: metrics, usage: usage)
+    let blobsController = BlobsController(index: index, objects: objects, metrics: metrics, usage: usage)
     manifestController.register(in: client)
     blobsController.register(in: client)
     signing.registerPublic(in: client)
@@ -109,7 +116,7 @@ private func removeUnreferencedBlobs(_ blobs: FileSystemBlobStore, catalog: any 
     let referenced = Set(try await catalog.blobReferences().map(\.sha256))
     for digest in blobs.storedDigests() where !referenced.contains(digest) {
         do {
-            try blobs.remove(digest)
+            try await blobs.remove(digest)
             logger.info("removed a blob no version references", metadata: ["sha256": "\(digest)"])
         } catch {
             logger.error("could not remove a blob no version references", metadata: ["sha256": "\(digest)", "cause": "\(error.message)"])

@@ -12,6 +12,11 @@ public struct ServerConfiguration: Sendable {
     /// The catalog's PostgreSQL URL (see ``PostgresLocation``); `nil` keeps it in the embedded
     /// SQLite file `depot.sqlite` under ``storageDirectory``.
     public var database: String?
+    /// Where blobs go when not under ``storageDirectory``: an S3-compatible object store.
+    public var objectStore: S3Location?
+    /// With an object store: answer downloads with a redirect to a pre-signed URL valid this
+    /// many seconds instead of streaming them through the server.
+    public var blobRedirectLifetime: Int?
     /// The largest upload accepted, in bytes.
     public var maximumUploadSize: Int
     /// The log level.

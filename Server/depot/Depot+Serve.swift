@@ -10,7 +10,8 @@ extension Depot {
         static let configuration = CommandConfiguration(
             abstract: "Run the ModelDepot server (embedded SQLite and blob store under the storage directory).",
             discussion: """
-                Flags override the environment: DEPOT_HOST, DEPOT_PORT, DEPOT_STORAGE, DEPOT_DATABASE, DEPOT_MAX_UPLOAD_SIZE,
+                Flags override the environment: DEPOT_HOST, DEPOT_PORT, DEPOT_STORAGE, DEPOT_DATABASE, DEPOT_BLOBS,
+                DEPOT_BLOB_REDIRECT, DEPOT_MAX_UPLOAD_SIZE,
                 DEPOT_LOG_LEVEL, DEPOT_MANIFEST_LIFETIME, DEPOT_HEAD_TIMEOUT, DEPOT_IDLE_TIMEOUT, DEPOT_BODY_TIMEOUT,
                 DEPOT_SEND_TIMEOUT, DEPOT_MAX_CONNECTIONS, DEPOT_MAX_HEAD_SIZE, DEPOT_AUTH_FAILURE_ALLOWANCE. On first start the server creates an admin token and prints it once;
                 DEPOT_ADMIN_TOKEN or --admin-token-file sets that first token instead.
@@ -31,6 +32,18 @@ extension Depot {
 
         @Option(help: "The catalog in PostgreSQL, as postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=disable|prefer|require] (default: the embedded SQLite file under --storage).")
         var database: String?
+
+        @Option(help: "Keep blobs in an S3-compatible object store: s3://BUCKET[/PREFIX] (default: files under --storage). Endpoint, region and credentials come from AWS_ENDPOINT_URL_S3 (else AWS_ENDPOINT_URL; a custom endpoint is addressed path-style), AWS_REGION (default us-east-1), AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN.")
+        var blobs: String?
+
+        @Option(name: .customLong("s3-endpoint"), help: "The object store's endpoint, overriding AWS_ENDPOINT_URL_S3 and AWS_ENDPOINT_URL.")
+        var s3Endpoint: String?
+
+        @Option(name: .customLong("s3-region"), help: "The object store's region, overriding AWS_REGION.")
+        var s3Region: String?
+
+        @Option(help: "With --blobs: answer downloads with a 307 to a pre-signed URL valid this many seconds (60 to 604800), so the object store or a CDN serves the bytes; without it they stream through the server.")
+        var blobRedirect: Int?
 
         @Option(help: "The largest upload accepted, in bytes (default 2147483648).")
         var maxUploadSize: Int?
@@ -106,6 +119,7 @@ extension Depot {
                 }
                 configuration.database = database
             }
+            try resolveObjectStore(environment, into: &configuration)
             if let port = try port ?? environment["DEPOT_PORT"].map({ try number($0, "DEPOT_PORT") }) {
                 guard (0...65535).contains(port) else { throw ValidationError("Port \(port) is not between 0 and 65535.") }
                 configuration.port = port
@@ -165,6 +179,25 @@ extension Depot {
                     throw ValidationError("The maximum request head size must be 1024 to 1048576 bytes, not \(size).")
                 }
                 limits.maximumHeadSize = size
+            }
+        }
+
+        private func resolveObjectStore(_ environment: [String: String], into configuration: inout ServerConfiguration) throws {
+            let redirect = try blobRedirect ?? environment["DEPOT_BLOB_REDIRECT"].map { try number($0, "DEPOT_BLOB_REDIRECT") }
+            guard let url = blobs ?? environment["DEPOT_BLOBS"] else {
+                if redirect != nil { throw ValidationError("--blob-redirect (DEPOT_BLOB_REDIRECT) needs --blobs s3://…: blobs under --storage are served by the server itself.") }
+                return
+            }
+            do {
+                configuration.objectStore = try S3Location(url: url, environment: environment, endpoint: s3Endpoint, region: s3Region)
+            } catch {
+                throw ValidationError("\(error.message) Leave --blobs (DEPOT_BLOBS) out to keep blobs under --storage.")
+            }
+            if let redirect {
+                guard (60...604_800).contains(redirect) else {
+                    throw ValidationError("--blob-redirect (DEPOT_BLOB_REDIRECT) must be 60 to 604800 seconds (S3 pre-signed URLs last at most 7 days), not \(redirect).")
+                }
+                configuration.blobRedirectLifetime = redirect
             }
         }
 

@@ -13,9 +13,10 @@ final class PublishedModel {
     let root: (file: String, publicKey: String)
 
     /// - Parameter arguments: More `depot serve` options.
-    init(_ fixtures: [String] = ["float_classifier"], arguments: [String] = []) throws {
+    /// - Parameter environment: More environment variables for the server.
+    init(_ fixtures: [String] = ["float_classifier"], arguments: [String] = [], environment: [String: String] = [:]) throws {
         scratch = try Scratch()
-        server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"), arguments: arguments)
+        server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"), arguments: arguments, environment: environment)
         root = try server.initializeRoot(keyFile: scratch.path("root.key"))
         _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
         for fixture in fixtures {

@@ -13,12 +13,15 @@ final class ServerProcess: @unchecked Sendable {
     /// - Parameter log: A file for the server's log at its default level (`info`, a line per
     ///   request); without it the server logs warnings and errors only, and nobody reads them.
     /// - Parameter arguments: More `depot serve` options.
-    init(storage: URL, maximumUploadSize: Int? = nil, log: URL? = nil, arguments: [String] = []) throws {
+    /// - Parameter environment: More environment variables (the object store's `AWS_*`).
+    init(storage: URL, maximumUploadSize: Int? = nil, log: URL? = nil, arguments: [String] = [],
+         environment: [String: String] = [:]) throws {
         self.storage = storage
         process.executableURL = Binaries.depot
         process.arguments = ["serve", "--port", "0", "--storage", storage.path] + (log == nil ? ["--log-level", "warning"] : [])
             + (maximumUploadSize.map { ["--max-upload-size", "\($0)"] } ?? []) + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(["DEPOT_ADMIN_TOKEN": Self.adminToken]) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            .merging(["DEPOT_ADMIN_TOKEN": Self.adminToken]) { $1 }
         let output = Pipe()
         process.standardOutput = output
         if let log {

@@ -27,7 +27,7 @@ import Testing
 
             // When the upload is finished and committed under the digest it reports
             let digest = try await upload.finish()
-            try store.commit(upload, sha256: digest)
+            try await store.commit(upload, sha256: digest)
 
             // Then that is the bytes' SHA-256, the blob holds exactly those bytes and no temporary file is left
             let expected = SHA256.hash(data: bytes).hex
@@ -50,7 +50,7 @@ import Testing
         // Given an upload with every write slot busy and a partly filled buffer
         let upload = try store.beginUpload()
         try await upload.write(ByteBuffer(bytes: Self.pattern(FileUpload.writesInFlight * Self.stage + 100, seed: 1)))
-        #expect(FileManager.default.fileExists(atPath: upload.temporaryPath))
+        #expect(FileManager.default.fileExists(atPath: try #require(upload as? FileUpload).temporaryPath))
 
         // When it is discarded (the client went away)
         await store.discard(upload)

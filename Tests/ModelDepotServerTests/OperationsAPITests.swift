@@ -46,7 +46,7 @@ import Testing
             let storage = client.storage.path
             let catalog = try SQLiteModelCatalog(path: storage + "/depot.sqlite")
             let blobs = try FileSystemBlobStore(root: storage)
-            let routes = buildRouter(configuration: server.configuration, catalog: catalog, blobs: blobs,
+            let routes = buildRouter(configuration: server.configuration, catalog: catalog, blobs: blobs, objects: nil,
                                      index: BlobIndex(catalog: catalog, blobs: blobs),
                                      signer: try await ManifestSigner(storage: storage, catalog: catalog),
                                      usage: UsageCounter(clock: { Date() }), clock: { Date() },

@@ -11,10 +11,8 @@ public protocol ModelCatalog: Sendable {
     ///   caller removes those blobs (a crash before that leaves them to the next start's clean-up).
     func deleteModel(_ name: ModelName, force: Bool) async throws -> Set<String>
 
-    /// Adds version N+1 from a verified upload. `commitBlob` runs inside the same transaction,
-    /// before the row is written: the version is visible only once its blob is durable.
-    func addVersion(_ upload: VerifiedUpload, to model: ModelName, publish: Bool, at date: Date,
-                    commitBlob: @escaping @Sendable () throws -> Void) async throws -> ModelVersion
+    /// Adds version N+1 from a verified upload whose blob is stored already.
+    func addVersion(_ upload: VerifiedUpload, to model: ModelName, publish: Bool, at date: Date) async throws -> ModelVersion
     func versions(of model: ModelName) async throws -> [ModelVersion]
     func version(_ number: Int, of model: ModelName) async throws -> ModelVersion
     func setPublished(_ published: Bool, version number: Int, of model: ModelName, at date: Date) async throws -> ModelVersion

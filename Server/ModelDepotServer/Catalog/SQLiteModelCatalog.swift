@@ -70,13 +70,11 @@ public struct SQLiteModelCatalog: ModelCatalog {
         }
     }
 
-    public func addVersion(_ upload: VerifiedUpload, to name: ModelName, publish: Bool, at date: Date,
-                           commitBlob: @escaping @Sendable () throws -> Void) async throws -> ModelVersion {
+    public func addVersion(_ upload: VerifiedUpload, to name: ModelName, publish: Bool, at date: Date) async throws -> ModelVersion {
         try await write { db in
             var model = try modelRecord(name, db)
             model.lastVersionNumber += 1
             try model.update(db)
-            try commitBlob()
             var record = VersionRecord(id: nil, modelId: model.id!, number: model.lastVersionNumber, sha256: upload.sha256,
                                        size: upload.size, notes: upload.notes, published: publish, createdAt: date,
                                        publishedAt: publish ? date : nil, tflite: upload.tflite)

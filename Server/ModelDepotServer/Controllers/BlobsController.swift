@@ -19,6 +19,9 @@ struct BlobsController {
     }
 
     let index: BlobIndex
+    /// The object store, when blobs are kept in one (they are then streamed from it or
+    /// redirected to, never read from local files).
+    let objects: S3BlobStore?
     let metrics: ServerMetrics
     let usage: UsageCounter
     let files = BlobFileBody()
@@ -37,6 +40,10 @@ struct BlobsController {
             return response
         case .content(let status, let headers, let file, let range, let length):
             let arm = Self.arm(request.headers)
+            if let objects, file.path == nil {
+                return try await serveObject(hex, from: objects, status: status, headers: headers, range: range, length: length,
+                                             includeBody: includeBody, arm: arm)
+            }
             let path = try checkFile(file, hex: hex)
             guard includeBody, let range else { return Response(status: status, headers: headers) }
             metrics.recordBlobBytes(range.count)
@@ -49,12 +56,13 @@ struct BlobsController {
     /// A `GET` answered from the file with `sendfile`, or `nil` for anything but content (the
     /// router then answers it, with the same result or the error).
     func fastAnswer(hex: Substring, key: AccessKey, headers: some DeviceFields) -> HotAnswer? {
-        guard case .content(let status, let fields, let file, let range?, let length)? = try? plan(hex: hex, key: key, headers: headers) else {
+        guard case .content(let status, let fields, let file, let range?, let length)? = try? plan(hex: hex, key: key, headers: headers),
+              let path = file.path else {
             return nil
         }
         let arm = Self.arm(headers)
         let hex = String(hex)
-        return HotAnswer(status: status, headers: fields, file: file.path, identity: file.identity, range: range) { [metrics] in
+        return HotAnswer(status: status, headers: fields, file: path, identity: file.identity, range: range) { [metrics] in
             metrics.recordBlobBytes(range.count)
         } onComplete: {
             countDownload(hex, range: range, length: length, arm: arm)
@@ -95,7 +103,7 @@ struct BlobsController {
     }
 
     /// A download counts once its last byte went out (a whole file or a resumed tail).
-    private func countDownload(_ hex: String, range: ClosedRange<Int>, length: Int, arm: String) {
+    func countDownload(_ hex: String, range: ClosedRange<Int>, length: Int, arm: String) {
         if range.upperBound == length - 1 { usage.record(.download(sha256: hex), arm: arm) }
     }
 
@@ -108,7 +116,9 @@ struct BlobsController {
     /// it could go out as wrong bytes under a `200`.
     /// - Returns: The file's path.
     func checkFile(_ entry: BlobIndex.Entry, hex: String) throws -> String {
-        let path = entry.path
+        guard let path = entry.path else {
+            throw DepotError(.internalError, "Blob \(hex) has no local file: this server keeps blobs in an object store.")
+        }
         guard let identity = FileIdentity(path: path) else {
             throw DepotError(.internalError, "Blob \(hex) is missing from the storage directory ('\(path)'). Restore it from a backup; 'depot fsck' lists every damaged blob.")
         }

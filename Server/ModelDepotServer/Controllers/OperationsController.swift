@@ -5,6 +5,8 @@ import ModelDepotShared
 /// `/healthz`, `/readyz`, `/metrics`, `/openapi.yaml`: for operators and tools, no key needed.
 struct OperationsController {
     let catalog: any ModelCatalog
+    /// The object store blobs are kept in, when they are.
+    let objects: S3BlobStore?
     let storageDirectory: String
     let metrics: ServerMetrics
 
@@ -21,12 +23,20 @@ struct OperationsController {
         }
     }
 
-    /// Ready when the catalog answers and the storage directory takes writes.
+    /// Ready when the catalog answers, the object store (if any) lists its blobs, and the
+    /// storage directory takes writes.
     func ready(_ request: Request, context: AppRequestContext) async throws -> Response {
         do {
             _ = try await catalog.models()
         } catch {
             return try notReady("The catalog database does not answer.", cause: error, context: context)
+        }
+        if let objects {
+            do {
+                _ = try await objects.client.list(prefix: objects.blobKey(""), pageSize: 1)
+            } catch {
+                return try notReady("The object store does not answer.", cause: error, context: context)
+            }
         }
         let probe = storageDirectory + "/tmp/.ready-\(UUID().uuidString)"
         guard FileManager.default.createFile(atPath: probe, contents: Data()) else {

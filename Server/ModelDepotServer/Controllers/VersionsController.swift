@@ -76,14 +76,15 @@ struct VersionsController {
         if let expected, expected != digest {
             throw DepotError(.digestMismatch, "The upload hashes to SHA-256 \(digest), but the client sent \(expected) in \(DepotHeader.contentSHA256): the file changed in transit. Nothing was stored; upload again.")
         }
-        let tflite = try MappedFile(path: upload.temporaryPath).withBytes { bytes throws(DepotError) in
-            try TFLiteVerifier().verify(bytes)
-        }
+        let tflite = try await upload.verify()
         let notes = request.uri.queryParameters.get("notes").map { String($0) } ?? ""
         let verified = VerifiedUpload(sha256: digest, size: size, notes: notes, tflite: tflite)
-        let blobs = blobs
+        // The blob is stored before its version is written: a version never names a missing
+        // blob. A failure between the two leaves a blob no version references, which the next
+        // start (or the collector, for an object store) removes.
+        try await blobs.commit(upload, sha256: digest)
         return try await catalog.addVersion(verified, to: name, publish: request.uri.queryParameters.get("publish") == "true",
-                                            at: clock()) { try blobs.commit(upload, sha256: digest) }
+                                            at: clock())
     }
 
     private func announced(_ request: Request) throws -> Announced {

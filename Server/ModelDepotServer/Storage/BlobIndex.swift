@@ -47,8 +47,8 @@ struct FileIdentity: Equatable, Sendable {
 /// models finds only their blobs. Loaded at start and again after every change to versions.
 final class BlobIndex: Sendable {
     struct Entry: Sendable {
-        /// Where the file is.
-        let path: String
+        /// Where the file is on this machine; `nil` in an object store.
+        let path: String?
         let size: Int
         let models: Set<String>
         /// The file as it was when the index was loaded (`nil`: it was missing): a file changed
@@ -73,9 +73,9 @@ final class BlobIndex: Sendable {
         let load = loads.add(1, ordering: .relaxed).newValue
         var entries: [String: Entry] = [:]
         for reference in try await catalog.blobReferences() {
-            let path = blobs.location(of: reference.sha256)
+            let path = blobs.filePath(of: reference.sha256)
             entries[reference.sha256] = Entry(path: path, size: reference.size, models: Set(reference.models.map(\.rawValue)),
-                                              identity: FileIdentity(path: path))
+                                              identity: path.flatMap { FileIdentity(path: $0) })
         }
         state.withLock { state in
             if load > state.load { state = (entries, load) }
@@ -88,7 +88,7 @@ final class BlobIndex: Sendable {
     func removeUnreferenced(_ digests: Set<String>, logger: Logger) async throws {
         for digest in digests.sorted() {
             do {
-                try blobs.remove(digest)
+                try await blobs.remove(digest)
             } catch {
                 logger.error("could not remove a blob no version references; the next start removes it",
                              metadata: ["sha256": "\(digest)", "cause": "\(error.message)"])

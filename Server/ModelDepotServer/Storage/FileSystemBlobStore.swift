@@ -49,8 +49,8 @@ public struct FileSystemBlobStore: BlobStore {
         try FileUpload(path: temporaryDirectory + "/upload-" + UUID().uuidString, directIO: directIO)
     }
 
-    public func commit(_ upload: BlobUpload, sha256: String) throws(DepotError) {
-        guard upload is FileUpload else { preconditionFailure("upload from another store") }
+    public func commit(_ upload: BlobUpload, sha256: String) async throws(DepotError) {
+        guard let upload = upload as? FileUpload else { preconditionFailure("upload from another store") }
         let directory = blobsDirectory + "/" + sha256.prefix(2)
         let destination = directory + "/" + sha256
         if access(destination, F_OK) == 0 {
@@ -63,15 +63,21 @@ public struct FileSystemBlobStore: BlobStore {
     }
 
     public func discard(_ upload: BlobUpload) async {
-        await (upload as? FileUpload)?.close()
+        guard let upload = upload as? FileUpload else { return }
+        await upload.close()
         unlink(upload.temporaryPath)
     }
 
-    public func location(of sha256: String) -> String {
+    public func filePath(of sha256: String) -> String? {
+        location(of: sha256)
+    }
+
+    /// Where a blob's file is, or would be.
+    func location(of sha256: String) -> String {
         blobsDirectory + "/" + sha256.prefix(2) + "/" + sha256
     }
 
-    public func remove(_ sha256: String) throws(DepotError) {
+    public func remove(_ sha256: String) async throws(DepotError) {
         let path = location(of: sha256)
         guard unlink(path) == 0 || errno == ENOENT else { throw Self.failure("remove", path) }
     }

@@ -36,24 +36,41 @@ public struct TFLiteVerifier: Sendable {
     /// - Returns: What the model holds.
     /// - Throws: ``DepotError`` naming the first check that failed and where.
     public func verify(_ bytes: UnsafeRawBufferPointer) throws(DepotError) -> TFLiteModelDescription {
-        guard bytes.count >= Self.minimumSize else {
-            throw DepotError(.modelTooSmall, "The file has \(bytes.count) bytes; a TFLite model has at least \(Self.minimumSize). Check that the whole file was uploaded or downloaded.")
+        try verify(FlatBufferBytes(raw: bytes))
+    }
+
+    /// Verifies a model read in pages on demand (one in an object store): only the pages that
+    /// hold its structure are fetched. Blocks while pages are fetched.
+    /// - Parameter pages: The file.
+    /// - Returns: What the model holds.
+    /// - Throws: ``DepotError`` naming the first check that failed and where; when a page could
+    ///   not be read, that failure (a `DepotError`, or `unavailable` for another error) instead.
+    public func verify(_ pages: PagedBytes) throws(DepotError) -> TFLiteModelDescription {
+        let result = Result { () throws(DepotError) in try verify(FlatBufferBytes(pages: pages)) }
+        if let failure = pages.failure {
+            throw failure as? DepotError ?? DepotError(.unavailable, "Could not read the model to verify it: \(failure).")
         }
-        guard bytes.count < Self.maximumSize else {
-            throw DepotError(.modelTooLarge, "The file has \(bytes.count) bytes; TFLite models must be smaller than 2 GiB (\(Self.maximumSize) bytes).")
+        return try result.get()
+    }
+
+    private func verify(_ buffer: FlatBufferBytes) throws(DepotError) -> TFLiteModelDescription {
+        guard buffer.count >= Self.minimumSize else {
+            throw DepotError(.modelTooSmall, "The file has \(buffer.count) bytes; a TFLite model has at least \(Self.minimumSize). Check that the whole file was uploaded or downloaded.")
         }
-        let identifier = Array(bytes[4..<8])
+        guard buffer.count < Self.maximumSize else {
+            throw DepotError(.modelTooLarge, "The file has \(buffer.count) bytes; TFLite models must be smaller than 2 GiB (\(Self.maximumSize) bytes).")
+        }
+        let identifier = (4..<8).map { buffer.load(UInt8.self, at: $0) }
         guard identifier == TFLiteSchema.fileIdentifier else {
             let shown = identifier.map { (32..<127).contains($0) ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16) }.joined()
             throw DepotError(.wrongFileIdentifier, "Bytes 4..<8 are \"\(shown)\", not the TFLite identifier \"TFL3\": this is not a TFLite flatbuffer model. Convert the model with the TFLite converter.")
         }
-        let buffer = FlatBufferBytes(raw: bytes)
         var structure = FlatBufferVerifier(bytes: buffer, tables: TFLiteSchema.tables, unions: TFLiteSchema.unions,
                                            maximumDepth: policy.maximumDepth, maximumTables: policy.maximumTables,
                                            rootName: "Model")
         try structure.verifyRoot(TFLiteSchema.TableID.model)
         let model = FlatBufferTable(bytes: buffer, position: buffer.target(ofOffsetAt: 0))
-        var checker = TFLiteModelChecker(model: model, fileSize: bytes.count, policy: policy)
+        var checker = TFLiteModelChecker(model: model, fileSize: buffer.count, policy: policy)
         return try checker.check(structureExtent: structure.extent, subgraphReferences: structure.subgraphReferences)
     }
 

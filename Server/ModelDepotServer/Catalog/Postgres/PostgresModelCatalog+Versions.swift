@@ -4,14 +4,12 @@ import ModelDepotShared
 import PostgresNIO
 
 extension PostgresModelCatalog {
-    public func addVersion(_ upload: VerifiedUpload, to name: ModelName, publish: Bool, at date: Date,
-                           commitBlob: @escaping @Sendable () throws -> Void) async throws -> ModelVersion {
+    public func addVersion(_ upload: VerifiedUpload, to name: ModelName, publish: Bool, at date: Date) async throws -> ModelVersion {
         let tflite = try Self.json(upload.tflite)
         return try await transaction { connection in
             let model = try await Self.lockModel(name, connection, logger: logger)
             let number = model.lastVersionNumber + 1
             try await connection.query("UPDATE model SET last_version_number = \(number) WHERE id = \(model.id)", logger: logger)
-            try commitBlob()
             let publishedAt: Date? = publish ? date : nil
             try await connection.query("""
                 INSERT INTO version (model_id, number, sha256, size, notes, published, created_at, published_at, tflite)

@@ -212,7 +212,7 @@ struct S3Client: Sendable {
 
     private func failure(_ answer: Answer, text: String, doing action: String, key: String?) -> DepotError {
         let code = S3XML.value("Code", in: Substring(text)) ?? "HTTP \(answer.status.code)"
-        let message = S3XML.value("Message", in: Substring(text)).map { ": \($0)" } ?? ""
+        let message = S3XML.value("Message", in: Substring(text)).map { ": " + $0.trimmingCharacters(in: CharacterSet(charactersIn: ". ")) } ?? ""
         return DepotError(.unavailable, "The object store \(location) refused to \(action) '\(key ?? location.bucket)': \(code)\(message).")
     }
 
