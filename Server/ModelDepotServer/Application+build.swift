@@ -28,18 +28,20 @@ public func buildApplication(
         try SQLiteModelCatalog(path: storage + "/depot.sqlite")
     }
     if objects == nil { try await removeUnreferencedBlobs(files, catalog: catalog, logger: logger) }
+    try await catalog.raiseManifestVersions(notBelow: Int(configuration.clock().timeIntervalSince1970 * 1000))
     let index = BlobIndex(catalog: catalog, blobs: blobs)
     try await index.reload()
     try await ensureAdminToken(catalog: catalog, configuration: configuration, logger: logger)
 
-    let signer = try await ManifestSigner(storage: storage, catalog: catalog)
+    let signingKeys: any SigningKeyStore = (catalog as? PostgresModelCatalog) ?? SigningKeyFiles(storage: storage)
+    let signer = try await ManifestSigner(keys: signingKeys, catalog: catalog)
     if let warning = signer.startupWarning(now: configuration.clock()) { logger.warning("\(warning)") }
 
     let clock = configuration.clock
     let usage = UsageCounter(clock: clock)
     let requestLog = RequestLog(isEnabled: configuration.logLevel <= .info)
     let built = buildRouter(configuration: configuration, catalog: catalog, blobs: blobs, objects: objects, index: index, signer: signer, usage: usage,
-                            clock: clock, requestLog: requestLog)
+                            clock: clock, requestLog: requestLog, logger: logger)
     let hotPaths = built.hotPaths
     let connections = ConnectionCounter()
     return Application(
@@ -49,7 +51,10 @@ public func buildApplication(
         },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "ModelDepot"),
         services: [RequestLogService(log: requestLog),
-                   UsageFlushService(usage: usage, catalog: catalog, interval: configuration.usageFlushInterval, logger: logger)],
+                   UsageFlushService(usage: usage, catalog: catalog, interval: configuration.usageFlushInterval, logger: logger)]
+            + ((catalog as? PostgresModelCatalog).map {
+                [CatalogChangeFollower(catalog: $0, caches: built.caches, pollInterval: configuration.changePollInterval, logger: logger)]
+            } ?? []),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
@@ -60,7 +65,7 @@ public func buildApplication(
 func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, blobs: any BlobStore, objects: S3BlobStore?,
                  index: BlobIndex, signer: ManifestSigner,
                  usage: UsageCounter, clock: @escaping @Sendable () -> Date,
-                 requestLog: RequestLog) -> (routes: RouteInventory, hotPaths: HotPaths) {
+                 requestLog: RequestLog, logger: Logger = Logger(label: "depot")) -> (routes: RouteInventory, hotPaths: HotPaths, caches: ReplicaCaches) {
     let metrics = ServerMetrics(requestLog: requestLog)
     let manifests = ManifestCache(signer: signer, lifetime: configuration.manifestLifetime, clock: clock)
     let signing = SigningController(catalog: catalog, signer: signer, manifests: manifests, clock: clock)
@@ -84,7 +89,8 @@ func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, 
     RolloutsController(catalog: catalog, manifests: manifests, clock: clock).register(in: admin)
     StatsController(catalog: catalog, usage: usage, clock: clock).register(in: admin)
     signing.registerAdmin(in: admin)
-    return (routes, HotPaths(keys: keys, throttle: throttle, manifests: manifestController, blobs: blobsController, metrics: metrics, log: requestLog))
+    return (routes, HotPaths(keys: keys, throttle: throttle, manifests: manifestController, blobs: blobsController, metrics: metrics, log: requestLog),
+            ReplicaCaches(catalog: catalog, manifests: manifests, keys: keys, index: index, signer: signer, logger: logger))
 }
 
 /// On first start, creates the admin token (from `DEPOT_ADMIN_TOKEN` when given) and prints a

@@ -29,6 +29,9 @@ public struct ServerConfiguration: Sendable {
     public var authenticationFailureAllowance = 10
     /// Timeouts, open connections and request head size.
     public var connectionLimits = ConnectionLimits()
+    /// With a shared (PostgreSQL) catalog: how often a replica looks for the others' changes
+    /// besides being notified of them.
+    public var changePollInterval: Duration = .seconds(1)
     /// How often usage counts go from memory to the catalog.
     public var usageFlushInterval: Duration = .seconds(10)
     /// How long a signed manifest is good for; the server signs it again after half of it.

@@ -48,7 +48,7 @@ import Testing
             let blobs = try FileSystemBlobStore(root: storage)
             let routes = buildRouter(configuration: server.configuration, catalog: catalog, blobs: blobs, objects: nil,
                                      index: BlobIndex(catalog: catalog, blobs: blobs),
-                                     signer: try await ManifestSigner(storage: storage, catalog: catalog),
+                                     signer: try await ManifestSigner(keys: SigningKeyFiles(storage: storage), catalog: catalog),
                                      usage: UsageCounter(clock: { Date() }), clock: { Date() },
                                      requestLog: RequestLog(isEnabled: false)).routes.paths
             #expect(routes.count >= 14)

@@ -46,11 +46,14 @@ import Testing
             #expect(manifest.version == 1)
             #expect(manifest.expires.timeIntervalSince(manifest.issued) == 7 * 24 * 3600)
 
-            let keys = client.storage.appendingPathComponent("keys")
-            let folder = try FileManager.default.attributesOfItem(atPath: keys.path)[.posixPermissions] as? Int
-            let file = try FileManager.default.attributesOfItem(atPath: keys.appendingPathComponent("\(before.active.keyid).ed25519").path)
-            #expect(folder == 0o700)
-            #expect(file[.posixPermissions] as? Int == 0o600)
+            #expect(try client.storedSigningKeys() == [before.active.keyid])
+            if client.database == nil {
+                let keys = client.storage.appendingPathComponent("keys")
+                let folder = try FileManager.default.attributesOfItem(atPath: keys.path)[.posixPermissions] as? Int
+                let file = try FileManager.default.attributesOfItem(atPath: keys.appendingPathComponent("\(before.active.keyid).ed25519").path)
+                #expect(folder == 0o700)
+                #expect(file[.posixPermissions] as? Int == 0o600)
+            }
         }
     }
 
@@ -80,12 +83,14 @@ import Testing
             #expect(second.headers[HTTPField.Name("Depot-Root-Version")!] == "2")
             let manifest = try trusted.verifyManifest(Data(second.body.readableBytesView), for: try ModelName("flowers"), now: Date(),
                                                       clockSkew: 0, minimumVersion: nil).manifest
-            #expect(manifest.manifestVersion > (try first.manifest().manifestVersion))
+            #expect(manifest.manifestVersion == (try first.manifest().manifestVersion),
+                    "the model did not change: the same version, signed again by the new key")
+            #expect(second.headers[.eTag] != first.headers[.eTag])
             let error = #expect(throws: DepotError.self) {
                 try trusted.verifyManifest(Data(first.body.readableBytesView), for: try ModelName("flowers"), now: Date(), clockSkew: 0, minimumVersion: nil)
             }
             #expect(error?.code == .revokedSigningKey)
-            #expect(client.files(under: "keys").sorted() == ["\(pending.keyid).ed25519", "signing.json"])
+            #expect(try client.storedSigningKeys() == [pending.keyid], "the old key is forgotten")
         }
     }
 
@@ -159,7 +164,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: storage) }
         try FileManager.default.createDirectory(atPath: storage, withIntermediateDirectories: true)
         let catalog = try SQLiteModelCatalog(path: storage + "/depot.sqlite")
-        let signer = try await ManifestSigner(storage: storage, catalog: catalog)
+        let signer = try await ManifestSigner(keys: SigningKeyFiles(storage: storage), catalog: catalog)
         #expect(signer.startupWarning(now: Date())?.contains("No root document yet") == true)
 
         let rootKey = Curve25519.Signing.PrivateKey()
@@ -170,7 +175,7 @@ import Testing
         #expect(signer.startupWarning(now: Date().addingTimeInterval(70 * 86_400))?.contains("expires at") == true)
 
         try FileManager.default.removeItem(atPath: storage + "/keys")
-        let restarted = try await ManifestSigner(storage: storage, catalog: catalog)
+        let restarted = try await ManifestSigner(keys: SigningKeyFiles(storage: storage), catalog: catalog)
         #expect(restarted.startupWarning(now: Date())?.contains("does not list this server's manifest key") == true)
     }
 }

@@ -28,13 +28,26 @@ struct TestServer {
     func run(_ body: @escaping @Sendable (Client) async throws -> Void) async throws {
         defer { try? FileManager.default.removeItem(at: storage) }
         let app = try await buildApplication(configuration)
-        try await app.test(.router) { client in try await body(Client(tester: client, storage: storage)) }
+        try await app.test(.router) { [configuration] client in
+            try await body(Client(tester: client, storage: storage, database: configuration.database))
+        }
     }
 
     /// Requests with JSON helpers and the admin token by default.
     struct Client: Sendable {
         let tester: any TestClientProtocol
         let storage: URL
+        /// The PostgreSQL catalog's URL, or `nil` for the SQLite file under `storage`.
+        let database: String?
+
+        /// The ids of the online manifest keys the server keeps: its key files under `keys/`, or
+        /// the rows of the shared catalog's `signing_key`.
+        func storedSigningKeys() throws -> [String] {
+            if let database {
+                return try TestPostgres.query(database, "SELECT keyid FROM signing_key ORDER BY keyid").split(separator: "\n").map(String.init)
+            }
+            return files(under: "keys").filter { $0.hasSuffix(".ed25519") }.map { String($0.dropLast(".ed25519".count)) }.sorted()
+        }
 
         static let admin: HTTPFields = [.authorization: "Bearer \(TestServer.adminToken)"]
 

@@ -3,16 +3,33 @@ import GRDB
 import ModelDepotShared
 
 extension SQLiteModelCatalog {
-    public func nextManifestVersion(of name: ModelName, notBelow floor: Int) async throws -> Int {
+    public func manifestVersion(of name: ModelName, notBelow floor: Int) async throws -> Int {
         try await write { db in
             guard try Int.fetchOne(db, sql: "SELECT 1 FROM model WHERE name = ?", arguments: [name.rawValue]) != nil else {
                 throw DepotError(.notFound, "No model is named '\(name)'. List models with 'depot models list'.")
             }
-            return try Int.fetchOne(db, sql: """
-                INSERT INTO manifestSequence (name, last) VALUES (?, ?)
-                ON CONFLICT (name) DO UPDATE SET last = max(last + 1, excluded.last) RETURNING last
-                """, arguments: [name.rawValue, max(floor, 1)])!
+            try db.execute(sql: "INSERT INTO manifestSequence (name, last) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                           arguments: [name.rawValue, max(floor, 1)])
+            return try Int.fetchOne(db, sql: "SELECT last FROM manifestSequence WHERE name = ?", arguments: [name.rawValue])!
         }
+    }
+
+    public func raiseManifestVersions(notBelow floor: Int) async throws {
+        try await write { db in
+            try db.execute(sql: """
+                INSERT INTO manifestSequence (name, last) SELECT name, ? FROM model WHERE true
+                ON CONFLICT (name) DO UPDATE SET last = max(last, excluded.last)
+                """, arguments: [max(floor, 1)])
+        }
+    }
+
+    /// Raises the name's manifest version for a change made at `date` (see
+    /// ``ModelCatalog/manifestVersion(of:notBelow:)``).
+    static func advanceManifestVersion(_ name: String, at date: Date?, _ db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO manifestSequence (name, last) VALUES (?, ?)
+            ON CONFLICT (name) DO UPDATE SET last = max(last + 1, excluded.last)
+            """, arguments: [name, max(1, date.map { Int($0.timeIntervalSince1970 * 1000) } ?? 1)])
     }
 
     public func rootDocument(version: Int) async throws -> Data? {

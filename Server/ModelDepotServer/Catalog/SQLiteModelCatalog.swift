@@ -44,6 +44,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
             var record = ModelRecord(id: nil, name: creation.name.rawValue, description: creation.description ?? "",
                                      tags: creation.tags ?? [], createdAt: date, lastVersionNumber: 0)
             try record.insert(db)
+            try Self.advanceManifestVersion(record.name, at: date, db)
             return try summary(of: record, db)
         }
     }
@@ -79,6 +80,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
                                        size: upload.size, notes: upload.notes, published: publish, createdAt: date,
                                        publishedAt: publish ? date : nil, tflite: upload.tflite)
             try record.insert(db)
+            try Self.advanceManifestVersion(name.rawValue, at: date, db)
             return record.version(of: name)
         }
     }
@@ -104,6 +106,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
                 record.published = published
                 record.publishedAt = published ? date : record.publishedAt
                 try record.update(db)
+                try Self.advanceManifestVersion(name.rawValue, at: date, db)
             }
             return record.version(of: name)
         }
@@ -115,6 +118,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
             let record = try versionRecord(number, of: model, db)
             try ensureNotInRollout(number, of: model, db, doing: "delete")
             _ = try record.delete(db)
+            try Self.advanceManifestVersion(name.rawValue, at: nil, db)
             return try unreferenced([record.sha256], db)
         }
     }
@@ -158,6 +162,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
             try RolloutRecord(modelId: model.id!, document: after, updatedAt: date).save(db)
             var entry = RolloutChangeRecord(id: nil, modelId: model.id!, keyID: keyID, at: date, before: before, after: after)
             try entry.insert(db)
+            try Self.advanceManifestVersion(name.rawValue, at: date, db)
             return after
         }
     }

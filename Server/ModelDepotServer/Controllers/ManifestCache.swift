@@ -139,13 +139,11 @@ final class ManifestCache: Sendable {
         }
     }
 
-    /// A new manifest version for the model's current generation, or the one a concurrent
-    /// request got first: every answer of one generation carries the same version.
-    ///
-    /// Versions are at least the clock in milliseconds, so they keep growing even where the
-    /// database forgot the last one (a restored backup): devices never see them go back.
+    /// The manifest version for the model's current generation: the one the catalog holds for
+    /// the model's last change (so every replica signs the same state with the same version), or
+    /// the one a concurrent request got first: every answer of one generation carries the same.
     private func agreedManifestVersion(of model: ModelName, generation: Int, at now: Date, catalog: any ModelCatalog) async throws -> Int {
-        let next = try await catalog.nextManifestVersion(of: model, notBelow: Int(now.timeIntervalSince1970 * 1000))
+        let next = try await catalog.manifestVersion(of: model, notBelow: Int(now.timeIntervalSince1970 * 1000))
         return answers.withLock { all in
             var current = all[model] ?? Answers()
             guard current.generation == generation else { return next }

@@ -41,7 +41,7 @@ struct SigningController {
     }
 
     func makePendingKey(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try JSONResponse.make(try signer.makePendingKey(), status: .created)
+        try JSONResponse.make(try await signer.makePendingKey(), status: .created)
     }
 
     func publishRoot(_ request: Request, context: AppRequestContext) async throws -> Response {

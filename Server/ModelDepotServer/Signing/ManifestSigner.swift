@@ -14,18 +14,31 @@ final class ManifestSigner: Sendable {
         var root: TrustedRoot?
     }
 
-    private let files: SigningKeyFiles
+    private let keys: any SigningKeyStore
     private let state: Mutex<State>
     /// The newest root document's version (0 before the first), read on every manifest request.
     private let rootVersionValue: Atomic<Int>
 
     /// Loads (or, on first start, creates) the online key and the newest root document.
-    init(storage: String, catalog: any ModelCatalog) async throws {
-        files = SigningKeyFiles(storage: storage)
-        let (active, pending) = try files.load()
+    init(keys: any SigningKeyStore, catalog: any ModelCatalog) async throws {
+        self.keys = keys
+        let (active, pending) = try await keys.loadKeys()
         let root = try await catalog.latestRootDocument().map { data throws(DepotError) in try TrustedRoot(first: data) }
         state = Mutex(State(active: active, pending: pending, root: root))
         rootVersionValue = Atomic(root?.document.version ?? 0)
+    }
+
+    /// Takes the keys and the newest root document another replica stored.
+    func reload(catalog: any ModelCatalog) async throws {
+        let (active, pending) = try await keys.loadKeys()
+        let root = try await catalog.latestRootDocument().map { data throws(DepotError) in try TrustedRoot(first: data) }
+        let version = state.withLock { state in
+            state.active = active
+            state.pending = pending
+            if let root, root.document.version > state.root?.document.version ?? 0 { state.root = root }
+            return state.root?.document.version ?? 0
+        }
+        rootVersionValue.store(version, ordering: .relaxed)
     }
 
     /// What an operator should hear at start-up about trust, or `nil` when all is well: no root
@@ -63,15 +76,11 @@ final class ManifestSigner: Sendable {
     }
 
     /// Makes the key for the next rotation (or returns the one made before).
-    func makePendingKey() throws(DepotError) -> PublicSigningKey {
-        try state.withLock { state throws(DepotError) in
-            if let pending = state.pending { return PublicSigningKey(pending.publicKey) }
-            let key = Curve25519.Signing.PrivateKey()
-            try files.write(key)
-            try files.save(.init(active: PublicSigningKey.keyID(of: state.active.publicKey), pending: PublicSigningKey.keyID(of: key.publicKey)))
-            state.pending = key
-            return PublicSigningKey(key.publicKey)
-        }
+    func makePendingKey() async throws -> PublicSigningKey {
+        if let pending = state.withLock({ $0.pending }) { return PublicSigningKey(pending.publicKey) }
+        let key = try await keys.addPendingKey(Curve25519.Signing.PrivateKey())
+        state.withLock { $0.pending = key }
+        return PublicSigningKey(key.publicKey)
     }
 
     /// Checks root document N+1 (or the first), stores it, and signs from now on with the
@@ -79,7 +88,10 @@ final class ManifestSigner: Sendable {
     /// - Throws: ``DepotError``: the root document's verification errors; `conflict` when it is
     ///   not the next version; `bad_request` when it has expired or lists no key this server holds.
     func accept(_ envelope: Data, catalog: any ModelCatalog, now: Date) async throws -> RootDocument {
-        let (current, active, pending) = state.withLock { ($0.root, $0.active, $0.pending) }
+        // The stored keys, not only this replica's copy: the pending key may have been made
+        // through another replica a moment ago.
+        let (active, pending) = try await keys.loadKeys()
+        let current = state.withLock { $0.root }
         let next: TrustedRoot
         if let current {
             if let claimed = Self.claimedVersion(envelope), claimed != current.document.version + 1 {
@@ -101,11 +113,7 @@ final class ManifestSigner: Sendable {
             throw DepotError(.badRequest, "Root document v\(next.document.version) lists no manifest key this server holds (active: \(PublicSigningKey.keyID(of: active.publicKey))). Make one with 'depot keys rotate', which lists it.")
         }
         try await catalog.addRootDocument(version: next.document.version, envelope: envelope, at: now)
-        let signingID = PublicSigningKey.keyID(of: signing.publicKey)
-        try files.save(.init(active: signingID, pending: nil))
-        for key in [active, pending].compactMap({ $0 }) where PublicSigningKey.keyID(of: key.publicKey) != signingID {
-            files.remove(PublicSigningKey.keyID(of: key.publicKey))
-        }
+        try await keys.activateKey(PublicSigningKey.keyID(of: signing.publicKey))
         state.withLock { $0 = State(active: signing, pending: nil, root: next) }
         rootVersionValue.store(next.document.version, ordering: .relaxed)
         return next.document

@@ -11,7 +11,7 @@ import ModelDepotShared
 
 /// The server's online manifest keys on disk: `keys/<keyid>.ed25519` (mode 0600, in a 0700
 /// folder) and `keys/signing.json`, which names the active key and a pending one.
-struct SigningKeyFiles {
+struct SigningKeyFiles: Sendable {
     /// What `signing.json` holds.
     struct State: Codable {
         var active: String

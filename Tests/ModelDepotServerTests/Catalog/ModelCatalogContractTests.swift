@@ -208,20 +208,34 @@ import Testing
     }
 
     @Test(arguments: CatalogBackend.allCases)
-    func manifestVersionsOutliveTheModelAndRootDocumentsAreImmutable(_ backend: CatalogBackend) async throws {
+    func manifestVersionsRiseWithEveryChangeOutliveTheModelAndRootDocumentsAreImmutable(_ backend: CatalogBackend) async throws {
         try await backend.withCatalog { catalog in
+            let milliseconds = Int(F.instant.timeIntervalSince1970 * 1000)
             _ = try await catalog.createModel(ModelCreation(name: flowers), at: F.instant)
-            #expect(try await catalog.nextManifestVersion(of: flowers, notBelow: 0) == 1)
-            #expect(try await catalog.nextManifestVersion(of: flowers, notBelow: 0) == 2)
+            #expect(try await catalog.manifestVersion(of: flowers, notBelow: 0) == milliseconds, "64 bits: at least the change's time in ms")
+            #expect(try await catalog.manifestVersion(of: flowers, notBelow: milliseconds + 5_000) == milliseconds,
+                    "reading changes nothing, whatever the reader's clock")
+            _ = try await catalog.addVersion(F.upload("a"), to: flowers, publish: false, at: F.instant)
+            #expect(try await catalog.manifestVersion(of: flowers, notBelow: 0) == milliseconds + 1, "a change in the same millisecond still raises it")
+            let later = F.instant.addingTimeInterval(10)
+            _ = try await catalog.setPublished(true, version: 1, of: flowers, at: later)
+            #expect(try await catalog.manifestVersion(of: flowers, notBelow: 0) == milliseconds + 10_000)
+            _ = try await catalog.setPublished(true, version: 1, of: flowers, at: later.addingTimeInterval(5))
+            _ = try await catalog.changeRollout(of: flowers, by: "k", at: later.addingTimeInterval(5)) { $0 }
+            #expect(try await catalog.manifestVersion(of: flowers, notBelow: 0) == milliseconds + 10_000, "what changes nothing raises nothing")
+            _ = try await catalog.changeRollout(of: flowers, by: "k", at: later) { _ in Rollout(defaultVersion: 1) }
+            #expect(try await catalog.manifestVersion(of: flowers, notBelow: 0) == milliseconds + 10_001)
+            _ = try await catalog.changeRollout(of: flowers, by: "k", at: later) { _ in Rollout() }
+            _ = try await catalog.setPublished(false, version: 1, of: flowers, at: later)
+            _ = try await catalog.deleteVersion(1, of: flowers)
+            #expect(try await catalog.manifestVersion(of: flowers, notBelow: 0) == milliseconds + 10_004)
+
             _ = try await catalog.deleteModel(flowers, force: true)
-            let gone = await #expect(throws: DepotError.self) { try await catalog.nextManifestVersion(of: flowers, notBelow: 0) }
+            let gone = await #expect(throws: DepotError.self) { try await catalog.manifestVersion(of: flowers, notBelow: 0) }
             #expect(gone?.code == .notFound)
-            _ = try await catalog.createModel(ModelCreation(name: flowers), at: F.instant)
-            #expect(try await catalog.nextManifestVersion(of: flowers, notBelow: 0) == 3, "a model created again goes on from its name's versions")
-            #expect(try await catalog.nextManifestVersion(of: flowers, notBelow: 1_000) == 1_000)
-            #expect(try await catalog.nextManifestVersion(of: flowers, notBelow: 1_000) == 1_001)
-            let milliseconds = 1_800_000_000_000
-            #expect(try await catalog.nextManifestVersion(of: flowers, notBelow: milliseconds) == milliseconds, "floors from the clock need 64 bits")
+            _ = try await catalog.createModel(ModelCreation(name: flowers), at: Date(timeIntervalSince1970: 1_000))
+            #expect(try await catalog.manifestVersion(of: flowers, notBelow: 0) == milliseconds + 10_005,
+                    "a model created again (even by a clock set back) goes on from its name's versions")
 
             #expect(try await catalog.latestRootDocument() == nil)
             try await catalog.addRootDocument(version: 1, envelope: Data("one".utf8), at: F.instant)

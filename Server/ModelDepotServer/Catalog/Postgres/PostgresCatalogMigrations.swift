@@ -106,6 +106,28 @@ enum PostgresCatalogMigrations {
             )
             """,
         ]),
+        (5, "changes for the other replicas", [
+            """
+            CREATE TABLE change_event (
+                id bigserial PRIMARY KEY,
+                kind text NOT NULL CHECK (kind IN ('model', 'keys', 'root', 'signing')),
+                name text NOT NULL DEFAULT '',
+                at timestamptz NOT NULL DEFAULT clock_timestamp()
+            )
+            """,
+            "CREATE INDEX change_event_on_at ON change_event (at)",
+        ]),
+        (6, "online manifest keys shared by the replicas", [
+            """
+            CREATE TABLE signing_key (
+                keyid text PRIMARY KEY,
+                role text NOT NULL CHECK (role IN ('active', 'pending')),
+                private_key bytea NOT NULL CHECK (length(private_key) = 32),
+                created_at timestamptz NOT NULL DEFAULT now()
+            )
+            """,
+            "CREATE UNIQUE INDEX signing_key_one_per_role ON signing_key (role)",
+        ]),
     ]
 
     /// Applies every migration the database lacks.

@@ -10,12 +10,14 @@ extension PostgresModelCatalog {
 
     public func createKey(_ key: AccessKey, secretHash: [UInt8]) async throws {
         let models = try key.models.map { try Self.json($0.map(\.rawValue)) }
-        let inserted = try await run { connection in
-            try await connection.column("""
+        let inserted = try await transaction { connection in
+            let inserted = try await connection.column("""
                 INSERT INTO access_key (id, kind, name, models, secret_hash, created_at, revoked_at)
                 VALUES (\(key.id), \(key.kind.rawValue), \(key.name), \(models)::jsonb, \(Data(secretHash)), \(key.createdAt), \(key.revokedAt))
                 ON CONFLICT (id) DO NOTHING RETURNING id
                 """, as: String.self, logger: logger)
+            if !inserted.isEmpty { try await Self.announce(.keys, key.id, connection, logger: logger) }
+            return inserted
         }
         guard !inserted.isEmpty else { throw DepotError(.conflict, "A key with id '\(key.id)' exists already.") }
     }
@@ -50,6 +52,7 @@ extension PostgresModelCatalog {
             }
             key.revokedAt = date
             try await connection.query("UPDATE access_key SET revoked_at = \(date) WHERE id = \(id)", logger: logger)
+            try await Self.announce(.keys, id, connection, logger: logger)
             return key
         }
     }

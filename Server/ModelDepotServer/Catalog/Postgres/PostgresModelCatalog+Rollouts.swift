@@ -30,6 +30,7 @@ extension PostgresModelCatalog {
                 INSERT INTO rollout_change (model_id, key_id, at, before, after)
                 VALUES (\(model.id), \(keyID), \(date), \(beforeText)::jsonb, \(afterText)::jsonb)
                 """, logger: logger)
+            try await Self.advanceManifestVersion(name, at: date, connection, logger: logger)
             return after
         }
     }

@@ -15,6 +15,7 @@ extension PostgresModelCatalog {
                 INSERT INTO version (model_id, number, sha256, size, notes, published, created_at, published_at, tflite)
                 VALUES (\(model.id), \(number), \(upload.sha256), \(upload.size), \(upload.notes), \(publish), \(date), \(publishedAt), \(tflite)::jsonb)
                 """, logger: logger)
+            try await Self.advanceManifestVersion(name, at: date, connection, logger: logger)
             return ModelVersion(model: name, version: number, sha256: upload.sha256, size: upload.size, notes: upload.notes,
                                 published: publish, createdAt: date, publishedAt: publishedAt, tflite: upload.tflite)
         }
@@ -50,6 +51,7 @@ extension PostgresModelCatalog {
                 UPDATE version SET published = \(published), published_at = \(version.publishedAt)
                 WHERE model_id = \(model.id) AND number = \(number)
                 """, logger: logger)
+            try await Self.advanceManifestVersion(name, at: date, connection, logger: logger)
             return version
         }
     }
@@ -60,6 +62,7 @@ extension PostgresModelCatalog {
             try await Self.ensureNotInRollout(number, of: name, model: model.id, connection, logger: logger, doing: "delete")
             let deleted = try await connection.column("DELETE FROM version WHERE model_id = \(model.id) AND number = \(number) RETURNING sha256", as: String.self, logger: logger)
             guard let digest = deleted.first else { throw Self.noVersion(number, of: name) }
+            try await Self.advanceManifestVersion(name, at: nil, connection, logger: logger)
             return try await Self.unreferenced([digest], connection, logger: logger)
         }
     }

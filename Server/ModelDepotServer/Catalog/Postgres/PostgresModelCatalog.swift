@@ -80,11 +80,13 @@ public final class PostgresModelCatalog: ModelCatalog {
     public func createModel(_ creation: ModelCreation, at date: Date) async throws -> ModelSummary {
         let name = creation.name.rawValue
         let tags = try Self.json(creation.tags ?? [])
-        let inserted = try await run { connection in
-            try await connection.column("""
+        let inserted = try await transaction { connection in
+            let inserted = try await connection.column("""
                 INSERT INTO model (name, description, tags, created_at) VALUES (\(name), \(creation.description ?? ""), \(tags)::jsonb, \(date))
                 ON CONFLICT (name) DO NOTHING RETURNING id
                 """, as: Int64.self, logger: logger)
+            if !inserted.isEmpty { try await Self.advanceManifestVersion(creation.name, at: date, connection, logger: logger) }
+            return inserted
         }
         guard !inserted.isEmpty else {
             throw DepotError(.alreadyExists, "Model '\(creation.name)' exists already. Upload a new version to it, or choose another name.")
@@ -114,6 +116,7 @@ public final class PostgresModelCatalog: ModelCatalog {
                 throw DepotError(.conflict, "Model '\(name)' has \(digests.count) version(s). Delete them first, or pass force to delete the model with all its versions.")
             }
             try await connection.query("DELETE FROM model WHERE id = \(model.id)", logger: logger)
+            try await Self.announce(.model, name.rawValue, connection, logger: logger)
             return try await Self.unreferenced(Set(digests), connection, logger: logger)
         }
     }

@@ -1,0 +1,117 @@
+import Logging
+import ModelDepotShared
+import ServiceLifecycle
+
+/// Keeps this replica's caches in step with changes other replicas make to a shared
+/// (PostgreSQL) catalog: woken by `NOTIFY` as soon as a change commits, and looking every
+/// `pollInterval` regardless, so a lost notification or listening connection delays a change by
+/// at most that long. Each look reads the last minute of changes and applies those not applied
+/// yet; after the catalog was out of reach for longer than that, everything is reloaded.
+struct CatalogChangeFollower: Service {
+    let catalog: PostgresModelCatalog
+    let caches: ReplicaCaches
+    let pollInterval: Duration
+    let logger: Logger
+
+    /// The changes each look reads (seconds); see ``PostgresModelCatalog/recentChanges(within:)``.
+    static let window = 60
+
+    func run() async throws {
+        let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { [catalog, logger] in
+                while !Task.isCancelled {
+                    do {
+                        try await catalog.listenForChanges { wake.yield() }
+                    } catch {
+                        logger.warning("stopped listening for the other replicas' changes; looking every interval until listening again",
+                                       metadata: ["cause": "\(error)"])
+                    }
+                    try await Task.sleep(for: .seconds(1))
+                }
+            }
+            group.addTask { [pollInterval] in
+                while !Task.isCancelled {
+                    try await Task.sleep(for: pollInterval)
+                    wake.yield()
+                }
+            }
+            // The first look applies the whole window: a change made while this replica was
+            // starting may postdate what it loaded.
+            var applied = Set<Int64>()
+            var lastLook = ContinuousClock.now
+            var lastPrune = ContinuousClock.now
+            for await _ in wakes.cancelOnGracefulShutdown() {
+                do {
+                    let recent = try await catalog.recentChanges(within: Self.window)
+                    if ContinuousClock.now - lastLook < .seconds(Self.window - 10) {
+                        let fresh = recent.filter { !applied.contains($0.id) }
+                        if !fresh.isEmpty { await caches.apply(fresh) }
+                    } else {
+                        logger.notice("the catalog was out of reach for a while; reloading every cached answer")
+                        await caches.reloadEverything()
+                    }
+                    applied = Set(recent.map(\.id))
+                    lastLook = .now
+                } catch {
+                    logger.warning("could not read the other replicas' changes; cached answers stay until the catalog answers",
+                                   metadata: ["cause": "\(error)"])
+                }
+                if ContinuousClock.now - lastPrune > .seconds(600) {
+                    try? await catalog.pruneChanges()
+                    lastPrune = .now
+                }
+            }
+            group.cancelAll()
+        }
+    }
+}
+
+/// What a replica caches from the catalog, and how a change reaches each part.
+struct ReplicaCaches: Sendable {
+    let catalog: any ModelCatalog
+    let manifests: ManifestCache
+    let keys: AccessKeyCache
+    let index: BlobIndex
+    let signer: ManifestSigner
+    let logger: Logger
+
+    func apply(_ changes: [CatalogChange]) async {
+        var versionsChanged = false
+        for change in changes {
+            switch change.kind {
+            case .model:
+                if let name = try? ModelName(change.name) { manifests.invalidate(name) }
+                versionsChanged = true
+            case .keys:
+                keys.invalidate()
+            case .root, .signing:
+                await reloadSigning()
+            }
+        }
+        if versionsChanged { await reloadIndex() }
+    }
+
+    func reloadEverything() async {
+        keys.invalidate()
+        await reloadSigning()
+        await reloadIndex()
+    }
+
+    private func reloadSigning() async {
+        do {
+            try await signer.reload(catalog: catalog)
+        } catch {
+            logger.error("could not load the manifest keys and root document another replica stored", metadata: ["cause": "\(error)"])
+        }
+        manifests.invalidateAll()
+    }
+
+    private func reloadIndex() async {
+        do {
+            try await index.reload()
+        } catch {
+            logger.error("could not reload the blob index after another replica's change", metadata: ["cause": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import ModelDepot
+import ModelDepotShared
+import Testing
+import TestSupport
+
+/// Two `depot serve` replicas sharing one PostgreSQL catalog and one S3 prefix: a change made
+/// through one is served by the other within a second, and both sign the same state with the same
+/// manifest version.
+@Suite struct ReplicaCoherenceEndToEndTests {
+    struct Replicas {
+        let scratch: Scratch
+        let first: ServerProcess
+        let second: ServerProcess
+    }
+
+    static func start() throws -> Replicas {
+        let s3 = try TestS3.settings()
+        let arguments = ["--database", try TestPostgres.freshDatabase(), "--blobs", s3.freshURL()]
+        let scratch = try Scratch()
+        let first = try ServerProcess(storage: scratch.url.appendingPathComponent("first"), arguments: arguments, environment: s3.environment)
+        let second = try ServerProcess(storage: scratch.url.appendingPathComponent("second"), arguments: arguments, environment: s3.environment)
+        return Replicas(scratch: scratch, first: first, second: second)
+    }
+
+    func manifest(_ server: ServerProcess, key: String) throws -> (status: String, manifest: ModelManifest?) {
+        let answer = try Command.curl(["-w", "\n%{http_code}", "-H", "Authorization: Bearer \(key)", "-H", "Depot-Installation-ID: device-1",
+                                       "\(server.url.absoluteString)/v1/models/flowers/manifest"])
+        let status = String(answer.text.split(separator: "\n").last ?? "")
+        let body = answer.output.dropLast(status.utf8.count + 1)
+        return (status, status == "200" ? try manifestPayload(Data(body)) : nil)
+    }
+
+    /// How long until `condition` holds, looking every 20 ms for at most 10 s (`nil`: never).
+    func timeUntil(_ condition: () throws -> Bool) throws -> Double? {
+        let start = Date()
+        while Date().timeIntervalSince(start) < 10 {
+            if try condition() { return Date().timeIntervalSince(start) }
+            usleep(20_000)
+        }
+        return nil
+    }
+
+    @Test func aChangeThroughOneReplicaIsServedByTheOtherWithinASecond() throws {
+        let replicas = try Self.start()
+        let admin = replicas.first.environment
+        _ = try Command.depot(["models", "create", "flowers"], environment: admin)
+        for fixture in ["float_classifier", "int8_conv"] {
+            let uploaded = try Command.depot(["upload", "flowers", Binaries.fixture(fixture), "--publish"], environment: admin)
+            #expect(uploaded.status == 0, "\(uploaded.error)")
+        }
+        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: admin).decode(CreatedAccessKey.self).secret
+        let before = try #require(try manifest(replicas.second, key: key).manifest)
+        #expect(before.version == 2, "the other replica serves what the first stored")
+        #expect(try manifest(replicas.first, key: key).manifest?.manifestVersion == before.manifestVersion,
+                "both replicas sign the same state with the same manifest version")
+
+        let set = try Command.depot(["rollout", "set", "flowers", "--default", "1"], environment: admin)
+        #expect(set.status == 0, "\(set.error)")
+        let rolledBack = try timeUntil { try manifest(replicas.second, key: key).manifest?.version == 1 }
+        #expect(rolledBack.map { $0 < 1 } == true, "the rollout change reached the other replica after \(rolledBack.map { "\($0) s" } ?? "more than 10 s")")
+        let after = try #require(try manifest(replicas.second, key: key).manifest)
+        #expect(after.manifestVersion > before.manifestVersion)
+        #expect(try manifest(replicas.first, key: key).manifest?.manifestVersion == after.manifestVersion)
+
+        let id = try #require(key.split(separator: "_").dropFirst().first)
+        #expect(try Command.depot(["keys", "revoke", String(id)], environment: admin).status == 0)
+        let revoked = try timeUntil { try manifest(replicas.second, key: key).status == "401" }
+        #expect(revoked.map { $0 < 1 } == true, "the revocation reached the other replica after \(revoked.map { "\($0) s" } ?? "more than 10 s")")
+    }
+}
+
+extension ReplicaCoherenceEndToEndTests {
+    /// The online manifest key lives in the shared catalog: a root document made through one
+    /// replica trusts every replica's manifests, and a rotation made through another reaches all.
+    @Test func everyReplicaSignsWithTheSharedKeyAndARotationThroughAnyReachesAll() async throws {
+        let replicas = try Self.start()
+        let first = replicas.first.environment, second = replicas.second.environment
+        let root = try replicas.first.initializeRoot(keyFile: replicas.scratch.path("root.key"))
+        _ = try Command.depot(["models", "create", "flowers"], environment: first)
+        _ = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: first)
+        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: first).decode(CreatedAccessKey.self).secret
+        let downloader = try ModelDownloader(configuration: ModelDownloaderConfiguration(
+            serverURL: replicas.second.url, appKey: key, trustedRoot: .publicKey(root.publicKey),
+            cacheDirectory: replicas.scratch.url.appendingPathComponent("cache")))
+        #expect(try await downloader.model(named: "flowers").version == 1, "the second replica's manifest is signed by the key root v1 lists")
+
+        let rotated = try Command.depot(["keys", "rotate", "--root-key", root.file], environment: second)
+        #expect(rotated.status == 0, "\(rotated.error)")
+        _ = try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: first)
+        func signing(_ server: ServerProcess) throws -> SigningStatus {
+            try JSONDecoder().decode(SigningStatus.self, from: Command.curl(["-H", "Authorization: Bearer \(ServerProcess.adminToken)",
+                                                                              "\(server.url.absoluteString)/v1/admin/signing"]).output)
+        }
+        let onSecond = try signing(replicas.second)
+        #expect(onSecond.rootVersion == 2)
+        let switched = try timeUntil { try signing(replicas.first).active == onSecond.active }
+        #expect(switched.map { $0 < 1 } == true, "the first replica signs with the key root v2 lists after \(switched.map { "\($0) s" } ?? "more than 10 s")")
+        #expect(try await downloader.model(named: "flowers").version == 2, "the device keeps updating after the rotation")
+    }
+}
