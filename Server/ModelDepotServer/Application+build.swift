@@ -51,7 +51,8 @@ public func buildApplication(
         },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "ModelDepot"),
         services: [RequestLogService(log: requestLog),
-                   UsageFlushService(usage: usage, catalog: catalog, interval: configuration.usageFlushInterval, logger: logger)]
+                   UsageFlushService(usage: usage, catalog: catalog, interval: configuration.usageFlushInterval, logger: logger),
+                   BlobCollectionService(collector: built.collector, interval: configuration.blobCollectionInterval, logger: logger)]
             + ((catalog as? PostgresModelCatalog).map {
                 [CatalogChangeFollower(catalog: $0, caches: built.caches, pollInterval: configuration.changePollInterval, logger: logger)]
             } ?? []),
@@ -65,7 +66,8 @@ public func buildApplication(
 func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, blobs: any BlobStore, objects: S3BlobStore?,
                  index: BlobIndex, signer: ManifestSigner,
                  usage: UsageCounter, clock: @escaping @Sendable () -> Date,
-                 requestLog: RequestLog, logger: Logger = Logger(label: "depot")) -> (routes: RouteInventory, hotPaths: HotPaths, caches: ReplicaCaches) {
+                 requestLog: RequestLog, logger: Logger = Logger(label: "depot"))
+    -> (routes: RouteInventory, hotPaths: HotPaths, caches: ReplicaCaches, collector: BlobCollector) {
     let metrics = ServerMetrics(requestLog: requestLog)
     let manifests = ManifestCache(signer: signer, lifetime: configuration.manifestLifetime, clock: clock)
     let signing = SigningController(catalog: catalog, signer: signer, manifests: manifests, clock: clock)
@@ -82,15 +84,19 @@ func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, 
     blobsController.register(in: client)
     signing.registerPublic(in: client)
     let admin = client.group("admin").add(middleware: AdminOnlyMiddleware())
-    ModelsController(catalog: catalog, index: index, manifests: manifests, clock: clock).register(in: admin)
-    VersionsController(catalog: catalog, blobs: blobs, index: index, manifests: manifests, metrics: metrics,
+    let lock: any BlobCollectionLock = (catalog as? PostgresModelCatalog).map { PostgresBlobCollectionLock(catalog: $0) }
+        ?? LocalBlobCollectionLock()
+    let collector = BlobCollector(catalog: catalog, blobs: blobs, lock: lock, index: index, clock: clock)
+    ModelsController(catalog: catalog, collector: collector, manifests: manifests, clock: clock).register(in: admin)
+    BlobCollectionController(collector: collector).register(in: admin)
+    VersionsController(catalog: catalog, blobs: blobs, index: index, collector: collector, manifests: manifests, metrics: metrics,
                        maximumUploadSize: configuration.maximumUploadSize, clock: clock).register(in: admin)
     KeysController(catalog: catalog, keys: keys, clock: clock).register(in: admin)
     RolloutsController(catalog: catalog, manifests: manifests, clock: clock).register(in: admin)
     StatsController(catalog: catalog, usage: usage, clock: clock).register(in: admin)
     signing.registerAdmin(in: admin)
     return (routes, HotPaths(keys: keys, throttle: throttle, manifests: manifestController, blobs: blobsController, metrics: metrics, log: requestLog),
-            ReplicaCaches(catalog: catalog, manifests: manifests, keys: keys, index: index, signer: signer, logger: logger))
+            ReplicaCaches(catalog: catalog, manifests: manifests, keys: keys, index: index, signer: signer, logger: logger), collector)
 }
 
 /// On first start, creates the admin token (from `DEPOT_ADMIN_TOKEN` when given) and prints a
@@ -120,7 +126,7 @@ private func ensureAdminToken(catalog: any ModelCatalog, configuration: ServerCo
 /// unreferenced, but not yet removed).
 private func removeUnreferencedBlobs(_ blobs: FileSystemBlobStore, catalog: any ModelCatalog, logger: Logger) async throws {
     let referenced = Set(try await catalog.blobReferences().map(\.sha256))
-    for digest in blobs.storedDigests() where !referenced.contains(digest) {
+    for digest in blobs.storedDigestsNow() where !referenced.contains(digest) {
         do {
             try await blobs.remove(digest)
             logger.info("removed a blob no version references", metadata: ["sha256": "\(digest)"])

@@ -32,6 +32,8 @@ public struct ServerConfiguration: Sendable {
     /// With a shared (PostgreSQL) catalog: how often a replica looks for the others' changes
     /// besides being notified of them.
     public var changePollInterval: Duration = .seconds(1)
+    /// How often blobs no version references, and uploads abandoned for a day, are removed.
+    public var blobCollectionInterval: Duration = .seconds(3600)
     /// How often usage counts go from memory to the catalog.
     public var usageFlushInterval: Duration = .seconds(10)
     /// How long a signed manifest is good for; the server signs it again after half of it.

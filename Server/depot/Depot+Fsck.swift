@@ -12,7 +12,7 @@ extension Depot {
                 Reads the storage directly (the catalog is only read; the server may keep running). Exits 0 when every
                 blob is whole, 1 when one is missing, of another size or changed (restore those from a backup),
                 and 1 for a directory that holds no ModelDepot storage. Files no version references are listed;
-                the server's next start removes them.
+                the server removes them at its next start or collection ('depot gc' at once).
                 """
         )
 

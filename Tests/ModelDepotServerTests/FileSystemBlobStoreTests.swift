@@ -57,7 +57,7 @@ import Testing
 
         // Then nothing is left, and nothing was stored
         #expect(try FileManager.default.contentsOfDirectory(atPath: root.path + "/tmp").isEmpty)
-        #expect(store.storedDigests().isEmpty)
+        #expect(store.storedDigestsNow().isEmpty)
     }
 
     static func temporaryDirectory() throws -> URL {

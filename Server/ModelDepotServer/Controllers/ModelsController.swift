@@ -5,7 +5,7 @@ import ModelDepotShared
 /// `/v1/admin/models`: create, list, show, delete models.
 struct ModelsController {
     let catalog: any ModelCatalog
-    let index: BlobIndex
+    let collector: BlobCollector
     let manifests: ManifestCache
     let clock: @Sendable () -> Date
 
@@ -33,7 +33,7 @@ struct ModelsController {
         let name = try context.modelName()
         let force = request.uri.queryParameters.get("force") == "true"
         let unreferenced = try await catalog.deleteModel(name, force: force)
-        try await index.removeUnreferenced(unreferenced, logger: context.logger)
+        try await collector.removeUnreferenced(unreferenced, logger: context.logger)
         manifests.invalidate(name)
         return Response(status: .noContent)
     }

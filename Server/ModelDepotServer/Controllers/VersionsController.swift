@@ -7,6 +7,7 @@ struct VersionsController {
     let catalog: any ModelCatalog
     let blobs: any BlobStore
     let index: BlobIndex
+    let collector: BlobCollector
     let manifests: ManifestCache
     let metrics: ServerMetrics
     let maximumUploadSize: Int
@@ -79,12 +80,15 @@ struct VersionsController {
         let tflite = try await upload.verify()
         let notes = request.uri.queryParameters.get("notes").map { String($0) } ?? ""
         let verified = VerifiedUpload(sha256: digest, size: size, notes: notes, tflite: tflite)
-        // The blob is stored before its version is written: a version never names a missing
-        // blob. A failure between the two leaves a blob no version references, which the next
-        // start (or the collector, for an object store) removes.
-        try await blobs.commit(upload, sha256: digest)
-        return try await catalog.addVersion(verified, to: name, publish: request.uri.queryParameters.get("publish") == "true",
-                                            at: clock())
+        // The blob is stored before its version is written, so a version never names a missing
+        // blob; between the two the upload holds the collection lock, so the collector cannot
+        // remove it. A failure between them leaves a blob the next collection removes.
+        let (blobs, catalog, clock) = (blobs, catalog, clock)
+        let publish = request.uri.queryParameters.get("publish") == "true"
+        return try await collector.lock.naming {
+            try await blobs.commit(upload, sha256: digest)
+            return try await catalog.addVersion(verified, to: name, publish: publish, at: clock())
+        }
     }
 
     private func announced(_ request: Request) throws -> Announced {
@@ -143,7 +147,7 @@ struct VersionsController {
     func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
         let name = try context.modelName()
         let unreferenced = try await catalog.deleteVersion(try context.versionNumber(), of: name)
-        try await index.removeUnreferenced(unreferenced, logger: context.logger)
+        try await collector.removeUnreferenced(unreferenced, logger: context.logger)
         manifests.invalidate(name)
         return Response(status: .noContent)
     }

@@ -82,21 +82,6 @@ final class BlobIndex: Sendable {
         }
     }
 
-    /// Removes the files of blobs no version references any more (after the change that
-    /// unreferenced them was committed), then reloads. A file that cannot be removed is logged
-    /// and left to the next start's clean-up: the change itself stands.
-    func removeUnreferenced(_ digests: Set<String>, logger: Logger) async throws {
-        for digest in digests.sorted() {
-            do {
-                try await blobs.remove(digest)
-            } catch {
-                logger.error("could not remove a blob no version references; the next start removes it",
-                             metadata: ["sha256": "\(digest)", "cause": "\(error.message)"])
-            }
-        }
-        try await reload()
-    }
-
     /// Records the identity of a blob's file found whole again (its bytes hash to its digest).
     func confirm(_ sha256: String, identity: FileIdentity) {
         state.withLock { state in

@@ -1,3 +1,4 @@
+import Foundation
 import ModelDepotShared
 import NIOCore
 
@@ -17,6 +18,11 @@ public protocol BlobStore: Sendable {
     func filePath(of sha256: String) -> String?
     /// Removes a blob nothing references any more.
     func remove(_ sha256: String) async throws(DepotError)
+    /// Every blob digest the store holds.
+    func storedDigests() async throws -> [String]
+    /// Removes what uploads started before `date` left behind without finishing (staged objects,
+    /// unfinished multipart uploads); returns how many.
+    func removeAbandonedUploads(startedBefore date: Date) async throws -> Int
 }
 
 /// An upload in progress, written in pieces, in order, by one request.

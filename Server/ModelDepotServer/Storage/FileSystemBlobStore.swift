@@ -82,8 +82,16 @@ public struct FileSystemBlobStore: BlobStore {
         guard unlink(path) == 0 || errno == ENOENT else { throw Self.failure("remove", path) }
     }
 
+    public func storedDigests() async throws -> [String] {
+        storedDigestsNow()
+    }
+
+    /// Temporary files of uploads are removed at start; while the server runs, each upload
+    /// removes its own, whatever becomes of it.
+    public func removeAbandonedUploads(startedBefore date: Date) async throws -> Int { 0 }
+
     /// Every blob digest on disk (for start-up clean-up of blobs no version references).
-    func storedDigests() -> [String] {
+    func storedDigestsNow() -> [String] {
         let prefixes = (try? FileManager.default.contentsOfDirectory(atPath: blobsDirectory)) ?? []
         return prefixes.flatMap { prefix in
             ((try? FileManager.default.contentsOfDirectory(atPath: blobsDirectory + "/" + prefix)) ?? [])

@@ -40,7 +40,7 @@ public enum StorageCheck {
                                               problem: problem(of: reference, at: blobs.location(of: reference.sha256))))
         }
         let referenced = Set(references.map(\.sha256))
-        return StorageReport(blobs: checked, unreferenced: blobs.storedDigests().filter { !referenced.contains($0) }.sorted())
+        return StorageReport(blobs: checked, unreferenced: blobs.storedDigestsNow().filter { !referenced.contains($0) }.sorted())
     }
 
     private static func problem(of reference: BlobReference, at path: String) -> String? {

@@ -5,8 +5,9 @@ import ModelDepotShared
 import NIOCore
 
 /// Blobs as objects in an S3-compatible store: `PREFIX/blobs/sha256/<hex>`, uploads staged as
-/// `PREFIX/uploads/<uuid>` (multipart, while hashing) and copied into place inside the store once
-/// verified. Any number of replicas can share one: objects are immutable and named by content.
+/// `PREFIX/uploads/<start time>-<uuid>` (multipart, while hashing) and copied into place inside
+/// the store once verified. The start time (seconds since 1970, by this server's clock) in the
+/// key tells the collector an abandoned upload's age, whatever dates the store keeps. Any number of replicas can share one: objects are immutable and named by content.
 public struct S3BlobStore: BlobStore {
     let client: S3Client
     /// When set, downloads are answered with a redirect to a pre-signed URL valid this long
@@ -29,7 +30,7 @@ public struct S3BlobStore: BlobStore {
     func blobKey(_ sha256: String) -> String { client.location.key("blobs/sha256/" + sha256) }
 
     public func beginUpload() throws(DepotError) -> BlobUpload {
-        S3Upload(client: client, key: client.location.key("uploads/" + UUID().uuidString.lowercased()))
+        S3Upload(client: client, key: client.location.key("uploads/\(Int(client.clock().timeIntervalSince1970))-" + UUID().uuidString.lowercased()))
     }
 
     /// Copies the staged object into place, then removes the staging object. The copy is made
@@ -61,6 +62,32 @@ public struct S3BlobStore: BlobStore {
         } catch {
             throw DepotError(.unavailable, "The object store failed to remove blob \(sha256): \(error).")
         }
+    }
+
+    public func storedDigests() async throws -> [String] {
+        let prefix = blobKey("")
+        return try await client.list(prefix: prefix).map { String($0.key.dropFirst(prefix.count)) }
+            .filter { $0.count == 64 && $0.allSatisfy(\.isHexDigit) }
+    }
+
+    public func removeAbandonedUploads(startedBefore date: Date) async throws -> Int {
+        let prefix = client.location.key("uploads/")
+        var removed = 0
+        for upload in try await client.pendingUploads(prefix: prefix) where (Self.started(upload.key, prefix) ?? upload.initiated ?? .distantFuture) < date {
+            try await client.abortMultipartUpload(upload.key, uploadID: upload.uploadID)
+            removed += 1
+        }
+        for staged in try await client.list(prefix: prefix) where (Self.started(staged.key, prefix) ?? staged.lastModified ?? .distantFuture) < date {
+            try await client.delete(staged.key)
+            removed += 1
+        }
+        return removed
+    }
+
+    /// When the upload staged as `key` started, from its name.
+    static func started(_ key: String, _ prefix: String) -> Date? {
+        guard key.hasPrefix(prefix), let seconds = Int(key.dropFirst(prefix.count).prefix { $0 != "-" }) else { return nil }
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 
     /// The blob's bytes in `range`, streamed from the store.

@@ -36,6 +36,7 @@ struct S3Client: Sendable {
     struct Object: Sendable, Hashable {
         let key: String
         let size: Int
+        let lastModified: Date?
     }
 
     /// A multipart upload that was started and neither completed nor aborted.
@@ -101,7 +102,7 @@ struct S3Client: Sendable {
             let text = Substring(response.text ?? "")
             for entry in S3XML.blocks("Contents", in: text) {
                 if let key = S3XML.value("Key", in: entry), let size = S3XML.value("Size", in: entry).flatMap(Int.init) {
-                    objects.append(Object(key: key, size: size))
+                    objects.append(Object(key: key, size: size, lastModified: S3XML.value("LastModified", in: entry).flatMap(Self.date)))
                 }
             }
             continuation = S3XML.value("IsTruncated", in: text) == "true" ? S3XML.value("NextContinuationToken", in: text) : nil
@@ -147,13 +148,17 @@ struct S3Client: Sendable {
     func pendingUploads(prefix: String) async throws -> [PendingUpload] {
         let response = try await send("GET", key: nil, query: [("uploads", ""), ("prefix", prefix)], expecting: [200],
                                       doing: "list the unfinished uploads in", collecting: true)
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return S3XML.blocks("Upload", in: Substring(response.text ?? "")).compactMap { entry in
             guard let key = S3XML.value("Key", in: entry), let id = S3XML.value("UploadId", in: entry) else { return nil }
-            let initiated = S3XML.value("Initiated", in: entry).flatMap { formatter.date(from: $0) ?? ISO8601DateFormatter().date(from: $0) }
-            return PendingUpload(key: key, uploadID: id, initiated: initiated)
+            return PendingUpload(key: key, uploadID: id, initiated: S3XML.value("Initiated", in: entry).flatMap(Self.date))
         }
+    }
+
+    /// An ISO 8601 time as S3 writes it (with or without fractional seconds).
+    static func date(_ text: String) -> Date? {
+        let precise = ISO8601DateFormatter()
+        precise.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return precise.date(from: text) ?? ISO8601DateFormatter().date(from: text)
     }
 
     // MARK: - Pre-signed URLs
