@@ -97,8 +97,9 @@ struct E2EFailure: Error, CustomStringConvertible {
 enum Binaries {
     static let depot = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         .deletingLastPathComponent().appendingPathComponent("depot")
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/tflite")
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let fixtures = repository.appendingPathComponent("Tests/Fixtures/tflite")
 
     static func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name + ".tflite").path }
 }

@@ -17,6 +17,9 @@ struct PostgresBlobCollectionLock: BlobCollectionLock {
 
     private func holding<T: Sendable>(lock: String, unlock: String, _ body: @Sendable () async throws -> T) async throws -> T? {
         let logger = catalog.logger
+        // Fails within the catalog's deadline when the database is out of reach, rather than
+        // waiting for a pooled connection until the pool gives up.
+        _ = try await catalog.run { [logger] connection in try await connection.query("SELECT 1", logger: logger) }
         do {
             return try await catalog.client.withConnection { connection -> T? in
                 let taken = try await connection.column(PostgresQuery(unsafeSQL: "SELECT \(lock)(\(Self.key))::text"), as: String.self, logger: logger)

@@ -35,7 +35,7 @@ extension PostgresModelCatalog {
     /// "everything after the last id it saw": a transaction can commit after a later one, and
     /// its change would otherwise be skipped.
     public func recentChanges(within seconds: Int = 60) async throws -> [CatalogChange] {
-        try await run { connection in
+        try await run { [logger] connection in
             let rows = try await connection.query("""
                 SELECT id, kind, name FROM change_event WHERE at > now() - make_interval(secs => \(seconds)) ORDER BY id
                 """, logger: logger)
@@ -64,7 +64,7 @@ extension PostgresModelCatalog {
 
     /// Deletes changes older than `seconds` (every replica has long applied them).
     public func pruneChanges(olderThan seconds: Int = 3_600) async throws {
-        _ = try await run { connection in
+        _ = try await run { [logger] connection in
             try await connection.query("DELETE FROM change_event WHERE at < now() - make_interval(secs => \(seconds))", logger: logger)
         }
     }

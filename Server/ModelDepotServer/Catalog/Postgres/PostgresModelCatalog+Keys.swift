@@ -10,7 +10,7 @@ extension PostgresModelCatalog {
 
     public func createKey(_ key: AccessKey, secretHash: [UInt8]) async throws {
         let models = try key.models.map { try Self.json($0.map(\.rawValue)) }
-        let inserted = try await transaction { connection in
+        let inserted = try await transaction { [logger] connection in
             let inserted = try await connection.column("""
                 INSERT INTO access_key (id, kind, name, models, secret_hash, created_at, revoked_at)
                 VALUES (\(key.id), \(key.kind.rawValue), \(key.name), \(models)::jsonb, \(Data(secretHash)), \(key.createdAt), \(key.revokedAt))
@@ -23,21 +23,21 @@ extension PostgresModelCatalog {
     }
 
     public func keys() async throws -> [AccessKey] {
-        try await run { connection in try await Self.keys(where: "TRUE ORDER BY created_at, id", connection, logger: logger).map(\.key) }
+        try await run { [logger] connection in try await Self.keys(where: "TRUE ORDER BY created_at, id", connection, logger: logger).map(\.key) }
     }
 
     public func key(id: String) async throws -> (key: AccessKey, secretHash: [UInt8])? {
-        try await run { connection in
+        try await run { [logger] connection in
             try await Self.keys(where: "id = $1", binding: id, connection, logger: logger).first
         }
     }
 
     public func workingKeys() async throws -> [(key: AccessKey, secretHash: [UInt8])] {
-        try await run { connection in try await Self.keys(where: "revoked_at IS NULL", connection, logger: logger) }
+        try await run { [logger] connection in try await Self.keys(where: "revoked_at IS NULL", connection, logger: logger) }
     }
 
     public func revokeKey(id: String, at date: Date) async throws -> AccessKey {
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.adminKeysLock))", logger: logger)
             guard let found = try await Self.keys(where: "id = $1", binding: id, connection, logger: logger).first else {
                 throw DepotError(.notFound, "No key has id '\(id)'. List keys with 'depot keys list'.")

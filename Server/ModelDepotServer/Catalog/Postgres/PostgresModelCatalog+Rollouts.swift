@@ -5,14 +5,14 @@ import PostgresNIO
 
 extension PostgresModelCatalog {
     public func rollout(of name: ModelName) async throws -> Rollout {
-        try await run { connection in
+        try await run { [logger] connection in
             try await Self.rolloutDocument(model: try await Self.modelID(name, connection, logger: logger), connection, logger: logger)
         }
     }
 
     public func changeRollout(of name: ModelName, by keyID: String, at date: Date,
                               _ change: @escaping @Sendable (Rollout) throws -> Rollout) async throws -> Rollout {
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             let model = try await Self.lockModel(name, connection, logger: logger)
             let before = try await Self.rolloutDocument(model: model.id, connection, logger: logger)
             let after = try change(before)
@@ -36,7 +36,7 @@ extension PostgresModelCatalog {
     }
 
     public func rolloutHistory(of name: ModelName) async throws -> [RolloutChange] {
-        try await run { connection in
+        try await run { [logger] connection in
             let id = try await Self.modelID(name, connection, logger: logger)
             let rows = try await connection.query("""
                 SELECT key_id, at, before::text, after::text FROM rollout_change WHERE model_id = \(id) ORDER BY id

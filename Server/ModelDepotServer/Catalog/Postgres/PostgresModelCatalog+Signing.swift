@@ -5,7 +5,7 @@ import PostgresNIO
 
 extension PostgresModelCatalog {
     public func manifestVersion(of name: ModelName, notBelow floor: Int) async throws -> Int {
-        try await run { connection in
+        try await run { [logger] connection in
             _ = try await Self.modelID(name, connection, logger: logger)
             try await connection.query("""
                 INSERT INTO manifest_sequence (name, last) VALUES (\(name.rawValue), \(max(floor, 1))) ON CONFLICT (name) DO NOTHING
@@ -15,7 +15,7 @@ extension PostgresModelCatalog {
     }
 
     public func raiseManifestVersions(notBelow floor: Int) async throws {
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             let raised = try await connection.column("""
                 INSERT INTO manifest_sequence (name, last) SELECT name, \(max(floor, 1)) FROM model
                 ON CONFLICT (name) DO UPDATE SET last = excluded.last WHERE manifest_sequence.last < excluded.last
@@ -37,19 +37,19 @@ extension PostgresModelCatalog {
     }
 
     public func rootDocument(version: Int) async throws -> Data? {
-        try await run { connection in
+        try await run { [logger] connection in
             try await connection.column("SELECT envelope FROM root_document WHERE version = \(version)", as: Data.self, logger: logger).first
         }
     }
 
     public func latestRootDocument() async throws -> Data? {
-        try await run { connection in
+        try await run { [logger] connection in
             try await connection.column("SELECT envelope FROM root_document ORDER BY version DESC LIMIT 1", as: Data.self, logger: logger).first
         }
     }
 
     public func addRootDocument(version: Int, envelope: Data, at date: Date) async throws {
-        let inserted = try await transaction { connection in
+        let inserted = try await transaction { [logger] connection in
             let inserted = try await connection.column("""
                 INSERT INTO root_document (version, envelope, created_at) VALUES (\(version), \(envelope), \(date))
                 ON CONFLICT (version) DO NOTHING RETURNING version::bigint

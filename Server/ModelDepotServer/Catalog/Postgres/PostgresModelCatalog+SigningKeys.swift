@@ -12,7 +12,7 @@ extension PostgresModelCatalog: SigningKeyStore {
     private static let signingKeysLock: Int64 = 0x6465_706F_74_02
 
     func loadKeys() async throws -> (active: Curve25519.Signing.PrivateKey, pending: Curve25519.Signing.PrivateKey?) {
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.signingKeysLock))", logger: logger)
             var keys = try await Self.signingKeys(connection, logger: logger)
             if keys.active == nil {
@@ -25,7 +25,7 @@ extension PostgresModelCatalog: SigningKeyStore {
     }
 
     func addPendingKey(_ key: Curve25519.Signing.PrivateKey) async throws -> Curve25519.Signing.PrivateKey {
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.signingKeysLock))", logger: logger)
             if let pending = try await Self.signingKeys(connection, logger: logger).pending { return pending }
             try await Self.insert(key, role: "pending", connection, logger: logger)
@@ -35,7 +35,7 @@ extension PostgresModelCatalog: SigningKeyStore {
     }
 
     func activateKey(_ keyid: String) async throws {
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.signingKeysLock))", logger: logger)
             try await connection.query("DELETE FROM signing_key WHERE keyid <> \(keyid)", logger: logger)
             try await connection.query("UPDATE signing_key SET role = 'active' WHERE keyid = \(keyid)", logger: logger)

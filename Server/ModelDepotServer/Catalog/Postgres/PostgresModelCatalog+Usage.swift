@@ -32,7 +32,7 @@ extension PostgresModelCatalog {
             seen.installations.append(installation.installation)
             seen.minutes.append(minute)
         }
-        try await transaction { connection in
+        try await transaction { [logger, seen, manifests, downloads] connection in
             try await connection.query("""
                 INSERT INTO arm_installation (model_id, arm, version, installation, minute)
                 SELECT model.id, u.arm, u.version, u.installation, u.minute
@@ -65,7 +65,7 @@ extension PostgresModelCatalog {
     }
 
     public func usage(of name: ModelName, sinceMinute minute: Int) async throws -> [UsageRow] {
-        try await run { connection in
+        try await run { [logger] connection in
             let id = try await Self.modelID(name, connection, logger: logger)
             let rows = try await connection.query("""
                 SELECT version::bigint, arm, kind, minute, count FROM usage WHERE model_id = \(id) AND minute >= \(minute)
@@ -79,7 +79,7 @@ extension PostgresModelCatalog {
     }
 
     public func installations(of name: ModelName, sinceMinute minute: Int) async throws -> [InstallationCount] {
-        try await run { connection in
+        try await run { [logger] connection in
             let id = try await Self.modelID(name, connection, logger: logger)
             let rows = try await connection.query("""
                 SELECT arm, version::bigint, COUNT(*)::bigint FROM arm_installation WHERE model_id = \(id) AND minute >= \(minute)

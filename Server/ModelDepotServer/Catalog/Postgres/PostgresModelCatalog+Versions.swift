@@ -6,7 +6,7 @@ import PostgresNIO
 extension PostgresModelCatalog {
     public func addVersion(_ upload: VerifiedUpload, to name: ModelName, publish: Bool, at date: Date) async throws -> ModelVersion {
         let tflite = try Self.json(upload.tflite)
-        return try await transaction { connection in
+        return try await transaction { [logger] connection in
             let model = try await Self.lockModel(name, connection, logger: logger)
             let number = model.lastVersionNumber + 1
             try await connection.query("UPDATE model SET last_version_number = \(number) WHERE id = \(model.id)", logger: logger)
@@ -22,14 +22,14 @@ extension PostgresModelCatalog {
     }
 
     public func versions(of name: ModelName) async throws -> [ModelVersion] {
-        try await run { connection in
+        try await run { [logger] connection in
             let id = try await Self.modelID(name, connection, logger: logger)
             return try await Self.versions(of: name, where: "model_id = \(id) ORDER BY number DESC", connection, logger: logger)
         }
     }
 
     public func version(_ number: Int, of name: ModelName) async throws -> ModelVersion {
-        try await run { connection in
+        try await run { [logger] connection in
             let id = try await Self.modelID(name, connection, logger: logger)
             guard let version = try await Self.versions(of: name, where: "model_id = \(id) AND number = \(number)", connection, logger: logger).first
             else { throw Self.noVersion(number, of: name) }
@@ -38,7 +38,7 @@ extension PostgresModelCatalog {
     }
 
     public func setPublished(_ published: Bool, version number: Int, of name: ModelName, at date: Date) async throws -> ModelVersion {
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             let model = try await Self.lockModel(name, connection, logger: logger)
             guard var version = try await Self.versions(of: name, where: "model_id = \(model.id) AND number = \(number)", connection,
                                                          logger: logger).first
@@ -57,7 +57,7 @@ extension PostgresModelCatalog {
     }
 
     public func deleteVersion(_ number: Int, of name: ModelName) async throws -> Set<String> {
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             let model = try await Self.lockModel(name, connection, logger: logger)
             try await Self.ensureNotInRollout(number, of: name, model: model.id, connection, logger: logger, doing: "delete")
             let deleted = try await connection.column("DELETE FROM version WHERE model_id = \(model.id) AND number = \(number) RETURNING sha256", as: String.self, logger: logger)
@@ -68,7 +68,7 @@ extension PostgresModelCatalog {
     }
 
     public func newestPublishedVersion(of name: ModelName) async throws -> ModelVersion? {
-        try await run { connection in
+        try await run { [logger] connection in
             let id = try await Self.modelID(name, connection, logger: logger)
             return try await Self.versions(of: name, where: "model_id = \(id) AND published ORDER BY number DESC LIMIT 1", connection,
                                            logger: logger).first
@@ -76,7 +76,7 @@ extension PostgresModelCatalog {
     }
 
     public func blobReferences() async throws -> [BlobReference] {
-        try await run { connection in
+        try await run { [logger] connection in
             var references: [String: BlobReference] = [:]
             let rows = try await connection.query("""
                 SELECT DISTINCT version.sha256, version.size, model.name FROM version JOIN model ON model.id = version.model_id

@@ -80,7 +80,7 @@ public final class PostgresModelCatalog: ModelCatalog {
     public func createModel(_ creation: ModelCreation, at date: Date) async throws -> ModelSummary {
         let name = creation.name.rawValue
         let tags = try Self.json(creation.tags ?? [])
-        let inserted = try await transaction { connection in
+        let inserted = try await transaction { [logger] connection in
             let inserted = try await connection.column("""
                 INSERT INTO model (name, description, tags, created_at) VALUES (\(name), \(creation.description ?? ""), \(tags)::jsonb, \(date))
                 ON CONFLICT (name) DO NOTHING RETURNING id
@@ -95,13 +95,13 @@ public final class PostgresModelCatalog: ModelCatalog {
     }
 
     public func models() async throws -> [ModelSummary] {
-        try await run { connection in
+        try await run { [logger] connection in
             try await Self.summaries(where: "TRUE", connection, logger: logger)
         }
     }
 
     public func model(_ name: ModelName) async throws -> ModelSummary {
-        let found = try await run { connection in
+        let found = try await run { [logger] connection in
             try await Self.summaries(where: "model.name = $1", binding: name.rawValue, connection, logger: logger)
         }
         guard let summary = found.first else { throw Self.noModel(name) }
@@ -109,7 +109,7 @@ public final class PostgresModelCatalog: ModelCatalog {
     }
 
     public func deleteModel(_ name: ModelName, force: Bool) async throws -> Set<String> {
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             let model = try await Self.lockModel(name, connection, logger: logger)
             let digests = try await connection.column("SELECT sha256 FROM version WHERE model_id = \(model.id)", as: String.self, logger: logger)
             guard digests.isEmpty || force else {
@@ -185,14 +185,36 @@ public final class PostgresModelCatalog: ModelCatalog {
         }
     }
 
+    /// How long an operation may wait for the database (a connection, a lock, its queries)
+    /// before it fails as `unavailable`: while the database is out of reach, the pool would
+    /// otherwise keep requests waiting until its circuit breaker opens, a minute later.
+    static let deadline: Duration = .seconds(10)
+
     /// Runs `body` on a pooled connection, outside a transaction.
-    func run<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        do { return try await client.withConnection { try await body($0) } } catch { throw mapped(error) }
+    func run<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await withinDeadline { [client] in try await client.withConnection { try await body($0) } }
     }
 
     /// Runs `body` in a transaction: all of it is committed, or nothing.
-    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        do { return try await client.withTransaction(logger: logger) { try await body($0) } } catch { throw mapped(error) }
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await withinDeadline { [client, logger] in try await client.withTransaction(logger: logger) { try await body($0) } }
+    }
+
+    /// `body`'s result, or `unavailable` once ``deadline`` has passed (`body` is then cancelled).
+    private func withinDeadline<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        do {
+            return try await withThrowingTaskGroup(of: T.self) { group in
+                group.addTask { try await body() }
+                group.addTask { [location] in
+                    try await Task.sleep(for: Self.deadline)
+                    throw DepotError(.unavailable, "The catalog database \(location) did not answer within \(Self.deadline). Try again shortly; the server's operator should check PostgreSQL.")
+                }
+                defer { group.cancelAll() }
+                return try await group.next()!
+            }
+        } catch {
+            throw mapped(error)
+        }
     }
 
     func mapped(_ error: any Error) -> any Error {

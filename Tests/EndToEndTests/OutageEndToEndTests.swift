@@ -1,0 +1,88 @@
+import Foundation
+import ModelDepotShared
+import Testing
+import TestSupport
+
+/// A replica whose database or object store goes out of reach while it runs: what needs them
+/// gets `503` within seconds, cached manifests keep being answered, and once the link is back
+/// the replica serves everything again without a restart.
+@Suite struct OutageEndToEndTests {
+    /// `scripts/tcp_cut_proxy.py` in front of a host and port: the network link a test cuts.
+    final class CutProxy {
+        let process = Process()
+        private let input = Pipe()
+        let port: Int
+
+        init(host: String, port target: Int) throws {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", Binaries.repository.appendingPathComponent("scripts/tcp_cut_proxy.py").path, host, String(target)]
+            let output = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            try process.run()
+            var line = Data()
+            while !line.contains(UInt8(ascii: "\n")) {
+                let chunk = output.fileHandleForReading.availableData
+                guard !chunk.isEmpty else { throw E2EFailure("tcp_cut_proxy.py ended before printing its port") }
+                line.append(chunk)
+            }
+            guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw E2EFailure("tcp_cut_proxy.py printed no port")
+            }
+            self.port = port
+        }
+
+        deinit {
+            try? input.fileHandleForWriting.close()
+            process.terminate()
+            process.waitUntilExit()
+        }
+
+        func cut() { kill(process.processIdentifier, SIGUSR1) }
+        func restore() { kill(process.processIdentifier, SIGUSR2) }
+    }
+
+    @Test func lostDatabaseOrStoreGives503CachedManifestsStayAndTheReplicaRecovers() async throws {
+        var database = try #require(URLComponents(string: try TestPostgres.freshDatabase()))
+        let databaseLink = try CutProxy(host: database.host!, port: database.port!)
+        database.port = databaseLink.port
+        let s3 = try TestS3.settings()
+        let store = try #require(URLComponents(string: s3.endpoint))
+        let storeLink = try CutProxy(host: store.host!, port: store.port!)
+        var environment = s3.environment
+        environment["AWS_ENDPOINT_URL_S3"] = "http://127.0.0.1:\(storeLink.port)"
+        let published = try PublishedModel(["float_classifier"], arguments: ["--database", database.string!, "--blobs", s3.freshURL()],
+                                           environment: environment)
+        let server = published.server, admin = server.environment
+        let sha = try Command.depot(["versions", "flowers", "--json"], environment: admin).decode(ModelVersionList.self).versions[0].sha256
+        func status(_ path: String, _ headers: [String] = []) throws -> String {
+            try Command.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(published.appKey)"]
+                + headers.flatMap { ["-H", $0] } + ["\(server.url.absoluteString)\(path)"]).text
+        }
+        let manifestPath = "/v1/models/flowers/manifest"
+        let etag = try Command.curl(["-D", "-", "-o", "/dev/null", "-H", "Authorization: Bearer \(published.appKey)", "\(server.url.absoluteString)\(manifestPath)"])
+            .text.split(separator: "\r\n").first { $0.lowercased().hasPrefix("etag:") }.map { String($0.dropFirst(5)).trimmingCharacters(in: .whitespaces) }
+        #expect(try status("/v1/blobs/sha256/\(sha)") == "200")
+
+        databaseLink.cut()
+        #expect(try status(manifestPath) == "200", "a cached manifest is answered without the database")
+        #expect(try status(manifestPath, ["If-None-Match: \(try #require(etag))"]) == "304")
+        let started = Date()
+        let listing = try Command.depot(["models", "list"], environment: admin)
+        #expect(listing.status == 2, "\(listing.text) \(listing.error)")
+        #expect(listing.error.contains("catalog database"), "\(listing.error)")
+        #expect(Date().timeIntervalSince(started) < 15, "refused within the catalog's deadline, not after the pool gives up")
+        #expect(try status("/readyz") == "503")
+
+        storeLink.cut()
+        #expect(try status("/v1/blobs/sha256/\(sha)") == "503", "a blob the store cannot give is a 503")
+        #expect(try status(manifestPath) == "200")
+
+        databaseLink.restore()
+        storeLink.restore()
+        let recovered = try await eventually(within: 60) { try Command.depot(["models", "list"], environment: admin).status == 0 }
+        #expect(recovered, "the replica uses the database again without a restart")
+        #expect(try status("/v1/blobs/sha256/\(sha)") == "200")
+        #expect(try status("/readyz") == "200")
+    }
+}
