@@ -71,8 +71,14 @@ struct AdminClient: Sendable {
         request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
         #if os(Linux)
         if let url = request.url, SocketUpload.isAvailable(for: url) {
-            let upload = SocketUpload(url: url, headers: request.allHTTPHeaderFields ?? [:], file: file)
-            let (status, body) = try upload.transfer(progress: progress)
+            var upload = SocketUpload(url: url, headers: request.allHTTPHeaderFields ?? [:], file: file)
+            var (status, body, digest) = try upload.transfer(progress: progress)
+            // A proxy on the way (nginx, for one) dropped the trailer: send again, with the digest
+            // computed during the first attempt as a header.
+            if status == 400, let digest, (try? JSONDecoder().decode(ErrorBody.self, from: body))?.error.code == .trailerMissing {
+                upload.digest = digest
+                (status, body, _) = try upload.transfer(progress: progress)
+            }
             return try decode(try check(body, HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: nil)!))
         }
         #endif

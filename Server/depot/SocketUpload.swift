@@ -21,6 +21,9 @@ struct SocketUpload {
     let url: URL
     let headers: [String: String]
     let file: String
+    /// The digest, when it is known before the body (it then goes as a header, not a trailer:
+    /// for a second attempt through a proxy that dropped the trailer).
+    var digest: String?
 
     /// Whether this upload can go this way (plain HTTP to a host name or address).
     static func isAvailable(for url: URL) -> Bool {
@@ -29,7 +32,9 @@ struct SocketUpload {
 
     /// Sends the request and reads the whole answer (the request says `Connection: close`).
     /// - Returns: The status and body of the answer.
-    func transfer(progress: @escaping @Sendable (Int64, Int64) -> Void) throws -> (status: Int, body: Data) {
+    /// - Returns: The status and body of the answer, and the file's digest when it was computed
+    ///   while sending.
+    func transfer(progress: @escaping @Sendable (Int64, Int64) -> Void) throws -> (status: Int, body: Data, digest: String?) {
         let input = open(file, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw DepotError(.fileUnreadable, "Could not open '\(file)': \(String(cString: strerror(errno))).") }
         defer { close(input) }
@@ -44,10 +49,12 @@ struct SocketUpload {
         let target = url.path.isEmpty ? "/" : url.path + (url.query.map { "?" + $0 } ?? "")
         var head = "POST \(target) HTTP/1.1\r\nHost: \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\r\n"
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
-        head += "\(DepotHeader.contentLength): \(size)\r\nTransfer-Encoding: chunked\r\nTrailer: \(DepotHeader.contentSHA256)\r\n"
+        head += "\(DepotHeader.contentLength): \(size)\r\nTransfer-Encoding: chunked\r\n"
+        head += digest.map { "\(DepotHeader.contentSHA256): \($0)\r\n" } ?? "Trailer: \(DepotHeader.contentSHA256)\r\n"
         head += "Connection: close\r\n\r\n"
         head += size > 0 ? String(size, radix: 16) + "\r\n" : ""
-        let digest = DigestThread(file: file)
+        let hashing = digest == nil ? DigestThread(file: file) : nil
+        var computed: String?
         // A server that refuses early (413, 401, 404) answers and closes while the body is still
         // going out; what it answered is then read below.
         if writeAll(socket, Array(head.utf8)) {
@@ -62,11 +69,19 @@ struct SocketUpload {
                 progress(Int64(offset), size)
             }
             if offset == size {
-                let hex = try digest.wait()
-                _ = writeAll(socket, Array("\(size > 0 ? "\r\n" : "")0\r\n\(DepotHeader.contentSHA256): \(hex)\r\n\r\n".utf8))
+                let trailer: String
+                if let hashing {
+                    let hex = try hashing.wait()
+                    computed = hex
+                    trailer = "\(DepotHeader.contentSHA256): \(hex)\r\n"
+                } else {
+                    trailer = ""
+                }
+                _ = writeAll(socket, Array("\(size > 0 ? "\r\n" : "")0\r\n\(trailer)\r\n".utf8))
             }
         }
-        return try readAnswer(socket)
+        let answer = try readAnswer(socket)
+        return (answer.status, answer.body, computed)
     }
 
     private func openConnection() throws -> Int32 {

@@ -17,6 +17,9 @@ extension DepotError.Code {
     public static let payloadTooLarge = Self("payload_too_large")
     /// The uploaded bytes do not hash to the SHA-256 the client sent.
     public static let digestMismatch = Self("digest_mismatch")
+    /// An upload announced its digest as a trailer, which never came (a proxy on the way may drop
+    /// trailers: send the digest as a header instead).
+    public static let trailerMissing = Self("trailer_missing")
     /// The requested byte range lies outside the file.
     public static let rangeNotSatisfiable = Self("range_not_satisfiable")
     /// Too many failed authentications from this address or for this key: wait for `Retry-After`.

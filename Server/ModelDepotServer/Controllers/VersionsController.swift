@@ -69,7 +69,7 @@ struct VersionsController {
         var expected = announced.digest
         if announced.digestInTrailer {
             guard let trailer = try await context.requestTrailers()?[.depotContentSHA256] else {
-                throw DepotError(.badRequest, "The request announced \(DepotHeader.contentSHA256) in its Trailer field, but its body ended without that trailer. Nothing was stored; send the digest after the last chunk, or as a header.")
+                throw DepotError(.trailerMissing, "The request announced \(DepotHeader.contentSHA256) in its Trailer field, but its body ended without that trailer (a proxy on the way may drop trailers). Nothing was stored; send the digest after the last chunk, or as a header.")
             }
             expected = try Self.digest(trailer, from: "trailer")
         }
