@@ -99,3 +99,30 @@ extension ReplicaCoherenceEndToEndTests {
         #expect(try await downloader.model(named: "flowers").version == 2, "the device keeps updating after the rotation")
     }
 }
+
+extension ReplicaCoherenceEndToEndTests {
+    /// Each replica counts the requests it answered and adds them to the shared catalog: the
+    /// stats are the sum over replicas.
+    @Test func usageCountedOnEveryReplicaAddsUp() throws {
+        let s3 = try TestS3.settings()
+        let database = try TestPostgres.freshDatabase()
+        let arguments = ["--database", database, "--blobs", s3.freshURL()]
+        let scratch = try Scratch()
+        let first = try ServerProcess(storage: scratch.url.appendingPathComponent("first"), arguments: arguments, environment: s3.environment)
+        let second = try ServerProcess(storage: scratch.url.appendingPathComponent("second"), arguments: arguments, environment: s3.environment)
+        _ = try Command.depot(["models", "create", "flowers"], environment: first.environment)
+        _ = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: first.environment)
+        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: first.environment).decode(CreatedAccessKey.self).secret
+        for (replica, devices) in [(first, 0..<5), (second, 5..<12)] {
+            for device in devices {
+                _ = try Command.curl(["-o", "/dev/null", "-H", "Authorization: Bearer \(key)", "-H", "Depot-Installation-ID: device-\(device)",
+                                      "\(replica.url.absoluteString)/v1/models/flowers/manifest"])
+            }
+        }
+        // A replica writes what it counted on shutdown at the latest
+        #expect(first.stop(signal: SIGTERM) == 0)
+        #expect(second.stop(signal: SIGTERM) == 0)
+        #expect(try TestPostgres.query(database, "SELECT sum(count) FROM usage WHERE kind = 'manifest'") == "12")
+        #expect(try TestPostgres.query(database, "SELECT count(*) FROM arm_installation") == "12")
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import GRDB
+import ModelDepotShared
+
+/// Everything a SQLite catalog holds, read at once for `depot migrate`: rows keyed by model name
+/// (ids belong to one database), dates and documents as they are stored.
+struct CatalogSnapshot: Sendable {
+    struct Model: Sendable { let name: String, description: String, tags: [String], createdAt: Date, lastVersionNumber: Int }
+    struct Version: Sendable {
+        let model: String, number: Int, sha256: String, size: Int, notes: String, published: Bool
+        let createdAt: Date, publishedAt: Date?, tflite: TFLiteModelDescription
+    }
+    struct Key: Sendable { let key: AccessKey, secretHash: [UInt8] }
+    struct RolloutRow: Sendable { let model: String, document: Rollout, updatedAt: Date }
+    struct Change: Sendable { let model: String, keyID: String, at: Date, before: Rollout, after: Rollout }
+    struct Usage: Sendable { let model: String, version: Int, arm: String, kind: String, minute: Int, count: Int }
+    struct Installation: Sendable { let model: String, arm: String, version: Int, installation: Int64, minute: Int }
+    struct Root: Sendable { let version: Int, envelope: Data, createdAt: Date }
+
+    var models: [Model] = []
+    var versions: [Version] = []
+    var keys: [Key] = []
+    var rollouts: [RolloutRow] = []
+    var changes: [Change] = []
+    var usage: [Usage] = []
+    var installations: [Installation] = []
+    var sequences: [(name: String, last: Int)] = []
+    var roots: [Root] = []
+}
+
+extension SQLiteModelCatalog {
+    /// The whole catalog, read in one transaction.
+    func snapshot() async throws -> CatalogSnapshot {
+        try await read { db in
+            var snapshot = CatalogSnapshot()
+            let records = try ModelRecord.fetchAll(db)
+            let names = Dictionary(uniqueKeysWithValues: records.map { ($0.id!, $0.name) })
+            snapshot.models = records.map {
+                .init(name: $0.name, description: $0.description, tags: $0.tags, createdAt: $0.createdAt, lastVersionNumber: $0.lastVersionNumber)
+            }
+            snapshot.versions = try VersionRecord.order(VersionRecord.Columns.modelId, VersionRecord.Columns.number).fetchAll(db).map {
+                .init(model: names[$0.modelId]!, number: $0.number, sha256: $0.sha256, size: $0.size, notes: $0.notes, published: $0.published,
+                      createdAt: $0.createdAt, publishedAt: $0.publishedAt, tflite: $0.tflite)
+            }
+            snapshot.keys = try AccessKeyRecord.fetchAll(db).map { .init(key: try $0.key(), secretHash: Array($0.secretHash)) }
+            snapshot.rollouts = try RolloutRecord.fetchAll(db).map { .init(model: names[$0.modelId]!, document: $0.document, updatedAt: $0.updatedAt) }
+            snapshot.changes = try RolloutChangeRecord.order(RolloutChangeRecord.Columns.id).fetchAll(db).map {
+                .init(model: names[$0.modelId]!, keyID: $0.keyID, at: $0.at, before: $0.before, after: $0.after)
+            }
+            snapshot.usage = try Row.fetchAll(db, sql: "SELECT modelId, version, arm, kind, minute, count FROM usage").map {
+                .init(model: names[$0["modelId"]]!, version: $0["version"], arm: $0["arm"], kind: $0["kind"], minute: $0["minute"], count: $0["count"])
+            }
+            snapshot.installations = try Row.fetchAll(db, sql: "SELECT modelId, arm, version, installation, minute FROM armInstallation").map {
+                .init(model: names[$0["modelId"]]!, arm: $0["arm"], version: $0["version"], installation: $0["installation"], minute: $0["minute"])
+            }
+            snapshot.sequences = try Row.fetchAll(db, sql: "SELECT name, last FROM manifestSequence").map { ($0["name"], $0["last"]) }
+            snapshot.roots = try Row.fetchAll(db, sql: "SELECT version, envelope, createdAt FROM rootDocument ORDER BY version").map {
+                .init(version: $0["version"], envelope: $0["envelope"], createdAt: $0["createdAt"])
+            }
+            return snapshot
+        }
+    }
+}

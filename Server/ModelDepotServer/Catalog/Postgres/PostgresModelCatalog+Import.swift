@@ -1,0 +1,86 @@
+import Crypto
+import Foundation
+import Logging
+import ModelDepotShared
+import PostgresNIO
+
+extension PostgresModelCatalog {
+    /// What an empty target holds; `depot migrate` refuses anything else.
+    func contentsSummary() async throws -> String? {
+        let counts = try await run { [logger] connection in
+            try await connection.column("""
+                SELECT (SELECT count(*) FROM model) || ' model(s), ' || (SELECT count(*) FROM access_key) || ' key(s), '
+                    || (SELECT count(*) FROM root_document) || ' root document(s), ' || (SELECT count(*) FROM signing_key) || ' signing key(s)'
+                    || CASE WHEN (SELECT count(*) FROM model) + (SELECT count(*) FROM access_key) + (SELECT count(*) FROM root_document)
+                                 + (SELECT count(*) FROM signing_key) = 0 THEN '' ELSE '!' END
+                """, as: String.self, logger: logger)
+        }
+        guard let summary = counts.first, summary.hasSuffix("!") else { return nil }
+        return String(summary.dropLast())
+    }
+
+    /// Writes a whole snapshot and the online manifest keys in one transaction.
+    func importSnapshot(_ snapshot: CatalogSnapshot, active: Curve25519.Signing.PrivateKey?, pending: Curve25519.Signing.PrivateKey?) async throws {
+        try await transaction { [logger] connection in
+            var ids: [String: Int64] = [:]
+            for model in snapshot.models {
+                ids[model.name] = try await connection.column("""
+                    INSERT INTO model (name, description, tags, created_at, last_version_number)
+                    VALUES (\(model.name), \(model.description), \(try Self.json(model.tags))::jsonb, \(model.createdAt), \(model.lastVersionNumber))
+                    RETURNING id
+                    """, as: Int64.self, logger: logger)[0]
+            }
+            for version in snapshot.versions {
+                try await connection.query("""
+                    INSERT INTO version (model_id, number, sha256, size, notes, published, created_at, published_at, tflite)
+                    VALUES (\(ids[version.model]!), \(version.number), \(version.sha256), \(version.size), \(version.notes), \(version.published),
+                            \(version.createdAt), \(version.publishedAt), \(try Self.json(version.tflite))::jsonb)
+                    """, logger: logger)
+            }
+            for entry in snapshot.keys {
+                let models = try entry.key.models.map { try Self.json($0.map(\.rawValue)) }
+                try await connection.query("""
+                    INSERT INTO access_key (id, kind, name, models, secret_hash, created_at, revoked_at)
+                    VALUES (\(entry.key.id), \(entry.key.kind.rawValue), \(entry.key.name), \(models)::jsonb, \(Data(entry.secretHash)),
+                            \(entry.key.createdAt), \(entry.key.revokedAt))
+                    """, logger: logger)
+            }
+            for rollout in snapshot.rollouts {
+                try await connection.query("""
+                    INSERT INTO rollout (model_id, document, updated_at) VALUES (\(ids[rollout.model]!), \(try Self.json(rollout.document))::jsonb, \(rollout.updatedAt))
+                    """, logger: logger)
+            }
+            for change in snapshot.changes {
+                try await connection.query("""
+                    INSERT INTO rollout_change (model_id, key_id, at, before, after)
+                    VALUES (\(ids[change.model]!), \(change.keyID), \(change.at), \(try Self.json(change.before))::jsonb, \(try Self.json(change.after))::jsonb)
+                    """, logger: logger)
+            }
+            for row in snapshot.usage {
+                try await connection.query("""
+                    INSERT INTO usage (model_id, version, arm, kind, minute, count)
+                    VALUES (\(ids[row.model]!), \(row.version), \(row.arm), \(row.kind), \(row.minute), \(row.count))
+                    """, logger: logger)
+            }
+            for row in snapshot.installations {
+                try await connection.query("""
+                    INSERT INTO arm_installation (model_id, arm, version, installation, minute)
+                    VALUES (\(ids[row.model]!), \(row.arm), \(row.version), \(row.installation), \(row.minute))
+                    """, logger: logger)
+            }
+            for sequence in snapshot.sequences {
+                try await connection.query("INSERT INTO manifest_sequence (name, last) VALUES (\(sequence.name), \(sequence.last))", logger: logger)
+            }
+            for root in snapshot.roots {
+                try await connection.query("INSERT INTO root_document (version, envelope, created_at) VALUES (\(root.version), \(root.envelope), \(root.createdAt))",
+                                           logger: logger)
+            }
+            for (key, role) in [(active, "active"), (pending, "pending")] {
+                guard let key else { continue }
+                try await connection.query("""
+                    INSERT INTO signing_key (keyid, role, private_key) VALUES (\(PublicSigningKey.keyID(of: key.publicKey)), \(role), \(key.rawRepresentation))
+                    """, logger: logger)
+            }
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import ModelDepot
+import ModelDepotShared
+import Testing
+import TestSupport
+
+/// `depot migrate` moves a one-server deployment into PostgreSQL and S3, and the replicated server
+/// then serves the same models, keys, rollouts and signatures.
+@Suite struct MigrationEndToEndTests {
+    @Test func aStorageDirectoryMovesIntoPostgresAndS3AndKeepsServing() async throws {
+        // A one-server deployment with two versions, a rollout, an app key and root document v1
+        let scratch = try Scratch()
+        let storage = scratch.url.appendingPathComponent("storage")
+        var single: ServerProcess? = try ServerProcess(storage: storage)
+        let env = single!.environment
+        let root = try single!.initializeRoot(keyFile: scratch.path("root.key"))
+        _ = try Command.depot(["models", "create", "flowers", "--description", "Petals"], environment: env)
+        _ = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: env)
+        _ = try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: env)
+        #expect(try Command.depot(["rollout", "set", "flowers", "--default", "1"], environment: env).status == 0)
+        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: env).decode(CreatedAccessKey.self).secret
+        let before = try Command.depot(["versions", "flowers", "--json"], environment: env).decode(ModelVersionList.self)
+        single!.stop(signal: SIGTERM)
+        single = nil
+
+        let database = try TestPostgres.freshDatabase()
+        let s3 = try TestS3.settings()
+        let blobs = s3.freshURL()
+        let migrated = try Command.depot(["migrate", "--from", storage.path, "--to-database", database, "--to-blobs", blobs, "--json"],
+                                         environment: s3.environment)
+        #expect(migrated.status == 0, "\(migrated.error)")
+        #expect(try migrated.decode(MigrationReport.self) == MigrationReport(models: 1, versions: 2, keys: 2, blobs: 2, bytes: before.versions.map(\.size).reduce(0, +)))
+
+        let again = try Command.depot(["migrate", "--from", storage.path, "--to-database", database, "--to-blobs", blobs], environment: s3.environment)
+        #expect(again.status == 1)
+        #expect(again.error.contains("already holds 1 model(s)"), "\(again.error)")
+
+        // The replicated server serves what the single one did: versions, rollout, the app key and the signing key
+        let replica = try ServerProcess(storage: scratch.url.appendingPathComponent("replica"), arguments: ["--database", database, "--blobs", blobs],
+                                        environment: s3.environment)
+        let after = try Command.depot(["versions", "flowers", "--json"], environment: replica.environment).decode(ModelVersionList.self)
+        #expect(after == before)
+        let downloader = try ModelDownloader(configuration: ModelDownloaderConfiguration(
+            serverURL: replica.url, appKey: key, trustedRoot: .publicKey(root.publicKey), cacheDirectory: scratch.url.appendingPathComponent("cache")))
+        let model = try await downloader.model(named: "flowers")
+        #expect(model.version == 1, "the rollout's default, under the manifest key root v1 lists")
+        #expect(try Data(contentsOf: model.fileURL) == Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier"))))
+    }
+
+    @Test func aChangedBlobStopsTheMigrationBeforeTheCatalog() throws {
+        let scratch = try Scratch()
+        let storage = scratch.url.appendingPathComponent("storage")
+        var single: ServerProcess? = try ServerProcess(storage: storage)
+        _ = try Command.depot(["models", "create", "flowers"], environment: single!.environment)
+        let version = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--json"], environment: single!.environment)
+            .decode(ModelVersion.self)
+        single!.stop(signal: SIGTERM)
+        single = nil
+        let blob = storage.appendingPathComponent("blobs/sha256/\(version.sha256.prefix(2))/\(version.sha256)")
+        var bytes = try Data(contentsOf: blob)
+        bytes[100] ^= 0xff
+        try bytes.write(to: blob)
+
+        let database = try TestPostgres.freshDatabase()
+        let s3 = try TestS3.settings()
+        let refused = try Command.depot(["migrate", "--from", storage.path, "--to-database", database, "--to-blobs", s3.freshURL()],
+                                        environment: s3.environment)
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("Blob \(version.sha256) in '\(storage.path)' hashes to"), "\(refused.error)")
+        #expect(try TestPostgres.query(database, "SELECT count(*) FROM model") == "0", "nothing reached the database")
+    }
+}
