@@ -63,12 +63,6 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
         return configuration
     }
 
-    /// Whether `text` asks for PostgreSQL (rather than a SQLite file).
-    public static func isPostgres(_ text: String) -> Bool {
-        let lowered = text.lowercased()
-        return lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://")
-    }
-
     /// `text` with any password replaced by `***`.
     static func redacted(_ text: String) -> String {
         guard var components = URLComponents(string: text), components.password != nil else { return text }

@@ -75,9 +75,6 @@ public struct S3Location: Sendable, CustomStringConvertible {
 
     public var description: String { "s3://\(bucket)\(prefix.isEmpty ? "" : "/" + prefix) at \(scheme)://\(authority)" }
 
-    /// Whether `text` asks for an object store (rather than the storage directory).
-    public static func isS3(_ text: String) -> Bool { text.lowercased().hasPrefix("s3://") }
-
     static func isValidBucket(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard (3...63).contains(bytes.count), let first = bytes.first, let last = bytes.last else { return false }
