@@ -35,15 +35,15 @@ import Testing
     }
 
     @Test func onlyTheStructuresPagesAreFetched() throws {
-        // 1 MiB appended after the model (as an archive would be): no part of its structure
-        // lies there, so none of it is fetched.
+        // 1 MiB appended after the model: no part of its structure lies there, so only the
+        // last 64 KiB + 22 bytes, where a zip's end record would be, are read of it.
         var bytes = try Repository.bytes(of: Repository.fixture("float_classifier"))
         let structure = bytes.count
         let appended = [UInt8](repeating: 0xAB, count: 1 << 20)
         bytes += appended
         let pages = Self.paged(bytes, pageSize: 4_096, capacity: 4)
         _ = try TFLiteVerifier().verify(pages)
-        #expect(pages.fetches <= (structure / 4_096 + 1) * 3, "fetched \(pages.fetches) pages of \(bytes.count / 4_096)")
+        #expect(pages.fetches <= (structure / 4_096 + 1) * 3 + (0xFFFF + 22) / 4_096 + 1, "fetched \(pages.fetches) pages of \(bytes.count / 4_096)")
     }
 
     @Test func aFailedFetchIsReportedAsItselfNotAsADefect() throws {

@@ -41,6 +41,12 @@ struct FlatBufferTable: Sendable {
         return (0..<vector.count).map { Int(bytes.load(T.self, at: vector.elementPosition($0, size: size))) }
     }
 
+    /// The strings of a vector of strings; empty when the field is absent.
+    func strings(_ slot: UInt16) -> [String] {
+        guard let vector = vector(slot) else { return [] }
+        return (0..<vector.count).map { bytes.string(at: bytes.target(ofOffsetAt: vector.elementPosition($0, size: 4))) }
+    }
+
     /// The elements of a vector of `float32`; empty when the field is absent.
     func floats(_ slot: UInt16) -> [Float] {
         guard let vector = vector(slot) else { return [] }

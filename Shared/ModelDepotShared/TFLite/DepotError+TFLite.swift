@@ -52,3 +52,12 @@ extension DepotError.Code {
     /// The model's inputs or outputs differ from what the app expects.
     public static let signatureMismatch = Self("signature_mismatch")
 }
+
+extension DepotError.Code {
+    /// The `TFLITE_METADATA` buffer is not valid TFLite Model Metadata (`M001`), or does not fit the model.
+    public static let invalidModelMetadata = Self("invalid_model_metadata")
+    /// The zip of associated files appended to the model is damaged or inconsistent.
+    public static let invalidAssociatedFiles = Self("invalid_associated_files")
+    /// The metadata names an associated file that the appended zip does not hold.
+    public static let associatedFileMissing = Self("associated_file_missing")
+}

@@ -5,7 +5,9 @@ import Crypto
 ///
 /// Encodes to the JSON that `depot inspect --json` prints and other tools read:
 /// `{"sha256", "size", "schemaVersion", "flatbufferSize", "appendedDataSize", "subgraphs",
-/// "signatures", "operators", "metadata", "valid", "error"}` (model fields `null` when invalid).
+/// "signatures", "operators", "metadata", "modelMetadata", "packedFiles", "labelFiles", "valid",
+/// "error"}` (model fields `null` when invalid; `modelMetadata` in the JSON form of
+/// tflite-support's `MetadataDisplayer`).
 ///
 /// ```swift
 /// let inspection = try TFLiteInspection(fileAt: "flowers.tflite")
@@ -42,7 +44,7 @@ public struct TFLiteInspection: Sendable, Encodable {
 
     private enum CodingKeys: String, CodingKey {
         case sha256, size, schemaVersion, description, flatbufferSize, appendedDataSize, subgraphs,
-             signatures, operators, metadata, valid, error
+             signatures, operators, metadata, modelMetadata, packedFiles, labelFiles, valid, error
     }
 
     private struct SubgraphReport: Encodable {
@@ -72,6 +74,9 @@ public struct TFLiteInspection: Sendable, Encodable {
                              forKey: .signatures)
         try container.encode(model?.operators, forKey: .operators)
         try container.encode(model?.metadata, forKey: .metadata)
+        try container.encode(model?.modelMetadata, forKey: .modelMetadata)
+        try container.encode(model?.packedFiles, forKey: .packedFiles)
+        try container.encode(model?.labelFiles, forKey: .labelFiles)
         try container.encode(model != nil, forKey: .valid)
         if case .failure(let error) = result {
             try container.encode(error.message, forKey: .error)

@@ -20,8 +20,8 @@ struct TFLiteModelChecker {
     let model: FlatBufferTable
     let fileSize: Int
     let policy: TFLiteVerificationPolicy
-    private var buffers: [FlatBufferTable] = []
-    private var bufferSizes: [Int] = []
+    private(set) var buffers: [FlatBufferTable] = []
+    private(set) var bufferSizes: [Int] = []
     private var externalEnd = 0
 
     init(model: FlatBufferTable, fileSize: Int, policy: TFLiteVerificationPolicy) {
@@ -61,15 +61,18 @@ struct TFLiteModelChecker {
             tensorCounts.append(tensorCount)
         }
         let signatures = try checkSignatures(tensorCounts: tensorCounts)
-        let metadata = try checkMetadata()
+        let (metadata, metadataBuffer) = try checkMetadata()
         let flatbufferSize = paddedEnd(structureExtent)
+        let appendedStart = max(flatbufferSize, externalEnd)
+        let report = try checkModelMetadata(bufferIndex: metadataBuffer, subgraphs: described, appendedStart: appendedStart)
         return TFLiteModelDescription(
             schemaVersion: Int(version), description: model.string(Schema.Model.description),
             subgraphs: described, signatures: signatures,
             operators: TFLiteOperators(builtin: Set(operators.filter { !$0.isCustom }.map(\.name)).sorted(),
                                        custom: Set(operators.filter(\.isCustom).map(\.name)).sorted()),
             metadata: metadata, flatbufferSize: flatbufferSize,
-            appendedDataSize: fileSize - max(flatbufferSize, externalEnd))
+            appendedDataSize: fileSize - appendedStart,
+            modelMetadata: report.metadata, packedFiles: report.packedFiles, labelFiles: report.labelFiles)
     }
 
     /// The end of the flatbuffer: the last byte any object occupies, plus the zero padding a
@@ -273,18 +276,31 @@ struct TFLiteModelChecker {
         return signatures
     }
 
-    private func checkMetadata() throws(DepotError) -> [String] {
+    /// The bytes of a buffer in the file: its data vector, or the external range it points to.
+    func bufferRange(_ index: Int) -> Range<Int> {
+        let buffer = buffers[index]
+        let offset: UInt64 = buffer.scalar(Schema.Buffer.offset)
+        if offset > 1 { return Int(offset)..<(Int(offset) + bufferSizes[index]) }
+        guard let data = buffer.vector(Schema.Buffer.data) else { return 0..<0 }
+        return (data.position + 4)..<(data.position + 4 + data.count)
+    }
+
+    /// The names of the metadata entries, and the buffer of `TFLITE_METADATA` if there is one.
+    private func checkMetadata() throws(DepotError) -> ([String], Int?) {
         _ = try indices(model.integers(Schema.Model.metadataBuffer, as: Int32.self), below: buffers.count,
                         path: "Model.metadataBuffer", what: "buffers")
         var names: [String] = []
+        var metadataBuffer: Int?
         for (index, entry) in model.tables(Schema.Model.metadata).enumerated() {
             let buffer: UInt32 = entry.scalar(Schema.Metadata.buffer)
             guard Int(buffer) < buffers.count else {
                 throw DepotError(.indexOutOfRange, "Model.metadata[\(index)].buffer is \(buffer), but the model has \(buffers.count) buffers; the file is damaged.")
             }
-            names.append(entry.string(Schema.Metadata.name) ?? "")
+            let name = entry.string(Schema.Metadata.name) ?? ""
+            if name == TFLiteMetadataSchema.metadataName, metadataBuffer == nil { metadataBuffer = Int(buffer) }
+            names.append(name)
         }
-        return names
+        return (names, metadataBuffer)
     }
 
     /// Checks a list of indices into a list of `count` items; `-1` passes where `allowsOptional`.

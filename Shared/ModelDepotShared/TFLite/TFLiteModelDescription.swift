@@ -19,6 +19,50 @@ public struct TFLiteModelDescription: Sendable, Hashable, Codable {
     public var flatbufferSize: Int
     /// Bytes after the model (flatbuffer and external buffers), such as an appended zip of label files.
     public var appendedDataSize: Int
+    /// The TFLite Model Metadata (`TFLITE_METADATA`), when the model has it.
+    public var modelMetadata: TFLiteModelMetadata?
+    /// The files in the zip appended to the model, when there is one (associated files).
+    public var packedFiles: [TFLitePackedFile]?
+    /// The label files of the first subgraph's outputs, as the metadata names them; empty without.
+    public var labelFiles: [TFLiteLabelFile]
+
+    /// Creates a description; only the verifier and decoding do.
+    init(schemaVersion: Int, description: String?, subgraphs: [TFLiteSubgraph], signatures: [TFLiteSignature],
+         operators: TFLiteOperators, metadata: [String], flatbufferSize: Int, appendedDataSize: Int,
+         modelMetadata: TFLiteModelMetadata?, packedFiles: [TFLitePackedFile]?, labelFiles: [TFLiteLabelFile]) {
+        self.schemaVersion = schemaVersion
+        self.description = description
+        self.subgraphs = subgraphs
+        self.signatures = signatures
+        self.operators = operators
+        self.metadata = metadata
+        self.flatbufferSize = flatbufferSize
+        self.appendedDataSize = appendedDataSize
+        self.modelMetadata = modelMetadata
+        self.packedFiles = packedFiles
+        self.labelFiles = labelFiles
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case schemaVersion, description, subgraphs, signatures, operators, metadata, flatbufferSize, appendedDataSize
+        case modelMetadata, packedFiles, labelFiles
+    }
+
+    /// Decodes a description; one stored before metadata was read has none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        schemaVersion = try container.decode(Int.self, forKey: .schemaVersion)
+        description = try container.decodeIfPresent(String.self, forKey: .description)
+        subgraphs = try container.decode([TFLiteSubgraph].self, forKey: .subgraphs)
+        signatures = try container.decode([TFLiteSignature].self, forKey: .signatures)
+        operators = try container.decode(TFLiteOperators.self, forKey: .operators)
+        metadata = try container.decode([String].self, forKey: .metadata)
+        flatbufferSize = try container.decode(Int.self, forKey: .flatbufferSize)
+        appendedDataSize = try container.decode(Int.self, forKey: .appendedDataSize)
+        modelMetadata = try container.decodeIfPresent(TFLiteModelMetadata.self, forKey: .modelMetadata)
+        packedFiles = try container.decodeIfPresent([TFLitePackedFile].self, forKey: .packedFiles)
+        labelFiles = try container.decodeIfPresent([TFLiteLabelFile].self, forKey: .labelFiles) ?? []
+    }
 
     /// The inputs of the first subgraph: what an interpreter feeds by default.
     public var inputs: [TFLiteTensor] { subgraphs.first?.inputs ?? [] }

@@ -1,0 +1,210 @@
+/// Decompresses raw DEFLATE data (RFC 1951), the compression of zip entries, in pure Swift.
+///
+/// Output goes to a sink in pieces of at most about 1 MiB, so a large entry is never held
+/// whole; only the 32 KiB window that back-references may reach is kept. Damaged input is a
+/// ``Failure`` naming what is wrong, never a crash or a hang: every read is bounds-checked and
+/// the output stops at `limit` bytes.
+struct Inflater {
+    /// Why inflating stopped early.
+    enum Failure: Error, Equatable {
+        /// The data is not valid DEFLATE; the text says where.
+        case damaged(String)
+        /// The data would produce more than the limit.
+        case tooLarge
+    }
+
+    private static let window = 32 << 10
+    private static let flushSize = 1 << 20
+    private static let lengthBase: [Int] = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258]
+    private static let lengthExtra: [Int] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
+    private static let distanceBase: [Int] = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577]
+    private static let distanceExtra: [Int] = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
+    private static let codeLengthOrder = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
+
+    /// A canonical Huffman code: how many codes of each length, and the symbols in code order.
+    private struct Huffman {
+        var counts = [Int](repeating: 0, count: 16)
+        var symbols: [Int] = []
+
+        /// Builds the code; `nil` when the lengths over-subscribe the code space.
+        init?(lengths: ArraySlice<Int>, allowIncomplete: Bool) {
+            for length in lengths { counts[length] += 1 }
+            var left = 1
+            for length in 1...15 {
+                left = left * 2 - counts[length]
+                if left < 0 { return nil }
+            }
+            if left > 0, !allowIncomplete, lengths.contains(where: { $0 > 0 }) {
+                // Only a code with a single symbol may be incomplete (RFC 1951, 3.2.7).
+                guard counts[1...].reduce(0, +) == 1 else { return nil }
+            }
+            counts[0] = 0
+            var offsets = [Int](repeating: 0, count: 16)
+            for length in 1..<15 { offsets[length + 1] = offsets[length] + counts[length] }
+            symbols = [Int](repeating: 0, count: lengths.count)
+            for (symbol, length) in zip(0..., lengths) where length != 0 {
+                symbols[offsets[length]] = symbol
+                offsets[length] += 1
+            }
+        }
+    }
+
+    private let input: FlatBufferBytes
+    private let limit: Int
+    private var position = 0
+    private var bitBuffer = 0
+    private var bitCount = 0
+    private var output: [UInt8] = []
+    private var produced = 0
+    private let sink: ([UInt8]) -> Void
+
+    /// Inflates all of `input`.
+    /// - Parameters:
+    ///   - input: The compressed bytes (a zip entry's data).
+    ///   - limit: The most bytes to produce.
+    ///   - sink: Receives the output in order, in pieces.
+    /// - Returns: How many bytes were produced, or why inflating stopped.
+    static func inflate(_ input: FlatBufferBytes, limit: Int, into sink: ([UInt8]) -> Void) -> Result<Int, Failure> {
+        withoutActuallyEscaping(sink) { sink in
+            var inflater = Inflater(input: input, limit: limit, sink: sink)
+            return Result { () throws(Failure) in
+                try inflater.run()
+                return inflater.produced
+            }
+        }
+    }
+
+    private init(input: FlatBufferBytes, limit: Int, sink: @escaping ([UInt8]) -> Void) {
+        self.input = input
+        self.limit = limit
+        self.sink = sink
+    }
+
+    private mutating func run() throws(Failure) {
+        var last = false
+        while !last {
+            last = try bits(1) == 1
+            switch try bits(2) {
+            case 0: try stored()
+            case 1: try fixed()
+            case 2: try dynamic()
+            default: throw Failure.damaged("block type 3 at byte \(position) is reserved")
+            }
+        }
+        sink(output)
+        output = []
+    }
+
+    private mutating func bits(_ count: Int) throws(Failure) -> Int {
+        while bitCount < count {
+            guard position < input.count else { throw Failure.damaged("the data ends inside a block") }
+            bitBuffer |= Int(input.load(UInt8.self, at: position)) << bitCount
+            position += 1
+            bitCount += 8
+        }
+        let value = bitBuffer & ((1 << count) - 1)
+        bitBuffer >>= count
+        bitCount -= count
+        return value
+    }
+
+    private mutating func emit(_ byte: UInt8) throws(Failure) {
+        guard produced < limit else { throw Failure.tooLarge }
+        output.append(byte)
+        produced += 1
+        if output.count >= Self.flushSize + Self.window {
+            sink(Array(output[..<Self.flushSize]))
+            output.removeFirst(Self.flushSize)
+        }
+    }
+
+    private mutating func stored() throws(Failure) {
+        bitBuffer = 0
+        bitCount = 0
+        guard position + 4 <= input.count else { throw Failure.damaged("a stored block's length is cut off") }
+        let length = Int(input.load(UInt16.self, at: position))
+        let complement = Int(input.load(UInt16.self, at: position + 2))
+        position += 4
+        guard length == ~complement & 0xFFFF else { throw Failure.damaged("a stored block's length \(length) does not match its complement") }
+        guard position + length <= input.count else { throw Failure.damaged("a stored block of \(length) bytes runs past the data") }
+        for index in position..<(position + length) { try emit(input.load(UInt8.self, at: index)) }
+        position += length
+    }
+
+    private mutating func decode(_ code: Huffman) throws(Failure) -> Int {
+        var value = 0, first = 0, index = 0
+        for length in 1...15 {
+            value |= try bits(1)
+            let count = code.counts[length]
+            if value - count < first { return code.symbols[index + (value - first)] }
+            index += count
+            first = (first + count) << 1
+            value <<= 1
+        }
+        throw Failure.damaged("a Huffman code at byte \(position) matches no symbol")
+    }
+
+    private mutating func codes(literals: Huffman, distances: Huffman) throws(Failure) {
+        while true {
+            let symbol = try decode(literals)
+            if symbol < 256 {
+                try emit(UInt8(symbol))
+                continue
+            }
+            if symbol == 256 { return }
+            let lengthIndex = symbol - 257
+            guard lengthIndex < Self.lengthBase.count else { throw Failure.damaged("length symbol \(symbol) is invalid") }
+            let length = Self.lengthBase[lengthIndex] + (try bits(Self.lengthExtra[lengthIndex]))
+            let distanceSymbol = try decode(distances)
+            guard distanceSymbol < Self.distanceBase.count else { throw Failure.damaged("distance symbol \(distanceSymbol) is invalid") }
+            let distance = Self.distanceBase[distanceSymbol] + (try bits(Self.distanceExtra[distanceSymbol]))
+            guard distance <= produced else { throw Failure.damaged("a back-reference reaches \(distance) bytes back, before the start of the data") }
+            for _ in 0..<length { try emit(output[output.count - distance]) }
+        }
+    }
+
+    private mutating func fixed() throws(Failure) {
+        var lengths = [Int](repeating: 8, count: 288)
+        for symbol in 144..<256 { lengths[symbol] = 9 }
+        for symbol in 256..<280 { lengths[symbol] = 7 }
+        let literals = Huffman(lengths: lengths[...], allowIncomplete: true)!
+        let distances = Huffman(lengths: [Int](repeating: 5, count: 30)[...], allowIncomplete: true)!
+        try codes(literals: literals, distances: distances)
+    }
+
+    private mutating func dynamic() throws(Failure) {
+        let literalCount = try bits(5) + 257
+        let distanceCount = try bits(5) + 1
+        let codeLengthCount = try bits(4) + 4
+        guard literalCount <= 286, distanceCount <= 30 else { throw Failure.damaged("a dynamic block declares \(literalCount) literal and \(distanceCount) distance codes") }
+        var codeLengths = [Int](repeating: 0, count: 19)
+        for index in 0..<codeLengthCount { codeLengths[Self.codeLengthOrder[index]] = try bits(3) }
+        guard let lengthCode = Huffman(lengths: codeLengths[...], allowIncomplete: false) else {
+            throw Failure.damaged("a dynamic block's code-length code is over-subscribed")
+        }
+        var lengths: [Int] = []
+        while lengths.count < literalCount + distanceCount {
+            let symbol = try decode(lengthCode)
+            if symbol < 16 {
+                lengths.append(symbol)
+                continue
+            }
+            let (value, repeats): (Int, Int)
+            switch symbol {
+            case 16:
+                guard let previous = lengths.last else { throw Failure.damaged("a dynamic block repeats a length before the first") }
+                (value, repeats) = (previous, 3 + (try bits(2)))
+            case 17: (value, repeats) = (0, 3 + (try bits(3)))
+            default: (value, repeats) = (0, 11 + (try bits(7)))
+            }
+            guard lengths.count + repeats <= literalCount + distanceCount else { throw Failure.damaged("a dynamic block's code lengths overflow") }
+            lengths.append(contentsOf: repeatElement(value, count: repeats))
+        }
+        guard lengths[256] != 0 else { throw Failure.damaged("a dynamic block has no end-of-block code") }
+        guard let literals = Huffman(lengths: lengths[..<literalCount], allowIncomplete: false),
+              let distances = Huffman(lengths: lengths[literalCount...], allowIncomplete: false) else {
+            throw Failure.damaged("a dynamic block's literal or distance code is over-subscribed or incomplete")
+        }
+        try codes(literals: literals, distances: distances)
+    }
+}
