@@ -32,20 +32,35 @@ extension Depot {
         }
     }
 
-    /// `depot versions MODEL`.
+    /// `depot versions MODEL [VERSION]`.
     struct Versions: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List a model's versions, newest first.")
+        static let configuration = CommandConfiguration(
+            abstract: "List a model's versions, newest first, or show one version in full.",
+            discussion: "With a version number, shows its inputs and outputs, TFLite Model Metadata, labels and companion files.")
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "The model's name.") var model: String
+        @Argument(help: "A version number: show that version in full.") var version: Int?
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let list = try await connection.client().get("/v1/admin/models/\(try ModelName(model))/versions", as: ModelVersionList.self)
+            let name = try ModelName(model)
+            if let version {
+                let shown = try await connection.client().get("/v1/admin/models/\(name)/versions/\(version)", as: ModelVersion.self)
+                return print(json ? try JSONOutput.string(shown) : VersionText(version: shown).rendered)
+            }
+            let list = try await connection.client().get("/v1/admin/models/\(name)/versions", as: ModelVersionList.self)
             if json { return print(try JSONOutput.string(list)) }
-            print(TextTable(["VERSION", "PUBLISHED", "SIZE", "SHA256", "CREATED", "NOTES"], list.versions.map {
+            print(TextTable(["VERSION", "PUBLISHED", "SIZE", "SHA256", "CREATED", "METADATA", "NOTES"], list.versions.map {
                 ["\($0.version)", $0.published ? "yes" : "no", "\($0.size)", String($0.sha256.prefix(12)),
-                 $0.createdAt.formatted(.iso8601), $0.notes]
+                 $0.createdAt.formatted(.iso8601), Self.metadataSummary($0.tflite), $0.notes]
             }).rendered)
+        }
+
+        /// The metadata's name and how many labels, or `-`.
+        static func metadataSummary(_ model: TFLiteModelDescription) -> String {
+            guard let metadata = model.modelMetadata else { return "-" }
+            let labels = model.labelFiles.first.map { ", \($0.labels.count) labels" } ?? ""
+            return (metadata.name ?? "unnamed") + labels
         }
     }
 

@@ -25,6 +25,7 @@ struct InspectionText {
         lines.append("operators: " + (model.operators.builtin.isEmpty ? "none" : model.operators.builtin.joined(separator: ", ")))
         if !model.operators.custom.isEmpty { lines.append("custom operators: " + model.operators.custom.joined(separator: ", ")) }
         lines.append("metadata: " + (model.metadata.isEmpty ? "none" : model.metadata.joined(separator: ", ")))
+        lines += MetadataText(model: model).lines
         lines.append("flatbuffer: \(model.flatbufferSize) bytes; appended data: \(model.appendedDataSize) bytes")
         return lines.joined(separator: "\n")
     }

@@ -47,6 +47,16 @@ extension TFLiteModelChecker {
         guard metadata.subgraphs.count <= subgraphs.count else {
             throw DepotError(.invalidModelMetadata, "The metadata describes \(metadata.subgraphs.count) subgraphs, but the model has \(subgraphs.count). Re-populate the metadata for this model.")
         }
+        for (index, described) in metadata.subgraphs.enumerated() {
+            for (kind, tensors) in [("input", described.inputs), ("output", described.outputs)] {
+                for (position, tensor) in tensors.enumerated() {
+                    let values = (tensor.stats.map { $0.max + $0.min } ?? []) + tensor.processUnits.flatMap(\.numbers)
+                    guard values.allSatisfy(\.isFinite) else {
+                        throw DepotError(.invalidModelMetadata, "The metadata of \(kind) \(position) of subgraph \(index) holds a number that is not finite (NaN or infinity) in its stats or process units; the metadata is damaged.")
+                    }
+                }
+            }
+        }
         for (index, (described, subgraph)) in zip(metadata.subgraphs, subgraphs).enumerated() {
             for (what, count, actual) in [("inputs", described.inputs.count, subgraph.inputs.count), ("outputs", described.outputs.count, subgraph.outputs.count)]
             where count != 0 && count != actual {

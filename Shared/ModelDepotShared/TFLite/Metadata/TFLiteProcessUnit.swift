@@ -31,6 +31,16 @@ public struct TFLiteProcessUnit: Sendable, Hashable, Codable {
         }
     }
 
+    /// The numbers the step holds (means, deviations, scores).
+    var numbers: [Float] {
+        switch options {
+        case .normalization(let mean, let std): mean + std
+        case .scoreCalibration(_, let defaultScore): [defaultScore]
+        case .scoreThresholding(let threshold): [threshold]
+        default: []
+        }
+    }
+
     private enum CodingKeys: String, CodingKey {
         case type = "options_type", options
     }

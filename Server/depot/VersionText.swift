@@ -1,0 +1,19 @@
+import Foundation
+import ModelDepotShared
+
+/// One version in full, as `depot versions MODEL N` prints it.
+struct VersionText {
+    let version: ModelVersion
+
+    var rendered: String {
+        var lines = ["'\(version.model)' version \(version.version): \(version.size) bytes, sha256 \(version.sha256)",
+                     "published: \(version.published ? "yes" : "no"); uploaded \(version.createdAt.formatted(.iso8601))"]
+        if !version.notes.isEmpty { lines.append("notes: \(version.notes)") }
+        lines.append("inputs:")
+        lines += version.tflite.inputs.map { "  \($0.name.isEmpty ? "(unnamed)" : $0.name)  \($0.type) \($0.shapeSignature)" }
+        lines.append("outputs:")
+        lines += version.tflite.outputs.map { "  \($0.name.isEmpty ? "(unnamed)" : $0.name)  \($0.type) \($0.shapeSignature)" }
+        lines += MetadataText(model: version.tflite).lines
+        return lines.joined(separator: "\n")
+    }
+}
