@@ -65,13 +65,13 @@ struct AdminClient: Sendable {
     /// Streams a file as the body of a POST with its SHA-256 (`Depot-Content-SHA256`), reporting
     /// bytes sent. Over ``SocketUpload`` the digest is computed while the file goes out and follows
     /// it as a trailer; over URLSession it is computed first and sent as a header.
-    func upload<T: Decodable>(_ path: String, file: String, as type: T.Type = T.self,
+    func upload<T: Decodable>(_ path: String, file: String, companions: [CompanionUpload] = [], as type: T.Type = T.self,
                               progress: @escaping @Sendable (Int64, Int64) -> Void) async throws -> T {
         var request = request("POST", path)
         request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
         #if os(Linux)
         if let url = request.url, SocketUpload.isAvailable(for: url) {
-            var upload = SocketUpload(url: url, headers: request.allHTTPHeaderFields ?? [:], file: file)
+            var upload = SocketUpload(url: url, headers: request.allHTTPHeaderFields ?? [:], file: file, companions: companions)
             var (status, body, digest) = try upload.transfer(progress: progress)
             // A proxy on the way (nginx, for one) dropped the trailer: send again, with the digest
             // computed during the first attempt as a header.
@@ -83,12 +83,19 @@ struct AdminClient: Sendable {
         }
         #endif
         request.setValue(try SHA256.digest(ofFileAt: file).hex, forHTTPHeaderField: DepotHeader.contentSHA256)
+        let body = try companions.isEmpty ? nil : ConcatenatedBody(model: file, companions: companions)
+        defer { body?.remove() }
+        if let body {
+            request.setValue(String(body.modelSize), forHTTPHeaderField: DepotHeader.contentLength)
+            request.setValue(CompanionFile.header(companions.map(\.file)), forHTTPHeaderField: DepotHeader.companionFiles)
+        }
+        let bodyFile = body?.path ?? file
         let (data, response): (Data, URLResponse)
         do {
             (data, response) = try await withCheckedThrowingContinuation { continuation in
                 let delegate = UploadDelegate(progress: progress, continuation: continuation)
                 let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
-                session.uploadTask(with: request, fromFile: URL(fileURLWithPath: file)).resume()
+                session.uploadTask(with: request, fromFile: URL(fileURLWithPath: bodyFile)).resume()
                 session.finishTasksAndInvalidate()
             }
         } catch {

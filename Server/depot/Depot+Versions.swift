@@ -3,14 +3,22 @@ import Foundation
 import ModelDepotShared
 
 extension Depot {
-    /// `depot upload MODEL FILE`: streams a .tflite file as the model's next version.
+    /// `depot upload MODEL FILE [--file NAME=PATH…]`: streams a .tflite file and its companion
+    /// files as the model's next version.
     struct Upload: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Upload a .tflite file as the model's next version (checked and hashed on both ends)."
+            abstract: "Upload a .tflite file as the model's next version (checked and hashed on both ends).",
+            discussion: """
+                Companion files (labels, settings) go with the model as one version: --file labels=dict.txt. \
+                Given an AutoML Vision Edge export folder, uploads its model.tflite with dict.txt as 'labels' and \
+                tflite_metadata.json as 'automl'.
+                """
         )
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "The model's name.") var model: String
-        @Argument(help: "The .tflite file.") var file: String
+        @Argument(help: "The .tflite file, or an AutoML Vision Edge export folder.") var file: String
+        @Option(name: .customLong("file"), help: ArgumentHelp("A companion file, NAME=PATH (repeatable).", valueName: "name=path"))
+        var companions: [String] = []
         @Flag(help: "Publish the new version at once.") var publish = false
         @Option(help: "Release notes.") var notes: String?
         @Flag(help: "Print JSON.") var json = false
@@ -21,14 +29,16 @@ extension Depot {
             var query = URLComponents()
             query.queryItems = [URLQueryItem(name: "publish", value: publish ? "true" : "false")]
                 + (notes.map { [URLQueryItem(name: "notes", value: $0)] } ?? [])
+            let source = try UploadSource(path: file, options: companions)
             let bar = ProgressBar()
-            let version = try await client.upload("/v1/admin/models/\(name)/versions?\(query.percentEncodedQuery ?? "")", file: file,
-                                                  as: ModelVersion.self) { sent, total in
+            let version = try await client.upload("/v1/admin/models/\(name)/versions?\(query.percentEncodedQuery ?? "")", file: source.model,
+                                                  companions: source.companions, as: ModelVersion.self) { sent, total in
                 bar.update(sent: sent, total: total)
             }
             bar.finish()
+            let files = version.files.isEmpty ? "" : " with \(version.files.map { "'\($0.name)'" }.joined(separator: ", "))"
             print(json ? try JSONOutput.string(version)
-                  : "Uploaded '\(name)' version \(version.version) (\(version.size) bytes, sha256 \(version.sha256))\(version.published ? ", published" : "").")
+                  : "Uploaded '\(name)' version \(version.version) (\(version.size) bytes, sha256 \(version.sha256))\(files)\(version.published ? ", published" : "").")
         }
     }
 

@@ -21,6 +21,9 @@ struct SocketUpload {
     let url: URL
     let headers: [String: String]
     let file: String
+    /// Companion files sent after the model in the same chunk, announced in
+    /// `Depot-Companion-Files`.
+    var companions: [CompanionUpload] = []
     /// The digest, when it is known before the body (it then goes as a header, not a trailer:
     /// for a second attempt through a proxy that dropped the trailer).
     var digest: String?
@@ -41,6 +44,7 @@ struct SocketUpload {
         var status = stat()
         guard fstat(input, &status) == 0 else { throw DepotError(.fileUnreadable, "Could not read '\(file)': \(String(cString: strerror(errno))).") }
         let size = Int64(status.st_size)
+        let total = size + companions.reduce(0) { $0 + Int64($1.file.size) }
 
         // `sendfile` to a connection the server closed would raise SIGPIPE and end the process.
         signal(SIGPIPE, SIG_IGN)
@@ -50,38 +54,60 @@ struct SocketUpload {
         var head = "POST \(target) HTTP/1.1\r\nHost: \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\r\n"
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
         head += "\(DepotHeader.contentLength): \(size)\r\nTransfer-Encoding: chunked\r\n"
+        if !companions.isEmpty { head += "\(DepotHeader.companionFiles): \(CompanionFile.header(companions.map(\.file)))\r\n" }
         head += digest.map { "\(DepotHeader.contentSHA256): \($0)\r\n" } ?? "Trailer: \(DepotHeader.contentSHA256)\r\n"
         head += "Connection: close\r\n\r\n"
-        head += size > 0 ? String(size, radix: 16) + "\r\n" : ""
+        head += total > 0 ? String(total, radix: 16) + "\r\n" : ""
         let hashing = digest == nil ? DigestThread(file: file) : nil
         var computed: String?
         // A server that refuses early (413, 401, 404) answers and closes while the body is still
         // going out; what it answered is then read below.
-        if writeAll(socket, Array(head.utf8)) {
-            var offset: off_t = 0
-            while offset < size {
-                let sent = sendfile(socket, input, &offset, min(Self.piece, Int(size - Int64(offset))))
-                if sent < 0, errno == EINTR { continue }
-                if sent == 0 {
-                    throw DepotError(.fileUnreadable, "'\(file)' changed while it was being sent: it ended after \(offset) of its \(size) bytes. Nothing was stored; upload it again once it is complete.")
-                }
-                guard sent > 0 else { break }
-                progress(Int64(offset), size)
+        if writeAll(socket, Array(head.utf8)),
+           try sendFile(input, path: file, size: size, to: socket, before: 0, total: total, progress: progress),
+           try sendCompanions(to: socket, after: size, total: total, progress: progress) {
+            let trailer: String
+            if let hashing {
+                let hex = try hashing.wait()
+                computed = hex
+                trailer = "\(DepotHeader.contentSHA256): \(hex)\r\n"
+            } else {
+                trailer = ""
             }
-            if offset == size {
-                let trailer: String
-                if let hashing {
-                    let hex = try hashing.wait()
-                    computed = hex
-                    trailer = "\(DepotHeader.contentSHA256): \(hex)\r\n"
-                } else {
-                    trailer = ""
-                }
-                _ = writeAll(socket, Array("\(size > 0 ? "\r\n" : "")0\r\n\(trailer)\r\n".utf8))
-            }
+            _ = writeAll(socket, Array("\(total > 0 ? "\r\n" : "")0\r\n\(trailer)\r\n".utf8))
         }
         let answer = try readAnswer(socket)
         return (answer.status, answer.body, computed)
+    }
+
+    /// Sends a whole file with `sendfile`, reporting progress against the whole body.
+    /// - Returns: Whether all of it went out (`false` when the server closed the connection).
+    private func sendFile(_ input: Int32, path: String, size: Int64, to socket: Int32, before: Int64, total: Int64,
+                      progress: @Sendable (Int64, Int64) -> Void) throws -> Bool {
+        var offset: off_t = 0
+        while offset < size {
+            let sent = sendfile(socket, input, &offset, min(Self.piece, Int(size - Int64(offset))))
+            if sent < 0, errno == EINTR { continue }
+            if sent == 0 {
+                throw DepotError(.fileUnreadable, "'\(path)' changed while it was being sent: it ended after \(offset) of its \(size) bytes. Nothing was stored; upload it again once it is complete.")
+            }
+            guard sent > 0 else { return false }
+            progress(before + Int64(offset), total)
+        }
+        return true
+    }
+
+    private func sendCompanions(to socket: Int32, after model: Int64, total: Int64,
+                                progress: @Sendable (Int64, Int64) -> Void) throws -> Bool {
+        var before = model
+        for companion in companions {
+            let input = open(companion.path, O_RDONLY | O_CLOEXEC)
+            guard input >= 0 else { throw DepotError(.fileUnreadable, "Could not open '\(companion.path)': \(String(cString: strerror(errno))).") }
+            defer { close(input) }
+            guard try sendFile(input, path: companion.path, size: Int64(companion.file.size), to: socket, before: before, total: total,
+                           progress: progress) else { return false }
+            before += Int64(companion.file.size)
+        }
+        return true
     }
 
     private func openConnection() throws -> Int32 {

@@ -13,6 +13,8 @@ struct VersionText {
         lines += version.tflite.inputs.map { "  \($0.name.isEmpty ? "(unnamed)" : $0.name)  \($0.type) \($0.shapeSignature)" }
         lines.append("outputs:")
         lines += version.tflite.outputs.map { "  \($0.name.isEmpty ? "(unnamed)" : $0.name)  \($0.type) \($0.shapeSignature)" }
+        lines.append("companion files:" + (version.files.isEmpty ? " none" : ""))
+        lines += version.files.map { "  \($0.name)  \($0.size) bytes, sha256 \($0.sha256)" }
         lines += MetadataText(model: version.tflite).lines
         return lines.joined(separator: "\n")
     }

@@ -95,6 +95,18 @@ enum CatalogMigrations {
                 t.primaryKey(["modelId", "arm", "version", "installation"])
             }
         }
+        migrator.registerMigration("v7: companion files") { db in
+            // The files uploaded with a version's model, stored by digest like the model.
+            try db.create(table: "versionFile", options: .withoutRowID) { t in
+                t.belongsTo("version", onDelete: .cascade).notNull()
+                t.column("name", .text).notNull().check(sql: "length(name) BETWEEN 1 AND 64")
+                t.column("sha256", .text).notNull().check(sql: "length(sha256) = 64 AND sha256 NOT GLOB '*[^0-9a-f]*'")
+                t.column("size", .integer).notNull().check { $0 >= 0 }
+                t.column("position", .integer).notNull().check { $0 >= 0 }
+                t.primaryKey(["versionId", "name"])
+            }
+            try db.create(index: "versionFile_on_sha256", on: "versionFile", columns: ["sha256"])
+        }
         return migrator
     }
 }

@@ -45,10 +45,28 @@ struct VersionRecord: Codable, FetchableRecord, MutablePersistableRecord {
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
-    func version(of model: ModelName) -> ModelVersion {
+    func version(of model: ModelName, files: [CompanionFile]) -> ModelVersion {
         ModelVersion(model: model, version: number, sha256: sha256, size: size, notes: notes, published: published,
-                     createdAt: createdAt, publishedAt: publishedAt, tflite: tflite)
+                     createdAt: createdAt, publishedAt: publishedAt, tflite: tflite, files: files)
     }
+}
+
+/// A row of `versionFile`: one companion file of a version.
+struct VersionFileRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "versionFile"
+    enum Columns {
+        static let versionId = Column("versionId")
+        static let sha256 = Column("sha256")
+        static let position = Column("position")
+    }
+
+    var versionId: Int64
+    var name: String
+    var sha256: String
+    var size: Int
+    var position: Int
+
+    func file() throws -> CompanionFile { try CompanionFile(name: name, sha256: sha256, size: size) }
 }
 
 /// A row of `accessKey`.

@@ -22,7 +22,8 @@ public protocol ModelCatalog: Sendable {
     func deleteVersion(_ number: Int, of model: ModelName) async throws -> Set<String>
     /// The newest published version, or `nil`.
     func newestPublishedVersion(of model: ModelName) async throws -> ModelVersion?
-    /// Every digest some version references, with its size and the models referencing it.
+    /// Every digest some version references (as its model or a companion file), with its size and
+    /// the models referencing it.
     func blobReferences() async throws -> [BlobReference]
 
     /// The model's rollout (empty until one is set).
@@ -98,11 +99,14 @@ public struct VerifiedUpload: Sendable {
     public var size: Int
     public var notes: String
     public var tflite: TFLiteModelDescription
+    /// The companion files, stored already.
+    public var files: [CompanionFile]
 
-    public init(sha256: String, size: Int, notes: String, tflite: TFLiteModelDescription) {
+    public init(sha256: String, size: Int, notes: String, tflite: TFLiteModelDescription, files: [CompanionFile] = []) {
         self.sha256 = sha256
         self.size = size
         self.notes = notes
         self.tflite = tflite
+        self.files = files
     }
 }

@@ -66,8 +66,9 @@ public struct SQLiteModelCatalog: ModelCatalog {
             guard versions.isEmpty || force else {
                 throw DepotError(.conflict, "Model '\(name)' has \(versions.count) version(s). Delete them first, or pass force to delete the model with all its versions.")
             }
+            let files = try VersionFileRecord.filter(versions.compactMap(\.id).contains(VersionFileRecord.Columns.versionId)).fetchAll(db)
             _ = try model.delete(db)
-            return try unreferenced(Set(versions.map(\.sha256)), db)
+            return try unreferenced(Set(versions.map(\.sha256) + files.map(\.sha256)), db)
         }
     }
 
@@ -80,8 +81,11 @@ public struct SQLiteModelCatalog: ModelCatalog {
                                        size: upload.size, notes: upload.notes, published: publish, createdAt: date,
                                        publishedAt: publish ? date : nil, tflite: upload.tflite)
             try record.insert(db)
+            for (position, file) in upload.files.enumerated() {
+                try VersionFileRecord(versionId: record.id!, name: file.name, sha256: file.sha256, size: file.size, position: position).insert(db)
+            }
             try Self.advanceManifestVersion(name.rawValue, at: date, db)
-            return record.version(of: name)
+            return record.version(of: name, files: upload.files)
         }
     }
 
@@ -89,12 +93,12 @@ public struct SQLiteModelCatalog: ModelCatalog {
         try await read { db in
             let model = try modelRecord(name, db)
             return try VersionRecord.filter(VersionRecord.Columns.modelId == model.id)
-                .order(VersionRecord.Columns.number.desc).fetchAll(db).map { $0.version(of: name) }
+                .order(VersionRecord.Columns.number.desc).fetchAll(db).map { try version($0, of: name, db) }
         }
     }
 
     public func version(_ number: Int, of name: ModelName) async throws -> ModelVersion {
-        try await read { db in try versionRecord(number, of: try modelRecord(name, db), db).version(of: name) }
+        try await read { db in try version(try versionRecord(number, of: try modelRecord(name, db), db), of: name, db) }
     }
 
     public func setPublished(_ published: Bool, version number: Int, of name: ModelName, at date: Date) async throws -> ModelVersion {
@@ -108,7 +112,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
                 try record.update(db)
                 try Self.advanceManifestVersion(name.rawValue, at: date, db)
             }
-            return record.version(of: name)
+            return try version(record, of: name, db)
         }
     }
 
@@ -117,9 +121,10 @@ public struct SQLiteModelCatalog: ModelCatalog {
             let model = try modelRecord(name, db)
             let record = try versionRecord(number, of: model, db)
             try ensureNotInRollout(number, of: model, db, doing: "delete")
+            let files = try VersionFileRecord.filter(VersionFileRecord.Columns.versionId == record.id).fetchAll(db)
             _ = try record.delete(db)
             try Self.advanceManifestVersion(name.rawValue, at: nil, db)
-            return try unreferenced([record.sha256], db)
+            return try unreferenced(Set([record.sha256] + files.map(\.sha256)), db)
         }
     }
 
@@ -127,14 +132,18 @@ public struct SQLiteModelCatalog: ModelCatalog {
         try await read { db in
             let model = try modelRecord(name, db)
             return try VersionRecord.filter(VersionRecord.Columns.modelId == model.id && VersionRecord.Columns.published == true)
-                .order(VersionRecord.Columns.number.desc).fetchOne(db)?.version(of: name)
+                .order(VersionRecord.Columns.number.desc).fetchOne(db).map { try version($0, of: name, db) }
         }
     }
 
     public func blobReferences() async throws -> [BlobReference] {
         try await read { db in
             var references: [String: BlobReference] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT DISTINCT version.sha256, version.size, model.name FROM version JOIN model ON model.id = version.modelId")
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT DISTINCT version.sha256, version.size, model.name FROM version JOIN model ON model.id = version.modelId
+                UNION SELECT DISTINCT versionFile.sha256, versionFile.size, model.name FROM versionFile
+                    JOIN version ON version.id = versionFile.versionId JOIN model ON model.id = version.modelId
+                """)
             while let row = try rows.next() {
                 let sha256: String = row[0]
                 let name = try ModelName(row[2] as String)
@@ -308,7 +317,17 @@ public struct SQLiteModelCatalog: ModelCatalog {
     }
 
     private func unreferenced(_ digests: Set<String>, _ db: Database) throws -> Set<String> {
-        try digests.filter { try VersionRecord.filter(VersionRecord.Columns.sha256 == $0).fetchCount(db) == 0 }
+        try digests.filter {
+            try VersionRecord.filter(VersionRecord.Columns.sha256 == $0).fetchCount(db) == 0
+                && VersionFileRecord.filter(VersionFileRecord.Columns.sha256 == $0).fetchCount(db) == 0
+        }
+    }
+
+    /// A version with its companion files, in upload order.
+    private func version(_ record: VersionRecord, of name: ModelName, _ db: Database) throws -> ModelVersion {
+        let files = try VersionFileRecord.filter(VersionFileRecord.Columns.versionId == record.id)
+            .order(VersionFileRecord.Columns.position).fetchAll(db).map { try $0.file() }
+        return record.version(of: name, files: files)
     }
 
     func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {

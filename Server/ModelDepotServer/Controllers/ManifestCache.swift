@@ -116,7 +116,11 @@ final class ManifestCache: Sendable {
         if known == nil { manifestVersion = try await agreedManifestVersion(of: model, generation: generation, at: now, catalog: catalog) }
         let manifest = ModelManifest(model: model, version: found.version, sha256: found.sha256, size: found.size,
                                      downloadURL: DeviceRoute.blob(sha256: found.sha256),
-                                     tensors: .init(inputs: found.tflite.inputs, outputs: found.tflite.outputs), arm: arm,
+                                     tensors: .init(inputs: found.tflite.inputs, outputs: found.tflite.outputs),
+                                     files: found.files.map {
+                                         .init(name: $0.name, sha256: $0.sha256, size: $0.size, downloadURL: DeviceRoute.blob(sha256: $0.sha256))
+                                     },
+                                     arm: arm,
                                      manifestVersion: manifestVersion, issued: now, expires: now.addingTimeInterval(lifetime))
         let body = try signer.sign(manifest)
         let entry = Entry.manifest(Manifest(body: ByteBuffer(bytes: body), version: found.version,

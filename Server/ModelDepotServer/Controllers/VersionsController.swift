@@ -30,42 +30,64 @@ struct VersionsController {
         var size: Int?
     }
 
-    /// Streams the body to a temporary file, hashing as it arrives; verifies the digest and size
-    /// the client sent and the TFLite structure; only then stores version N+1.
+    /// Streams the body to temporary space, hashing as it arrives: the model, then any companion
+    /// files (``DepotHeader/companionFiles``); verifies the digests and sizes the client sent and the
+    /// TFLite structure; only then stores version N+1 with its files.
     func upload(_ request: Request, context: AppRequestContext) async throws -> Response {
         let name = try context.modelName()
         let announced = try announced(request)
+        let files = try request.headers[.depotCompanionFiles].map { header throws(DepotError) in try CompanionFile.files(fromHeader: header) } ?? []
+        if !files.isEmpty, announced.size == nil {
+            throw DepotError(.badRequest, "An upload with \(DepotHeader.companionFiles) needs \(DepotHeader.contentLength), the model's size, to tell the model's bytes from the files'.")
+        }
+        let companionBytes = files.map(\.size).reduce(0, +)
         // A length past Int's range (the HTTP parser takes up to 2^64 - 1) is too large as well.
-        if let header = request.headers[.contentLength], (Int(header) ?? .max) > maximumUploadSize {
-            throw tooLarge(announced: Int(header))
+        if let header = request.headers[.contentLength], (Int(header) ?? .max) > maximumUploadSize + companionBytes {
+            throw tooLarge(announced: Int(header).map { $0 - companionBytes })
         }
         if let size = announced.size, size > maximumUploadSize { throw tooLarge(announced: size) }
         _ = try await catalog.model(name)
-        let upload = try blobs.beginUpload()
+        var uploads: [BlobUpload] = []
         do {
-            let version = try await receive(request, context, into: upload, for: name, announced: announced)
+            let model = try blobs.beginUpload()
+            uploads.append(model)
+            var parts = [UploadParts.Part(upload: model, size: files.isEmpty ? nil : announced.size, file: nil)]
+            for file in files {
+                let upload = try blobs.beginUpload()
+                uploads.append(upload)
+                parts.append(UploadParts.Part(upload: upload, size: file.size, file: file))
+            }
+            let version = try await receive(request, context, into: UploadParts(parts), for: name, announced: announced)
             metrics.recordUpload(stored: true)
             try await index.reload()
             manifests.invalidate(name)
             return try JSONResponse.make(version, status: .created,
                                          headers: [.location: "/v1/admin/models/\(name)/versions/\(version.version)"])
         } catch {
-            await blobs.discard(upload)
+            for upload in uploads { await blobs.discard(upload) }
             metrics.recordUpload(stored: false)
             throw error
         }
     }
 
-    private func receive(_ request: Request, _ context: AppRequestContext, into upload: BlobUpload, for name: ModelName,
+    private func receive(_ request: Request, _ context: AppRequestContext, into parts: UploadParts, for name: ModelName,
                          announced: Announced) async throws -> ModelVersion {
+        var parts = parts
         var size = 0
+        let companionBytes = parts.parts.dropFirst().compactMap(\.size).reduce(0, +)
         for try await buffer in request.body {
             size += buffer.readableBytes
-            guard size <= maximumUploadSize else { throw tooLarge(announced: nil) }
-            if let announcedSize = announced.size, size > announcedSize { throw sizeMismatch(announced: announcedSize, received: nil) }
-            try await upload.write(buffer)
+            let modelBytes = size - companionBytes
+            guard modelBytes <= maximumUploadSize else { throw tooLarge(announced: nil) }
+            if let announcedSize = announced.size, parts.parts.count == 1, size > announcedSize {
+                throw sizeMismatch(announced: announcedSize, received: nil)
+            }
+            try await parts.write(buffer)
         }
-        if let announcedSize = announced.size, announcedSize != size { throw sizeMismatch(announced: announcedSize, received: size) }
+        if let announcedSize = announced.size, parts.parts.count == 1, announcedSize != size {
+            throw sizeMismatch(announced: announcedSize, received: size)
+        }
+        try parts.checkComplete()
         var expected = announced.digest
         if announced.digestInTrailer {
             guard let trailer = try await context.requestTrailers()?[.depotContentSHA256] else {
@@ -73,20 +95,32 @@ struct VersionsController {
             }
             expected = try Self.digest(trailer, from: "trailer")
         }
-        let digest = try await upload.finish()
+        let model = parts.parts[0].upload
+        let digest = try await model.finish()
         if let expected, expected != digest {
             throw DepotError(.digestMismatch, "The upload hashes to SHA-256 \(digest), but the client sent \(expected) in \(DepotHeader.contentSHA256): the file changed in transit. Nothing was stored; upload again.")
         }
-        let tflite = try await upload.verify()
+        var files: [CompanionFile] = []
+        for part in parts.parts.dropFirst() {
+            let file = part.file!
+            let computed = try await part.upload.finish()
+            guard computed == file.sha256 else {
+                throw DepotError(.digestMismatch, "Companion file '\(file.name)' hashes to SHA-256 \(computed), but \(DepotHeader.companionFiles) says \(file.sha256): the file changed in transit. Nothing was stored; upload again.")
+            }
+            files.append(file)
+        }
+        let tflite = try await model.verify()
         let notes = request.uri.queryParameters.get("notes").map { String($0) } ?? ""
-        let verified = VerifiedUpload(sha256: digest, size: size, notes: notes, tflite: tflite)
-        // The blob is stored before its version is written, so a version never names a missing
+        let verified = VerifiedUpload(sha256: digest, size: size - files.map(\.size).reduce(0, +), notes: notes, tflite: tflite, files: files)
+        // The blobs are stored before their version is written, so a version never names a missing
         // blob; between the two the upload holds the collection lock, so the collector cannot
-        // remove it. A failure between them leaves a blob the next collection removes.
+        // remove them. A failure between them leaves blobs the next collection removes.
         let (blobs, catalog, clock) = (blobs, catalog, clock)
         let publish = request.uri.queryParameters.get("publish") == "true"
+        let companions = Array(parts.parts.dropFirst())
         return try await collector.lock.naming {
-            try await blobs.commit(upload, sha256: digest)
+            try await blobs.commit(model, sha256: digest)
+            for part in companions { try await blobs.commit(part.upload, sha256: part.file!.sha256) }
             return try await catalog.addVersion(verified, to: name, publish: publish, at: clock())
         }
     }

@@ -6,7 +6,7 @@ extension DepotError: HTTPResponseError {
     /// The one mapping from error codes to HTTP statuses.
     public var status: HTTPResponse.Status {
         switch code {
-        case .invalidName, .badRequest, .digestMismatch, .sizeMismatch, .trailerMissing: .badRequest
+        case .invalidName, .badRequest, .digestMismatch, .sizeMismatch, .trailerMissing, .invalidCompanionFile: .badRequest
         case .unauthorized: .unauthorized
         case .forbidden: .forbidden
         case .notFound: .notFound

@@ -7,6 +7,7 @@ import ModelDepotShared
 extension HTTPField.Name {
     static let depotContentSHA256 = Self(DepotHeader.contentSHA256)!
     static let depotContentLength = Self(DepotHeader.contentLength)!
+    static let depotCompanionFiles = Self(DepotHeader.companionFiles)!
     static let depotInstallationID = Self(DepotHeader.installationID)!
     static let depotPlatform = Self(DepotHeader.platform)!
     static let depotAppVersion = Self(DepotHeader.appVersion)!

@@ -23,6 +23,9 @@ public enum DepotHeader {
     /// Sent with a chunked upload: the file's size, which the body must have (like S3's
     /// `x-amz-decoded-content-length`); a server refuses a size above its limit before the body.
     public static let contentLength = "Depot-Content-Length"
+    /// On an upload: the companion files whose bytes follow the model's in the body, in order
+    /// (see ``CompanionFile/header(_:)``); the model's size is then in ``contentLength``.
+    public static let companionFiles = "Depot-Companion-Files"
 }
 
 /// The `Depot-Attributes` value: `key=value` pairs joined by commas, key and value

@@ -20,6 +20,26 @@ public struct ModelManifest: Sendable, Hashable, Codable {
         }
     }
 
+    /// A companion file of the version: check it against its SHA-256 and size, as the model.
+    public struct File: Sendable, Hashable, Codable {
+        /// The name the app asks for (``CompanionFile/name``).
+        public var name: String
+        /// The file's SHA-256 in lower-case hex.
+        public var sha256: String
+        /// The file's size in bytes.
+        public var size: Int
+        /// Where to download it, relative to the server's URL (`/v1/blobs/sha256/<hex>`).
+        public var downloadURL: String
+
+        /// Creates an entry.
+        public init(name: String, sha256: String, size: Int, downloadURL: String) {
+            self.name = name
+            self.sha256 = sha256
+            self.size = size
+            self.downloadURL = downloadURL
+        }
+    }
+
     /// Always `manifest`: a root document can't pass for a manifest.
     public var type = "manifest"
     /// The model's name.
@@ -34,6 +54,8 @@ public struct ModelManifest: Sendable, Hashable, Codable {
     public var downloadURL: String
     /// The model's inputs and outputs.
     public var tensors: Tensors
+    /// The version's companion files, installed with the model as one version; empty when it has none.
+    public var files: [File] = []
     /// What chose the version, for attributing results: `latest` (no rollout applies), `default`,
     /// `pin`, or `rule:<id>`.
     public var arm: String
@@ -47,18 +69,42 @@ public struct ModelManifest: Sendable, Hashable, Codable {
     public var expires: Date
 
     /// Creates a manifest.
-    public init(model: ModelName, version: Int, sha256: String, size: Int, downloadURL: String, tensors: Tensors, arm: String,
-                manifestVersion: Int, issued: Date, expires: Date) {
+    public init(model: ModelName, version: Int, sha256: String, size: Int, downloadURL: String, tensors: Tensors,
+                files: [File] = [], arm: String, manifestVersion: Int, issued: Date, expires: Date) {
         self.model = model
         self.version = version
         self.sha256 = sha256
         self.size = size
         self.downloadURL = downloadURL
         self.tensors = tensors
+        self.files = files
         self.arm = arm
         self.manifestVersion = manifestVersion
         self.issued = issued
         self.expires = expires
+    }
+}
+
+extension ModelManifest {
+    private enum CodingKeys: String, CodingKey {
+        case type, model, version, sha256, size, downloadURL, tensors, files, arm, manifestVersion, issued, expires
+    }
+
+    /// Decodes a manifest; one from a server without companion files has none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        type = try container.decode(String.self, forKey: .type)
+        model = try container.decode(ModelName.self, forKey: .model)
+        version = try container.decode(Int.self, forKey: .version)
+        sha256 = try container.decode(String.self, forKey: .sha256)
+        size = try container.decode(Int.self, forKey: .size)
+        downloadURL = try container.decode(String.self, forKey: .downloadURL)
+        tensors = try container.decode(Tensors.self, forKey: .tensors)
+        files = try container.decodeIfPresent([File].self, forKey: .files) ?? []
+        arm = try container.decode(String.self, forKey: .arm)
+        manifestVersion = try container.decode(Int.self, forKey: .manifestVersion)
+        issued = try container.decode(Date.self, forKey: .issued)
+        expires = try container.decode(Date.self, forKey: .expires)
     }
 }
 

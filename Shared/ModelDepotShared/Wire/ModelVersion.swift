@@ -20,10 +20,12 @@ public struct ModelVersion: Sendable, Hashable, Codable {
     public var publishedAt: Date?
     /// What the file holds, as the verifier read it at upload.
     public var tflite: TFLiteModelDescription
+    /// The files uploaded with the model (labels, settings), in upload order.
+    public var files: [CompanionFile]
 
     /// Creates a version.
     public init(model: ModelName, version: Int, sha256: String, size: Int, notes: String, published: Bool,
-                createdAt: Date, publishedAt: Date?, tflite: TFLiteModelDescription) {
+                createdAt: Date, publishedAt: Date?, tflite: TFLiteModelDescription, files: [CompanionFile]) {
         self.model = model
         self.version = version
         self.sha256 = sha256
@@ -33,6 +35,7 @@ public struct ModelVersion: Sendable, Hashable, Codable {
         self.createdAt = createdAt
         self.publishedAt = publishedAt
         self.tflite = tflite
+        self.files = files
     }
 }
 

@@ -38,6 +38,31 @@ import Testing
     }
 
     @Test(arguments: CatalogBackend.allCases)
+    func companionFilesAreKeptInOrderAndCountAsReferences(_ backend: CatalogBackend) async throws {
+        try await backend.withCatalog { catalog in
+            _ = try await catalog.createModel(ModelCreation(name: flowers), at: F.instant)
+            let labels = try CompanionFile(name: "labels", sha256: String(repeating: "c", count: 64), size: 12)
+            let settings = try CompanionFile(name: "automl", sha256: String(repeating: "d", count: 64), size: 34)
+            var upload = F.upload("a")
+            upload.files = [labels, settings]
+            let first = try await catalog.addVersion(upload, to: flowers, publish: true, at: F.instant)
+            #expect(first.files == [labels, settings])
+            upload.files = [labels]
+            _ = try await catalog.addVersion(upload, to: flowers, publish: false, at: F.instant)
+            #expect(try await catalog.version(1, of: flowers).files == [labels, settings], "in upload order")
+            #expect(try await catalog.versions(of: flowers).map(\.files) == [[labels], [labels, settings]])
+            #expect(try await catalog.newestPublishedVersion(of: flowers)?.files == [labels, settings])
+            let references = Dictionary(uniqueKeysWithValues: try await catalog.blobReferences().map { ($0.sha256, $0) })
+            #expect(Set(references.keys) == [String(repeating: "a", count: 64), labels.sha256, settings.sha256])
+            #expect(references[settings.sha256]?.size == 34 && references[settings.sha256]?.models == [flowers])
+
+            #expect(try await catalog.deleteVersion(2, of: flowers) == [], "version 1 still names the model and the labels")
+            #expect(try await catalog.deleteModel(flowers, force: true) == [String(repeating: "a", count: 64), labels.sha256, settings.sha256])
+            #expect(try await catalog.blobReferences().isEmpty)
+        }
+    }
+
+    @Test(arguments: CatalogBackend.allCases)
     func versionNumbersGrowAndAreNeverReused(_ backend: CatalogBackend) async throws {
         try await backend.withCatalog { catalog in
             _ = try await catalog.createModel(ModelCreation(name: flowers), at: F.instant)

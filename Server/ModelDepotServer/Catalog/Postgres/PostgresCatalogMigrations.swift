@@ -128,6 +128,19 @@ enum PostgresCatalogMigrations {
             """,
             "CREATE UNIQUE INDEX signing_key_one_per_role ON signing_key (role)",
         ]),
+        (7, "companion files", [
+            """
+            CREATE TABLE version_file (
+                version_id bigint NOT NULL REFERENCES version (id) ON DELETE CASCADE,
+                name text NOT NULL CHECK (length(name) BETWEEN 1 AND 64 AND name ~ '^[a-z0-9][a-z0-9._-]*$'),
+                sha256 text NOT NULL CHECK (sha256 ~ '^[0-9a-f]{64}$'),
+                size bigint NOT NULL CHECK (size >= 0),
+                position integer NOT NULL CHECK (position >= 0),
+                PRIMARY KEY (version_id, name)
+            )
+            """,
+            "CREATE INDEX version_file_on_sha256 ON version_file (sha256)",
+        ]),
     ]
 
     /// Applies every migration the database lacks.

@@ -31,11 +31,13 @@ extension PostgresModelCatalog {
                     """, as: Int64.self, logger: logger)[0]
             }
             for version in snapshot.versions {
-                try await connection.query("""
+                let id = try await connection.column("""
                     INSERT INTO version (model_id, number, sha256, size, notes, published, created_at, published_at, tflite)
                     VALUES (\(ids[version.model]!), \(version.number), \(version.sha256), \(version.size), \(version.notes), \(version.published),
                             \(version.createdAt), \(version.publishedAt), \(try Self.json(version.tflite))::jsonb)
-                    """, logger: logger)
+                    RETURNING id
+                    """, as: Int64.self, logger: logger)[0]
+                try await Self.insertFiles(version.files, version: id, connection, logger: logger)
             }
             for entry in snapshot.keys {
                 let models = try entry.key.models.map { try Self.json($0.map(\.rawValue)) }

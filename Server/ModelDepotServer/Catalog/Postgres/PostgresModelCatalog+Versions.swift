@@ -11,13 +11,15 @@ extension PostgresModelCatalog {
             let number = model.lastVersionNumber + 1
             try await connection.query("UPDATE model SET last_version_number = \(number) WHERE id = \(model.id)", logger: logger)
             let publishedAt: Date? = publish ? date : nil
-            try await connection.query("""
+            let id = try await connection.column("""
                 INSERT INTO version (model_id, number, sha256, size, notes, published, created_at, published_at, tflite)
                 VALUES (\(model.id), \(number), \(upload.sha256), \(upload.size), \(upload.notes), \(publish), \(date), \(publishedAt), \(tflite)::jsonb)
-                """, logger: logger)
+                RETURNING id
+                """, as: Int64.self, logger: logger)[0]
+            try await Self.insertFiles(upload.files, version: id, connection, logger: logger)
             try await Self.advanceManifestVersion(name, at: date, connection, logger: logger)
             return ModelVersion(model: name, version: number, sha256: upload.sha256, size: upload.size, notes: upload.notes,
-                                published: publish, createdAt: date, publishedAt: publishedAt, tflite: upload.tflite)
+                                published: publish, createdAt: date, publishedAt: publishedAt, tflite: upload.tflite, files: upload.files)
         }
     }
 
@@ -60,10 +62,14 @@ extension PostgresModelCatalog {
         try await transaction { [logger] connection in
             let model = try await Self.lockModel(name, connection, logger: logger)
             try await Self.ensureNotInRollout(number, of: name, model: model.id, connection, logger: logger, doing: "delete")
+            let files = try await connection.column("""
+                SELECT version_file.sha256 FROM version_file JOIN version ON version.id = version_file.version_id
+                WHERE version.model_id = \(model.id) AND version.number = \(number)
+                """, as: String.self, logger: logger)
             let deleted = try await connection.column("DELETE FROM version WHERE model_id = \(model.id) AND number = \(number) RETURNING sha256", as: String.self, logger: logger)
             guard let digest = deleted.first else { throw Self.noVersion(number, of: name) }
             try await Self.advanceManifestVersion(name, at: nil, connection, logger: logger)
-            return try await Self.unreferenced([digest], connection, logger: logger)
+            return try await Self.unreferenced(Set([digest] + files), connection, logger: logger)
         }
     }
 
@@ -80,6 +86,8 @@ extension PostgresModelCatalog {
             var references: [String: BlobReference] = [:]
             let rows = try await connection.query("""
                 SELECT DISTINCT version.sha256, version.size, model.name FROM version JOIN model ON model.id = version.model_id
+                UNION SELECT DISTINCT version_file.sha256, version_file.size, model.name FROM version_file
+                    JOIN version ON version.id = version_file.version_id JOIN model ON model.id = version.model_id
                 """, logger: logger)
             for try await (sha256, size, name) in rows.decode((String, Int, String).self) {
                 references[sha256, default: BlobReference(sha256: sha256, size: size, models: [])].models.append(try ModelName(name))
@@ -93,16 +101,30 @@ extension PostgresModelCatalog {
     static func versions(of name: ModelName, where condition: String, _ connection: PostgresConnection,
                          logger: Logger) async throws -> [ModelVersion] {
         let rows = try await connection.query(PostgresQuery(unsafeSQL: """
-            SELECT number, sha256, size, notes, published, created_at, published_at, tflite::text FROM version WHERE \(condition)
+            SELECT number, sha256, size, notes, published, created_at, published_at, tflite::text,
+                (SELECT coalesce(jsonb_agg(jsonb_build_object('name', name, 'sha256', sha256, 'size', size) ORDER BY position), '[]')::text
+                 FROM version_file WHERE version_file.version_id = version.id)
+            FROM version WHERE \(condition)
             """), logger: logger)
         var versions: [ModelVersion] = []
-        for try await (number, sha256, size, notes, published, createdAt, publishedAt, tflite)
-            in rows.decode((Int, String, Int, String, Bool, Date, Date?, String).self) {
+        for try await (number, sha256, size, notes, published, createdAt, publishedAt, tflite, files)
+            in rows.decode((Int, String, Int, String, Bool, Date, Date?, String, String).self) {
             versions.append(ModelVersion(model: name, version: number, sha256: sha256, size: size, notes: notes, published: published,
                                          createdAt: createdAt, publishedAt: publishedAt,
-                                         tflite: try decoded(TFLiteModelDescription.self, tflite)))
+                                         tflite: try decoded(TFLiteModelDescription.self, tflite),
+                                         files: try decoded([CompanionFile].self, files)))
         }
         return versions
+    }
+
+    /// Adds a version's companion files, in order.
+    static func insertFiles(_ files: [CompanionFile], version: Int64, _ connection: PostgresConnection, logger: Logger) async throws {
+        for (position, file) in files.enumerated() {
+            try await connection.query("""
+                INSERT INTO version_file (version_id, name, sha256, size, position)
+                VALUES (\(version), \(file.name), \(file.sha256), \(file.size), \(position))
+                """, logger: logger)
+        }
     }
 
     static func noVersion(_ number: Int, of name: ModelName) -> DepotError {

@@ -112,12 +112,15 @@ public final class PostgresModelCatalog: ModelCatalog {
         try await transaction { [logger] connection in
             let model = try await Self.lockModel(name, connection, logger: logger)
             let digests = try await connection.column("SELECT sha256 FROM version WHERE model_id = \(model.id)", as: String.self, logger: logger)
+            let files = try await connection.column("""
+                SELECT version_file.sha256 FROM version_file JOIN version ON version.id = version_file.version_id WHERE version.model_id = \(model.id)
+                """, as: String.self, logger: logger)
             guard digests.isEmpty || force else {
                 throw DepotError(.conflict, "Model '\(name)' has \(digests.count) version(s). Delete them first, or pass force to delete the model with all its versions.")
             }
             try await connection.query("DELETE FROM model WHERE id = \(model.id)", logger: logger)
             try await Self.announce(.model, name.rawValue, connection, logger: logger)
-            return try await Self.unreferenced(Set(digests), connection, logger: logger)
+            return try await Self.unreferenced(Set(digests + files), connection, logger: logger)
         }
     }
 
@@ -166,10 +169,13 @@ public final class PostgresModelCatalog: ModelCatalog {
         DepotError(.notFound, "No model is named '\(name)'. List models with 'depot models list', or create it with 'depot models create \(name)'.")
     }
 
-    /// Those of `digests` no version references any more.
+    /// Those of `digests` no version references any more, as its model or a companion file.
     static func unreferenced(_ digests: Set<String>, _ connection: PostgresConnection, logger: Logger) async throws -> Set<String> {
         guard !digests.isEmpty else { return [] }
-        let still = try await connection.column("SELECT DISTINCT sha256 FROM version WHERE sha256 = ANY(\(Array(digests)))", as: String.self, logger: logger)
+        let still = try await connection.column("""
+            SELECT sha256 FROM version WHERE sha256 = ANY(\(Array(digests)))
+            UNION SELECT sha256 FROM version_file WHERE sha256 = ANY(\(Array(digests)))
+            """, as: String.self, logger: logger)
         return digests.subtracting(still)
     }
 

@@ -1,0 +1,122 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import ModelDepotShared
+import Testing
+
+/// Companion files uploaded with a model in one request (`Depot-Companion-Files`): stored by
+/// digest, listed on the version and in the signed manifest, served like the model, removed with
+/// the last version naming them, and refused whole when anything about them is wrong.
+@Suite struct CompanionFilesAPITests {
+    static let labels = Array("red\ngreen\nblue\n".utf8)
+    static let settings = Array(#"{"maxDetections": 6}"#.utf8)
+
+    static func file(_ name: String, _ bytes: [UInt8]) throws -> CompanionFile {
+        try CompanionFile(name: name, sha256: SHA256.hash(data: bytes).hex, size: bytes.count)
+    }
+
+    /// Uploads the detector fixture followed by `parts`, announced as `announced`.
+    static func upload(_ client: TestServer.Client, announced: [CompanionFile], parts: [[UInt8]], modelSize: Int? = nil,
+                       query: String = "publish=true") async throws -> TestResponse {
+        let model = try Fixtures.bytes("metadata/object_detector")
+        var headers = TestServer.Client.admin
+        headers[HTTPField.Name(DepotHeader.contentLength)!] = String(modelSize ?? model.count)
+        headers[HTTPField.Name(DepotHeader.companionFiles)!] = CompanionFile.header(announced)
+        return try await client.request(.post, "/v1/admin/models/detector/versions?\(query)", headers: headers,
+                                        body: ByteBuffer(bytes: model + parts.flatMap { $0 }))
+    }
+
+    @Test func filesAreStoredListedAndSignedIntoTheManifest() async throws {
+        try await TestServer().run { client in
+            try await client.createModel("detector")
+            let files = [try Self.file("labels", Self.labels), try Self.file("automl", Self.settings)]
+            let response = try await Self.upload(client, announced: files, parts: [Self.labels, Self.settings])
+            #expect(response.status == .created)
+            let version = try response.decode(ModelVersion.self)
+            #expect(version.files == files)
+            #expect(version.size == (try Fixtures.bytes("metadata/object_detector")).count)
+            #expect(version.tflite.labelFiles.first?.labels == ["red", "green", "blue"])
+            #expect(Set(client.files(under: "blobs")) == Set([version.sha256] + files.map(\.sha256)))
+            #expect(client.files(under: "tmp").isEmpty)
+
+            let shown = try await client.request(.get, "/v1/admin/models/detector/versions/1").decode(ModelVersion.self)
+            #expect(shown.files == files)
+            let manifest = try await client.request(.get, "/v1/models/detector/manifest", headers: try await client.appKey()).manifest()
+            #expect(manifest.files.map(\.name) == ["labels", "automl"])
+            #expect(manifest.files.map(\.sha256) == files.map(\.sha256))
+            #expect(manifest.files.map(\.downloadURL) == files.map { "/v1/blobs/sha256/\($0.sha256)" })
+            let served = try await client.request(.get, manifest.files[0].downloadURL, headers: try await client.appKey())
+            #expect(served.status == .ok)
+            #expect(Array(buffer: served.body) == Self.labels)
+        }
+    }
+
+    @Test func deletingTheLastVersionNamingAFileRemovesIt() async throws {
+        try await TestServer().run { client in
+            try await client.createModel("detector")
+            let labels = try Self.file("labels", Self.labels)
+            _ = try await Self.upload(client, announced: [labels], parts: [Self.labels], query: "publish=false")
+            let second = try await Self.upload(client, announced: [labels], parts: [Self.labels], query: "publish=false")
+            #expect(second.status == .created)
+            #expect(try await client.request(.delete, "/v1/admin/models/detector/versions/1").status == .noContent)
+            #expect(client.files(under: "blobs").contains(labels.sha256))
+            #expect(try await client.request(.delete, "/v1/admin/models/detector/versions/2").status == .noContent)
+            #expect(client.files(under: "blobs").isEmpty)
+        }
+    }
+
+    @Test func wrongAnnouncementsAreRefusedAndStoreNothing() async throws {
+        try await TestServer().run { client in
+            try await client.createModel("detector")
+            let labels = try Self.file("labels", Self.labels)
+            var changed = Self.labels
+            changed[0] = UInt8(ascii: "R")
+            let digest = try await Self.upload(client, announced: [labels], parts: [changed])
+            #expect(digest.status == .badRequest)
+            #expect(digest.error?.code == .digestMismatch)
+            #expect(digest.error?.message.contains("'labels'") == true)
+
+            let short = try await Self.upload(client, announced: [labels], parts: [Array(Self.labels.dropLast())])
+            #expect(short.error?.code == .sizeMismatch)
+            #expect(short.error?.message.contains("companion file 'labels'") == true)
+
+            let long = try await Self.upload(client, announced: [labels], parts: [Self.labels, [1, 2, 3]])
+            #expect(long.error?.code == .sizeMismatch)
+
+            var headers = TestServer.Client.admin
+            headers[HTTPField.Name(DepotHeader.companionFiles)!] = "name=Labels;size=3;sha256=\(labels.sha256)"
+            let badName = try await client.request(.post, "/v1/admin/models/detector/versions", headers: headers,
+                                                   body: ByteBuffer(bytes: try Fixtures.bytes("metadata/object_detector")))
+            #expect(badName.status == .badRequest)
+            #expect(badName.error?.code == .invalidCompanionFile)
+
+            headers[HTTPField.Name(DepotHeader.companionFiles)!] = CompanionFile.header([labels])
+            let noLength = try await client.request(.post, "/v1/admin/models/detector/versions", headers: headers,
+                                                    body: ByteBuffer(bytes: try Fixtures.bytes("metadata/object_detector") + Self.labels))
+            #expect(noLength.error?.code == .badRequest)
+            #expect(noLength.error?.message.contains(DepotHeader.contentLength) == true)
+
+            let many = try (0...CompanionFile.maximumCount).map { try CompanionFile(name: "f\($0)", sha256: labels.sha256, size: 1) }
+            headers[HTTPField.Name(DepotHeader.companionFiles)!] = CompanionFile.header(many)
+            let tooMany = try await client.request(.post, "/v1/admin/models/detector/versions", headers: headers,
+                                                   body: ByteBuffer(bytes: [0]))
+            #expect(tooMany.error?.code == .invalidCompanionFile)
+
+            headers[HTTPField.Name(DepotHeader.companionFiles)!] = "name=labels;size=\(CompanionFile.maximumSize + 1);sha256=\(labels.sha256)"
+            let tooLarge = try await client.request(.post, "/v1/admin/models/detector/versions", headers: headers,
+                                                    body: ByteBuffer(bytes: [0]))
+            #expect(tooLarge.status == .contentTooLarge)
+
+            // A model the verifier refuses takes its files with it.
+            let damaged = try await Self.upload(client, announced: [labels], parts: [Self.labels], modelSize: 100)
+            #expect(damaged.status == .unprocessableContent || damaged.status == .badRequest)
+
+            let versions = try await client.request(.get, "/v1/admin/models/detector/versions").decode(ModelVersionList.self)
+            #expect(versions.versions.isEmpty)
+            #expect(client.files(under: "blobs").isEmpty)
+            #expect(client.files(under: "tmp").isEmpty)
+        }
+    }
+}
