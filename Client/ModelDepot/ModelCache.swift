@@ -32,16 +32,23 @@ struct ModelCache: Sendable {
               let manifestData = FileManager.default.contents(atPath: folder.appendingPathComponent("\(current.directory)/manifest.json").path),
               let stored = try? JSONDecoder().decode(StoredModel.self, from: manifestData) else { return nil }
         let file = folder.appendingPathComponent("\(current.directory)/model.tflite")
-        let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue
-        guard size == stored.manifest.size else { return nil }
-        var model = VerifiedModel(manifest: stored.manifest, fileURL: file, description: stored.description)
+        guard Self.size(of: file) == stored.manifest.size else { return nil }
+        var companions: [String: URL] = [:]
+        for companion in stored.manifest.files {
+            let url = folder.appendingPathComponent("\(current.directory)/files/\(companion.name)")
+            guard Self.size(of: url) == companion.size else { return nil }
+            companions[companion.name] = url
+        }
+        var model = VerifiedModel(manifest: stored.manifest, fileURL: file, description: stored.description, companionFiles: companions)
         model.confirmedAt = current.confirmedAt
         model.expires = current.expires ?? stored.manifest.expires
         return (model, current)
     }
 
     /// Moves a verified file into its version folder, makes it current, and keeps `kept` versions.
-    func install(_ file: URL, manifest: ModelManifest, description: TFLiteModelDescription, etag: String?,
+    /// Moves a verified model and its verified companion files into the version's folder, then
+    /// makes it current in one atomic write: until then the previous version stays in use, whole.
+    func install(_ file: URL, companions: [String: URL], manifest: ModelManifest, description: TFLiteModelDescription, etag: String?,
                  confirmedAt: Date, kept: Int) throws -> VerifiedModel {
         let folder = modelDirectory(manifest.model)
         let name = "v\(manifest.version)-\(manifest.sha256)"
@@ -51,11 +58,22 @@ struct ModelCache: Sendable {
         let modelFile = destination.appendingPathComponent("model.tflite")
         if manager.fileExists(atPath: modelFile.path) { try manager.removeItem(at: modelFile) }
         try manager.moveItem(at: file, to: modelFile)
+        var installed: [String: URL] = [:]
+        if !companions.isEmpty {
+            let files = destination.appendingPathComponent("files")
+            try manager.createDirectory(at: files, withIntermediateDirectories: true)
+            for (name, source) in companions {
+                let target = files.appendingPathComponent(name)
+                if manager.fileExists(atPath: target.path) { try manager.removeItem(at: target) }
+                try manager.moveItem(at: source, to: target)
+                installed[name] = target
+            }
+        }
         try JSONEncoder().encode(StoredModel(manifest: manifest, description: description))
             .write(to: destination.appendingPathComponent("manifest.json"), options: .atomic)
         try setCurrent(manifest.model, Current(directory: name, etag: etag, expires: manifest.expires, confirmedAt: confirmedAt))
         try prune(folder, keeping: kept, current: name)
-        var model = VerifiedModel(manifest: manifest, fileURL: modelFile, description: description)
+        var model = VerifiedModel(manifest: manifest, fileURL: modelFile, description: description, companionFiles: installed)
         model.confirmedAt = confirmedAt
         return model
     }
@@ -82,6 +100,10 @@ struct ModelCache: Sendable {
     func delete(_ name: ModelName) throws {
         let folder = modelDirectory(name)
         if FileManager.default.fileExists(atPath: folder.path) { try FileManager.default.removeItem(at: folder) }
+    }
+
+    private static func size(of file: URL) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue
     }
 
     private func prune(_ folder: URL, keeping kept: Int, current: String) throws {

@@ -18,6 +18,24 @@ extension ModelDownloader {
         return try await fetchBlob(manifest, from: url)
     }
 
+    /// Downloads the manifest's companion files, each like a model file (resumable ranges, the same
+    /// origin and size checks) into its own partial file; returns them by name, not yet verified.
+    func downloadCompanions(_ manifest: ModelManifest, conditions: DownloadConditions, current: VerifiedModel?) async throws -> [String: URL] {
+        var files: [String: URL] = [:]
+        for file in manifest.files {
+            try CompanionFile.check(name: file.name)
+            guard file.size <= CompanionFile.maximumSize, files[file.name] == nil else {
+                throw DepotError(.invalidMetadata, "The manifest of '\(manifest.model)' v\(manifest.version) names companion file '\(file.name)' twice or with \(file.size) bytes (at most \(CompanionFile.maximumSize)); nothing was downloaded.")
+            }
+            var blob = manifest
+            blob.sha256 = file.sha256
+            blob.size = file.size
+            blob.downloadURL = file.downloadURL
+            files[file.name] = try await download(blob, conditions: conditions, current: current)
+        }
+        return files
+    }
+
     /// The manifest's download URL, when the app may fetch it: `http(s)`, naming the manifest's
     /// SHA-256 as a path segment, on the server's origin or one in `allowedDownloadOrigins`.
     private func blobURL(_ manifest: ModelManifest) throws -> URL {

@@ -242,10 +242,12 @@ public actor ModelDownloader {
             emit(.upToDate(model: model, version: current.model.version))
             return confirmed ?? current.model
         }
-        let file: URL
+        var file: URL
+        var companions: [String: URL]
         do {
             do {
                 file = try await download(manifest, conditions: conditions, current: current?.model)
+                companions = try await downloadCompanions(manifest, conditions: conditions, current: current?.model)
             } catch let error as DepotError where [.notFound, .forbidden].contains(error.code) {
                 // The download URL expired or the blob went away: ask again which version to use.
                 let (data, response) = try await configuration.transport.data(for: manifestRequest(model, etag: nil),
@@ -254,6 +256,7 @@ public actor ModelDownloader {
                 manifest = try await verifiedManifest(data, response, for: model)
                 etag = response.value(forHTTPHeaderField: "ETag")
                 file = try await download(manifest, conditions: conditions, current: current?.model)
+                companions = try await downloadCompanions(manifest, conditions: conditions, current: current?.model)
             }
         } catch let error as DepotError where !error.message.hasSuffix(kept) {
             throw DepotError(error.code, "\(error.message) \(kept)")
@@ -262,11 +265,13 @@ public actor ModelDownloader {
         let verified: VerifiedModel
         do throws(DepotError) {
             verified = try VerifiedModel.verify(file, against: manifest, expectation: expectation)
+            try VerifiedModel.verifyCompanions(companions, against: manifest)
         } catch {
             try? FileManager.default.removeItem(at: file)
+            for companion in companions.values { try? FileManager.default.removeItem(at: companion) }
             throw DepotError(error.code, "\(error.message) The download was discarded. \(kept)")
         }
-        let installed = try cache.install(file, manifest: manifest, description: verified.description, etag: etag,
+        let installed = try cache.install(file, companions: companions, manifest: manifest, description: verified.description, etag: etag,
                                           confirmedAt: configuration.clock(), kept: configuration.keptVersions)
         emit(.installed(model: model, version: installed.version))
         configuration.notificationCenter.post(name: .modelDownloadDidSucceed, object: self, userInfo: [Self.modelKey: installed])

@@ -28,14 +28,17 @@ public struct VerifiedModel: Sendable, Hashable {
     /// with the server unreachable or failing): the app sees every outcome, not only the model.
     /// `nil` when the check succeeded or none was made.
     public internal(set) var checkFailure: DepotError?
+    /// The verified companion files, by name.
+    let companionFiles: [String: URL]
 
-    init(manifest: ModelManifest, fileURL: URL, description: TFLiteModelDescription) {
+    init(manifest: ModelManifest, fileURL: URL, description: TFLiteModelDescription, companionFiles: [String: URL] = [:]) {
         name = manifest.model
         version = manifest.version
         sha256 = manifest.sha256
         self.fileURL = fileURL
         self.description = description
         self.manifest = manifest
+        self.companionFiles = companionFiles
         expires = manifest.expires
     }
 
@@ -55,6 +58,21 @@ public struct VerifiedModel: Sendable, Hashable {
     /// Checks a file against its manifest: size, SHA-256 (streamed), TFLite structure, and the
     /// app's expected inputs and outputs when given.
     /// - Throws: ``DepotError`` naming the check, what was expected and what was found.
+    /// Checks downloaded companion files against the manifest's sizes and SHA-256s.
+    /// - Throws: ``DepotError`` (`size_mismatch`, `digest_mismatch`) naming the file.
+    static func verifyCompanions(_ files: [String: URL], against manifest: ModelManifest) throws(DepotError) {
+        for file in manifest.files {
+            let what = "Companion file '\(file.name)' of '\(manifest.model)' v\(manifest.version)"
+            guard let url = files[file.name] else { throw DepotError(.notFound, "\(what) was not downloaded.") }
+            let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue ?? -1
+            guard size == file.size else { throw DepotError(.sizeMismatch, "\(what): expected \(file.size) bytes, got \(size).") }
+            let digest = try SHA256.digest(ofFileAt: url.path).hex
+            guard digest == file.sha256 else {
+                throw DepotError(.digestMismatch, "\(what): expected SHA-256 \(file.sha256), got \(digest).")
+            }
+        }
+    }
+
     static func verify(_ fileURL: URL, against manifest: ModelManifest,
                        expectation: TFLiteIOExpectation?) throws(DepotError) -> VerifiedModel {
         let size = (try? FileManager.default.attributesOfItem(atPath: fileURL.path)[.size] as? NSNumber)?.intValue ?? -1
