@@ -8,7 +8,7 @@ import TestSupport
 /// then serves the same models, keys, rollouts and signatures.
 @Suite struct MigrationEndToEndTests {
     @Test func aStorageDirectoryMovesIntoPostgresAndS3AndKeepsServing() async throws {
-        // A one-server deployment with two versions, a rollout, an app key and root document v1
+        // A one-server deployment with three versions (one with companion files), a rollout, an app key and root document v1
         let scratch = try Scratch()
         let storage = scratch.url.appendingPathComponent("storage")
         var single: ServerProcess? = try ServerProcess(storage: storage)
@@ -17,6 +17,9 @@ import TestSupport
         _ = try Command.depot(["models", "create", "flowers", "--description", "Petals"], environment: env)
         _ = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: env)
         _ = try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: env)
+        let automl = Binaries.repository.appendingPathComponent("Tests/Fixtures/automl/object_detection").path
+        let withFiles = try Command.depot(["upload", "flowers", automl, "--json"], environment: env).decode(ModelVersion.self)
+        #expect(withFiles.files.map(\.name) == ["labels", "automl"])
         #expect(try Command.depot(["rollout", "set", "flowers", "--default", "1"], environment: env).status == 0)
         let key = try Command.depot(["keys", "create", "--app", "--json"], environment: env).decode(CreatedAccessKey.self).secret
         let before = try Command.depot(["versions", "flowers", "--json"], environment: env).decode(ModelVersionList.self)
@@ -29,7 +32,8 @@ import TestSupport
         let migrated = try Command.depot(["migrate", "--from", storage.path, "--to-database", database, "--to-blobs", blobs, "--json"],
                                          environment: s3.environment)
         #expect(migrated.status == 0, "\(migrated.error)")
-        #expect(try migrated.decode(MigrationReport.self) == MigrationReport(models: 1, versions: 2, keys: 2, blobs: 2, bytes: before.versions.map(\.size).reduce(0, +)))
+        let bytes = before.versions.map { $0.size + $0.files.map(\.size).reduce(0, +) }.reduce(0, +)
+        #expect(try migrated.decode(MigrationReport.self) == MigrationReport(models: 1, versions: 3, keys: 2, blobs: 5, bytes: bytes))
 
         let again = try Command.depot(["migrate", "--from", storage.path, "--to-database", database, "--to-blobs", blobs], environment: s3.environment)
         #expect(again.status == 1)
