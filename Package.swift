@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "ModelDepotLiteRT", targets: ["ModelDepotLiteRT"]),
         .executable(name: "depot", targets: ["depot"]),
         .executable(name: "depot-classify", targets: ["depot-classify"]),
+        .executable(name: "depot-detect", targets: ["depot-detect"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
@@ -83,6 +84,14 @@ let package = Package(
             path: "Examples/depot-classify"
         ),
         .executableTarget(
+            name: "depot-detect",
+            dependencies: [
+                "ModelDepot", "ModelDepotLiteRT", "ModelDepotShared",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/depot-detect"
+        ),
+        .executableTarget(
             name: "depot-benchmark",
             dependencies: ["ModelDepotShared", "ModelDepot", .product(name: "Crypto", package: "swift-crypto")],
             path: "Benchmarks/depot-benchmark"
@@ -103,8 +112,13 @@ let package = Package(
             path: "Tests/ModelDepotServerTests"
         ),
         .testTarget(
+            name: "ModelDepotLiteRTTests",
+            dependencies: ["ModelDepotLiteRT", "ModelDepotShared", "TestSupport"],
+            path: "Tests/ModelDepotLiteRTTests"
+        ),
+        .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ModelDepotShared", "ModelDepot", "ModelDepotLiteRT", "depot", "depot-classify", "TestSupport",
+            dependencies: ["ModelDepotShared", "ModelDepot", "ModelDepotLiteRT", "depot", "depot-classify", "depot-detect", "TestSupport",
                            .product(name: "Crypto", package: "swift-crypto"), .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Tests/EndToEndTests"

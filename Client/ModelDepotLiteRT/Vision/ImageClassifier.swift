@@ -1,0 +1,96 @@
+import ModelDepot
+import ModelDepotShared
+
+/// Classifies images with a verified model, as ML Kit's custom image classifier and the TFLite
+/// Task Library's `ImageClassifier` do: the image resized to the model's input, normalized as
+/// its metadata says, run in LiteRT, and the scores of the first output named by the labels,
+/// best first.
+///
+/// ```swift
+/// let classifier = try ImageClassifier(model: verified, library: library)
+/// let image = try PixelBuffer(png: Array(try Data(contentsOf: photo)))
+/// for category in try classifier.classify(image) { print(category.label, category.score) }
+/// ```
+public final class ImageClassifier: @unchecked Sendable {
+    // @unchecked: the interpreter runs one classification at a time (documented), as LiteRT's does.
+
+    /// What a classification returns.
+    public struct Options: Sendable {
+        /// At most this many categories (ML Kit's default, 10).
+        public var maximumResults = 10
+        /// Categories scoring below this are left out; `nil` takes the metadata's score threshold,
+        /// else 0.
+        public var scoreThreshold: Float?
+        /// The label file's locale (`en`, `fr`, …) when the metadata has several; `nil` for its first.
+        public var locale: String?
+
+        /// Creates options.
+        public init(maximumResults: Int = 10, scoreThreshold: Float? = nil, locale: String? = nil) {
+            self.maximumResults = maximumResults
+            self.scoreThreshold = scoreThreshold
+            self.locale = locale
+        }
+    }
+
+    /// One class and its score.
+    public struct Category: Sendable, Hashable {
+        /// The position in the output.
+        public var index: Int
+        /// The label (`""` when the model has no label for it).
+        public var label: String
+        /// The score, dequantized for a quantized output.
+        public var score: Float
+    }
+
+    private let interpreter: LiteRTInterpreter
+    private let input: ImageTensorInput
+    private let output: TFLiteTensor
+    private let labels: [String]
+    private let threshold: Float
+    private let maximumResults: Int
+
+    /// - Parameters:
+    ///   - model: A verified model with an image input and a `[1, N]` float32 or uint8 output.
+    ///   - library: LiteRT.
+    ///   - options: What a classification returns.
+    /// - Throws: ``DepotError``: `unsupported_model` for other inputs or outputs; LiteRT's failures.
+    public init(model: VerifiedModel, library: LiteRTLibrary, options: Options = Options()) throws {
+        let description = model.description
+        let tensors = description.modelMetadata?.subgraphs.first
+        guard let image = description.inputs.first else { throw DepotError(.unsupportedModel, "The model has no input.") }
+        input = try ImageTensorInput(tensor: image, metadata: tensors?.inputs.first)
+        guard let scores = description.outputs.first, [.float32, .uint8].contains(scores.type), scores.shape.count == 2, scores.shape[0] == 1 else {
+            throw DepotError(.unsupportedModel, "The model's first output is \(description.outputs.first.map { "\($0.type) \($0.shape)" } ?? "missing"); a classifier's is float32 or uint8 [1, classes].")
+        }
+        output = scores
+        labels = model.labels(locale: options.locale)
+        threshold = options.scoreThreshold ?? tensors?.outputs.first?.scoreThreshold ?? 0
+        maximumResults = options.maximumResults
+        interpreter = try library.makeInterpreter(for: model)
+    }
+
+    /// Classifies an image, or a region of it.
+    /// - Parameters:
+    ///   - image: RGB or RGBA pixels (alpha is ignored).
+    ///   - region: The part of the image to classify; the whole image when `nil`.
+    /// - Returns: At most `maximumResults` categories scoring at least the threshold, best first
+    ///   (equal scores by index).
+    /// - Throws: ``DepotError`` for a region outside the image, or LiteRT's failures.
+    public func classify(_ image: PixelBuffer, region: PixelRegion? = nil) throws -> [Category] {
+        let resized = try image.rgb().resized(width: input.width, height: input.height, region: region)
+        let outputs = try interpreter.run([input.value(for: resized)])
+        let scores = Self.scores(outputs[0], quantization: output.quantization)
+        let ranked = scores.enumerated().sorted { $0.element != $1.element ? $0.element > $1.element : $0.offset < $1.offset }
+        return ranked.prefix { $0.element >= threshold }.prefix(maximumResults).map {
+            Category(index: $0.offset, label: $0.offset < labels.count ? labels[$0.offset] : "", score: $0.element)
+        }
+    }
+
+    /// Float32 values as they are; uint8 dequantized (`scale * (q - zeroPoint)`).
+    static func scores(_ value: TensorValue, quantization: TFLiteQuantization) -> [Float] {
+        if let floats = value.float32Values { return floats }
+        let scale = quantization.scales.first ?? 1
+        let zeroPoint = quantization.zeroPoints.first ?? 0
+        return value.bytes.map { scale * Float(Int($0) - zeroPoint) }
+    }
+}

@@ -1,0 +1,71 @@
+import ModelDepotShared
+
+/// How an image becomes a model's input tensor, as the TFLite Task Library prepares it: the image
+/// (or a region of it) resized to the input's height and width with libyuv's bilinear filter,
+/// then written as the tensor's type.
+///
+/// - `uint8`: the pixel bytes as they are.
+/// - `int8`: normalized and quantized with the tensor's scale and zero point when the metadata
+///   gives a normalization; else each byte shifted by the zero point (`pixel + zeroPoint`).
+/// - `float32`: `(pixel - mean) * (1 / std)` in float32, per channel when the metadata gives one
+///   value per channel; the raw pixel values when it gives none.
+struct ImageTensorInput {
+    let tensor: TFLiteTensor
+    let normalization: (mean: [Float], std: [Float])?
+    let width: Int
+    let height: Int
+
+    /// - Throws: ``DepotError`` (`unsupported_model`) when the input is not an image tensor this reads.
+    init(tensor: TFLiteTensor, metadata: TFLiteTensorMetadata?) throws(DepotError) {
+        let shape = tensor.shape
+        guard shape.count == 4, shape[0] == 1, shape[3] == 3, shape[1] > 0, shape[2] > 0 else {
+            throw DepotError(.unsupportedModel, "The model's input '\(tensor.name)' has shape \(shape); an image input is [1, height, width, 3] (RGB).")
+        }
+        guard [.uint8, .int8, .float32].contains(tensor.type) else {
+            throw DepotError(.unsupportedModel, "The model's input '\(tensor.name)' is \(tensor.type); image inputs are uint8, int8 or float32.")
+        }
+        self.tensor = tensor
+        normalization = metadata?.normalization
+        height = shape[1]
+        width = shape[2]
+    }
+
+    /// The tensor for an RGB image of exactly the input's size.
+    func value(for image: PixelBuffer) -> TensorValue {
+        let pixels = image.bytes
+        switch tensor.type {
+        case .uint8:
+            return TensorValue(uint8: pixels, shape: tensor.shape)
+        case .int8:
+            let scale = tensor.quantization.scales.first ?? 1
+            let zeroPoint = tensor.quantization.zeroPoints.first ?? 0
+            let bytes = pixels.enumerated().map { index, pixel -> UInt8 in
+                let quantized: Int
+                if let (mean, std) = normalization {
+                    let channel = index % 3
+                    let real = (Float(pixel) - Self.pick(mean, channel)) * (1 / Self.pick(std, channel))
+                    quantized = Int((real / scale).rounded()) + zeroPoint
+                } else {
+                    quantized = Int(pixel) + zeroPoint
+                }
+                return UInt8(bitPattern: Int8(clamping: quantized))
+            }
+            return TensorValue(type: .int8, shape: tensor.shape, bytes: bytes)
+        default:
+            guard let (mean, std) = normalization else { return TensorValue(float32: pixels.map(Float.init), shape: tensor.shape) }
+            let inverse = (0..<3).map { 1 / Self.pick(std, $0) }
+            let means = (0..<3).map { Self.pick(mean, $0) }
+            return TensorValue(float32: pixels.enumerated().map { index, pixel in inverse[index % 3] * (Float(pixel) - means[index % 3]) },
+                               shape: tensor.shape)
+        }
+    }
+
+    private static func pick(_ values: [Float], _ channel: Int) -> Float {
+        values.count == 3 ? values[channel] : values[0]
+    }
+}
+
+extension DepotError.Code {
+    /// The model does not have the inputs or outputs the task needs (an image in, scores or detections out).
+    public static let unsupportedModel = Self(rawValue: "unsupported_model")
+}

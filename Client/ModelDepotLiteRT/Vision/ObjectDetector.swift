@@ -1,0 +1,150 @@
+import ModelDepot
+import ModelDepotShared
+
+/// Detects objects with a verified SSD-style model whose outputs are those of
+/// `TFLite_Detection_PostProcess` (boxes, classes, scores, count), as AutoML Vision Edge object
+/// detection exports and the TFLite Task Library's `ObjectDetector` use them: the image resized to
+/// the model's input, each detection named by the labels and its box given in the image's pixels.
+///
+/// Which output is which, and the order of a box's coordinates, come from the model's metadata,
+/// else from the `automl` companion file (`tflite_metadata.json`), else the layout of
+/// `TFLite_Detection_PostProcess` (boxes as top, left, bottom, right).
+///
+/// ```swift
+/// let detector = try ObjectDetector(model: verified, library: library, options: .init(scoreThreshold: 0.5))
+/// for detection in try detector.detect(image) { print(detection.label, detection.box) }
+/// ```
+public final class ObjectDetector: @unchecked Sendable {
+    // @unchecked: the interpreter runs one detection at a time (documented), as LiteRT's does.
+
+    /// What a detection returns.
+    public struct Options: Sendable {
+        /// At most this many detections; `nil` for the model's (or `tflite_metadata.json`'s `maxDetections`).
+        public var maximumResults: Int?
+        /// Detections scoring below this are left out; `nil` takes the metadata's score threshold, else 0.
+        public var scoreThreshold: Float?
+        /// The label file's locale when the metadata has several; `nil` for its first.
+        public var locale: String?
+
+        /// Creates options.
+        public init(maximumResults: Int? = nil, scoreThreshold: Float? = nil, locale: String? = nil) {
+            self.maximumResults = maximumResults
+            self.scoreThreshold = scoreThreshold
+            self.locale = locale
+        }
+    }
+
+    /// A rectangle in the image's pixels.
+    public struct Box: Sendable, Hashable, CustomStringConvertible {
+        public var x: Int
+        public var y: Int
+        public var width: Int
+        public var height: Int
+        public var description: String { "(\(x), \(y)) \(width)x\(height)" }
+    }
+
+    /// One detected object.
+    public struct Detection: Sendable, Hashable {
+        /// Where it is, in the source image's pixels (truncated origin, rounded size, as the Task Library gives them).
+        public var box: Box
+        /// The class index the model gave.
+        public var classIndex: Int
+        /// The label (`""` when the model has no label for it).
+        public var label: String
+        public var score: Float
+    }
+
+    /// Positions of the outputs.
+    private struct Layout {
+        var boxes = 0, classes = 1, scores = 2, count = 3
+        /// Where left, top, right and bottom are in each box's four values.
+        var coordinates = (left: 1, top: 0, right: 3, bottom: 2)
+    }
+
+    private let interpreter: LiteRTInterpreter
+    private let input: ImageTensorInput
+    private let layout: Layout
+    private let labels: [String]
+    private let threshold: Float
+    private let maximumResults: Int
+
+    /// - Parameters:
+    ///   - model: A verified model with an image input and the four outputs of `TFLite_Detection_PostProcess`.
+    ///   - library: LiteRT.
+    ///   - options: What a detection returns.
+    /// - Throws: ``DepotError``: `unsupported_model` for other inputs or outputs, `invalid_companion_file`
+    ///   for `tflite_metadata.json` that contradicts the model; LiteRT's failures.
+    public init(model: VerifiedModel, library: LiteRTLibrary, options: Options = Options()) throws {
+        let description = model.description
+        let tensors = description.modelMetadata?.subgraphs.first
+        guard let image = description.inputs.first else { throw DepotError(.unsupportedModel, "The model has no input.") }
+        input = try ImageTensorInput(tensor: image, metadata: tensors?.inputs.first)
+        let settings = try AutoMLSettings.of(model)
+        if let shape = settings?.inputShape, shape != image.shape {
+            throw DepotError(.invalidCompanionFile, "tflite_metadata.json gives input shape \(shape), but the model takes \(image.shape): they come from different exports.")
+        }
+        let outputs = description.outputs
+        guard outputs.count == 4, outputs.allSatisfy({ $0.type == .float32 }) else {
+            throw DepotError(.unsupportedModel, "The model has \(outputs.count) outputs (\(outputs.map { "\($0.type) \($0.shape)" }.joined(separator: ", "))); an SSD detector has four float32 ones: boxes, classes, scores and count (TFLite_Detection_PostProcess).")
+        }
+        var layout = Layout()
+        if let metadata = tensors?.outputs, metadata.count == 4 {
+            for (position, tensor) in metadata.enumerated() {
+                switch tensor.content?.properties {
+                case .boundingBox(let index, _, _)?:
+                    layout.boxes = position
+                    if index.count == 4 { layout.coordinates = (Int(index[0]), Int(index[1]), Int(index[2]), Int(index[3])) }
+                case _ where tensor.labelFiles.contains { $0.type == .tensorValueLabels }: layout.classes = position
+                case _ where tensor.name == "score": layout.scores = position
+                case _ where tensor.name == "number of detections": layout.count = position
+                default: break
+                }
+            }
+        } else if let names = settings?.outputTensorRepresentation, names.count == 4 {
+            let position = { (name: String) in names.firstIndex(of: name) }
+            guard let boxes = position("bounding_boxes"), let classes = position("class_labels"),
+                  let scores = position("class_confidences"), let count = position("num_of_boxes") else {
+                throw DepotError(.invalidCompanionFile, "tflite_metadata.json names the outputs \(names); expected bounding_boxes, class_labels, class_confidences and num_of_boxes.")
+            }
+            layout = Layout(boxes: boxes, classes: classes, scores: scores, count: count)
+        }
+        guard Set([layout.boxes, layout.classes, layout.scores, layout.count]).count == 4, outputs[layout.boxes].shape.last == 4 else {
+            throw DepotError(.unsupportedModel, "The model's outputs are not boxes, classes, scores and count: the box output has shape \(outputs[layout.boxes].shape).")
+        }
+        self.layout = layout
+        let valueLabels = description.labelFiles.filter { $0.output == layout.classes }
+        labels = (valueLabels.first { $0.locale == options.locale && options.locale != nil } ?? valueLabels.first)?.labels ?? model.labels(locale: options.locale)
+        threshold = options.scoreThreshold ?? tensors?.outputs.dropFirst(layout.scores).first?.scoreThreshold ?? 0
+        maximumResults = options.maximumResults ?? settings?.maxDetections ?? Int.max
+        interpreter = try library.makeInterpreter(for: model)
+    }
+
+    /// Detects objects in an image, or in a region of it.
+    /// - Parameters:
+    ///   - image: RGB or RGBA pixels (alpha is ignored).
+    ///   - region: The part of the image to search; the whole image when `nil`. Boxes are still
+    ///     given in the whole image's pixels.
+    /// - Returns: The detections scoring at least the threshold, in the model's order (best first),
+    ///   at most `maximumResults`.
+    /// - Throws: ``DepotError`` for a region outside the image, or LiteRT's failures.
+    public func detect(_ image: PixelBuffer, region: PixelRegion? = nil) throws -> [Detection] {
+        let area = region ?? PixelRegion(x: 0, y: 0, width: image.width, height: image.height)
+        let resized = try image.rgb().resized(width: input.width, height: input.height, region: region)
+        let outputs = try interpreter.run([input.value(for: resized)]).map { $0.float32Values ?? [] }
+        let boxes = outputs[layout.boxes], classes = outputs[layout.classes], scores = outputs[layout.scores]
+        let count = min(Int(outputs[layout.count].first ?? 0), scores.count, classes.count, boxes.count / 4)
+        var detections: [Detection] = []
+        for index in 0..<max(count, 0) where scores[index] >= threshold && detections.count < maximumResults {
+            let values = boxes[(index * 4)..<(index * 4 + 4)].map { $0 }
+            let (left, top) = (values[layout.coordinates.left], values[layout.coordinates.top])
+            let (right, bottom) = (values[layout.coordinates.right], values[layout.coordinates.bottom])
+            let width = Float(area.width), height = Float(area.height)
+            let box = Box(x: area.x + Int(left * width), y: area.y + Int(top * height),
+                          width: Int((abs(right - left) * width).rounded()), height: Int((abs(bottom - top) * height).rounded()))
+            let classIndex = Int(classes[index])
+            detections.append(Detection(box: box, classIndex: classIndex,
+                                        label: classIndex >= 0 && classIndex < labels.count ? labels[classIndex] : "", score: scores[index]))
+        }
+        return detections
+    }
+}
