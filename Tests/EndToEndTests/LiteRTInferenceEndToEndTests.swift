@@ -107,4 +107,44 @@ struct ClassifyExampleEndToEndTests {
         #expect(lines.dropFirst().first == "\(["daisy", "rose", "tulip"][best]): \(String(format: "%.4f", reference[best]))")
         #expect(lines.count == 4)
     }
+
+    @Test func exampleClassifiesAnImageWithTheModelsOwnLabels() throws {
+        let published = try PublishedModel(["metadata/image_classifier"])
+        defer { withExtendedLifetime(published) {} }
+        let image = Binaries.repository.appendingPathComponent("Tests/Fixtures/images/scene_50x37.png").path
+        let output = try Subprocess.run(Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-classify"), [
+            "--server", published.server.url.absoluteString, "--key", published.appKey, "--root-key", published.root.publicKey, "--model", "flowers",
+            "--image", image, "--litert", try #require(LiteRTRuntime.libraryPath), "--cache", published.scratch.path("cache"), "--top", "2",
+        ])
+        #expect(output.status == 0, "\(output.error)")
+        let reference = try VisionTasksEndToEndTests.reference([VisionTasksEndToEndTests.ReferenceCategory].self,
+                                                               ["classify", Binaries.fixture("metadata/image_classifier"), image, "2"])
+        #expect(output.text.split(separator: "\n").dropFirst() == reference.map { "\($0.label): \(String(format: "%.4f", $0.score))" }[...])
+
+        let neither = try Subprocess.run(Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-classify"), [
+            "--server", published.server.url.absoluteString, "--key", published.appKey, "--root-key", published.root.publicKey, "--model", "flowers",
+            "--litert", "/nonexistent",
+        ])
+        #expect(neither.status != 0)
+        #expect(neither.error.contains("Give either --image or --input."))
+    }
+
+    @Test func detectExamplePrintsLabelledBoxes() throws {
+        let published = try PublishedModel([])
+        defer { withExtendedLifetime(published) {} }
+        let automl = Binaries.repository.appendingPathComponent("Tests/Fixtures/automl/object_detection").path
+        _ = try Command.depot(["upload", "flowers", automl, "--publish"], environment: published.server.environment)
+        let image = Binaries.repository.appendingPathComponent("Tests/Fixtures/images/scene_300x200.png").path
+        let output = try Subprocess.run(Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-detect"), [
+            "--server", published.server.url.absoluteString, "--key", published.appKey, "--root-key", published.root.publicKey, "--model", "flowers",
+            "--image", image, "--litert", try #require(LiteRTRuntime.libraryPath), "--cache", published.scratch.path("cache"), "--threshold", "0.995",
+        ])
+        #expect(output.status == 0, "\(output.error)")
+        let reference = try VisionTasksEndToEndTests.reference([VisionTasksEndToEndTests.ReferenceDetection].self,
+                                                               ["detect", Binaries.fixture("metadata/object_detector"), image, "0.995"])
+        let lines = output.text.split(separator: "\n")
+        #expect(lines.first?.hasSuffix("300x200 image") == true)
+        #expect(lines.dropFirst().map { String($0.prefix { $0 != ":" }) } == reference.map(\.label))
+        #expect(lines.count == reference.count + 1 && reference.count >= 2)
+    }
 }
