@@ -96,7 +96,7 @@ import Testing
         #expect(badName.error.contains("is not allowed"))
         let missingFile = try Command.depot(["upload", "flowers", scratch.path("absent.tflite")], environment: env)
         #expect(missingFile.status == 1)
-        #expect(missingFile.error.contains("Could not open"))
+        #expect(missingFile.error.contains("absent.tflite' does not exist"))
         let unknownCommand = try Command.depot(["frobnicate"], environment: env)
         #expect(unknownCommand.status == 1)
 
