@@ -46,7 +46,12 @@ struct PNGDecoder {
         }
         guard let header else { throw damaged("it has no IHDR chunk") }
         let stride = (header.width * header.samples * header.depth + 7) / 8
-        let raw = try ZlibStream.decompress(data, limit: (stride + 1) * header.height)
+        let raw: [UInt8]
+        do {
+            raw = try ZlibStream.decompress(data, limit: (stride + 1) * header.height)
+        } catch {
+            throw DepotError(.invalidImage, "The PNG image is damaged: its image data (IDAT) does not decompress. \(error.message)")
+        }
         guard raw.count == (stride + 1) * header.height else {
             throw damaged("its image data holds \(raw.count) bytes; \(header.width)x\(header.height) needs \((stride + 1) * header.height)")
         }

@@ -95,12 +95,15 @@ struct ReplicaCaches: Sendable {
     func reloadEverything() async {
         keys.invalidate()
         await reloadSigning()
+        manifests.invalidateAll()
         await reloadIndex()
     }
 
+    /// Takes the keys and root document another replica stored; manifests are signed again only
+    /// when what signs them changed (not for a new pending key), or when reading failed.
     private func reloadSigning() async {
         do {
-            try await signer.reload(catalog: catalog)
+            guard try await signer.reload(catalog: catalog) else { return }
         } catch {
             logger.error("could not load the manifest keys and root document another replica stored", metadata: ["cause": "\(error)"])
         }

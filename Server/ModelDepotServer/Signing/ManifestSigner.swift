@@ -29,16 +29,24 @@ final class ManifestSigner: Sendable {
     }
 
     /// Takes the keys and the newest root document another replica stored.
-    func reload(catalog: any ModelCatalog) async throws {
+    /// - Returns: Whether what manifests are signed with changed (the active key or the root
+    ///   document): a new pending key alone signs nothing, so signed manifests stay as they are.
+    @discardableResult
+    func reload(catalog: any ModelCatalog) async throws -> Bool {
         let (active, pending) = try await keys.loadKeys()
         let root = try await catalog.latestRootDocument().map { data throws(DepotError) in try TrustedRoot(first: data) }
-        let version = state.withLock { state in
+        let (version, changed) = state.withLock { state in
+            var changed = state.active.publicKey.rawRepresentation != active.publicKey.rawRepresentation
             state.active = active
             state.pending = pending
-            if let root, root.document.version > state.root?.document.version ?? 0 { state.root = root }
-            return state.root?.document.version ?? 0
+            if let root, root.document.version > state.root?.document.version ?? 0 {
+                state.root = root
+                changed = true
+            }
+            return (state.root?.document.version ?? 0, changed)
         }
         rootVersionValue.store(version, ordering: .relaxed)
+        return changed
     }
 
     /// What an operator should hear at start-up about trust, or `nil` when all is well: no root
