@@ -21,10 +21,14 @@ struct Inflater {
     private static let distanceExtra: [Int] = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
     private static let codeLengthOrder = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
 
-    /// A canonical Huffman code: how many codes of each length, and the symbols in code order.
+    /// A canonical Huffman code: how many codes of each length, and the symbols in code order;
+    /// plus a table that decodes every code of up to ``fastBits`` bits in one look-up.
     private struct Huffman {
+        static let fastBits = 9
         var counts = [Int](repeating: 0, count: 16)
         var symbols: [Int] = []
+        /// By the next ``fastBits`` bits of input: `symbol << 4 | length`, or 0 for a longer code.
+        var fast = [UInt16](repeating: 0, count: 1 << fastBits)
 
         /// Builds the code; `nil` when the lengths over-subscribe the code space.
         init?(lengths: ArraySlice<Int>, allowIncomplete: Bool) {
@@ -46,13 +50,30 @@ struct Inflater {
                 symbols[offsets[length]] = symbol
                 offsets[length] += 1
             }
+            var next = [Int](repeating: 0, count: 16)
+            var code = 0
+            for length in 1...15 {
+                code = (code + counts[length - 1]) << 1
+                next[length] = code
+            }
+            for (symbol, length) in zip(0..., lengths) where length != 0 {
+                let assigned = next[length]
+                next[length] += 1
+                guard length <= Self.fastBits else { continue }
+                // Codes are sent from their first bit on; the input is read from its lowest bit.
+                var reversed = 0
+                for bit in 0..<length where assigned & (1 << (length - 1 - bit)) != 0 { reversed |= 1 << bit }
+                for index in stride(from: reversed, to: 1 << Self.fastBits, by: 1 << length) {
+                    fast[index] = UInt16(symbol << 4 | length)
+                }
+            }
         }
     }
 
     private let input: FlatBufferBytes
     private let limit: Int
     private var position = 0
-    private var bitBuffer = 0
+    private var bitBuffer: UInt64 = 0
     private var bitCount = 0
     private var output: [UInt8] = []
     private var produced = 0
@@ -95,15 +116,30 @@ struct Inflater {
         output = []
     }
 
-    private mutating func bits(_ count: Int) throws(Failure) -> Int {
-        while bitCount < count {
-            guard position < input.count else { throw Failure.damaged("the data ends inside a block") }
-            bitBuffer |= Int(input.load(UInt8.self, at: position)) << bitCount
+    /// Fills the bit buffer with whole bytes, as far as the input goes.
+    private mutating func refill() {
+        if bitCount <= 56, position + 8 <= input.count {
+            let bytes = (63 - bitCount) >> 3
+            let word = input.load(UInt64.self, at: position) & ((1 << UInt64(bytes * 8)) - 1)
+            bitBuffer |= word << UInt64(bitCount)
+            position += bytes
+            bitCount += bytes * 8
+            return
+        }
+        while bitCount <= 56, position < input.count {
+            bitBuffer |= UInt64(input.load(UInt8.self, at: position)) << UInt64(bitCount)
             position += 1
             bitCount += 8
         }
-        let value = bitBuffer & ((1 << count) - 1)
-        bitBuffer >>= count
+    }
+
+    private mutating func bits(_ count: Int) throws(Failure) -> Int {
+        if bitCount < count {
+            refill()
+            guard bitCount >= count else { throw Failure.damaged("the data ends inside a block") }
+        }
+        let value = Int(bitBuffer & ((1 << UInt64(count)) - 1))
+        bitBuffer >>= UInt64(count)
         bitCount -= count
         return value
     }
@@ -112,13 +148,19 @@ struct Inflater {
         guard produced < limit else { throw Failure.tooLarge }
         output.append(byte)
         produced += 1
-        if output.count >= Self.flushSize + Self.window {
-            sink(Array(output[..<Self.flushSize]))
-            output.removeFirst(Self.flushSize)
-        }
+        flushIfFull()
+    }
+
+    /// Hands all but the window back-references may reach to the sink, once there is enough.
+    private mutating func flushIfFull() {
+        guard output.count >= Self.flushSize + Self.window else { return }
+        sink(Array(output[..<Self.flushSize]))
+        output.removeFirst(Self.flushSize)
     }
 
     private mutating func stored() throws(Failure) {
+        // Skip to the next byte boundary; whole bytes already in the buffer go back to the input.
+        position -= bitCount / 8
         bitBuffer = 0
         bitCount = 0
         guard position + 4 <= input.count else { throw Failure.damaged("a stored block's length is cut off") }
@@ -132,6 +174,14 @@ struct Inflater {
     }
 
     private mutating func decode(_ code: Huffman) throws(Failure) -> Int {
+        if bitCount < Huffman.fastBits { refill() }
+        let entry = code.fast[Int(bitBuffer & UInt64((1 << Huffman.fastBits) - 1))]
+        let length = Int(entry & 15)
+        if entry != 0, length <= bitCount {
+            bitBuffer >>= UInt64(length)
+            bitCount -= length
+            return Int(entry >> 4)
+        }
         var value = 0, first = 0, index = 0
         for length in 1...15 {
             value |= try bits(1)
@@ -159,7 +209,10 @@ struct Inflater {
             guard distanceSymbol < Self.distanceBase.count else { throw Failure.damaged("distance symbol \(distanceSymbol) is invalid") }
             let distance = Self.distanceBase[distanceSymbol] + (try bits(Self.distanceExtra[distanceSymbol]))
             guard distance <= produced else { throw Failure.damaged("a back-reference reaches \(distance) bytes back, before the start of the data") }
-            for _ in 0..<length { try emit(output[output.count - distance]) }
+            guard length <= limit - produced else { throw Failure.tooLarge }
+            for _ in 0..<length { output.append(output[output.count - distance]) }
+            produced += length
+            flushIfFull()
         }
     }
 
