@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import ModelDepotShared
+import Mustache
 
 /// Wires the server: storage, catalog, caches, routes. Used by `depot serve` and by tests.
 /// - Parameters:
@@ -41,7 +42,7 @@ public func buildApplication(
     let usage = UsageCounter(clock: clock)
     let requestLog = RequestLog(isEnabled: configuration.logLevel <= .info)
     let built = buildRouter(configuration: configuration, catalog: catalog, blobs: blobs, objects: objects, index: index, signer: signer, usage: usage,
-                            clock: clock, requestLog: requestLog, logger: logger)
+                            clock: clock, requestLog: requestLog, templates: try await ConsoleController.loadTemplates(), logger: logger)
     let hotPaths = built.hotPaths
     let connections = ConnectionCounter()
     return Application(
@@ -66,7 +67,7 @@ public func buildApplication(
 func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, blobs: any BlobStore, objects: S3BlobStore?,
                  index: BlobIndex, signer: ManifestSigner,
                  usage: UsageCounter, clock: @escaping @Sendable () -> Date,
-                 requestLog: RequestLog, logger: Logger = Logger(label: "depot"))
+                 requestLog: RequestLog, templates: MustacheLibrary, logger: Logger = Logger(label: "depot"))
     -> (routes: RouteInventory, hotPaths: HotPaths, caches: ReplicaCaches, collector: BlobCollector) {
     let metrics = ServerMetrics(requestLog: requestLog)
     let manifests = ManifestCache(signer: signer, lifetime: configuration.manifestLifetime, clock: clock)
@@ -87,7 +88,8 @@ func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, 
     let lock: any BlobCollectionLock = (catalog as? PostgresModelCatalog).map { PostgresBlobCollectionLock(catalog: $0) }
         ?? LocalBlobCollectionLock()
     let collector = BlobCollector(catalog: catalog, blobs: blobs, lock: lock, index: index, clock: clock)
-    ModelsController(catalog: catalog, collector: collector, manifests: manifests, clock: clock).register(in: admin)
+    let models = ModelsController(catalog: catalog, collector: collector, manifests: manifests, clock: clock)
+    models.register(in: admin)
     BlobCollectionController(collector: collector).register(in: admin)
     VersionsController(catalog: catalog, blobs: blobs, index: index, collector: collector, manifests: manifests, metrics: metrics,
                        maximumUploadSize: configuration.maximumUploadSize, clock: clock).register(in: admin)
@@ -95,6 +97,7 @@ func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, 
     RolloutsController(catalog: catalog, manifests: manifests, clock: clock).register(in: admin)
     StatsController(catalog: catalog, usage: usage, clock: clock).register(in: admin)
     signing.registerAdmin(in: admin)
+    ConsoleController(catalog: catalog, keys: keys, throttle: throttle, models: models, templates: templates, clock: clock).register(in: routes)
     return (routes, HotPaths(keys: keys, throttle: throttle, manifests: manifestController, blobs: blobsController, metrics: metrics, log: requestLog),
             ReplicaCaches(catalog: catalog, manifests: manifests, keys: keys, index: index, signer: signer, logger: logger), collector)
 }

@@ -27,7 +27,7 @@ struct MetadataText {
             lines.append("model metadata: none")
         }
         for file in model.labelFiles {
-            let shown = file.labels.prefix(5).map { "\"\($0)\"" }.joined(separator: ", ")
+            let shown = file.labels.prefix(5).map(\.debugDescription).joined(separator: ", ")
             lines.append("  labels of output \(file.output) (\(file.name)\(file.locale.map { ", \($0)" } ?? "")): \(file.labels.count) — \(shown)\(file.labels.count > 5 ? ", …" : "")")
         }
         if let packed = model.packedFiles {

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import ModelDepotShared
 
 /// `/v1/admin/models`: create, list, show, delete models.
@@ -30,11 +31,15 @@ struct ModelsController {
     }
 
     func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let name = try context.modelName()
-        let force = request.uri.queryParameters.get("force") == "true"
-        let unreferenced = try await catalog.deleteModel(name, force: force)
-        try await collector.removeUnreferenced(unreferenced, logger: context.logger)
-        manifests.invalidate(name)
+        try await deleteModel(try context.modelName(), force: request.uri.queryParameters.get("force") == "true", logger: context.logger)
         return Response(status: .noContent)
+    }
+
+    /// Deletes a model (with its versions when `force` is set), the blobs nothing references any
+    /// more, and its cached manifests: for the API and the console alike.
+    func deleteModel(_ name: ModelName, force: Bool, logger: Logger) async throws {
+        let unreferenced = try await catalog.deleteModel(name, force: force)
+        try await collector.removeUnreferenced(unreferenced, logger: logger)
+        manifests.invalidate(name)
     }
 }

@@ -1,0 +1,210 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import ModelDepotShared
+import Mustache
+
+/// `/console`: the web console over the same catalog and rules as the admin API, rendered on the
+/// server from Mustache templates. Signing in with an admin token sets an `HttpOnly`,
+/// `SameSite=Strict` session cookie (`Secure` over https); every change carries the session's
+/// CSRF token; every page is sent with a strict Content-Security-Policy and no inline script.
+struct ConsoleController {
+    let catalog: any ModelCatalog
+    let keys: AccessKeyCache
+    let throttle: AuthenticationThrottle
+    let models: ModelsController
+    let templates: MustacheLibrary
+    let clock: @Sendable () -> Date
+
+    /// The templates and assets bundled with the server.
+    static func loadTemplates() async throws -> MustacheLibrary {
+        guard let path = Bundle.module.path(forResource: "Templates", ofType: nil) else {
+            throw DepotError(.internalError, "The console's templates are missing from the server's resources.")
+        }
+        return try await MustacheLibrary(directory: path)
+    }
+
+    static let stylesheet: ByteBuffer? = Bundle.module.url(forResource: "console", withExtension: "css", subdirectory: "Assets")
+        .flatMap { try? Data(contentsOf: $0) }.map { ByteBuffer(bytes: $0) }
+
+    func register(in routes: RouteInventory) {
+        let console = routes.group("console").add(middleware: ConsoleHeadersMiddleware())
+        console.get { request, _ in Response(status: .seeOther, headers: [.location: try await session(request) == nil ? "/console/sign-in" : "/console/models"]) }
+        console.get("sign-in") { _, _ in try page("sign-in", ConsolePages.SignIn(error: nil)) }
+        console.post("sign-in", use: signIn)
+        console.post("sign-out", use: signOut)
+        console.get("models", use: listModels)
+        console.post("models", use: createModel)
+        console.get("models/:name", use: showModel)
+        console.get("models/:name/delete", use: confirmDeletion)
+        console.post("models/:name/delete", use: deleteModel)
+        console.get("assets/console.css") { _, _ in
+            guard let stylesheet = Self.stylesheet else { throw DepotError(.internalError, "The console's stylesheet is missing from the server's resources.") }
+            return Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "public, max-age=3600"],
+                            body: .init(byteBuffer: stylesheet))
+        }
+    }
+
+    // MARK: Sessions
+
+    func signIn(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let address = context.clientAddress
+        if throttle.wait(address: address) != nil {
+            return try page("sign-in", ConsolePages.SignIn(error: "Too many failed sign-ins from this address; wait a minute and try again."),
+                            status: .tooManyRequests)
+        }
+        let token = try await ConsoleForm(request)["token"]?.trimmingCharacters(in: .whitespaces) ?? ""
+        let key: AccessKey
+        do {
+            key = try await keys.authenticate(token)
+        } catch {
+            throttle.failed(address: address, keyID: AccessKeySecret(text: token).embeddedID)
+            return try page("sign-in", ConsolePages.SignIn(error: "That token is not a working ModelDepot token. Paste the admin token exactly as it was printed."),
+                            status: .unauthorized)
+        }
+        guard key.kind == .admin else {
+            return try page("sign-in", ConsolePages.SignIn(error: "Key '\(key.id)' is an app key; the console needs an admin token."),
+                            status: .forbidden)
+        }
+        throttle.succeeded(address: address)
+        let session = ConsoleSession(token: token, expires: clock().addingTimeInterval(ConsoleSession.lifetime))
+        var response = Response(status: .seeOther, headers: [.location: "/console/models"])
+        response.setCookie(Cookie(name: ConsoleSession.cookieName, value: session.cookieValue, maxAge: Int(ConsoleSession.lifetime),
+                                  path: "/console", secure: Self.isHTTPS(request), httpOnly: true, sameSite: .strict))
+        return response
+    }
+
+    func signOut(_ request: Request, context: AppRequestContext) async throws -> Response {
+        _ = try await signedIn(request, checkingForm: true)
+        var response = Response(status: .seeOther, headers: [.location: "/console/sign-in"])
+        response.setCookie(Cookie(name: ConsoleSession.cookieName, value: "", maxAge: 0, path: "/console",
+                                  secure: Self.isHTTPS(request), httpOnly: true, sameSite: .strict))
+        return response
+    }
+
+    /// The signed-in session: a cookie that is this server's, unexpired, for a working admin token.
+    func session(_ request: Request) async throws -> ConsoleSession? {
+        guard let value = request.cookies[ConsoleSession.cookieName]?.value,
+              let session = ConsoleSession(cookie: value, now: clock()),
+              let key = try? await keys.authenticate(session.token), key.kind == .admin else { return nil }
+        return session
+    }
+
+    /// The session of a request that needs one; with `checkingForm`, its form's CSRF token too.
+    /// - Throws: ``ConsoleRedirect`` to the sign-in page without a session; ``DepotError``
+    ///   (`forbidden`) for a form without this session's CSRF token.
+    private func signedIn(_ request: Request, checkingForm: Bool = false) async throws -> (ConsoleSession, ConsoleForm?) {
+        guard let session = try await session(request) else { throw ConsoleRedirect(location: "/console/sign-in") }
+        guard checkingForm else { return (session, nil) }
+        let form = try await ConsoleForm(request)
+        guard session.accepts(csrf: form["csrf"]) else {
+            throw DepotError(.forbidden, "The form was not sent from this console session (its CSRF token is missing or wrong). Reload the page and try again.")
+        }
+        return (session, form)
+    }
+
+    static func isHTTPS(_ request: Request) -> Bool {
+        request.uri.scheme == .https || request.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "https"
+    }
+
+    // MARK: Models
+
+    func listModels(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (session, _) = try await signedIn(request)
+        return try await modelsPage(csrf: session.csrfToken, error: nil)
+    }
+
+    private func modelsPage(csrf: String, error: String?, status: HTTPResponse.Status = .ok) async throws -> Response {
+        var rows: [ConsolePages.ModelRow] = []
+        for summary in try await catalog.models() {
+            rows.append(ConsolePages.ModelRow(
+                name: summary.name.rawValue, description: summary.description, tags: summary.tags.joined(separator: ", "),
+                newest: summary.latestVersion.map { "v\($0)" } ?? "–", published: summary.publishedVersion.map { "v\($0)" } ?? "–",
+                handsOut: ConsolePages.handsOut(try await catalog.rollout(of: summary.name), summary: summary)))
+        }
+        return try page("models", ConsolePages.Models(csrf: csrf, error: error, models: rows), status: status)
+    }
+
+    func createModel(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (session, form) = try await signedIn(request, checkingForm: true)
+        let tags = (form?["tags"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        do {
+            let name = try ModelName(form?["name"] ?? "")
+            let description = form?["description"] ?? ""
+            _ = try await catalog.createModel(ModelCreation(name: name, description: description, tags: tags), at: clock())
+            return Response(status: .seeOther, headers: [.location: "/console/models/\(name)"])
+        } catch let error as DepotError {
+            return try await modelsPage(csrf: session.csrfToken, error: error.message, status: error.status)
+        }
+    }
+
+    func showModel(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (session, _) = try await signedIn(request)
+        let name = try context.modelName()
+        let summary = try await catalog.model(name)
+        return try page("model", ConsolePages.Model(
+            csrf: session.csrfToken, error: nil, name: name.rawValue, description: summary.description,
+            handsOut: ConsolePages.handsOut(try await catalog.rollout(of: name), summary: summary),
+            versions: try await catalog.versions(of: name).map(ConsolePages.VersionRow.init)))
+    }
+
+    func confirmDeletion(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (session, _) = try await signedIn(request)
+        let summary = try await catalog.model(try context.modelName())
+        return try page("delete-model", ConsolePages.DeleteModel(csrf: session.csrfToken, error: nil, name: summary.name.rawValue,
+                                                                 versionCount: summary.versionCount))
+    }
+
+    func deleteModel(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (session, form) = try await signedIn(request, checkingForm: true)
+        let summary = try await catalog.model(try context.modelName())
+        guard form?["confirm"] == summary.name.rawValue else {
+            return try page("delete-model", ConsolePages.DeleteModel(
+                csrf: session.csrfToken, error: "Type '\(summary.name)' to confirm; nothing was deleted.", name: summary.name.rawValue,
+                versionCount: summary.versionCount), status: .badRequest)
+        }
+        try await models.deleteModel(summary.name, force: true, logger: context.logger)
+        return Response(status: .seeOther, headers: [.location: "/console/models"])
+    }
+
+    // MARK: Rendering
+
+    private func page(_ template: String, _ context: Any, status: HTTPResponse.Status = .ok) throws -> Response {
+        guard let html = templates.render(context, withTemplate: template) else {
+            throw DepotError(.internalError, "The console's template '\(template)' is missing.")
+        }
+        return Response(status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+                        body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+}
+
+/// Sends a request that needs a session to the sign-in page.
+struct ConsoleRedirect: Error, HTTPResponseError {
+    let location: String
+    var status: HTTPResponse.Status { .seeOther }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
+    }
+}
+
+/// The console's security headers on every answer: a Content-Security-Policy that allows only the
+/// server's own scripts and styles (no inline script) and no framing, no MIME sniffing, no referrer.
+struct ConsoleHeadersMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+
+    static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        }
+        response.headers[HTTPField.Name("Content-Security-Policy")!] = Self.contentSecurityPolicy
+        response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        response.headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        return response
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+@testable import ModelDepotServer
+import ModelDepotShared
+import Testing
+
+/// The web console through the router: sign-in with an admin token into an `HttpOnly`,
+/// `SameSite=Strict` cookie, CSRF on every change, a strict Content-Security-Policy, expiry, and
+/// the models and versions pages over the same catalog as the admin API.
+@Suite struct ConsoleTests {
+    static let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+
+    /// Signs in and returns the cookie header to send and the page's CSRF token.
+    static func signIn(_ client: TestServer.Client) async throws -> (cookie: HTTPFields, csrf: String) {
+        let response = try await client.request(.post, "/console/sign-in", headers: form,
+                                                body: ByteBuffer(string: "token=\(TestServer.adminToken)"))
+        #expect(response.status == .seeOther)
+        let setCookie = try #require(response.headers[.setCookie])
+        let pair = String(setCookie.prefix { $0 != ";" })
+        let cookie: HTTPFields = [.cookie: pair]
+        let page = try await client.request(.get, "/console/models", headers: cookie)
+        let csrf = try #require(page.text.firstMatch(of: /name="csrf" value="([0-9a-f]+)"/)?.1)
+        return (cookie, String(csrf))
+    }
+
+    static func post(_ client: TestServer.Client, _ path: String, _ body: String, cookie: HTTPFields) async throws -> TestResponse {
+        var headers = form
+        headers.append(contentsOf: cookie)
+        return try await client.request(.post, path, headers: headers, body: ByteBuffer(string: body))
+    }
+
+    @Test func signInSetsAStrictHttpOnlyCookieAndEveryPageHasTheCSP() async throws {
+        try await TestServer().run { client in
+            let signIn = try await client.request(.get, "/console/sign-in", headers: [:])
+            #expect(signIn.status == .ok)
+            #expect(signIn.headers[HTTPField.Name("Content-Security-Policy")!]?.contains("script-src 'self'") == true)
+            #expect(signIn.headers[HTTPField.Name("Content-Security-Policy")!]?.contains("frame-ancestors 'none'") == true)
+            #expect(!signIn.text.contains("<script>") && !signIn.text.contains("style=\""), "no inline script or style")
+            #expect(signIn.text.contains("type=\"password\""))
+
+            let response = try await client.request(.post, "/console/sign-in", headers: Self.form,
+                                                    body: ByteBuffer(string: "token=\(TestServer.adminToken)"))
+            #expect(response.status == .seeOther && response.headers[.location] == "/console/models")
+            let cookie = try #require(response.headers[.setCookie])
+            #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/console"))
+            #expect(!cookie.contains("Secure"), "plain http")
+            #expect(!(response.headers[.location] ?? "").contains(TestServer.adminToken), "never in a URL")
+            var forwarded = Self.form
+            forwarded[HTTPField.Name("X-Forwarded-Proto")!] = "https"
+            let https = try await client.request(.post, "/console/sign-in", headers: forwarded,
+                                                 body: ByteBuffer(string: "token=\(TestServer.adminToken)"))
+            #expect(https.headers[.setCookie]?.contains("Secure") == true)
+        }
+    }
+
+    @Test func wrongTokensAndAppKeysAreRefused() async throws {
+        try await TestServer().run { client in
+            let wrong = try await client.request(.post, "/console/sign-in", headers: Self.form, body: ByteBuffer(string: "token=depot_nope"))
+            #expect(wrong.status == .unauthorized)
+            #expect(wrong.headers[.setCookie] == nil)
+            #expect(wrong.text.contains("not a working ModelDepot token"))
+            let app = try #require(try await client.appKey()[.authorization]).dropFirst("Bearer ".count)
+            let refused = try await client.request(.post, "/console/sign-in", headers: Self.form, body: ByteBuffer(string: "token=\(app)"))
+            #expect(refused.status == .forbidden)
+            #expect(refused.text.contains("needs an admin token"))
+            let forged = try await client.request(.get, "/console/models", headers: [.cookie: "depot_console=9999999999.00.\(TestServer.adminToken)"])
+            #expect(forged.status == .seeOther && forged.headers[.location] == "/console/sign-in", "a cookie this server did not make")
+            let none = try await client.request(.get, "/console/models", headers: [:])
+            #expect(none.status == .seeOther && none.headers[.location] == "/console/sign-in")
+        }
+    }
+
+    @Test func changesNeedTheSessionsCSRFTokenAndSignOutEndsIt() async throws {
+        try await TestServer().run { client in
+            let (cookie, csrf) = try await Self.signIn(client)
+            let missing = try await Self.post(client, "/console/models", "name=flowers", cookie: cookie)
+            #expect(missing.status == .forbidden)
+            let wrong = try await Self.post(client, "/console/models", "name=flowers&csrf=\(String(repeating: "0", count: 64))", cookie: cookie)
+            #expect(wrong.status == .forbidden)
+            #expect(try await client.request(.get, "/v1/admin/models").decode(ModelList.self).models.isEmpty, "nothing was created")
+
+            let created = try await Self.post(client, "/console/models", "csrf=\(csrf)&name=flowers&description=Petals+and+more&tags=vision%2C+v2", cookie: cookie)
+            #expect(created.status == .seeOther && created.headers[.location] == "/console/models/flowers")
+            let model = try await client.request(.get, "/v1/admin/models/flowers").decode(ModelSummary.self)
+            #expect(model.description == "Petals and more" && model.tags == ["vision", "v2"])
+            let invalid = try await Self.post(client, "/console/models", "csrf=\(csrf)&name=Not+Valid", cookie: cookie)
+            #expect(invalid.status == .badRequest)
+            #expect(invalid.text.contains("is not allowed"), "the API's message, on the page")
+
+            let signOut = try await Self.post(client, "/console/sign-out", "csrf=\(csrf)", cookie: cookie)
+            #expect(signOut.status == .seeOther && signOut.headers[.setCookie]?.contains("Max-Age=0") == true)
+        }
+    }
+
+    @Test func anExpiredSessionSignsOut() async throws {
+        var server = try TestServer()
+        let now = Date()
+        let session = ConsoleSession(token: TestServer.adminToken, expires: now.addingTimeInterval(-1))
+        server.configuration.clock = { now }
+        try await server.run { client in
+            let expired = try await client.request(.get, "/console/models", headers: [.cookie: "\(ConsoleSession.cookieName)=\(session.cookieValue)"])
+            #expect(expired.status == .seeOther && expired.headers[.location] == "/console/sign-in")
+            let valid = ConsoleSession(token: TestServer.adminToken, expires: now.addingTimeInterval(60))
+            let page = try await client.request(.get, "/console/models", headers: [.cookie: "\(ConsoleSession.cookieName)=\(valid.cookieValue)"])
+            #expect(page.status == .ok)
+        }
+    }
+
+    @Test func versionsShowTheirSignatureMetadataLabelsAndFilesAndDeletionNeedsConfirmation() async throws {
+        try await TestServer().run { client in
+            try await client.createModel("flowers")
+            _ = try await client.upload("metadata/image_classifier", to: "flowers")
+            let (cookie, csrf) = try await Self.signIn(client)
+            let list = try await client.request(.get, "/console/models", headers: cookie)
+            #expect(list.text.contains("href=\"/console/models/flowers\"") && list.text.contains("v1 (newest published)"))
+            let page = try await client.request(.get, "/console/models/flowers", headers: cookie)
+            #expect(page.text.contains("image float32 [1, 16, 16, 3] → probabilities float32 [1, 5]"))
+            #expect(page.text.contains("ImageClassifier") && page.text.contains("5 labels: red, green, blue, dark, bright"))
+
+            let confirm = try await client.request(.get, "/console/models/flowers/delete", headers: cookie)
+            #expect(confirm.text.contains("its 1 version(s)"))
+            let unconfirmed = try await Self.post(client, "/console/models/flowers/delete", "csrf=\(csrf)&confirm=tulips", cookie: cookie)
+            #expect(unconfirmed.status == .badRequest)
+            #expect(try await client.request(.get, "/v1/admin/models/flowers").status == .ok, "still there")
+            let deleted = try await Self.post(client, "/console/models/flowers/delete", "csrf=\(csrf)&confirm=flowers", cookie: cookie)
+            #expect(deleted.status == .seeOther)
+            #expect(try await client.request(.get, "/v1/admin/models/flowers").status == .notFound)
+            #expect(client.files(under: "blobs").isEmpty, "its blob went with it, as through the API")
+        }
+    }
+
+    @Test func theStylesheetIsServedWithCacheHeaders() async throws {
+        try await TestServer().run { client in
+            let css = try await client.request(.get, "/console/assets/console.css", headers: [:])
+            #expect(css.status == .ok)
+            #expect(css.headers[.contentType] == "text/css; charset=utf-8")
+            #expect(css.headers[.cacheControl] == "public, max-age=3600")
+            #expect(css.text.contains(".card"))
+        }
+    }
+}
