@@ -131,6 +131,38 @@ import Testing
         }
     }
 
+    @Test func versionsArePublishedUnpublishedAndDeletedAndTheRolloutsConflictIsExplained() async throws {
+        try await TestServer().run { client in
+            try await client.createModel("flowers")
+            _ = try await client.upload("float_classifier", to: "flowers", query: "publish=false")
+            _ = try await client.upload("int8_conv", to: "flowers", query: "publish=true")
+            let (cookie, csrf) = try await Self.signIn(client)
+            let page = try await client.request(.get, "/console/models/flowers", headers: cookie)
+            #expect(page.text.contains("Publish v1") && page.text.contains("Unpublish v2"))
+
+            let published = try await Self.post(client, "/console/models/flowers/versions/1/publish", "csrf=\(csrf)", cookie: cookie)
+            #expect(published.status == .seeOther)
+            #expect(try await client.request(.get, "/v1/admin/models/flowers/versions/1").decode(ModelVersion.self).published)
+            #expect(try await Self.post(client, "/console/models/flowers/versions/1/unpublish", "", cookie: cookie).status == .forbidden,
+                    "no CSRF token")
+
+            #expect(try await client.json(.put, "/v1/admin/models/flowers/rollout/default", RolloutVersionChoice(version: 1)).status == .ok)
+            let refused = try await Self.post(client, "/console/models/flowers/versions/1/unpublish", "csrf=\(csrf)", cookie: cookie)
+            #expect(refused.status == .conflict)
+            #expect(refused.text.contains("the rollout hands it out") && refused.text.contains("depot rollout show flowers"))
+            #expect(try await client.request(.get, "/v1/admin/models/flowers/versions/1").decode(ModelVersion.self).published, "unchanged")
+            let kept = try await Self.post(client, "/console/models/flowers/versions/1/delete", "csrf=\(csrf)&confirm=1", cookie: cookie)
+            #expect(kept.status == .conflict)
+
+            #expect(try await client.request(.get, "/console/models/flowers/versions/2/delete", headers: cookie).text.contains("Type 2 to confirm"))
+            let unconfirmed = try await Self.post(client, "/console/models/flowers/versions/2/delete", "csrf=\(csrf)&confirm=1", cookie: cookie)
+            #expect(unconfirmed.status == .badRequest)
+            let deleted = try await Self.post(client, "/console/models/flowers/versions/2/delete", "csrf=\(csrf)&confirm=2", cookie: cookie)
+            #expect(deleted.status == .seeOther)
+            #expect(try await client.request(.get, "/v1/admin/models/flowers/versions").decode(ModelVersionList.self).versions.map(\.version) == [1])
+        }
+    }
+
     @Test func theStylesheetIsServedWithCacheHeaders() async throws {
         try await TestServer().run { client in
             let css = try await client.request(.get, "/console/assets/console.css", headers: [:])

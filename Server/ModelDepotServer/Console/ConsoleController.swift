@@ -13,6 +13,7 @@ struct ConsoleController {
     let keys: AccessKeyCache
     let throttle: AuthenticationThrottle
     let models: ModelsController
+    let versions: VersionsController
     let templates: MustacheLibrary
     let clock: @Sendable () -> Date
 
@@ -38,6 +39,10 @@ struct ConsoleController {
         console.get("models/:name", use: showModel)
         console.get("models/:name/delete", use: confirmDeletion)
         console.post("models/:name/delete", use: deleteModel)
+        console.post("models/:name/versions/:number/publish") { try await setPublished(true, $0, $1) }
+        console.post("models/:name/versions/:number/unpublish") { try await setPublished(false, $0, $1) }
+        console.get("models/:name/versions/:number/delete", use: confirmVersionDeletion)
+        console.post("models/:name/versions/:number/delete", use: deleteVersion)
         console.get("assets/console.css") { _, _ in
             guard let stylesheet = Self.stylesheet else { throw DepotError(.internalError, "The console's stylesheet is missing from the server's resources.") }
             return Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "public, max-age=3600"],
@@ -140,12 +145,53 @@ struct ConsoleController {
 
     func showModel(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (session, _) = try await signedIn(request)
-        let name = try context.modelName()
+        return try await modelPage(try context.modelName(), csrf: session.csrfToken, error: nil)
+    }
+
+    private func modelPage(_ name: ModelName, csrf: String, error: String?, status: HTTPResponse.Status = .ok) async throws -> Response {
         let summary = try await catalog.model(name)
         return try page("model", ConsolePages.Model(
-            csrf: session.csrfToken, error: nil, name: name.rawValue, description: summary.description,
+            csrf: csrf, error: error, name: name.rawValue, description: summary.description,
             handsOut: ConsolePages.handsOut(try await catalog.rollout(of: name), summary: summary),
-            versions: try await catalog.versions(of: name).map(ConsolePages.VersionRow.init)))
+            versions: try await catalog.versions(of: name).map(ConsolePages.VersionRow.init)), status: status)
+    }
+
+    // MARK: Versions
+
+    func setPublished(_ published: Bool, _ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let (session, _) = try await signedIn(request, checkingForm: true)
+        let name = try context.modelName()
+        do {
+            _ = try await versions.setPublished(published, version: try context.versionNumber(), of: name)
+            return Response(status: .seeOther, headers: [.location: "/console/models/\(name)"])
+        } catch let error as DepotError where error.code == .conflict {
+            return try await modelPage(name, csrf: session.csrfToken, error: "\(error.message) (Rollouts: 'depot rollout show \(name)'.)",
+                                       status: .conflict)
+        }
+    }
+
+    func confirmVersionDeletion(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (session, _) = try await signedIn(request)
+        let version = try await catalog.version(try context.versionNumber(), of: try context.modelName())
+        return try page("delete-version", ConsolePages.DeleteVersion(csrf: session.csrfToken, error: nil, name: version.model.rawValue,
+                                                                     version: version.version))
+    }
+
+    func deleteVersion(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (session, form) = try await signedIn(request, checkingForm: true)
+        let name = try context.modelName()
+        let number = try context.versionNumber()
+        guard form?["confirm"] == String(number) else {
+            return try page("delete-version", ConsolePages.DeleteVersion(
+                csrf: session.csrfToken, error: "Type \(number) to confirm; nothing was deleted.", name: name.rawValue, version: number),
+                status: .badRequest)
+        }
+        do {
+            try await versions.deleteVersion(number, of: name, logger: context.logger)
+            return Response(status: .seeOther, headers: [.location: "/console/models/\(name)"])
+        } catch let error as DepotError where error.code == .conflict {
+            return try await modelPage(name, csrf: session.csrfToken, error: error.message, status: .conflict)
+        }
     }
 
     func confirmDeletion(_ request: Request, context: AppRequestContext) async throws -> Response {

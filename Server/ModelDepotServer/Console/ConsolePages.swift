@@ -26,11 +26,13 @@ enum ConsolePages {
 
     struct VersionRow {
         let version: Int, published: String, size: Int, sha256: String, shortDigest: String
+        let isPublished: Bool
         let signature: String, metadata: String, files: String, notes: String, uploaded: String
 
         init(_ version: ModelVersion) {
             self.version = version.version
             published = version.published ? "yes" : "no"
+            isPublished = version.published
             size = version.size
             sha256 = version.sha256
             shortDigest = String(version.sha256.prefix(12))
@@ -67,6 +69,13 @@ enum ConsolePages {
             self.versions = versions
             hasVersions = !versions.isEmpty
         }
+    }
+
+    struct DeleteVersion {
+        let csrf: String
+        let error: String?
+        let name: String
+        let version: Int
     }
 
     struct DeleteModel {

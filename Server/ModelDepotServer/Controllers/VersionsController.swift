@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import ModelDepotShared
 
 /// `/v1/admin/models/{name}/versions`: streamed uploads, listing, publishing, deletion.
@@ -172,17 +173,26 @@ struct VersionsController {
     }
 
     func setPublished(_ published: Bool, _ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let name = try context.modelName()
-        let version = try await catalog.setPublished(published, version: try context.versionNumber(), of: name, at: clock())
+        try JSONResponse.make(try await setPublished(published, version: try context.versionNumber(), of: try context.modelName()))
+    }
+
+    /// Publishes or unpublishes a version (a `conflict` while the rollout hands it out): for the
+    /// API and the console alike.
+    func setPublished(_ published: Bool, version number: Int, of name: ModelName) async throws -> ModelVersion {
+        let version = try await catalog.setPublished(published, version: number, of: name, at: clock())
         manifests.invalidate(name)
-        return try JSONResponse.make(version)
+        return version
     }
 
     func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let name = try context.modelName()
-        let unreferenced = try await catalog.deleteVersion(try context.versionNumber(), of: name)
-        try await collector.removeUnreferenced(unreferenced, logger: context.logger)
-        manifests.invalidate(name)
+        try await deleteVersion(try context.versionNumber(), of: try context.modelName(), logger: context.logger)
         return Response(status: .noContent)
+    }
+
+    /// Deletes a version and the blobs nothing references any more: for the API and the console alike.
+    func deleteVersion(_ number: Int, of name: ModelName, logger: Logger) async throws {
+        let unreferenced = try await catalog.deleteVersion(number, of: name)
+        try await collector.removeUnreferenced(unreferenced, logger: logger)
+        manifests.invalidate(name)
     }
 }
