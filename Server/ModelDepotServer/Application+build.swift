@@ -94,11 +94,13 @@ func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, 
     let versions = VersionsController(catalog: catalog, blobs: blobs, index: index, collector: collector, manifests: manifests, metrics: metrics,
                                       maximumUploadSize: configuration.maximumUploadSize, clock: clock)
     versions.register(in: admin)
-    KeysController(catalog: catalog, keys: keys, clock: clock).register(in: admin)
+    let keysController = KeysController(catalog: catalog, keys: keys, clock: clock)
+    keysController.register(in: admin)
     RolloutsController(catalog: catalog, manifests: manifests, clock: clock).register(in: admin)
     StatsController(catalog: catalog, usage: usage, clock: clock).register(in: admin)
     signing.registerAdmin(in: admin)
-    ConsoleController(catalog: catalog, keys: keys, throttle: throttle, models: models, versions: versions, templates: templates, clock: clock)
+    ConsoleController(catalog: catalog, keys: keys, throttle: throttle, models: models, versions: versions, keyIssuer: keysController,
+                      signer: signer, templates: templates, clock: clock)
         .register(in: routes)
     return (routes, HotPaths(keys: keys, throttle: throttle, manifests: manifestController, blobs: blobsController, metrics: metrics, log: requestLog),
             ReplicaCaches(catalog: catalog, manifests: manifests, keys: keys, index: index, signer: signer, logger: logger), collector)

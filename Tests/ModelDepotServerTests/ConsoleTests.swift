@@ -163,6 +163,40 @@ import Testing
         }
     }
 
+    @Test func keysAreCreatedWithTheSecretShownOnceAndRevokedAfterConfirmation() async throws {
+        try await TestServer().run { client in
+            try await client.createModel("flowers")
+            let (cookie, csrf) = try await Self.signIn(client)
+            let page = try await client.request(.get, "/console/keys", headers: cookie)
+            #expect(page.text.contains("admin token") && page.text.contains("Active manifest key"))
+            #expect(page.text.contains("No root document yet"), "the signing warning")
+
+            let created = try await Self.post(client, "/console/keys", "csrf=\(csrf)&kind=app&name=phones&models=flowers", cookie: cookie)
+            #expect(created.status == .created)
+            let secret = try #require(created.text.firstMatch(of: /id="secret" value="([^"]+)"/)?.1)
+            #expect(try await client.request(.get, "/v1/models/flowers/manifest", headers: [.authorization: "Bearer \(secret)"]).status != .unauthorized,
+                    "the secret shown works")
+            let again = try await client.request(.get, "/console/keys", headers: cookie)
+            #expect(!again.text.contains(String(secret)), "shown only once")
+            let keys = try await client.request(.get, "/v1/admin/keys").decode(AccessKeyList.self).keys
+            let app = try #require(keys.first { $0.name == "phones" })
+            let flowers = try ModelName("flowers")
+            #expect(app.kind == .app && app.models == [flowers])
+
+            let limitedAdmin = try await Self.post(client, "/console/keys", "csrf=\(csrf)&kind=admin&models=flowers", cookie: cookie)
+            #expect(limitedAdmin.status == .badRequest && limitedAdmin.text.contains("cannot be limited to models"))
+            #expect(try await Self.post(client, "/console/keys/\(app.id)/revoke", "", cookie: cookie).status == .forbidden, "no CSRF token")
+
+            #expect(try await client.request(.get, "/console/keys/\(app.id)/revoke", headers: cookie).text.contains("Revoke app key \(app.id)?"))
+            let revoked = try await Self.post(client, "/console/keys/\(app.id)/revoke", "csrf=\(csrf)", cookie: cookie)
+            #expect(revoked.status == .seeOther)
+            #expect(try await client.request(.get, "/v1/models/flowers/manifest", headers: [.authorization: "Bearer \(secret)"]).status == .unauthorized)
+            let admin = try #require(keys.first { $0.kind == .admin })
+            let last = try await Self.post(client, "/console/keys/\(admin.id)/revoke", "csrf=\(csrf)", cookie: cookie)
+            #expect(last.status == .conflict, "the last admin token stays")
+        }
+    }
+
     @Test func theStylesheetIsServedWithCacheHeaders() async throws {
         try await TestServer().run { client in
             let css = try await client.request(.get, "/console/assets/console.css", headers: [:])

@@ -14,6 +14,8 @@ struct ConsoleController {
     let throttle: AuthenticationThrottle
     let models: ModelsController
     let versions: VersionsController
+    let keyIssuer: KeysController
+    let signer: ManifestSigner
     let templates: MustacheLibrary
     let clock: @Sendable () -> Date
 
@@ -43,6 +45,7 @@ struct ConsoleController {
         console.post("models/:name/versions/:number/unpublish") { try await setPublished(false, $0, $1) }
         console.get("models/:name/versions/:number/delete", use: confirmVersionDeletion)
         console.post("models/:name/versions/:number/delete", use: deleteVersion)
+        registerKeys(in: console)
         console.get("assets/console.css") { _, _ in
             guard let stylesheet = Self.stylesheet else { throw DepotError(.internalError, "The console's stylesheet is missing from the server's resources.") }
             return Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "public, max-age=3600"],
@@ -98,7 +101,7 @@ struct ConsoleController {
     /// The session of a request that needs one; with `checkingForm`, its form's CSRF token too.
     /// - Throws: ``ConsoleRedirect`` to the sign-in page without a session; ``DepotError``
     ///   (`forbidden`) for a form without this session's CSRF token.
-    private func signedIn(_ request: Request, checkingForm: Bool = false) async throws -> (ConsoleSession, ConsoleForm?) {
+    func signedIn(_ request: Request, checkingForm: Bool = false) async throws -> (ConsoleSession, ConsoleForm?) {
         guard let session = try await session(request) else { throw ConsoleRedirect(location: "/console/sign-in") }
         guard checkingForm else { return (session, nil) }
         let form = try await ConsoleForm(request)
@@ -215,7 +218,7 @@ struct ConsoleController {
 
     // MARK: Rendering
 
-    private func page(_ template: String, _ context: Any, status: HTTPResponse.Status = .ok) throws -> Response {
+    func page(_ template: String, _ context: Any, status: HTTPResponse.Status = .ok) throws -> Response {
         guard let html = templates.render(context, withTemplate: template) else {
             throw DepotError(.internalError, "The console's template '\(template)' is missing.")
         }

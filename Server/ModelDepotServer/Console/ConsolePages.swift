@@ -85,6 +85,38 @@ enum ConsolePages {
         let versionCount: Int
     }
 
+    struct KeyRow {
+        let id: String, kind: String, name: String, models: String, created: String, revoked: String?
+
+        init(_ key: AccessKey) {
+            id = key.id
+            kind = key.kind == .admin ? "admin token" : "app key"
+            name = key.name
+            models = key.models.map { $0.map(\.rawValue).joined(separator: ", ") } ?? "all"
+            created = key.createdAt.formatted(.iso8601)
+            revoked = key.revokedAt?.formatted(.iso8601)
+        }
+    }
+
+    struct CreatedKey { let id: String, secret: String }
+
+    struct Keys {
+        let csrf: String
+        let error: String?
+        let created: CreatedKey?
+        let keys: [KeyRow]
+        let activeKey: String
+        let pendingKey: String?
+        let rootVersion: String
+        let signingWarning: String?
+    }
+
+    struct RevokeKey {
+        let csrf: String
+        let error: String?
+        let key: KeyRow
+    }
+
     /// What the rollout gives a device no pin or rule covers, and how many pins and rules it has.
     static func handsOut(_ rollout: Rollout, summary: ModelSummary) -> String {
         var text = rollout.defaultVersion.map { "v\($0) by default" }

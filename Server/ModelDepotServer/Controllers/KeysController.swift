@@ -15,14 +15,18 @@ struct KeysController {
     }
 
     func create(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let creation = try await request.decodeJSON(AccessKeyCreation.self, context: context)
+        try JSONResponse.make(try await create(try await request.decodeJSON(AccessKeyCreation.self, context: context)), status: .created)
+    }
+
+    /// Issues a key (its secret returned this once): for the API and the console alike.
+    func create(_ creation: AccessKeyCreation) async throws -> CreatedAccessKey {
         if creation.kind == .admin, creation.models != nil {
             throw DepotError(.badRequest, "Admin tokens cannot be limited to models; leave out 'models', or create an app key.")
         }
         let created = try await KeyIssuer(catalog: catalog).issue(kind: creation.kind, name: creation.name ?? "",
                                                                    models: creation.models, at: clock())
         keys.invalidate()
-        return try JSONResponse.make(created, status: .created)
+        return created
     }
 
     func list(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -30,10 +34,14 @@ struct KeysController {
     }
 
     func revoke(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let id = context.parameters.get("id") ?? ""
+        try JSONResponse.make(try await revoke(id: context.parameters.get("id") ?? ""))
+    }
+
+    /// Revokes a key (never the last admin token): for the API and the console alike.
+    func revoke(id: String) async throws -> AccessKey {
         let key = try await catalog.revokeKey(id: id, at: clock())
         keys.invalidate()
-        return try JSONResponse.make(key)
+        return key
     }
 }
 
