@@ -57,7 +57,7 @@ final class ServerProcess: @unchecked Sendable {
         ["DEPOT_SERVER": url.absoluteString, "DEPOT_TOKEN": Self.adminToken]
     }
 
-    private static func readLine(_ handle: FileHandle, containing text: String, within seconds: Double) throws -> String {
+    static func readLine(_ handle: FileHandle, containing text: String, within seconds: Double) throws -> String {
         let result = LineBox()
         let done = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
