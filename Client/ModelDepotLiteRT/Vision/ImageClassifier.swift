@@ -57,8 +57,7 @@ public final class ImageClassifier: @unchecked Sendable {
     public init(model: VerifiedModel, library: LiteRTLibrary, options: Options = Options()) throws {
         let description = model.description
         let tensors = description.modelMetadata?.subgraphs.first
-        guard let image = description.inputs.first else { throw DepotError(.unsupportedModel, "The model has no input.") }
-        input = try ImageTensorInput(tensor: image, metadata: tensors?.inputs.first)
+        input = try ImageTensorInput(firstInputOf: description)
         guard let scores = description.outputs.first, [.float32, .uint8].contains(scores.type), scores.shape.count == 2, scores.shape[0] == 1 else {
             throw DepotError(.unsupportedModel, "The model's first output is \(description.outputs.first.map { "\($0.type) \($0.shape)" } ?? "missing"); a classifier's is float32 or uint8 [1, classes].")
         }

@@ -30,6 +30,13 @@ struct ImageTensorInput {
         width = shape[2]
     }
 
+    /// The first input of a model, with the metadata of that input.
+    /// - Throws: ``DepotError`` (`unsupported_model`) when the model has no image input.
+    init(firstInputOf model: TFLiteModelDescription) throws(DepotError) {
+        guard let image = model.inputs.first else { throw DepotError(.unsupportedModel, "The model has no input.") }
+        try self.init(tensor: image, metadata: model.modelMetadata?.subgraphs.first?.inputs.first)
+    }
+
     /// The tensor for an RGB image of exactly the input's size.
     func value(for image: PixelBuffer) -> TensorValue {
         let pixels = image.bytes

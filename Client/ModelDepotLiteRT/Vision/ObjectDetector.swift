@@ -77,11 +77,10 @@ public final class ObjectDetector: @unchecked Sendable {
     public init(model: VerifiedModel, library: LiteRTLibrary, options: Options = Options()) throws {
         let description = model.description
         let tensors = description.modelMetadata?.subgraphs.first
-        guard let image = description.inputs.first else { throw DepotError(.unsupportedModel, "The model has no input.") }
-        input = try ImageTensorInput(tensor: image, metadata: tensors?.inputs.first)
+        input = try ImageTensorInput(firstInputOf: description)
         let settings = try AutoMLSettings.of(model)
-        if let shape = settings?.inputShape, shape != image.shape {
-            throw DepotError(.invalidCompanionFile, "tflite_metadata.json gives input shape \(shape), but the model takes \(image.shape): they come from different exports.")
+        if let shape = settings?.inputShape, shape != input.tensor.shape {
+            throw DepotError(.invalidCompanionFile, "tflite_metadata.json gives input shape \(shape), but the model takes \(input.tensor.shape): they come from different exports.")
         }
         let outputs = description.outputs
         guard outputs.count == 4, outputs.allSatisfy({ $0.type == .float32 }) else {
