@@ -113,6 +113,7 @@ struct VisionTasksEndToEndTests {
         let detector = try ObjectDetector(model: model, library: try LiteRTLibrary(path: try #require(LiteRTRuntime.libraryPath)))
         let picture = try PixelBuffer(contentsOfFile: Self.images.appendingPathComponent("scene_300x200.png").path)
         let right = try detector.detect(picture, region: PixelRegion(x: 150, y: 0, width: 150, height: 200))
+        #expect(!right.isEmpty)
         #expect(right.allSatisfy { $0.box.x >= 150 - $0.box.width })
         #expect(throws: DepotError.self) { try detector.detect(picture, region: PixelRegion(x: 250, y: 0, width: 100, height: 10)) }
         #expect(throws: DepotError.self) {

@@ -92,6 +92,14 @@ import Testing
             #expect(badName.status == .badRequest)
             #expect(badName.error?.code == .invalidCompanionFile)
 
+            for malformed in ["name=labels;size=many;sha256=\(labels.sha256)", "labels", "name=labels;size=3;sha256=XYZ",
+                              CompanionFile.header([labels, labels])] {
+                headers[HTTPField.Name(DepotHeader.companionFiles)!] = malformed
+                let refused = try await client.request(.post, "/v1/admin/models/detector/versions", headers: headers,
+                                                       body: ByteBuffer(bytes: try Fixtures.bytes("metadata/object_detector")))
+                #expect(refused.status == .badRequest && refused.error?.code == .invalidCompanionFile, "\(malformed)")
+            }
+
             headers[HTTPField.Name(DepotHeader.companionFiles)!] = CompanionFile.header([labels])
             let noLength = try await client.request(.post, "/v1/admin/models/detector/versions", headers: headers,
                                                     body: ByteBuffer(bytes: try Fixtures.bytes("metadata/object_detector") + Self.labels))

@@ -117,6 +117,25 @@ import Testing
         #expect(error.message.contains(mentions), "\(error.message)")
     }
 
+    @Test func zipFeaturesThisReaderRefusesAreNamed() throws {
+        // object_detector.tflite's zip holds one stored entry; its central directory entry is
+        // changed to name another compression method, then to be encrypted.
+        let bytes = try Repository.bytes(of: Repository.metadataFixtures.appendingPathComponent("object_detector.tflite"))
+        let directory = try #require((0..<(bytes.count - 4)).last { bytes[$0..<($0 + 4)] == [0x50, 0x4B, 0x01, 0x02] })
+        var bzip2 = bytes
+        bzip2[directory + 10] = 12
+        let method = try #require(failure(of: bzip2))
+        #expect(method.code == .invalidAssociatedFiles)
+        #expect(method.message.contains("compression method 12"), "\(method.message)")
+        var encrypted = bytes
+        encrypted[directory + 8] |= 1
+        let secret = try #require(failure(of: encrypted))
+        #expect(secret.message.contains("is encrypted"), "\(secret.message)")
+        var zip64 = bytes
+        for offset in 20..<24 { zip64[directory + offset] = 0xFF }
+        #expect(try #require(failure(of: zip64)).message.contains("ZIP64"))
+    }
+
     @Test(arguments: try Repository.models(in: Repository.metadataFixtures))
     func pagedVerificationReadsTheSameMetadata(fixture: URL) throws {
         let bytes = try Repository.bytes(of: fixture)

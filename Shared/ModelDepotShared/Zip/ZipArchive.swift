@@ -114,9 +114,6 @@ struct ZipArchive: Sendable {
         return Entry(name: name, method: method, compressedSize: compressedSize, size: size, crc32: crc, dataOffset: dataOffset)
     }
 
-    /// The entry named `name`, if the archive holds one.
-    func entry(named name: String) -> Entry? { entries.first { $0.name == name } }
-
     /// Decompresses an entry and checks its size and CRC-32, passing its bytes to `sink` in pieces.
     /// - Throws: ``DepotError`` (`invalid_associated_files`) when the data is damaged.
     func read(_ entry: Entry, into sink: ([UInt8]) -> Void) throws(DepotError) {
