@@ -96,11 +96,13 @@ func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, 
     versions.register(in: admin)
     let keysController = KeysController(catalog: catalog, keys: keys, clock: clock)
     keysController.register(in: admin)
-    RolloutsController(catalog: catalog, manifests: manifests, clock: clock).register(in: admin)
-    StatsController(catalog: catalog, usage: usage, clock: clock).register(in: admin)
+    let rollouts = RolloutsController(catalog: catalog, manifests: manifests, clock: clock)
+    rollouts.register(in: admin)
+    let stats = StatsController(catalog: catalog, usage: usage, clock: clock)
+    stats.register(in: admin)
     signing.registerAdmin(in: admin)
     ConsoleController(catalog: catalog, keys: keys, throttle: throttle, models: models, versions: versions, keyIssuer: keysController,
-                      signer: signer, templates: templates, clock: clock)
+                      rollouts: rollouts, stats: stats, signer: signer, templates: templates, clock: clock)
         .register(in: routes)
     return (routes, HotPaths(keys: keys, throttle: throttle, manifests: manifestController, blobs: blobsController, metrics: metrics, log: requestLog),
             ReplicaCaches(catalog: catalog, manifests: manifests, keys: keys, index: index, signer: signer, logger: logger), collector)

@@ -37,6 +37,8 @@ final class Browser: @unchecked Sendable {
             throw E2EFailure("chromedriver did not open a session: \(created)")
         }
         session = id
+        // Finding an element waits up to 30 s for it to appear: how the test waits for the page.
+        _ = try await command("POST", "timeouts", ["implicit": 30_000])
     }
 
     deinit {
@@ -79,6 +81,48 @@ final class Browser: @unchecked Sendable {
 
     func value(of selector: String) async throws -> String {
         try await command("GET", "element/\(try await element(selector))/property/value")["value"] as? String ?? ""
+    }
+
+    /// Runs a script in the page and returns its result.
+    @discardableResult
+    func execute(_ script: String, _ arguments: [Any] = []) async throws -> Any? {
+        try await command("POST", "execute/sync", ["script": script, "args": arguments])["value"]
+    }
+
+    /// Presses keys as a keyboard does, into whatever has the focus (`Key.tab` and the like included).
+    func keys(_ text: String) async throws {
+        let presses = text.unicodeScalars.flatMap { key in
+            [["type": "keyDown", "value": String(key)], ["type": "keyUp", "value": String(key)]]
+        }
+        _ = try await command("POST", "actions", ["actions": [["type": "key", "id": "keyboard", "actions": presses]]])
+    }
+
+    /// What has the focus: its id, else its tag with its label or text.
+    var focused: String {
+        get async throws {
+            try await execute("""
+                const e = document.activeElement;
+                return e.id || (e.tagName.toLowerCase() + ":" + (e.getAttribute("aria-label") || e.textContent.trim()));
+                """) as? String ?? ""
+        }
+    }
+
+    /// Presses Tab until `target` (see ``focused``) has the focus.
+    /// - Returns: Everything that had the focus on the way, `target` last.
+    @discardableResult
+    func tab(to target: String, within presses: Int = 60) async throws -> [String] {
+        var visited: [String] = []
+        for _ in 0..<presses {
+            try await keys(Key.tab)
+            visited.append(try await focused)
+            if visited.last == target { return visited }
+        }
+        throw E2EFailure("\(presses) presses of Tab did not reach '\(target)': \(visited)")
+    }
+
+    /// WebDriver's codes for keys that are not text.
+    enum Key {
+        static let tab = "\u{E004}", enter = "\u{E007}", backspace = "\u{E003}"
     }
 
     /// Saves a PNG of the viewport.

@@ -1,24 +1,31 @@
 import Foundation
+import ModelDepot
 import ModelDepotShared
 import TestSupport
 import Testing
 
 /// The console in a real browser (Debian's Chromium, headless, through chromedriver) against a
-/// real `depot serve`: sign in, create a model, see a version the CLI uploaded with its metadata
-/// and labels, publish it and see that through the CLI, create and revoke a key; on a laptop and
-/// on a phone's width. Screenshots of each page go to `.build/console-screenshots/`.
+/// real `depot serve`: sign in, create a model, upload with the progress bar (picked and dropped,
+/// and a refused file), publish, a 90/10 rule with conditions set with the keyboard alone and its
+/// preview checked, the rule seen by the CLI, traffic from SDK devices in the results, keys; on a
+/// laptop and on a phone's width. Screenshots of each page go to `.build/console-screenshots/`.
 @Suite struct ConsoleBrowserEndToEndTests {
     static let screenshots = Binaries.repository.appendingPathComponent(".build/console-screenshots")
 
-    @Test func aPersonManagesModelsVersionsAndKeysInTheBrowser() async throws {
+    static func screenshot(_ browser: Browser, _ name: String) async throws {
+        try await browser.screenshot(to: screenshots.appendingPathComponent("\(name).png"))
+    }
+
+    @Test func aPersonRunsModelsRolloutsResultsAndKeysInTheBrowser() async throws {
         let scratch = try Scratch()
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        let root = try server.initializeRoot(keyFile: scratch.path("root.key"))
         let browser = try await Browser()
         let console = server.url.appendingPathComponent("console")
 
         try await browser.open(console)
         #expect(try await browser.url.hasSuffix("/console/sign-in"))
-        try await browser.screenshot(to: Self.screenshots.appendingPathComponent("sign-in.png"))
+        try await Self.screenshot(browser, "sign-in")
         try await browser.type("wrong-token", into: "#token")
         try await browser.click("button[type=submit]")
         #expect(try await browser.text(of: ".error").contains("not a working ModelDepot token"))
@@ -34,37 +41,143 @@ import Testing
         let listed = try Command.depot(["models", "show", "flowers", "--json"], environment: server.environment).decode(ModelSummary.self)
         #expect(listed.description == "Flower classifier" && listed.tags == ["vision", "v2"])
 
-        let uploaded = try Command.depot(["upload", "flowers", Binaries.fixture("metadata/image_classifier")], environment: server.environment)
-        #expect(uploaded.status == 0, "\(uploaded.error)")
-        try await browser.open(console.appendingPathComponent("models/flowers"))
-        let page = try await browser.source
-        #expect(page.contains("5 labels: red, green, blue, dark, bright"))
-        #expect(page.contains("image float32 [1, 16, 16, 3]"))
-        try await browser.screenshot(to: Self.screenshots.appendingPathComponent("model.png"))
-        try await browser.click("form[action='/console/models/flowers/versions/1/publish'] button")
-        let versions = try Command.depot(["versions", "flowers", "--json"], environment: server.environment).decode(ModelVersionList.self)
-        #expect(versions.versions.first?.published == true, "published in the browser, seen by the CLI")
+        try await uploads(browser, server: server, scratch: scratch)
+        try await rollout(browser, server: server, console: console)
+        try await results(browser, server: server, root: root, scratch: scratch, console: console)
+        try await keys(browser, server: server, console: console)
 
+        try await browser.resize(width: 390, height: 844)
+        for page in ["models", "models/flowers/rollout", "models/flowers/results"] {
+            try await browser.open(console.appendingPathComponent(page))
+            let overflow = try await browser.execute("return document.documentElement.scrollWidth - document.documentElement.clientWidth") as? Int
+            #expect(overflow == 0, "\(page) fits a phone's width (wide tables scroll inside themselves)")
+            try await Self.screenshot(browser, page.replacingOccurrences(of: "/", with: "-") + "-phone")
+        }
+        try await browser.click(".sign-out button")
+        _ = try await browser.element("form[action='/console/sign-in']")
+        #expect(try await browser.url.hasSuffix("/console/sign-in"))
+        try await browser.open(console.appendingPathComponent("models"))
+        #expect(try await browser.url.hasSuffix("/console/sign-in"), "signed out")
+        await browser.quit()
+    }
+
+    /// A file picked, uploaded and published with the progress bar at 100%; a file that is not a
+    /// model refused with the verifier's error; a file dropped on the field.
+    func uploads(_ browser: Browser, server: ServerProcess, scratch: Scratch) async throws {
+        try await browser.type(Binaries.fixture("metadata/image_classifier"), into: "#upload-file")
+        try await browser.type("first upload", into: "#upload-notes")
+        try await browser.click("#upload input[name=publish]")
+        try await browser.click("#upload button[type=submit]")
+        #expect(try await browser.text(of: "#upload-status.done").contains("Uploaded v1"))
+        #expect(try await browser.execute("return document.getElementById('upload-progress').value") as? Int == 100)
+        #expect(try await browser.text(of: "#upload-percent") == "100%")
+        try await Self.screenshot(browser, "upload")
+        try await browser.click("#upload-status a")
+        let page = try await browser.source
+        #expect(page.contains("5 labels: red, green, blue, dark, bright") && page.contains("image float32 [1, 16, 16, 3]"))
+        try await Self.screenshot(browser, "model")
+
+        let text = scratch.url.appendingPathComponent("notes.tflite")
+        try Data("these are notes, not a model".utf8).write(to: text)
+        try await browser.type(text.path, into: "#upload-file")
+        try await browser.click("#upload button[type=submit]")
+        let refused = try await browser.text(of: "#upload-status.error")
+        #expect(refused.contains("[") && !refused.contains("Uploaded"), "the verifier's message and code: \(refused)")
+        try await Self.screenshot(browser, "upload-refused")
+
+        try await browser.execute("""
+            const bytes = Uint8Array.from(atob(arguments[0]), c => c.charCodeAt(0));
+            const transfer = new DataTransfer();
+            transfer.items.add(new File([bytes], "image_classifier_uint8.tflite"));
+            document.getElementById("drop-zone").dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+            """, [try Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("metadata/image_classifier_uint8"))).base64EncodedString()])
+        #expect(try await browser.text(of: "#upload-status").contains("Ready to upload image_classifier_uint8.tflite"))
+        try await browser.click("#upload input[name=publish]")
+        try await browser.click("#upload button[type=submit]")
+        #expect(try await browser.text(of: "#upload-status.done").contains("Uploaded v2"))
+        let versions = try Command.depot(["versions", "flowers", "--json"], environment: server.environment).decode(ModelVersionList.self).versions
+        #expect(versions.map(\.version) == [2, 1] && versions.allSatisfy(\.published), "uploaded and published in the browser, seen by the CLI")
+        #expect(versions.last?.notes == "first upload")
+    }
+
+    /// The default and a 90/10 rule with two conditions, set with the keyboard alone, each previewed
+    /// before it is saved; the rule as the CLI shows it.
+    func rollout(_ browser: Browser, server: ServerProcess, console: URL) async throws {
+        try await browser.open(console.appendingPathComponent("models/flowers/rollout"))
+        try await browser.tab(to: "default-version")
+        try await browser.keys("v1")
+        try await browser.keys(Browser.Key.tab + Browser.Key.enter)
+        #expect(try await browser.text(of: "#preview").contains("100.00% of them move from v2 to v1"))
+        try await browser.tab(to: "button:Save this change")
+        try await browser.keys(Browser.Key.enter)
+        _ = try await browser.element("#rule-editor")
+        #expect(try await browser.url.hasSuffix("/console/models/flowers/rollout"))
+
+        let order = try await browser.tab(to: "rule-name")
+        let path = try await browser.tab(to: "button:Preview") // the rule editor's, after the default's
+        #expect(order.firstIndex(of: "default-version").map { $0 < order.count - 1 } == true, "the default first: \(order)")
+        #expect(path.prefix(5) == ["rule-conditions", "share-1", "input:Share of v1", "share-2", "input:Share of v2"],
+                "labelled fields in reading order, each slider after its number: \(path)")
+        try await browser.open(console.appendingPathComponent("models/flowers/rollout"))
+        try await browser.tab(to: "rule-name")
+        try await browser.keys("ios-canary" + Browser.Key.tab + "platform=ios" + Browser.Key.enter + "appVersion>=3.2.0" + Browser.Key.tab)
+        try await browser.keys(Browser.Key.backspace + "90" + Browser.Key.tab + Browser.Key.tab + Browser.Key.backspace + "10")
+        #expect(try await browser.value(of: "input[aria-label='Share of v1']") == "90", "the slider follows the number")
+        #expect(try await browser.text(of: "#split-total") == "100.00%")
+        try await browser.tab(to: "button:Preview")
+        try await browser.keys(Browser.Key.enter)
+        let preview = try await browser.text(of: "#preview")
+        #expect(preview.contains("New rule 'ios-canary' (platform=ios, appVersion>=3.2.0)"), "\(preview)")
+        #expect(preview.contains("10.00% of them move from v1 to v2") && preview.contains("90.00% of them stay on v1"), "\(preview)")
+        try await Self.screenshot(browser, "rollout-preview")
+        try await browser.tab(to: "button:Save this change")
+        try await browser.keys(Browser.Key.enter)
+        _ = try await browser.element("#rule-editor")
+        #expect(try await browser.text(of: "table").contains("ios-canary"))
+        try await Self.screenshot(browser, "rollout")
+
+        let shown = try Command.depot(["rollout", "show", "flowers"], environment: server.environment)
+        #expect(shown.status == 0 && shown.text.contains("ios-canary") && shown.text.contains("platform=ios and appVersion>=3.2.0"),
+                "\(shown.text)")
+        #expect(shown.text.contains("v1 0-90%, v2 90-100%"), "\(shown.text)")
+    }
+
+    /// Phones running the SDK get their versions; the results page counts them per arm.
+    func results(_ browser: Browser, server: ServerProcess, root: (file: String, publicKey: String), scratch: Scratch,
+                 console: URL) async throws {
+        let appKey = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self).secret
+        var got = [1: 0, 2: 0]
+        for phone in 0..<8 {
+            let downloader = try ModelDownloader(configuration: ModelDownloaderConfiguration(
+                serverURL: server.url, appKey: appKey, trustedRoot: .publicKey(root.publicKey), installationID: "phone-\(phone)",
+                device: DeviceContext(platform: "ios", appVersion: "3.4.0"), cacheDirectory: scratch.url.appendingPathComponent("phone-\(phone)")))
+            got[try await downloader.model(named: "flowers").version, default: 0] += 1
+        }
+        try await browser.open(console.appendingPathComponent("models/flowers/results").appending(queryItems: [.init(name: "hours", value: "1")]))
+        let rows = try await browser.execute("""
+            return Array.from(document.querySelectorAll("#arms tbody tr")).map(r => Array.from(r.cells).map(c => c.textContent));
+            """) as? [[String]] ?? []
+        for version in [1, 2] where got[version]! > 0 {
+            #expect(rows.contains(["rule 'ios-canary'", "v\(version)", "\(got[version]!)", "\(got[version]!)", "\(got[version]!)"]),
+                    "manifests, downloads and installations of v\(version): \(rows)")
+        }
+        #expect(try await browser.element("svg.chart polyline").isEmpty == false)
+        #expect(try await browser.text(of: "table").contains("ios-canary"), "the rule's sample-ratio check")
+        try await Self.screenshot(browser, "results")
+    }
+
+    func keys(_ browser: Browser, server: ServerProcess, console: URL) async throws {
         try await browser.open(console.appendingPathComponent("keys"))
         try await browser.type("phones", into: "#key-name")
         try await browser.click("form[action='/console/keys'] button")
         let secret = try await browser.value(of: "#secret")
         #expect(secret.hasPrefix("depot_"))
-        try await browser.screenshot(to: Self.screenshots.appendingPathComponent("keys.png"))
+        try await Self.screenshot(browser, "keys")
         let keys = try Command.depot(["keys", "list", "--json"], environment: server.environment).decode(AccessKeyList.self).keys
         let phones = try #require(keys.first { $0.name == "phones" })
         try await browser.click("a[href='/console/keys/\(phones.id)/revoke']")
         try await browser.click("form[action='/console/keys/\(phones.id)/revoke'] button")
         let revoked = try Command.depot(["keys", "list", "--json"], environment: server.environment).decode(AccessKeyList.self).keys
         #expect(revoked.first { $0.id == phones.id }?.revokedAt != nil)
-
-        try await browser.resize(width: 390, height: 844)
-        try await browser.open(console.appendingPathComponent("models"))
-        try await browser.screenshot(to: Self.screenshots.appendingPathComponent("models-phone.png"))
-        try await browser.click(".sign-out button")
-        #expect(try await browser.url.hasSuffix("/console/sign-in"))
-        try await browser.open(console.appendingPathComponent("models"))
-        #expect(try await browser.url.hasSuffix("/console/sign-in"), "signed out")
-        await browser.quit()
     }
 }

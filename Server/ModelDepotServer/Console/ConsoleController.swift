@@ -15,6 +15,8 @@ struct ConsoleController {
     let models: ModelsController
     let versions: VersionsController
     let keyIssuer: KeysController
+    let rollouts: RolloutsController
+    let stats: StatsController
     let signer: ManifestSigner
     let templates: MustacheLibrary
     let clock: @Sendable () -> Date
@@ -26,9 +28,6 @@ struct ConsoleController {
         }
         return try await MustacheLibrary(directory: path)
     }
-
-    static let stylesheet: ByteBuffer? = Bundle.module.url(forResource: "console", withExtension: "css", subdirectory: "Assets")
-        .flatMap { try? Data(contentsOf: $0) }.map { ByteBuffer(bytes: $0) }
 
     func register(in routes: RouteInventory) {
         let console = routes.group("console").add(middleware: ConsoleHeadersMiddleware())
@@ -43,14 +42,13 @@ struct ConsoleController {
         console.post("models/:name/delete", use: deleteModel)
         console.post("models/:name/versions/:number/publish") { try await setPublished(true, $0, $1) }
         console.post("models/:name/versions/:number/unpublish") { try await setPublished(false, $0, $1) }
+        console.post("models/:name/versions", use: upload)
         console.get("models/:name/versions/:number/delete", use: confirmVersionDeletion)
         console.post("models/:name/versions/:number/delete", use: deleteVersion)
+        registerRollouts(in: console)
+        registerResults(in: console)
         registerKeys(in: console)
-        console.get("assets/console.css") { _, _ in
-            guard let stylesheet = Self.stylesheet else { throw DepotError(.internalError, "The console's stylesheet is missing from the server's resources.") }
-            return Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "public, max-age=3600"],
-                            body: .init(byteBuffer: stylesheet))
-        }
+        console.get("assets/:file") { _, context in try ConsoleAssets.response(for: context.parameters.get("file") ?? "") }
     }
 
     // MARK: Sessions
@@ -92,23 +90,34 @@ struct ConsoleController {
 
     /// The signed-in session: a cookie that is this server's, unexpired, for a working admin token.
     func session(_ request: Request) async throws -> ConsoleSession? {
+        try await sessionAndKey(request)?.session
+    }
+
+    /// The signed-in session and its admin token's key.
+    func sessionAndKey(_ request: Request) async throws -> (session: ConsoleSession, key: AccessKey)? {
         guard let value = request.cookies[ConsoleSession.cookieName]?.value,
               let session = ConsoleSession(cookie: value, now: clock()),
               let key = try? await keys.authenticate(session.token), key.kind == .admin else { return nil }
-        return session
+        return (session, key)
     }
 
     /// The session of a request that needs one; with `checkingForm`, its form's CSRF token too.
     /// - Throws: ``ConsoleRedirect`` to the sign-in page without a session; ``DepotError``
     ///   (`forbidden`) for a form without this session's CSRF token.
     func signedIn(_ request: Request, checkingForm: Bool = false) async throws -> (ConsoleSession, ConsoleForm?) {
-        guard let session = try await session(request) else { throw ConsoleRedirect(location: "/console/sign-in") }
-        guard checkingForm else { return (session, nil) }
+        let (session, _, form) = try await signedInWithKey(request, checkingForm: checkingForm)
+        return (session, form)
+    }
+
+    /// ``signedIn(_:checkingForm:)`` with the admin token's key, for changes the audit log records.
+    func signedInWithKey(_ request: Request, checkingForm: Bool = false) async throws -> (ConsoleSession, AccessKey, ConsoleForm?) {
+        guard let (session, key) = try await sessionAndKey(request) else { throw ConsoleRedirect(location: "/console/sign-in") }
+        guard checkingForm else { return (session, key, nil) }
         let form = try await ConsoleForm(request)
         guard session.accepts(csrf: form["csrf"]) else {
             throw DepotError(.forbidden, "The form was not sent from this console session (its CSRF token is missing or wrong). Reload the page and try again.")
         }
-        return (session, form)
+        return (session, key, form)
     }
 
     static func isHTTPS(_ request: Request) -> Bool {
@@ -160,6 +169,24 @@ struct ConsoleController {
     }
 
     // MARK: Versions
+
+    /// The name of the header that carries the CSRF token of a request sent by a console script.
+    static let csrfHeader = HTTPField.Name("X-Depot-CSRF")!
+
+    /// `POST /console/models/{name}/versions`: the upload script streams the file as the body, with
+    /// the session's CSRF token in `X-Depot-CSRF`, and gets the admin API's answer: the version as
+    /// JSON, or the error (the verifier's included) as `{"error": {"code", "message"}}`.
+    func upload(_ request: Request, context: AppRequestContext) async throws -> Response {
+        guard let (session, key) = try await sessionAndKey(request) else {
+            throw DepotError(.unauthorized, "Your console session has ended; sign in again, then upload. Nothing was stored.")
+        }
+        guard session.accepts(csrf: request.headers[Self.csrfHeader]) else {
+            throw DepotError(.forbidden, "The upload was not sent from this console session (its CSRF token is missing or wrong). Reload the page and try again; nothing was stored.")
+        }
+        var context = context
+        context.principal = key
+        return try await versions.upload(request, context: context)
+    }
 
     func setPublished(_ published: Bool, _ request: Request, _ context: AppRequestContext) async throws -> Response {
         let (session, _) = try await signedIn(request, checkingForm: true)

@@ -20,6 +20,12 @@ struct StatsController {
         guard window % 60 == 0 else {
             throw DepotError(.badRequest, "window=\(window) is not a whole number of minutes; use a multiple of 60 seconds.")
         }
+        return try JSONResponse.make(try await stats(of: name, hours: hours, window: window))
+    }
+
+    /// Usage of a model over the last `hours` in windows of `window` seconds: for the API and the
+    /// console alike.
+    func stats(of name: ModelName, hours: Int, window: Int) async throws -> ModelStats {
         try await usage.flush(to: catalog)
         let sinceMinute = Int(clock().timeIntervalSince1970 / 60) - hours * 60
         let rows = try await catalog.usage(of: name, sinceMinute: sinceMinute)
@@ -43,10 +49,10 @@ struct StatsController {
         let windows = Dictionary(grouping: rows) { $0.minute * 60 / window * window }
             .sorted { $0.key < $1.key }
             .map { ModelStats.Window(start: Date(timeIntervalSince1970: TimeInterval($0.key)), counts: Self.counts($0.value, byArm: true)) }
-        return try JSONResponse.make(ModelStats(
+        return ModelStats(
             model: name, since: Date(timeIntervalSince1970: TimeInterval(sinceMinute * 60)), windowSeconds: window,
             versions: Self.counts(rows, byArm: false), arms: arms.sorted { ($0.arm ?? "", $0.version) < ($1.arm ?? "", $1.version) },
-            windows: windows, sampleRatio: checks))
+            windows: windows, sampleRatio: checks)
     }
 
     /// Sums rows per version (and arm), sorted by arm then version.

@@ -1,0 +1,83 @@
+"use strict";
+// Streams a .tflite file (picked or dropped) to /console/models/{name}/versions with a progress
+// bar, and shows the stored version or the server's error (the verifier's included).
+(function () {
+  const form = document.getElementById("upload");
+  if (!form) return;
+  const input = document.getElementById("upload-file");
+  const zone = document.getElementById("drop-zone");
+  const progress = document.getElementById("upload-progress");
+  const percent = document.getElementById("upload-percent");
+  const status = document.getElementById("upload-status");
+  let dropped = null;
+
+  function show(text, isError, link) {
+    status.textContent = text;
+    status.className = isError ? "error" : "done";
+    if (link) {
+      const anchor = document.createElement("a");
+      anchor.href = link.href;
+      anchor.textContent = link.text;
+      status.append(" ", anchor);
+    }
+  }
+
+  function setProgress(value) {
+    progress.value = value;
+    percent.textContent = value + "%";
+  }
+
+  zone.addEventListener("dragover", function (event) {
+    event.preventDefault();
+    zone.classList.add("over");
+  });
+  zone.addEventListener("dragleave", function () { zone.classList.remove("over"); });
+  zone.addEventListener("drop", function (event) {
+    event.preventDefault();
+    zone.classList.remove("over");
+    const file = event.dataTransfer.files[0];
+    if (!file) return;
+    dropped = file;
+    show("Ready to upload " + file.name + " (" + file.size + " bytes).", false);
+  });
+  input.addEventListener("change", function () { dropped = null; });
+
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    const file = dropped || input.files[0];
+    if (!file) {
+      show("Choose a .tflite file, or drop one on the field, first.", true);
+      return;
+    }
+    const query = [];
+    if (form.elements.notes.value) query.push("notes=" + encodeURIComponent(form.elements.notes.value));
+    if (form.elements.publish.checked) query.push("publish=true");
+    const request = new XMLHttpRequest();
+    request.open("POST", form.action + (query.length ? "?" + query.join("&") : ""));
+    request.setRequestHeader("X-Depot-CSRF", form.elements.csrf.value);
+    request.setRequestHeader("Content-Type", "application/octet-stream");
+    request.setRequestHeader("Depot-Content-Length", String(file.size));
+    setProgress(0);
+    show("Uploading " + file.name + "…", false);
+    request.upload.addEventListener("progress", function (progressEvent) {
+      if (progressEvent.lengthComputable) setProgress(Math.floor(progressEvent.loaded * 100 / progressEvent.total));
+    });
+    request.addEventListener("load", function () {
+      let body = null;
+      try { body = JSON.parse(request.responseText); } catch (ignored) { body = null; }
+      if (request.status === 201 && body && body.version) {
+        setProgress(100);
+        show("Uploaded v" + body.version + " (" + body.size + " bytes, SHA-256 " + body.sha256.slice(0, 12) + "…): verified and stored.",
+             false, { href: window.location.pathname, text: "Show it in the list" });
+      } else if (body && body.error) {
+        show(body.error.message + " [" + body.error.code + "]", true);
+      } else {
+        show("The upload failed with HTTP " + request.status + "; nothing was stored.", true);
+      }
+    });
+    request.addEventListener("error", function () {
+      show("The upload was cut off by a network error; nothing was stored. Try again.", true);
+    });
+    request.send(file);
+  });
+})();

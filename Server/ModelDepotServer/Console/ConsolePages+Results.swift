@@ -1,0 +1,108 @@
+import Foundation
+import ModelDepotShared
+
+/// What the results page renders.
+extension ConsolePages {
+    struct ArmRow { let arm: String, version: Int, manifests: Int, downloads: Int, installations: Int }
+
+    struct LegendItem { let label: String, seriesClass: String }
+
+    struct CheckRow {
+        let name: String, expected: String, observed: String
+        let verdict: String
+        let mismatch: Bool
+    }
+
+    struct ResultsPage {
+        let csrf: String
+        let error: String?
+        let name: String
+        let periods: [Option]
+        let arms: [ArmRow]
+        let hasTraffic: Bool
+        let manifestsChart: String, downloadsChart: String
+        let legend: [LegendItem]
+        let checks: [CheckRow]
+        let hasChecks: Bool
+
+        /// How many lines a chart draws; quieter series are summed into one more, "other".
+        static let maximumSeries = 7
+
+        init(csrf: String, error: String?, name: String, stats: ModelStats, rollout: Rollout, hours: Int, now: Date) {
+            self.csrf = csrf
+            self.error = error
+            self.name = name
+            periods = ConsoleController.periods.map { Option(value: "\($0.hours)", label: $0.label, selected: $0.hours == hours) }
+            let label = { (count: ModelStats.Count) in "\(ConsolePages.arm(count.arm, rollout: rollout)), v\(count.version)" }
+            arms = stats.arms.map {
+                ArmRow(arm: ConsolePages.arm($0.arm, rollout: rollout), version: $0.version, manifests: $0.manifests,
+                       downloads: $0.downloads, installations: $0.installations)
+            }
+            hasTraffic = !stats.arms.isEmpty
+
+            let window = stats.windowSeconds
+            let first = Int(stats.since.timeIntervalSince1970) / window * window
+            let last = Int(now.timeIntervalSince1970) / window * window
+            let starts = Array(stride(from: first, through: last, by: window))
+            let position = Dictionary(uniqueKeysWithValues: starts.enumerated().map { ($0.element, $0.offset) })
+            let ranked = stats.arms.filter { $0.manifests + $0.downloads > 0 }
+                .sorted { ($0.manifests + $0.downloads, $1.arm ?? "", $1.version) > ($1.manifests + $1.downloads, $0.arm ?? "", $0.version) }
+            let shown = ranked.prefix(Self.maximumSeries).map(label)
+            var labels = shown
+            if ranked.count > Self.maximumSeries { labels.append("other") }
+            var manifests = Array(repeating: Array(repeating: 0, count: starts.count), count: labels.count)
+            var downloads = manifests
+            for windowCounts in stats.windows {
+                guard let column = position[Int(windowCounts.start.timeIntervalSince1970)] else { continue }
+                for count in windowCounts.counts {
+                    let row = shown.firstIndex(of: label(count)) ?? (labels.count - 1)
+                    manifests[row][column] += count.manifests
+                    downloads[row][column] += count.downloads
+                }
+            }
+            let dates = starts.map { Date(timeIntervalSince1970: TimeInterval($0)) }
+            manifestsChart = ConsoleChart(id: "manifests", title: "Manifests served per window", starts: dates, windowSeconds: window,
+                                          series: zip(labels, manifests).map { ConsoleChart.Series(label: $0, values: $1) }).svg
+            downloadsChart = ConsoleChart(id: "downloads", title: "Downloads completed per window", starts: dates, windowSeconds: window,
+                                          series: zip(labels, downloads).map { ConsoleChart.Series(label: $0, values: $1) }).svg
+            legend = labels.enumerated().map { LegendItem(label: $0.element, seriesClass: "series-\($0.offset % 8)") }
+
+            checks = stats.sampleRatio.map(CheckRow.init)
+            hasChecks = !checks.isEmpty
+        }
+    }
+
+    /// An arm for people: `rule 'ios-canary'` rather than `rule:r-1a2b3c4d`.
+    static func arm(_ arm: String?, rollout: Rollout) -> String {
+        switch arm {
+        case nil: "all"
+        case "latest": "newest published (no default set)"
+        case "default": "default"
+        case "pin": "pinned devices"
+        case let arm?:
+            if arm.hasPrefix("rule:"), let rule = rollout.rules.first(where: { "rule:\($0.id)" == arm }) {
+                "rule '\(rule.name)'"
+            } else {
+                arm.hasPrefix("rule:") ? "removed rule \(arm.dropFirst(5))" : arm
+            }
+        }
+    }
+}
+
+extension ConsolePages.CheckRow {
+    init(_ check: SampleRatioCheck) {
+        name = check.name
+        let versions = check.expected.keys.compactMap(Int.init).sorted()
+        expected = versions.map { "v\($0) \(RolloutPreview.percent(check.expected["\($0)"] ?? 0))" }.joined(separator: " · ")
+        observed = versions.map { "v\($0) \(check.observed["\($0)"] ?? 0)" }.joined(separator: " · ")
+        mismatch = check.mismatch
+        if let p = check.pValue {
+            let shown = p < 0.0001 ? String(format: "%.1e", p) : String(format: "%.4f", p)
+            verdict = check.mismatch
+                ? "Sample-ratio mismatch (p = \(shown), below \(SampleRatioCheck.threshold)): devices reach this rule's versions in a ratio far from its split. Something between assignment and counting is off (a cache, clients that ignore the manifest, lost reports); don't trust this experiment's comparison until you find it."
+                : "Matches the split (p = \(shown))."
+        } else {
+            verdict = "Not enough installations yet to check (every version needs at least 5 expected)."
+        }
+    }
+}
