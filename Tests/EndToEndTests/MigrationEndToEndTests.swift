@@ -44,6 +44,7 @@ import TestSupport
                                         environment: s3.environment)
         let after = try Command.depot(["versions", "flowers", "--json"], environment: replica.environment).decode(ModelVersionList.self)
         #expect(after == before)
+        #expect(!before.versions.isEmpty && before.versions.allSatisfy { $0.uploadedBy != nil }, "who uploaded each version moved too")
         let downloader = try ModelDownloader(configuration: ModelDownloaderConfiguration(
             serverURL: replica.url, appKey: key, trustedRoot: .publicKey(root.publicKey), cacheDirectory: scratch.url.appendingPathComponent("cache")))
         let model = try await downloader.model(named: "flowers")

@@ -47,6 +47,8 @@ import Testing
             let script = try await client.request(.get, "/console/assets/upload.js", headers: [:])
             #expect(script.status == .ok && script.headers[.contentType] == "text/javascript; charset=utf-8")
             #expect(script.text.contains("X-Depot-CSRF") && script.text.contains("upload.addEventListener(\"progress\""))
+            #expect(try await client.request(.get, "/console/assets/..%2Fconsole.css", headers: [:]).status == .notFound)
+            #expect(try await client.request(.get, "/console/assets/app.js", headers: [:]).status == .notFound)
 
             let model = ByteBuffer(bytes: try Fixtures.bytes("float_classifier"))
             var headers = cookie
@@ -69,6 +71,9 @@ import Testing
             let version = try stored.decode(ModelVersion.self)
             #expect(version.version == 1 && version.published && version.notes == "from the browser")
             #expect(version.size == model.readableBytes)
+            let admin = try await client.request(.get, "/v1/admin/keys").decode(AccessKeyList.self).keys.first { $0.kind == .admin }
+            #expect(version.uploadedBy != nil && version.uploadedBy == admin?.id, "uploaded by the signed-in admin token")
+            #expect(try await client.request(.get, "/console/models/flowers", headers: cookie).text.contains("by key \(admin?.id ?? "?")"))
         }
     }
 
@@ -91,6 +96,9 @@ import Testing
             #expect(saved.rules.map(\.name) == ["ios-canary"])
             #expect(saved.rules[0].conditions.map(\.description) == ["platform=ios", "appVersion>=3.2.0"])
             #expect(saved.rules[0].split.ranges == [.init(version: 1, start: 0, end: 9_000), .init(version: 2, start: 9_000, end: 10_000)])
+            let editor = try await client.request(.get, "/console/models/flowers/rollout?rule=ios-canary", headers: cookie).text
+            #expect(editor.contains("name=\"rule\" value=\"ios-canary\"") && editor.contains("platform=ios\nappVersion&gt;=3.2.0</textarea>"))
+            #expect(editor.contains("name=\"share-1\" min=\"0\" max=\"100\" step=\"0.01\" value=\"90\""), "the editor starts from the rule")
 
             let wider = try await ConsoleTests.post(client, "/console/models/flowers/rollout/rules",
                                                     "csrf=\(csrf)&rule=ios-canary&conditions=platform%3Dios%0AappVersion%3E%3D3.2.0&share-1=80&share-2=20.00",
@@ -168,6 +176,13 @@ import Testing
             #expect(history.contains("default: the newest published version; tester-1 pinned to v1"))
             let rows = history.matches(of: /<tr><td>[0-9T:Z-]+<\/td><td><code>/).count
             #expect(rows == 2, "one row per change")
+
+            for device in 0..<50 {
+                #expect(try await client.json(.put, "/v1/admin/models/flowers/rollout/pins/d-\(device)", RolloutVersionChoice(version: 2)).status == .ok)
+            }
+            let long = try await client.request(.get, "/console/models/flowers/rollout", headers: cookie).text
+            #expect(long.matches(of: /<tr><td>[0-9T:Z-]+<\/td><td><code>/).count == 50)
+            #expect(long.contains("The 50 newest of 52 changes; &#39;depot rollout history flowers&#39; lists them all."))
         }
     }
 

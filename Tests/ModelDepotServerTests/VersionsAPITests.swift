@@ -19,6 +19,8 @@ import Testing
             #expect(version.size == bytes.count)
             #expect(version.sha256 == SHA256.hash(data: bytes).hex)
             #expect(version.notes == "first cut")
+            let admin = try await client.request(.get, "/v1/admin/keys").decode(AccessKeyList.self).keys.first { $0.kind == .admin }
+            #expect(version.uploadedBy != nil && version.uploadedBy == admin?.id, "the admin token that uploaded it")
             #expect(!version.published)
             #expect(version.tflite.inputs.map(\.name) == ["image"])
             #expect(version.tflite.appendedDataSize > 0)

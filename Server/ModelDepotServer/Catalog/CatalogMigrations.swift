@@ -107,6 +107,9 @@ enum CatalogMigrations {
             }
             try db.create(index: "versionFile_on_sha256", on: "versionFile", columns: ["sha256"])
         }
+        migrator.registerMigration("v8: who uploaded a version") { db in
+            try db.alter(table: "version") { t in t.add(column: "uploadedBy", .text) }
+        }
         return migrator
     }
 }

@@ -42,12 +42,13 @@ struct VersionRecord: Codable, FetchableRecord, MutablePersistableRecord {
     var createdAt: Date
     var publishedAt: Date?
     var tflite: TFLiteModelDescription
+    var uploadedBy: String?
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
     func version(of model: ModelName, files: [CompanionFile]) -> ModelVersion {
         ModelVersion(model: model, version: number, sha256: sha256, size: size, notes: notes, published: published,
-                     createdAt: createdAt, publishedAt: publishedAt, tflite: tflite, files: files)
+                     createdAt: createdAt, publishedAt: publishedAt, tflite: tflite, files: files, uploadedBy: uploadedBy)
     }
 }
 

@@ -8,7 +8,7 @@ struct CatalogSnapshot: Sendable {
     struct Model: Sendable { let name: String, description: String, tags: [String], createdAt: Date, lastVersionNumber: Int }
     struct Version: Sendable {
         let model: String, number: Int, sha256: String, size: Int, notes: String, published: Bool
-        let createdAt: Date, publishedAt: Date?, tflite: TFLiteModelDescription, files: [CompanionFile]
+        let createdAt: Date, publishedAt: Date?, tflite: TFLiteModelDescription, files: [CompanionFile], uploadedBy: String?
     }
     struct Key: Sendable { let key: AccessKey, secretHash: [UInt8] }
     struct RolloutRow: Sendable { let model: String, document: Rollout, updatedAt: Date }
@@ -42,7 +42,7 @@ extension SQLiteModelCatalog {
             snapshot.versions = try VersionRecord.order(VersionRecord.Columns.modelId, VersionRecord.Columns.number).fetchAll(db).map {
                 .init(model: names[$0.modelId]!, number: $0.number, sha256: $0.sha256, size: $0.size, notes: $0.notes, published: $0.published,
                       createdAt: $0.createdAt, publishedAt: $0.publishedAt, tflite: $0.tflite,
-                      files: try (files[$0.id!] ?? []).map { try $0.file() })
+                      files: try (files[$0.id!] ?? []).map { try $0.file() }, uploadedBy: $0.uploadedBy)
             }
             snapshot.keys = try AccessKeyRecord.fetchAll(db).map { .init(key: try $0.key(), secretHash: Array($0.secretHash)) }
             snapshot.rollouts = try RolloutRecord.fetchAll(db).map { .init(model: names[$0.modelId]!, document: $0.document, updatedAt: $0.updatedAt) }

@@ -101,12 +101,16 @@ public struct VerifiedUpload: Sendable {
     public var tflite: TFLiteModelDescription
     /// The companion files, stored already.
     public var files: [CompanionFile]
+    /// The id of the admin token that uploaded it.
+    public var uploadedBy: String?
 
-    public init(sha256: String, size: Int, notes: String, tflite: TFLiteModelDescription, files: [CompanionFile] = []) {
+    public init(sha256: String, size: Int, notes: String, tflite: TFLiteModelDescription, files: [CompanionFile] = [],
+                uploadedBy: String? = nil) {
         self.sha256 = sha256
         self.size = size
         self.notes = notes
         self.tflite = tflite
         self.files = files
+        self.uploadedBy = uploadedBy
     }
 }

@@ -79,7 +79,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
             try model.update(db)
             var record = VersionRecord(id: nil, modelId: model.id!, number: model.lastVersionNumber, sha256: upload.sha256,
                                        size: upload.size, notes: upload.notes, published: publish, createdAt: date,
-                                       publishedAt: publish ? date : nil, tflite: upload.tflite)
+                                       publishedAt: publish ? date : nil, tflite: upload.tflite, uploadedBy: upload.uploadedBy)
             try record.insert(db)
             for (position, file) in upload.files.enumerated() {
                 try VersionFileRecord(versionId: record.id!, name: file.name, sha256: file.sha256, size: file.size, position: position).insert(db)

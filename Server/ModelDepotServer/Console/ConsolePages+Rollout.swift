@@ -109,6 +109,11 @@ extension ConsolePages {
         let hasPublished: Bool
         let history: [HistoryRow]
         let hasHistory: Bool
+        /// Set when older changes are left out.
+        let olderChanges: String?
+
+        /// How many changes the page shows, newest first.
+        static let historyShown = 50
 
         init(csrf: String, error: String?, name: String, handsOut: String, rollout: Rollout, published: [Int], draft: RuleDraft,
              history: [RolloutChange]) {
@@ -131,10 +136,12 @@ extension ConsolePages {
             hasPins = !pins.isEmpty
             versionOptions = published.sorted(by: >).map { Option(value: "\($0)", label: "v\($0)", selected: false) }
             hasPublished = !published.isEmpty
-            self.history = history.reversed().map {
+            self.history = history.suffix(Self.historyShown).reversed().map {
                 HistoryRow(at: $0.at.formatted(.iso8601), who: $0.keyID, before: ConsolePages.summary($0.before), after: ConsolePages.summary($0.after))
             }
             hasHistory = !history.isEmpty
+            olderChanges = history.count > Self.historyShown
+                ? "The \(Self.historyShown) newest of \(history.count) changes; 'depot rollout history \(name)' lists them all." : nil
         }
     }
 

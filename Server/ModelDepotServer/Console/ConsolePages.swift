@@ -49,7 +49,7 @@ enum ConsolePages {
             self.metadata = metadata.isEmpty ? "none" : metadata.joined(separator: "; ")
             files = version.files.isEmpty ? "none" : version.files.map { "\($0.name) (\($0.size) bytes)" }.joined(separator: ", ")
             notes = version.notes
-            uploaded = version.createdAt.formatted(.iso8601)
+            uploaded = version.createdAt.formatted(.iso8601) + (version.uploadedBy.map { " by key \($0)" } ?? "")
         }
     }
 

@@ -112,7 +112,8 @@ struct VersionsController {
         }
         let tflite = try await model.verify()
         let notes = request.uri.queryParameters.get("notes").map { String($0) } ?? ""
-        let verified = VerifiedUpload(sha256: digest, size: size - files.map(\.size).reduce(0, +), notes: notes, tflite: tflite, files: files)
+        let verified = VerifiedUpload(sha256: digest, size: size - files.map(\.size).reduce(0, +), notes: notes, tflite: tflite, files: files,
+                                      uploadedBy: context.principal?.id)
         // The blobs are stored before their version is written, so a version never names a missing
         // blob; between the two the upload holds the collection lock, so the collector cannot
         // remove them. A failure between them leaves blobs the next collection removes.

@@ -16,6 +16,8 @@ public struct ModelVersion: Sendable, Hashable, Codable {
     public var published: Bool
     /// When it was uploaded.
     public var createdAt: Date
+    /// The id of the admin token that uploaded it (`nil` for versions uploaded before this was recorded).
+    public var uploadedBy: String?
     /// When it was last published, or `nil`.
     public var publishedAt: Date?
     /// What the file holds, as the verifier read it at upload.
@@ -25,7 +27,7 @@ public struct ModelVersion: Sendable, Hashable, Codable {
 
     /// Creates a version.
     public init(model: ModelName, version: Int, sha256: String, size: Int, notes: String, published: Bool,
-                createdAt: Date, publishedAt: Date?, tflite: TFLiteModelDescription, files: [CompanionFile]) {
+                createdAt: Date, publishedAt: Date?, tflite: TFLiteModelDescription, files: [CompanionFile], uploadedBy: String? = nil) {
         self.model = model
         self.version = version
         self.sha256 = sha256
@@ -33,6 +35,7 @@ public struct ModelVersion: Sendable, Hashable, Codable {
         self.notes = notes
         self.published = published
         self.createdAt = createdAt
+        self.uploadedBy = uploadedBy
         self.publishedAt = publishedAt
         self.tflite = tflite
         self.files = files

@@ -45,8 +45,10 @@ import Testing
             let settings = try CompanionFile(name: "automl", sha256: String(repeating: "d", count: 64), size: 34)
             var upload = F.upload("a")
             upload.files = [labels, settings]
+            upload.uploadedBy = "k-uploader"
             let first = try await catalog.addVersion(upload, to: flowers, publish: true, at: F.instant)
             #expect(first.files == [labels, settings])
+            #expect(try await catalog.version(1, of: flowers).uploadedBy == "k-uploader", "who uploaded it is kept")
             upload.files = [labels]
             _ = try await catalog.addVersion(upload, to: flowers, publish: false, at: F.instant)
             #expect(try await catalog.version(1, of: flowers).files == [labels, settings], "in upload order")

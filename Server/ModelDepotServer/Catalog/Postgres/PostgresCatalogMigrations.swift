@@ -141,6 +141,7 @@ enum PostgresCatalogMigrations {
             """,
             "CREATE INDEX version_file_on_sha256 ON version_file (sha256)",
         ]),
+        (8, "who uploaded a version", ["ALTER TABLE version ADD COLUMN uploaded_by text"]),
     ]
 
     /// Applies every migration the database lacks.

@@ -32,9 +32,9 @@ extension PostgresModelCatalog {
             }
             for version in snapshot.versions {
                 let id = try await connection.column("""
-                    INSERT INTO version (model_id, number, sha256, size, notes, published, created_at, published_at, tflite)
+                    INSERT INTO version (model_id, number, sha256, size, notes, published, created_at, published_at, tflite, uploaded_by)
                     VALUES (\(ids[version.model]!), \(version.number), \(version.sha256), \(version.size), \(version.notes), \(version.published),
-                            \(version.createdAt), \(version.publishedAt), \(try Self.json(version.tflite))::jsonb)
+                            \(version.createdAt), \(version.publishedAt), \(try Self.json(version.tflite))::jsonb, \(version.uploadedBy))
                     RETURNING id
                     """, as: Int64.self, logger: logger)[0]
                 try await Self.insertFiles(version.files, version: id, connection, logger: logger)

@@ -12,14 +12,16 @@ extension PostgresModelCatalog {
             try await connection.query("UPDATE model SET last_version_number = \(number) WHERE id = \(model.id)", logger: logger)
             let publishedAt: Date? = publish ? date : nil
             let id = try await connection.column("""
-                INSERT INTO version (model_id, number, sha256, size, notes, published, created_at, published_at, tflite)
-                VALUES (\(model.id), \(number), \(upload.sha256), \(upload.size), \(upload.notes), \(publish), \(date), \(publishedAt), \(tflite)::jsonb)
+                INSERT INTO version (model_id, number, sha256, size, notes, published, created_at, published_at, tflite, uploaded_by)
+                VALUES (\(model.id), \(number), \(upload.sha256), \(upload.size), \(upload.notes), \(publish), \(date), \(publishedAt), \(tflite)::jsonb,
+                        \(upload.uploadedBy))
                 RETURNING id
                 """, as: Int64.self, logger: logger)[0]
             try await Self.insertFiles(upload.files, version: id, connection, logger: logger)
             try await Self.advanceManifestVersion(name, at: date, connection, logger: logger)
             return ModelVersion(model: name, version: number, sha256: upload.sha256, size: upload.size, notes: upload.notes,
-                                published: publish, createdAt: date, publishedAt: publishedAt, tflite: upload.tflite, files: upload.files)
+                                published: publish, createdAt: date, publishedAt: publishedAt, tflite: upload.tflite, files: upload.files,
+                                uploadedBy: upload.uploadedBy)
         }
     }
 
@@ -101,18 +103,18 @@ extension PostgresModelCatalog {
     static func versions(of name: ModelName, where condition: String, _ connection: PostgresConnection,
                          logger: Logger) async throws -> [ModelVersion] {
         let rows = try await connection.query(PostgresQuery(unsafeSQL: """
-            SELECT number, sha256, size, notes, published, created_at, published_at, tflite::text,
+            SELECT number, sha256, size, notes, published, created_at, published_at, tflite::text, uploaded_by,
                 (SELECT coalesce(jsonb_agg(jsonb_build_object('name', name, 'sha256', sha256, 'size', size) ORDER BY position), '[]')::text
                  FROM version_file WHERE version_file.version_id = version.id)
             FROM version WHERE \(condition)
             """), logger: logger)
         var versions: [ModelVersion] = []
-        for try await (number, sha256, size, notes, published, createdAt, publishedAt, tflite, files)
-            in rows.decode((Int, String, Int, String, Bool, Date, Date?, String, String).self) {
+        for try await (number, sha256, size, notes, published, createdAt, publishedAt, tflite, uploadedBy, files)
+            in rows.decode((Int, String, Int, String, Bool, Date, Date?, String, String?, String).self) {
             versions.append(ModelVersion(model: name, version: number, sha256: sha256, size: size, notes: notes, published: published,
                                          createdAt: createdAt, publishedAt: publishedAt,
                                          tflite: try decoded(TFLiteModelDescription.self, tflite),
-                                         files: try decoded([CompanionFile].self, files)))
+                                         files: try decoded([CompanionFile].self, files), uploadedBy: uploadedBy))
         }
         return versions
     }
