@@ -77,6 +77,12 @@ import Testing
         #expect(page.contains("5 labels: red, green, blue, dark, bright") && page.contains("image float32 [1, 16, 16, 3]"))
         try await Self.screenshot(browser, "model")
 
+        try await browser.execute("document.getElementById('upload').dataset.maximumSize = '100'")
+        try await browser.type(Binaries.fixture("float_classifier"), into: "#upload-file")
+        try await browser.click("#upload button[type=submit]")
+        #expect(try await browser.text(of: "#upload-status.error").contains("this server accepts at most 100"), "refused before sending")
+        try await browser.open(URL(string: try await browser.url)!)
+
         let text = scratch.url.appendingPathComponent("notes.tflite")
         try Data("these are notes, not a model".utf8).write(to: text)
         try await browser.type(text.path, into: "#upload-file")

@@ -122,7 +122,7 @@ import Testing
                                                       "csrf=\(csrf)&rule=half&share-1=50&share-2=50", cookie: cookie)
             #expect(try await client.json(.put, "/v1/admin/models/flowers/rollout/default", RolloutVersionChoice(version: 1)).status == .ok)
             let stale = try await Self.save(client, preview: preview, cookie: cookie)
-            #expect(stale.status == .conflict && stale.text.contains("The rollout changed after this preview"))
+            #expect(stale.status == .conflict && stale.text.contains("changed after this preview"))
             #expect(try await Self.rollout(client).rules.isEmpty, "nothing saved")
 
             let short = try await ConsoleTests.post(client, "/console/models/flowers/rollout/rules",
@@ -135,6 +135,14 @@ import Testing
             let fine = try await ConsoleTests.post(client, "/console/models/flowers/rollout/rules",
                                                    "csrf=\(csrf)&rule=half&share-1=33.333&share-2=66.667", cookie: cookie)
             #expect(fine.status == .badRequest, "at most two decimals: one bucket is 0.01%")
+            for refused in ["-0.5", "%2B5", "92233720368547759", "100.01", "1e2", "50."] {
+                let answer = try await ConsoleTests.post(client, "/console/models/flowers/rollout/rules",
+                                                         "csrf=\(csrf)&rule=half&share-1=\(refused)&share-2=0", cookie: cookie)
+                #expect(answer.status == .badRequest, "\(refused)")
+            }
+            let half = try await ConsoleTests.post(client, "/console/models/flowers/rollout/rules",
+                                                   "csrf=\(csrf)&rule=half&share-1=.5&share-2=99.5", cookie: cookie)
+            #expect(half.status == .ok && half.text.contains("0.50% of them stay on v1") && half.text.contains("99.50% of them move from v1 to v2"), "'.5' is 0.5%, as a number field sends it")
             let condition = try await ConsoleTests.post(client, "/console/models/flowers/rollout/rules",
                                                         "csrf=\(csrf)&rule=half&conditions=planet%3Dmars&share-1=50&share-2=50", cookie: cookie)
             #expect(condition.status == .badRequest && condition.text.contains("planet"))
@@ -148,6 +156,28 @@ import Testing
             let noToken = try await ConsoleTests.post(client, "/console/models/flowers/rollout/rules", "rule=half&share-1=100", cookie: cookie)
             #expect(noToken.status == .forbidden)
             #expect(try await Self.rollout(client) == Rollout(defaultVersion: 1), "every refusal left the rollout as it was")
+        }
+    }
+
+    @Test func aPreviewSaysWhenNoDeviceReachesARuleAndWhenTheNewestPublishedVersionChanged() async throws {
+        try await Self.withTwoVersions { client, cookie, csrf in
+            let everyone = RolloutRuleChange(conditions: [], shares: [.init(version: 1, basisPoints: 10_000)])
+            #expect(try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/everyone", everyone).status == .ok)
+            let shadowed = try await ConsoleTests.post(client, "/console/models/flowers/rollout/rules",
+                                                       "csrf=\(csrf)&rule=ios&conditions=platform%3Dios&share-1=0&share-2=100", cookie: cookie)
+            #expect(shadowed.text.contains("No device reaches this rule, so none moves: rule &#39;everyone&#39; comes before it"))
+            #expect(shadowed.text.contains("No device gets another version.") && !shadowed.text.contains("move from"))
+
+            let removal = try await ConsoleTests.post(client, "/console/models/flowers/rollout/rules/everyone/remove", "csrf=\(csrf)", cookie: cookie)
+            #expect(try await Self.save(client, preview: removal, cookie: cookie).status == .seeOther)
+            // The default follows the newest published version (v2); a preview made then is not
+            // saved once v3 is published, since what it said would no longer be true.
+            let preview = try await ConsoleTests.post(client, "/console/models/flowers/rollout/default", "csrf=\(csrf)&version=1", cookie: cookie)
+            #expect(preview.text.contains("100.00% of them move from v2 to v1"))
+            _ = try await client.upload("float_classifier_labels", to: "flowers")
+            let stale = try await Self.save(client, preview: preview, cookie: cookie)
+            #expect(stale.status == .conflict && stale.text.contains("newest published version changed after this preview"))
+            #expect(try await Self.rollout(client).defaultVersion == nil)
         }
     }
 

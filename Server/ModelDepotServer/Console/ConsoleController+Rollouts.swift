@@ -103,9 +103,10 @@ extension ConsoleController {
         if form?["confirm"] == "yes" {
             let basis = form?["basis"] ?? ""
             do {
+                let newest = try await catalog.versions(of: name).filter(\.published).map(\.version).max()
                 _ = try await rollouts.change(name, by: key.id) { current in
-                    guard Self.fingerprint(current) == basis else {
-                        throw DepotError(.conflict, "The rollout changed after this preview (someone else saved a change); nothing was saved. Look at the rollout as it is now and make the change again.")
+                    guard Self.fingerprint(current, newestPublished: newest) == basis else {
+                        throw DepotError(.conflict, "The rollout or the newest published version changed after this preview (someone else saved a change); nothing was saved. Look at the rollout as it is now and make the change again.")
                     }
                     return try change(current)
                 }
@@ -124,7 +125,7 @@ extension ConsoleController {
             }
             let preview = RolloutPreview(before: before, after: after, newestPublished: published.max())
             return try page("rollout-preview", ConsolePages.RolloutPreviewPage(
-                csrf: session.csrfToken, name: name.rawValue, action: action, basis: Self.fingerprint(before),
+                csrf: session.csrfToken, name: name.rawValue, action: action, basis: Self.fingerprint(before, newestPublished: published.max()),
                 fields: fields.map { ConsolePages.Field(name: $0.0, value: $0.1) }, preview: preview,
                 before: ConsolePages.summary(before), after: ConsolePages.summary(after)))
         } catch let error as DepotError {
@@ -144,11 +145,13 @@ extension ConsoleController {
             status: status)
     }
 
-    /// A digest of the rollout's JSON: the preview's form carries it, and saving checks that the
-    /// rollout in force still has it.
-    static func fingerprint(_ rollout: Rollout) -> String {
+    /// A digest of what a preview was worked out from: the rollout's JSON and the newest published
+    /// version (the default when none is set). The preview's form carries it; saving checks that
+    /// both are still the same.
+    static func fingerprint(_ rollout: Rollout, newestPublished: Int?) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        return SHA256.hash(data: (try? encoder.encode(rollout)) ?? Data()).hex
+        let document = (try? encoder.encode(rollout)) ?? Data()
+        return SHA256.hash(data: document + Data("|\(newestPublished.map(String.init) ?? "none")".utf8)).hex
     }
 }

@@ -165,7 +165,8 @@ struct ConsoleController {
         return try page("model", ConsolePages.Model(
             csrf: csrf, error: error, name: name.rawValue, description: summary.description,
             handsOut: ConsolePages.handsOut(try await catalog.rollout(of: name), summary: summary),
-            versions: try await catalog.versions(of: name).map(ConsolePages.VersionRow.init)), status: status)
+            versions: try await catalog.versions(of: name).map(ConsolePages.VersionRow.init),
+            maximumUploadSize: versions.maximumUploadSize), status: status)
     }
 
     // MARK: Versions

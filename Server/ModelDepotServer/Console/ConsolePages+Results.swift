@@ -55,7 +55,8 @@ extension ConsolePages {
             for windowCounts in stats.windows {
                 guard let column = position[Int(windowCounts.start.timeIntervalSince1970)] else { continue }
                 for count in windowCounts.counts {
-                    let row = shown.firstIndex(of: label(count)) ?? (labels.count - 1)
+                    // A line of its own, else "other" (only counts past the busiest lines lack one).
+                    guard let row = shown.firstIndex(of: label(count)) ?? (labels.count > shown.count ? shown.count : nil) else { continue }
                     manifests[row][column] += count.manifests
                     downloads[row][column] += count.downloads
                 }

@@ -68,14 +68,13 @@ extension ConsolePages {
         func basisPoints() throws(DepotError) -> [(Int, Int)] {
             try shares.map { share throws(DepotError) in
                 let text = share.value.isEmpty ? "0" : share.value
-                let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-                guard (1...2).contains(parts.count), let whole = Int(parts[0]),
-                      parts.count == 1 || ((1...2).contains(parts[1].count) && parts[1].allSatisfy { $0.isASCII && $0.isNumber }) else {
-                    throw DepotError(.badRequest, "The share of v\(share.version), '\(text.prefix(20))', is not a percentage with at most two decimals (e.g. 12.5).")
+                guard let match = text.wholeMatch(of: /([0-9]{0,3})(?:\.([0-9]{1,2}))?/), !(match.1.isEmpty && match.2 == nil) else {
+                    throw DepotError(.badRequest, "The share of v\(share.version), '\(text.prefix(20))', is not a percentage from 0 to 100 with at most two decimals (e.g. 12.5).")
                 }
-                let fraction = parts.count == 2 ? Int(parts[1].padding(toLength: 2, withPad: "0", startingAt: 0))! : 0
+                let whole = Int(match.1) ?? 0
+                let fraction = match.2.map { Int($0.padding(toLength: 2, withPad: "0", startingAt: 0))! } ?? 0
                 let basisPoints = whole * 100 + fraction
-                guard whole >= 0, basisPoints <= RolloutBucket.count else {
+                guard basisPoints <= RolloutBucket.count else {
                     throw DepotError(.badRequest, "The share of v\(share.version) is \(text)%; a share is 0% to 100%.")
                 }
                 return (share.version, basisPoints)

@@ -59,8 +59,11 @@ enum ConsolePages {
         let name: String, description: String?, handsOut: String
         let versions: [VersionRow]
         let hasVersions: Bool
+        /// The largest model the server takes, for the upload script to refuse a larger file at once.
+        let maximumUploadSize: Int
 
-        init(csrf: String, error: String?, name: String, description: String, handsOut: String, versions: [VersionRow]) {
+        init(csrf: String, error: String?, name: String, description: String, handsOut: String, versions: [VersionRow],
+             maximumUploadSize: Int) {
             self.csrf = csrf
             self.error = error
             self.name = name
@@ -68,6 +71,7 @@ enum ConsolePages {
             self.handsOut = handsOut
             self.versions = versions
             hasVersions = !versions.isEmpty
+            self.maximumUploadSize = maximumUploadSize
         }
     }
 

@@ -35,7 +35,14 @@ struct RolloutPreview {
         }
         for rule in after.rules {
             let conditions = ConsolePages.conditions(rule)
-            guard let old = before.rules.first(where: { $0.id == rule.id }) else {
+            let old = before.rules.first { $0.id == rule.id }
+            guard old != rule else { continue }
+            if let earlier = Self.shadow(of: rule, in: after.rules) {
+                parts.append(Part(title: "\(old == nil ? "New rule" : "Rule") '\(rule.name)' (\(conditions))", moves: [],
+                                  notes: [Self.unreached(by: earlier)]))
+                continue
+            }
+            guard let old else {
                 anyMove = anyMove || rule.split.shares.keys.contains { $0 != fallbackBefore }
                 let moves = Self.shares(rule.split).map { version, basisPoints in
                     version == fallbackBefore
@@ -46,7 +53,6 @@ struct RolloutPreview {
                                   moves: moves, notes: ["Ranges: \(Self.ranges(rule.split))."]))
                 continue
             }
-            guard old != rule else { continue }
             var counts: [Pair: Int] = [:]
             for bucket in 0..<RolloutBucket.count {
                 let from = old.split.version(forBucket: bucket)
@@ -65,6 +71,11 @@ struct RolloutPreview {
             parts.append(Part(title: "Rule '\(rule.name)' (\(conditions)): the devices it covers", moves: moves, notes: notes))
         }
         for (index, rule) in before.rules.enumerated() where !after.rules.contains(where: { $0.id == rule.id }) {
+            if let earlier = Self.shadow(of: rule, in: before.rules) {
+                parts.append(Part(title: "Removed rule '\(rule.name)' (\(ConsolePages.conditions(rule)))", moves: [],
+                                  notes: [Self.unreached(by: earlier)]))
+                continue
+            }
             let later = before.rules.dropFirst(index + 1).contains { after.rules.contains(rule: $0) }
             let target = later ? "the rules after it, else \(Self.name(fallbackAfter))" : Self.name(fallbackAfter)
             anyMove = anyMove || later || rule.split.shares.keys.contains { $0 != fallbackAfter }
@@ -84,6 +95,17 @@ struct RolloutPreview {
         if !pinMoves.isEmpty { parts.append(Part(title: "Pinned devices", moves: pinMoves, notes: [])) }
         self.parts = parts
         movesNothing = !anyMove && pinMoves.isEmpty
+    }
+
+    /// An earlier rule that decides for every device `rule` would match: one whose conditions are
+    /// a subset of `rule`'s (every split covers all 10,000 buckets, so a matching rule always decides).
+    private static func shadow(of rule: Rollout.Rule, in rules: [Rollout.Rule]) -> Rollout.Rule? {
+        guard let index = rules.firstIndex(where: { $0.id == rule.id }) else { return nil }
+        return rules[..<index].first { Set($0.conditions).isSubset(of: Set(rule.conditions)) }
+    }
+
+    private static func unreached(by earlier: Rollout.Rule) -> String {
+        "No device reaches this rule, so none moves: rule '\(earlier.name)' comes before it and decides for every device it would match (its conditions, \(ConsolePages.conditions(earlier)), are a subset of these). Narrow or remove that rule first."
     }
 
     private struct Pair: Hashable {

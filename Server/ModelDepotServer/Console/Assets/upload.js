@@ -9,7 +9,7 @@
   const progress = document.getElementById("upload-progress");
   const percent = document.getElementById("upload-percent");
   const status = document.getElementById("upload-status");
-  let dropped = null;
+  const submit = form.querySelector("button[type=submit]");
 
   function show(text, isError, link) {
     status.textContent = text;
@@ -35,18 +35,23 @@
   zone.addEventListener("drop", function (event) {
     event.preventDefault();
     zone.classList.remove("over");
-    const file = event.dataTransfer.files[0];
-    if (!file) return;
-    dropped = file;
+    if (event.dataTransfer.files.length === 0) return;
+    input.files = event.dataTransfer.files;
+    const file = input.files[0];
     show("Ready to upload " + file.name + " (" + file.size + " bytes).", false);
   });
-  input.addEventListener("change", function () { dropped = null; });
 
   form.addEventListener("submit", function (event) {
     event.preventDefault();
-    const file = dropped || input.files[0];
+    const file = input.files[0];
     if (!file) {
       show("Choose a .tflite file, or drop one on the field, first.", true);
+      return;
+    }
+    const maximum = Number(form.dataset.maximumSize);
+    if (file.size > maximum) {
+      show(file.name + " has " + file.size + " bytes; this server accepts at most " + maximum +
+           " (depot serve --max-upload-size). Nothing was sent.", true);
       return;
     }
     const query = [];
@@ -57,6 +62,7 @@
     request.setRequestHeader("X-Depot-CSRF", form.elements.csrf.value);
     request.setRequestHeader("Content-Type", "application/octet-stream");
     request.setRequestHeader("Depot-Content-Length", String(file.size));
+    submit.disabled = true;
     setProgress(0);
     show("Uploading " + file.name + "…", false);
     request.upload.addEventListener("progress", function (progressEvent) {
@@ -69,15 +75,21 @@
         setProgress(100);
         show("Uploaded v" + body.version + " (" + body.size + " bytes, SHA-256 " + body.sha256.slice(0, 12) + "…): verified and stored.",
              false, { href: window.location.pathname, text: "Show it in the list" });
-      } else if (body && body.error) {
-        show(body.error.message + " [" + body.error.code + "]", true);
       } else {
-        show("The upload failed with HTTP " + request.status + "; nothing was stored.", true);
+        setProgress(0);
+        show(body && body.error ? body.error.message + " [" + body.error.code + "]"
+                                : "The upload failed with HTTP " + request.status + "; nothing was stored.", true);
       }
     });
     request.addEventListener("error", function () {
+      setProgress(0);
       show("The upload was cut off by a network error; nothing was stored. Try again.", true);
     });
+    request.addEventListener("abort", function () {
+      setProgress(0);
+      show("The upload was stopped; nothing was stored.", true);
+    });
+    request.addEventListener("loadend", function () { submit.disabled = false; });
     request.send(file);
   });
 })();
