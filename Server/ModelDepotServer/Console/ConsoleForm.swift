@@ -10,7 +10,7 @@ struct ConsoleForm {
     let fields: [String: String]
 
     init(_ request: Request) async throws {
-        var body = request.body
+        let body = request.body
         let buffer = try await body.collect(upTo: Self.maximumSize)
         var components = URLComponents()
         components.percentEncodedQuery = String(buffer: buffer).replacingOccurrences(of: "+", with: "%20")

@@ -11,9 +11,10 @@
   const status = document.getElementById("upload-status");
   const submit = form.querySelector("button[type=submit]");
 
-  function show(text, isError, link) {
+  // kind: "error", "done" (stored) or "" (on the way).
+  function show(text, kind, link) {
     status.textContent = text;
-    status.className = isError ? "error" : "done";
+    status.className = kind;
     if (link) {
       const anchor = document.createElement("a");
       anchor.href = link.href;
@@ -38,20 +39,20 @@
     if (event.dataTransfer.files.length === 0) return;
     input.files = event.dataTransfer.files;
     const file = input.files[0];
-    show("Ready to upload " + file.name + " (" + file.size + " bytes).", false);
+    show("Ready to upload " + file.name + " (" + file.size + " bytes).", "");
   });
 
   form.addEventListener("submit", function (event) {
     event.preventDefault();
     const file = input.files[0];
     if (!file) {
-      show("Choose a .tflite file, or drop one on the field, first.", true);
+      show("Choose a .tflite file, or drop one on the field, first.", "error");
       return;
     }
     const maximum = Number(form.dataset.maximumSize);
     if (file.size > maximum) {
       show(file.name + " has " + file.size + " bytes; this server accepts at most " + maximum +
-           " (depot serve --max-upload-size). Nothing was sent.", true);
+           " (depot serve --max-upload-size). Nothing was sent.", "error");
       return;
     }
     const query = [];
@@ -64,7 +65,7 @@
     request.setRequestHeader("Depot-Content-Length", String(file.size));
     submit.disabled = true;
     setProgress(0);
-    show("Uploading " + file.name + "…", false);
+    show("Uploading " + file.name + "…", "");
     request.upload.addEventListener("progress", function (progressEvent) {
       if (progressEvent.lengthComputable) setProgress(Math.floor(progressEvent.loaded * 100 / progressEvent.total));
     });
@@ -74,20 +75,20 @@
       if (request.status === 201 && body && body.version) {
         setProgress(100);
         show("Uploaded v" + body.version + " (" + body.size + " bytes, SHA-256 " + body.sha256.slice(0, 12) + "…): verified and stored.",
-             false, { href: window.location.pathname, text: "Show it in the list" });
+             "done", { href: window.location.pathname, text: "Show it in the list" });
       } else {
         setProgress(0);
         show(body && body.error ? body.error.message + " [" + body.error.code + "]"
-                                : "The upload failed with HTTP " + request.status + "; nothing was stored.", true);
+                                : "The upload failed with HTTP " + request.status + "; nothing was stored.", "error");
       }
     });
     request.addEventListener("error", function () {
       setProgress(0);
-      show("The upload was cut off by a network error; nothing was stored. Try again.", true);
+      show("The upload was cut off by a network error; nothing was stored. Try again.", "error");
     });
     request.addEventListener("abort", function () {
       setProgress(0);
-      show("The upload was stopped; nothing was stored.", true);
+      show("The upload was stopped; nothing was stored.", "error");
     });
     request.addEventListener("loadend", function () { submit.disabled = false; });
     request.send(file);
