@@ -153,6 +153,10 @@ import Testing
             let unpublished = try await ConsoleTests.post(client, "/console/models/flowers/rollout/rules",
                                                           "csrf=\(csrf)&rule=half&share-1=50&share-2=50", cookie: cookie)
             #expect(unpublished.status == .badRequest && unpublished.text.contains("no published version 2"))
+            let notANumber = try await ConsoleTests.post(client, "/console/models/flowers/rollout/default", "csrf=\(csrf)&version=seven", cookie: cookie)
+            #expect(notANumber.status == .badRequest && notANumber.text.contains("Default version &#39;seven&#39; is not a version number"))
+            let unknownDefault = try await ConsoleTests.post(client, "/console/models/flowers/rollout/default", "csrf=\(csrf)&version=9", cookie: cookie)
+            #expect(unknownDefault.status == .badRequest && unknownDefault.text.contains("no published version 9"))
             let noToken = try await ConsoleTests.post(client, "/console/models/flowers/rollout/rules", "rule=half&share-1=100", cookie: cookie)
             #expect(noToken.status == .forbidden)
             #expect(try await Self.rollout(client) == Rollout(defaultVersion: 1), "every refusal left the rollout as it was")
