@@ -20,6 +20,8 @@ struct ModelCache: Sendable {
     }
 
     let root: URL
+    /// What the models handed out are checked against again when their bytes are loaded.
+    let verificationPolicy: TFLiteVerificationPolicy
 
     func modelDirectory(_ name: ModelName) -> URL { root.appendingPathComponent("models/\(name.rawValue)") }
     func partialFile(_ sha256: String) -> URL { root.appendingPathComponent("partial/\(sha256).part") }
@@ -39,7 +41,8 @@ struct ModelCache: Sendable {
             guard Self.size(of: url) == companion.size else { return nil }
             companions[companion.name] = url
         }
-        var model = VerifiedModel(manifest: stored.manifest, fileURL: file, description: stored.description, companionFiles: companions)
+        var model = VerifiedModel(manifest: stored.manifest, fileURL: file, description: stored.description, companionFiles: companions,
+                                  verificationPolicy: verificationPolicy)
         model.confirmedAt = current.confirmedAt
         model.expires = current.expires ?? stored.manifest.expires
         return (model, current)
@@ -73,7 +76,8 @@ struct ModelCache: Sendable {
             .write(to: destination.appendingPathComponent("manifest.json"), options: .atomic)
         try setCurrent(manifest.model, Current(directory: name, etag: etag, expires: manifest.expires, confirmedAt: confirmedAt))
         try prune(folder, keeping: kept, current: name)
-        var model = VerifiedModel(manifest: manifest, fileURL: modelFile, description: description, companionFiles: installed)
+        var model = VerifiedModel(manifest: manifest, fileURL: modelFile, description: description, companionFiles: installed,
+                                  verificationPolicy: verificationPolicy)
         model.confirmedAt = confirmedAt
         return model
     }

@@ -58,7 +58,8 @@ extension ModelDownloader {
         do {
             return try await model(named: name, policy: .latestModel, conditions: conditions, expectation: expectation)
         } catch let error as DepotError where error.code == .unavailable {
-            return try VerifiedModel.verifyBundled(fallback.fileURL, name: try ModelName(name), expectation: expectation)
+            return try VerifiedModel.verifyBundled(fallback.fileURL, name: try ModelName(name), expectation: expectation,
+                                                  policy: configuration.verificationPolicy)
         }
     }
 }

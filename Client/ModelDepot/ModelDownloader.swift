@@ -40,7 +40,7 @@ public actor ModelDownloader {
     /// - Throws: ``DepotError`` when the cache directory cannot be created.
     public init(configuration: ModelDownloaderConfiguration) throws {
         self.configuration = configuration
-        cache = ModelCache(root: configuration.cacheDirectory)
+        cache = ModelCache(root: configuration.cacheDirectory, verificationPolicy: configuration.verificationPolicy)
         trust = TrustStore(cacheDirectory: configuration.cacheDirectory, pinned: configuration.trustedRoot)
         do {
             for folder in ["models", "partial"] {
@@ -264,7 +264,8 @@ public actor ModelDownloader {
         emit(.verifying(model: model, version: manifest.version))
         let verified: VerifiedModel
         do throws(DepotError) {
-            verified = try VerifiedModel.verify(file, against: manifest, expectation: expectation)
+            verified = try VerifiedModel.verify(file, against: manifest, expectation: expectation,
+                                                policy: configuration.verificationPolicy)
             try VerifiedModel.verifyCompanions(companions, against: manifest)
         } catch {
             try? FileManager.default.removeItem(at: file)

@@ -55,6 +55,11 @@ public struct ModelDownloaderConfiguration: Sendable {
     /// The least average rate over a window before a transfer is cancelled (`transfer_too_slow`);
     /// 1 KiB/s over 60 s by default, `nil` for none.
     public var minimumTransferRate: TransferRate? = TransferRate(bytesPerSecond: 1024, window: .seconds(60))
+    /// What a downloaded or bundled model must pass beyond a well-formed file, checked again each
+    /// time its bytes are loaded. The default is the server's: associated files (labels,
+    /// vocabularies) may inflate to 256 MiB together (``TFLiteVerificationPolicy/maximumAssociatedFilesSize``);
+    /// a model over it is refused (`associated_files_too_large`) and the current one stays.
+    public var verificationPolicy = TFLiteVerificationPolicy.default
 
     /// Creates a configuration.
     public init(serverURL: URL, appKey: String, trustedRoot: PinnedRoot, installationID: String? = nil, device: DeviceContext = DeviceContext(),

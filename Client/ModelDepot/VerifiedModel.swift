@@ -30,8 +30,11 @@ public struct VerifiedModel: Sendable, Hashable {
     public internal(set) var checkFailure: DepotError?
     /// The verified companion files, by name.
     let companionFiles: [String: URL]
+    /// What the file was verified against, and is checked against again when loaded.
+    let verificationPolicy: TFLiteVerificationPolicy
 
-    init(manifest: ModelManifest, fileURL: URL, description: TFLiteModelDescription, companionFiles: [String: URL] = [:]) {
+    init(manifest: ModelManifest, fileURL: URL, description: TFLiteModelDescription, companionFiles: [String: URL] = [:],
+         verificationPolicy: TFLiteVerificationPolicy) {
         name = manifest.model
         version = manifest.version
         sha256 = manifest.sha256
@@ -39,20 +42,22 @@ public struct VerifiedModel: Sendable, Hashable {
         self.description = description
         self.manifest = manifest
         self.companionFiles = companionFiles
+        self.verificationPolicy = verificationPolicy
         expires = manifest.expires
     }
 
     /// Checks a bundled file, which has no manifest: its TFLite structure and the app's
     /// expectation; it is reported as version 0 from the arm `bundled`.
-    static func verifyBundled(_ fileURL: URL, name: ModelName, expectation: TFLiteIOExpectation?) throws(DepotError) -> VerifiedModel {
+    static func verifyBundled(_ fileURL: URL, name: ModelName, expectation: TFLiteIOExpectation?,
+                              policy: TFLiteVerificationPolicy) throws(DepotError) -> VerifiedModel {
         let size = (try? FileManager.default.attributesOfItem(atPath: fileURL.path)[.size] as? NSNumber)?.intValue ?? 0
-        let description = try MappedFile(path: fileURL.path).withBytes { bytes throws(DepotError) in try TFLiteVerifier().verify(bytes) }
+        let description = try MappedFile(path: fileURL.path).withBytes { bytes throws(DepotError) in try TFLiteVerifier(policy: policy).verify(bytes) }
         try expectation?.check(description)
         let manifest = ModelManifest(model: name, version: 0, sha256: try SHA256.digest(ofFileAt: fileURL.path).hex, size: size,
                                      downloadURL: fileURL.absoluteString,
                                      tensors: .init(inputs: description.inputs, outputs: description.outputs), arm: "bundled",
                                      manifestVersion: 0, issued: .distantPast, expires: .distantFuture)
-        return VerifiedModel(manifest: manifest, fileURL: fileURL, description: description)
+        return VerifiedModel(manifest: manifest, fileURL: fileURL, description: description, verificationPolicy: policy)
     }
 
     /// Checks a file against its manifest: size, SHA-256 (streamed), TFLite structure, and the
@@ -73,8 +78,8 @@ public struct VerifiedModel: Sendable, Hashable {
         }
     }
 
-    static func verify(_ fileURL: URL, against manifest: ModelManifest,
-                       expectation: TFLiteIOExpectation?) throws(DepotError) -> VerifiedModel {
+    static func verify(_ fileURL: URL, against manifest: ModelManifest, expectation: TFLiteIOExpectation?,
+                       policy: TFLiteVerificationPolicy) throws(DepotError) -> VerifiedModel {
         let size = (try? FileManager.default.attributesOfItem(atPath: fileURL.path)[.size] as? NSNumber)?.intValue ?? -1
         guard size == manifest.size else {
             throw DepotError(.sizeMismatch, "Model '\(manifest.model)' v\(manifest.version): expected \(manifest.size) bytes, got \(size).")
@@ -83,8 +88,8 @@ public struct VerifiedModel: Sendable, Hashable {
         guard digest == manifest.sha256 else {
             throw DepotError(.digestMismatch, "Model '\(manifest.model)' v\(manifest.version): expected SHA-256 \(manifest.sha256), got \(digest).")
         }
-        let description = try MappedFile(path: fileURL.path).withBytes { bytes throws(DepotError) in try TFLiteVerifier().verify(bytes) }
+        let description = try MappedFile(path: fileURL.path).withBytes { bytes throws(DepotError) in try TFLiteVerifier(policy: policy).verify(bytes) }
         try expectation?.check(description)
-        return VerifiedModel(manifest: manifest, fileURL: fileURL, description: description)
+        return VerifiedModel(manifest: manifest, fileURL: fileURL, description: description, verificationPolicy: policy)
     }
 }

@@ -54,7 +54,7 @@ public final class VerifiedModelBytes: @unchecked Sendable {
         guard digest == model.sha256 else {
             throw DepotError(.digestMismatch, "\(what) changed on disk after it was verified (SHA-256 \(digest), not \(model.sha256)); it was not handed to an interpreter. Download it again.")
         }
-        _ = try TFLiteVerifier().verify(UnsafeRawBufferPointer(start: buffer.baseAddress, count: filled))
+        _ = try TFLiteVerifier(policy: model.verificationPolicy).verify(UnsafeRawBufferPointer(start: buffer.baseAddress, count: filled))
     }
 
     deinit { buffer.deallocate() }

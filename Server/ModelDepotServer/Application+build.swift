@@ -92,7 +92,8 @@ func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, 
     models.register(in: admin)
     BlobCollectionController(collector: collector).register(in: admin)
     let versions = VersionsController(catalog: catalog, blobs: blobs, index: index, collector: collector, manifests: manifests, metrics: metrics,
-                                      maximumUploadSize: configuration.maximumUploadSize, clock: clock)
+                                      maximumUploadSize: configuration.maximumUploadSize,
+                                      verificationPolicy: configuration.verificationPolicy, clock: clock)
     versions.register(in: admin)
     let keysController = KeysController(catalog: catalog, keys: keys, clock: clock)
     keysController.register(in: admin)

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ModelDepotShared
 
 /// Everything `depot serve` can be told: where to listen, where to keep data, limits.
 public struct ServerConfiguration: Sendable {
@@ -19,6 +20,9 @@ public struct ServerConfiguration: Sendable {
     public var blobRedirectLifetime: Int?
     /// The largest upload accepted, in bytes.
     public var maximumUploadSize: Int
+    /// What an uploaded model must pass beyond a well-formed file, e.g. how many bytes its
+    /// associated files may inflate to (`--max-associated-files-size`).
+    public var verificationPolicy = TFLiteVerificationPolicy.default
     /// The log level.
     public var logLevel: Logger.Level
     /// The first admin token's secret, when automation sets it (`DEPOT_ADMIN_TOKEN`); otherwise

@@ -11,7 +11,7 @@ extension Depot {
             abstract: "Run the ModelDepot server (embedded SQLite and blob store under the storage directory).",
             discussion: """
                 Flags override the environment: DEPOT_HOST, DEPOT_PORT, DEPOT_STORAGE, DEPOT_DATABASE, DEPOT_BLOBS,
-                DEPOT_BLOB_REDIRECT, DEPOT_MAX_UPLOAD_SIZE,
+                DEPOT_BLOB_REDIRECT, DEPOT_MAX_UPLOAD_SIZE, DEPOT_MAX_ASSOCIATED_FILES_SIZE,
                 DEPOT_LOG_LEVEL, DEPOT_MANIFEST_LIFETIME, DEPOT_HEAD_TIMEOUT, DEPOT_IDLE_TIMEOUT, DEPOT_BODY_TIMEOUT,
                 DEPOT_SEND_TIMEOUT, DEPOT_MAX_CONNECTIONS, DEPOT_MAX_HEAD_SIZE, DEPOT_AUTH_FAILURE_ALLOWANCE. On first start the server creates an admin token and prints it once;
                 DEPOT_ADMIN_TOKEN or --admin-token-file sets that first token instead.
@@ -47,6 +47,9 @@ extension Depot {
 
         @Option(help: "The largest upload accepted, in bytes (default 2147483648).")
         var maxUploadSize: Int?
+
+        @Option(help: "The most bytes the associated files packed in an uploaded model (label files, vocabularies) may inflate to, all together (default 268435456, 256 MiB); a model over it is refused (422 associated_files_too_large).")
+        var maxAssociatedFilesSize: Int?
 
         @Option(help: "trace, debug, info, notice, warning, error or critical (default info).")
         var logLevel: String?
@@ -127,6 +130,11 @@ extension Depot {
             if let size = try maxUploadSize ?? environment["DEPOT_MAX_UPLOAD_SIZE"].map({ try number($0, "DEPOT_MAX_UPLOAD_SIZE") }) {
                 guard size > 0 else { throw ValidationError("The maximum upload size must be positive, not \(size).") }
                 configuration.maximumUploadSize = size
+            }
+            if let size = try maxAssociatedFilesSize
+                ?? environment["DEPOT_MAX_ASSOCIATED_FILES_SIZE"].map({ try number($0, "DEPOT_MAX_ASSOCIATED_FILES_SIZE") }) {
+                guard size >= 0 else { throw ValidationError("The maximum size of associated files must be 0 or more bytes, not \(size).") }
+                configuration.verificationPolicy.maximumAssociatedFilesSize = size
             }
             if let lifetime = try manifestLifetime ?? environment["DEPOT_MANIFEST_LIFETIME"].map({ try number($0, "DEPOT_MANIFEST_LIFETIME") }) {
                 guard lifetime >= 60 else { throw ValidationError("The manifest lifetime must be at least 60 seconds, not \(lifetime).") }

@@ -12,6 +12,7 @@ struct VersionsController {
     let manifests: ManifestCache
     let metrics: ServerMetrics
     let maximumUploadSize: Int
+    let verificationPolicy: TFLiteVerificationPolicy
     let clock: @Sendable () -> Date
 
     func register(in group: RouterGroup<AppRequestContext>) {
@@ -110,7 +111,7 @@ struct VersionsController {
             }
             files.append(file)
         }
-        let tflite = try await model.verify()
+        let tflite = try await model.verify(policy: verificationPolicy)
         let notes = request.uri.queryParameters.get("notes").map { String($0) } ?? ""
         let verified = VerifiedUpload(sha256: digest, size: size - files.map(\.size).reduce(0, +), notes: notes, tflite: tflite, files: files,
                                       uploadedBy: context.principal?.id)

@@ -17,6 +17,7 @@ extension DepotError: HTTPResponseError {
         case .insufficientStorage: .init(code: 507, reasonPhrase: "Insufficient Storage")
         case .internalError, .fileUnreadable: .internalServerError
         case .unavailable: .serviceUnavailable
+        case .associatedFilesTooLarge: .unprocessableContent
         default: .unprocessableContent // every TFLite verification failure
         }
     }

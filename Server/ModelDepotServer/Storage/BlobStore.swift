@@ -34,5 +34,6 @@ public protocol BlobUpload: AnyObject, Sendable {
     func finish() async throws(DepotError) -> String
     /// Verifies the finished upload's TFLite structure where it lies, reading only what the
     /// verifier needs.
-    func verify() async throws(DepotError) -> TFLiteModelDescription
+    /// - Parameter policy: What the model must pass beyond a well-formed file.
+    func verify(policy: TFLiteVerificationPolicy) async throws(DepotError) -> TFLiteModelDescription
 }

@@ -80,8 +80,8 @@ final class FileUpload: BlobUpload, @unchecked Sendable {
     }
 
     /// Waits for the writes still in flight, then closes the file (errors no longer matter).
-    func verify() async throws(DepotError) -> TFLiteModelDescription {
-        try MappedFile(path: temporaryPath).withBytes { bytes throws(DepotError) in try TFLiteVerifier().verify(bytes) }
+    func verify(policy: TFLiteVerificationPolicy) async throws(DepotError) -> TFLiteModelDescription {
+        try MappedFile(path: temporaryPath).withBytes { bytes throws(DepotError) in try TFLiteVerifier(policy: policy).verify(bytes) }
     }
 
     func close() async {

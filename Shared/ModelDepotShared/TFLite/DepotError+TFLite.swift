@@ -58,6 +58,8 @@ extension DepotError.Code {
     public static let invalidModelMetadata = Self("invalid_model_metadata")
     /// The zip of associated files appended to the model is damaged or inconsistent.
     public static let invalidAssociatedFiles = Self("invalid_associated_files")
+    /// The associated files inflate to more than ``TFLiteVerificationPolicy/maximumAssociatedFilesSize``.
+    public static let associatedFilesTooLarge = Self("associated_files_too_large")
     /// The metadata names an associated file that the appended zip does not hold.
     public static let associatedFileMissing = Self("associated_file_missing")
 }

@@ -16,15 +16,16 @@ extension TFLiteModelChecker {
         }
         let archive = try ZipArchive.find(in: model.bytes, after: appendedStart)
         var contents: [String: [UInt8]] = [:]
+        var budget = ZipArchive.Budget(limit: policy.maximumAssociatedFilesSize)
         let labelNames = Set(metadata?.subgraphs.first?.outputs.flatMap(\.labelFiles).map(\.name) ?? [])
         for entry in archive?.entries ?? [] {
             if labelNames.contains(entry.name) {
                 guard entry.size <= TFLiteLabelFile.maximumSize else {
                     throw DepotError(.invalidAssociatedFiles, "The label file '\(entry.name)' has \(entry.size) bytes; label files may have at most \(TFLiteLabelFile.maximumSize).")
                 }
-                contents[entry.name] = try archive!.contents(of: entry)
+                contents[entry.name] = try archive!.contents(of: entry, within: &budget)
             } else {
-                try archive!.read(entry) { _ in }
+                try archive!.read(entry, within: &budget) { _ in }
             }
         }
         let packed = Set(archive?.entries.map(\.name) ?? [])

@@ -2,8 +2,8 @@
 ///
 /// The default accepts mainstream real models: float, int8/uint8 quantized, fp16 weights,
 /// several subgraphs, control flow, resource variables, custom and Flex operators, sparse
-/// tensors and appended archives. Tighten it where the interpreter that will run the model
-/// cannot run more:
+/// tensors and appended archives of associated files that inflate to at most 256 MiB. Tighten
+/// it where the interpreter that will run the model cannot run more:
 ///
 /// ```swift
 /// let verifier = TFLiteVerifier(policy: .builtinOperatorsOnly)
@@ -19,6 +19,13 @@ public struct TFLiteVerificationPolicy: Sendable, Hashable {
     public var maximumDepth: Int
     /// The most tables accepted in one file (FlatBuffers' default is 1,000,000).
     public var maximumTables: Int
+    /// The most bytes all associated files (the zip appended to the model) may inflate to
+    /// together, counted while inflating: a file over it is `associated_files_too_large`.
+    public var maximumAssociatedFilesSize: Int
+
+    /// The default ``maximumAssociatedFilesSize``, 256 MiB: far above real label and vocabulary
+    /// files, far below what a zip bomb inflates to.
+    public static let defaultMaximumAssociatedFilesSize = 256 << 20
 
     /// Creates a policy.
     /// - Parameters:
@@ -27,13 +34,16 @@ public struct TFLiteVerificationPolicy: Sendable, Hashable {
     ///   - allowsSparseTensors: Accept sparse tensors.
     ///   - maximumDepth: The deepest table nesting accepted.
     ///   - maximumTables: The most tables accepted.
+    ///   - maximumAssociatedFilesSize: The most bytes all associated files may inflate to.
     public init(allowsCustomOperators: Bool = true, allowsFlexOperators: Bool = true,
-                allowsSparseTensors: Bool = true, maximumDepth: Int = 64, maximumTables: Int = 1_000_000) {
+                allowsSparseTensors: Bool = true, maximumDepth: Int = 64, maximumTables: Int = 1_000_000,
+                maximumAssociatedFilesSize: Int = defaultMaximumAssociatedFilesSize) {
         self.allowsCustomOperators = allowsCustomOperators
         self.allowsFlexOperators = allowsFlexOperators
         self.allowsSparseTensors = allowsSparseTensors
         self.maximumDepth = maximumDepth
         self.maximumTables = maximumTables
+        self.maximumAssociatedFilesSize = maximumAssociatedFilesSize
     }
 
     /// Accepts mainstream real models (see the type's documentation).

@@ -4,7 +4,10 @@
 /// Offsets in the central directory may count from the start of the file (Python's `zipfile` in
 /// append mode) or from the start of the archive (a zip tool); both are read. Every offset, size
 /// and name is checked before it is used, so a damaged archive is a ``DepotError``
-/// (`invalid_associated_files`), never a crash.
+/// (`invalid_associated_files`), never a crash. Entries may not share bytes: each one's local
+/// header and data come after the previous one's in central directory order, so no compressed
+/// block is inflated twice, and what they inflate to counts against one budget
+/// (a ``Budget``).
 struct ZipArchive: Sendable {
     /// One file in the archive.
     struct Entry: Sendable, Hashable {
@@ -14,12 +17,30 @@ struct ZipArchive: Sendable {
         let compressedSize: Int
         let size: Int
         let crc32: UInt32
+        /// Where the entry's local header starts in the file.
+        let headerOffset: Int
         /// Where the entry's data starts in the file.
         let dataOffset: Int
+
+        /// Where the entry's data ends in the file.
+        var dataEnd: Int { dataOffset + compressedSize }
     }
 
     /// The most entries read.
     static let maximumEntries = 4096
+
+    /// How many bytes the entries of one archive may inflate to, together.
+    struct Budget {
+        /// The bytes allowed in all.
+        let limit: Int
+        /// The bytes still allowed.
+        fileprivate(set) var remaining: Int
+
+        init(limit: Int) {
+            self.limit = limit
+            remaining = limit
+        }
+    }
 
     let entries: [Entry]
     private let bytes: FlatBufferBytes
@@ -76,6 +97,9 @@ struct ZipArchive: Sendable {
             let entry = try Self.entry(in: bytes, at: position, shift: shift, archiveStart: start, directory: directory,
                                        endRecord: endRecord, index: index)
             guard names.insert(entry.name).inserted else { throw Self.damaged("it holds '\(entry.name)' twice") }
+            if let previous = entries.last, entry.headerOffset < previous.dataEnd {
+                throw Self.damaged("'\(entry.name)' starts at offset \(entry.headerOffset), inside or before '\(previous.name)' (offsets \(previous.headerOffset)..<\(previous.dataEnd)), which the central directory lists before it; entries must follow each other without sharing bytes")
+            }
             entries.append(entry)
             position += 46 + Int(bytes.load(UInt16.self, at: position + 28)) + Int(bytes.load(UInt16.self, at: position + 30))
                 + Int(bytes.load(UInt16.self, at: position + 32))
@@ -111,15 +135,23 @@ struct ZipArchive: Sendable {
         }
         let dataOffset = local + 30 + localNameLength + extraLength
         guard dataOffset + compressedSize <= directory else { throw damaged("the data of '\(name)' (\(compressedSize) bytes) runs into the central directory") }
-        return Entry(name: name, method: method, compressedSize: compressedSize, size: size, crc32: crc, dataOffset: dataOffset)
+        return Entry(name: name, method: method, compressedSize: compressedSize, size: size, crc32: crc, headerOffset: local,
+                     dataOffset: dataOffset)
     }
 
     /// Decompresses an entry and checks its size and CRC-32, passing its bytes to `sink` in pieces.
-    /// - Throws: ``DepotError`` (`invalid_associated_files`) when the data is damaged.
-    func read(_ entry: Entry, into sink: ([UInt8]) -> Void) throws(DepotError) {
+    /// - Parameters:
+    ///   - entry: One of ``entries``.
+    ///   - budget: What the entries read so far left; what this one produces is taken off.
+    ///     Inflating stops as soon as it is spent, whatever the entry's header says.
+    ///   - sink: Receives the content in order.
+    /// - Throws: ``DepotError``: `invalid_associated_files` when the data is damaged,
+    ///   `associated_files_too_large` when the entry would produce more than `budget` bytes.
+    func read(_ entry: Entry, within budget: inout Budget, into sink: ([UInt8]) -> Void) throws(DepotError) {
         var crc = CRC32()
         var produced = 0
         if entry.method == 0 {
+            guard entry.size <= budget.remaining else { throw overBudget(entry, budget: budget) }
             let piece = 1 << 20
             for offset in stride(from: 0, to: entry.size, by: piece) {
                 let bytes = bytes.bytes(at: entry.dataOffset + offset, length: min(piece, entry.size - offset))
@@ -128,27 +160,34 @@ struct ZipArchive: Sendable {
                 produced += bytes.count
             }
         } else {
-            let compressed = bytes.slice(entry.dataOffset..<(entry.dataOffset + entry.compressedSize))
-            switch Inflater.inflate(compressed, limit: entry.size, into: { piece in
+            let compressed = bytes.slice(entry.dataOffset..<entry.dataEnd)
+            let limit = min(entry.size, budget.remaining)
+            switch Inflater.inflate(compressed, limit: limit, into: { piece in
                 crc.update(piece)
                 sink(piece)
             }) {
             case .success(let count): produced = count
             case .failure(.damaged(let what)): throw Self.damaged("'\(entry.name)' does not inflate: \(what)")
+            case .failure(.tooLarge) where limit < entry.size: throw overBudget(entry, budget: budget)
             case .failure(.tooLarge): throw Self.damaged("'\(entry.name)' inflates to more than the \(entry.size) bytes its header says")
             }
         }
+        budget.remaining -= produced
         guard produced == entry.size else { throw Self.damaged("'\(entry.name)' holds \(produced) bytes, but its header says \(entry.size)") }
         guard crc.value == entry.crc32 else {
             throw Self.damaged("'\(entry.name)' has CRC-32 \(String(crc.value, radix: 16)), but its header says \(String(entry.crc32, radix: 16))")
         }
     }
 
-    /// An entry's whole content, checked.
-    func contents(of entry: Entry) throws(DepotError) -> [UInt8] {
+    private func overBudget(_ entry: Entry, budget: Budget) -> DepotError {
+        DepotError(.associatedFilesTooLarge, "The associated files appended to the model inflate to more than the \(budget.limit) bytes accepted for all of them: '\(entry.name)' (\(entry.size) bytes by its header) goes past the \(budget.remaining) bytes the files before it left. Pack smaller files, or raise the limit (TFLiteVerificationPolicy.maximumAssociatedFilesSize; depot serve --max-associated-files-size).")
+    }
+
+    /// An entry's whole content, checked, taken off `budget` like ``read(_:within:into:)``.
+    func contents(of entry: Entry, within budget: inout Budget) throws(DepotError) -> [UInt8] {
         var result: [UInt8] = []
-        result.reserveCapacity(entry.size)
-        try read(entry) { result.append(contentsOf: $0) }
+        result.reserveCapacity(min(entry.size, budget.remaining))
+        try read(entry, within: &budget) { result.append(contentsOf: $0) }
         return result
     }
 }

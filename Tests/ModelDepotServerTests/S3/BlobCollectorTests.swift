@@ -47,7 +47,7 @@ import TestSupport
         let upload = try setup.blobs.beginUpload()
         try await upload.write(ByteBuffer(bytes: try Fixtures.bytes(fixture)))
         let digest = try await upload.finish()
-        let tflite = try await upload.verify()
+        let tflite = try await upload.verify(policy: .default)
         try await setup.blobs.commit(upload, sha256: digest)
         if version {
             _ = try await setup.catalog.addVersion(VerifiedUpload(sha256: digest, size: 1, notes: "", tflite: tflite),

@@ -47,12 +47,12 @@ actor S3Upload: BlobUpload {
         return hasher.finalize().hex
     }
 
-    func verify() async throws(DepotError) -> TFLiteModelDescription {
+    func verify(policy: TFLiteVerificationPolicy) async throws(DepotError) -> TFLiteModelDescription {
         let pages = PagedBytes(count: size, pageSize: 1 << 20, capacity: 16) { [client, key] offset, count in
             try Self.blocking { try await client.bytes(of: key, range: offset...(offset + count - 1)) }.readableBytesView.map { $0 }
         }
         do {
-            return try await NIOThreadPool.singleton.runIfActive { try TFLiteVerifier().verify(pages) }
+            return try await NIOThreadPool.singleton.runIfActive { try TFLiteVerifier(policy: policy).verify(pages) }
         } catch let error as DepotError {
             throw error
         } catch {
