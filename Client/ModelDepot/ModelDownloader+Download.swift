@@ -158,8 +158,9 @@ extension ModelDownloader {
     }
 
     /// One range request, following the redirects the app allows: up to `maximumRedirects`, to
-    /// the server's origin or an allowed one, never from `https` to `http`. The app key, the arm
-    /// and `If-Range` go only to the server's own origin.
+    /// the server's origin or an allowed one, never from `https` to `http`. The app key and
+    /// `If-Range` go only to the server's own origin. The URL is the manifest's as signed, with
+    /// the arm token that makes the server count the download for the manifest's arm.
     private func followingRedirects(_ range: ClosedRange<Int>, of manifest: ModelManifest, from url: URL) async throws -> (URL, HTTPURLResponse) {
         let what = "The download of '\(manifest.model)' v\(manifest.version)"
         var target = url
@@ -169,7 +170,6 @@ extension ModelDownloader {
             request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
             if Origin(target) == Origin(configuration.serverURL) {
                 request.setValue("Bearer \(configuration.appKey)", forHTTPHeaderField: "Authorization")
-                request.setValue(manifest.arm, forHTTPHeaderField: DepotHeader.arm)
                 request.setValue("\"\(manifest.sha256)\"", forHTTPHeaderField: "If-Range")
             }
             let (body, response) = try await configuration.transport.download(request, limits: rangeLimits(range, size: manifest.size))

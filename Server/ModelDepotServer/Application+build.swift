@@ -80,7 +80,7 @@ func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, 
     let throttle = AuthenticationThrottle(allowance: configuration.authenticationFailureAllowance)
     let client = routes.group("v1").add(middleware: AuthenticationMiddleware(keys: keys, throttle: throttle, metrics: metrics))
     let manifestController = ManifestController(catalog: catalog, manifests: manifests, metrics: metrics, usage: usage)
-    let blobsController = BlobsController(index: index, objects: objects, metrics: metrics, usage: usage)
+    let blobsController = BlobsController(index: index, objects: objects, metrics: metrics, usage: usage, signer: signer)
     manifestController.register(in: client)
     blobsController.register(in: client)
     signing.registerPublic(in: client)

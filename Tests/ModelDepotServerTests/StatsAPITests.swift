@@ -22,11 +22,16 @@ import Testing
             let rollout = try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/half", rule).decode(Rollout.self)
             let arm = "rule:\(rollout.rules[0].id)"
             var expected = [1: 0, 2: 0]
-            for index in 0..<400 { expected[try await manifest(client, key, "device-\(index)").version, default: 0] += 1 }
+            var onSecond: ModelManifest?
+            for index in 0..<400 {
+                let answer = try await manifest(client, key, "device-\(index)")
+                expected[answer.version, default: 0] += 1
+                if answer.version == 2 { onSecond = answer }
+            }
 
             var download = key
-            download[HTTPField.Name("Depot-Arm")!] = arm
-            let blob = "/v1/blobs/sha256/\(second.sha256)"
+            let blob = try #require(onSecond).downloadURL
+            #expect(blob.hasPrefix("/v1/blobs/sha256/\(second.sha256)?arm="))
             _ = try await client.request(.get, blob, headers: download)
             download[.range] = "bytes=0-9"
             _ = try await client.request(.get, blob, headers: download)
@@ -38,6 +43,7 @@ import Testing
             #expect(stats.versions.map(\.manifests) == [expected[1], expected[2]])
             #expect(stats.versions.map(\.downloads) == [0, 2], "a whole file and a resumed tail count; a head does not")
             #expect(stats.arms.filter { $0.arm == arm }.map(\.manifests).reduce(0, +) == 400)
+            #expect(stats.arms.filter { $0.arm == arm }.map(\.downloads) == [0, 2], "both downloads count for the manifest's arm")
             #expect((1...2).contains(stats.windows.count), "the requests fall in one hour window, or two at an hour's turn")
             #expect(stats.windows.flatMap(\.counts).map(\.manifests).reduce(0, +) == 400)
             let check = try #require(stats.sampleRatio.first)
@@ -77,6 +83,78 @@ import Testing
             let check = try #require(stats.sampleRatio.first)
             #expect(check.observed == ["1": installations[1]!, "2": installations[2]!])
             #expect(!check.mismatch, "eleven checks per v2 installation are no reason to flag the split: \(check)")
+        }
+    }
+
+    /// Model `flowers` with versions 1 and 2 behind one rule at 100% v2, an app key, and the
+    /// manifest a device got from it.
+    func ruleOnVersionTwo(_ client: TestServer.Client) async throws -> (key: HTTPFields, manifest: ModelManifest, arm: String) {
+        try await client.createModel("flowers")
+        _ = try await client.upload("float_classifier", to: "flowers")
+        _ = try await client.upload("int8_conv", to: "flowers")
+        let key = try await client.appKey()
+        let rule = RolloutRuleChange(conditions: [], shares: [.init(version: 2, basisPoints: 10_000)])
+        let rollout = try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/all", rule).decode(Rollout.self)
+        let manifest = try await manifest(client, key, "device-1")
+        return (key, manifest, "rule:\(rollout.rules[0].id)")
+    }
+
+    /// Downloads per arm, `nil` for arms without downloads.
+    func downloads(_ client: TestServer.Client) async throws -> [String: Int] {
+        let stats = try await client.request(.get, "/v1/admin/models/flowers/stats").decode(ModelStats.self)
+        return stats.arms.filter { $0.downloads > 0 }.reduce(into: [:]) { $0[$1.arm ?? "", default: 0] += $1.downloads }
+    }
+
+    @Test func aDownloadCountsForTheArmTheServerAssignedNotTheOneTheDeviceNames() async throws {
+        try await TestServer().run { client in
+            let (key, manifest, arm) = try await ruleOnVersionTwo(client)
+            #expect(manifest.arm == arm && manifest.version == 2)
+            let token = try #require(manifest.downloadURL.split(separator: "?arm=").last)
+            let mac = try #require(token.split(separator: ".").last)
+            let plain = "/v1/blobs/sha256/\(manifest.sha256)"
+
+            // The manifest's URL, as the SDK follows it; whole, then a resumed tail.
+            #expect(try await client.request(.get, manifest.downloadURL, headers: key).status == .ok)
+            var tail = key
+            tail[.range] = "bytes=100-"
+            #expect(try await client.request(.get, manifest.downloadURL, headers: tail).status == .partialContent)
+            // An app that names an arm itself: the header of older SDKs, or a token it changed.
+            var forged = key
+            forged[HTTPField.Name("Depot-Arm")!] = "rule:other"
+            #expect(try await client.request(.get, plain, headers: forged).status == .ok)
+            #expect(try await client.request(.get, manifest.downloadURL, headers: forged).status == .ok, "the header does not override the token")
+            #expect(try await client.request(.get, "\(plain)?arm=rule:other.\(mac)", headers: key).status == .ok)
+            #expect(try await client.request(.get, "\(plain)?arm=\(arm).AAAAAAAAAAAAAAAAAAAAAA", headers: key).status == .ok)
+            #expect(try await client.request(.get, "\(plain)?arm=\(arm).%ZZ", headers: key).status == .ok)
+
+            #expect(try await downloads(client) == [arm: 3, "unknown": 4])
+        }
+    }
+
+    @Test func aTokenForOneFileDoesNotCountForAnother() async throws {
+        try await TestServer().run { client in
+            let (key, manifest, arm) = try await ruleOnVersionTwo(client)
+            let first = try await client.request(.get, "/v1/admin/models/flowers/versions/1").decode(ModelVersion.self)
+            let query = try #require(manifest.downloadURL.split(separator: "?").last)
+            #expect(try await client.request(.get, "/v1/blobs/sha256/\(first.sha256)?\(query)", headers: key).status == .ok)
+            #expect(try await downloads(client) == ["unknown": 1], "v2's token on v1's file: not \(arm)")
+        }
+    }
+
+    @Test func tenThousandMadeUpArmsAddOneCounter() async throws {
+        try await TestServer().run { client in
+            let (key, manifest, _) = try await ruleOnVersionTwo(client)
+            let plain = "/v1/blobs/sha256/\(manifest.sha256)"
+            var generator = SystemRandomNumberGenerator()
+            for index in 0..<10_000 {
+                let made = String(UInt64.random(in: 0...UInt64.max, using: &generator), radix: 36)
+                var headers = key
+                headers[.range] = "bytes=-1"
+                headers[HTTPField.Name("Depot-Arm")!] = "rule:\(made)"
+                let uri = index.isMultiple(of: 2) ? "\(plain)?arm=rule:\(made).\(made)" : plain
+                #expect(try await client.request(.get, uri, headers: headers).status == .partialContent)
+            }
+            #expect(try await downloads(client) == ["unknown": 10_000])
         }
     }
 

@@ -24,6 +24,8 @@ struct BlobsController {
     let objects: S3BlobStore?
     let metrics: ServerMetrics
     let usage: UsageCounter
+    /// Checks the arm token of the download URL (``ArmToken``).
+    let signer: ManifestSigner
     let files = BlobFileBody()
 
     func register(in group: RouterGroup<AppRequestContext>) {
@@ -39,7 +41,7 @@ struct BlobsController {
             response.headers.append(contentsOf: headers)
             return response
         case .content(let status, let headers, let file, let range, let length):
-            let arm = Self.arm(request.headers)
+            let arm = signer.countedArm(query: request.uri.query.map { $0[...] }, sha256: Substring(hex))
             if let objects, file.path == nil {
                 return try await serveObject(hex, from: objects, status: status, headers: headers, range: range, length: length,
                                              includeBody: includeBody, arm: arm)
@@ -54,13 +56,14 @@ struct BlobsController {
     }
 
     /// A `GET` answered from the file with `sendfile`, or `nil` for anything but content (the
-    /// router then answers it, with the same result or the error).
-    func fastAnswer(hex: Substring, key: AccessKey, headers: some DeviceFields) -> HotAnswer? {
+    /// router then answers it, with the same result or the error). `query` is the target's raw
+    /// query (after `?`), which carries the arm token.
+    func fastAnswer(hex: Substring, query: Substring?, key: AccessKey, headers: some DeviceFields) -> HotAnswer? {
         guard case .content(let status, let fields, let file, let range?, let length)? = try? plan(hex: hex, key: key, headers: headers),
               let path = file.path else {
             return nil
         }
-        let arm = Self.arm(headers)
+        let arm = signer.countedArm(query: query, sha256: hex)
         let hex = String(hex)
         return HotAnswer(status: status, headers: fields, file: path, identity: file.identity, range: range) { [metrics] in
             metrics.recordBlobBytes(range.count)
@@ -102,13 +105,10 @@ struct BlobsController {
         }
     }
 
-    /// A download counts once its last byte went out (a whole file or a resumed tail).
+    /// A download counts once its last byte went out (a whole file or a resumed tail), for the
+    /// arm its URL's token names (``ArmToken``).
     func countDownload(_ hex: String, range: ClosedRange<Int>, length: Int, arm: String) {
         if range.upperBound == length - 1 { usage.record(.download(sha256: hex), arm: arm) }
-    }
-
-    private static func arm(_ headers: some DeviceFields) -> String {
-        headers[device: .arm].map { String($0.prefix(80)) } ?? "unknown"
     }
 
     /// Refuses to serve a blob file that is not the one the index knows (missing, rewritten,

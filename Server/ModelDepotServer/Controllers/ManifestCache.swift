@@ -115,7 +115,7 @@ final class ManifestCache: Sendable {
         var manifestVersion = known ?? 0
         if known == nil { manifestVersion = try await agreedManifestVersion(of: model, generation: generation, at: now, catalog: catalog) }
         let manifest = ModelManifest(model: model, version: found.version, sha256: found.sha256, size: found.size,
-                                     downloadURL: DeviceRoute.blob(sha256: found.sha256),
+                                     downloadURL: DeviceRoute.blob(sha256: found.sha256, armToken: signer.armToken(arm: arm, sha256: found.sha256)),
                                      tensors: .init(inputs: found.tflite.inputs, outputs: found.tflite.outputs),
                                      files: found.files.map {
                                          .init(name: $0.name, sha256: $0.sha256, size: $0.size, downloadURL: DeviceRoute.blob(sha256: $0.sha256))

@@ -27,7 +27,8 @@ struct HotPaths: Sendable {
                 verified: inout VerifiedKey?) -> (answer: HotAnswer, route: String, key: String)? {
         guard throttle.wait(address: address()) == nil, let key = key(request, verified: &verified) else { return nil }
         throttle.succeeded(address: address())
-        let path = request.path.utf8.prefix { $0 != UInt8(ascii: "?") }
+        let target = request.path.utf8
+        let path = target.prefix { $0 != UInt8(ascii: "?") }
         if let rest = Self.remainder(of: path, after: DeviceRoute.manifestPrefix), let slash = rest.firstIndex(of: UInt8(ascii: "/")),
            rest[slash...].elementsEqual(DeviceRoute.manifestSuffix.utf8),
            let name = try? ModelName(String(Substring(rest[..<slash]))),
@@ -35,7 +36,8 @@ struct HotPaths: Sendable {
             return (answer, ManifestController.route, key.id)
         }
         if let hex = Self.remainder(of: path, after: DeviceRoute.blobPrefix),
-           let answer = blobs.fastAnswer(hex: Substring(hex), key: key, headers: request.fields) {
+           let answer = blobs.fastAnswer(hex: Substring(hex), query: path.endIndex < target.endIndex ? Substring(target[target.index(after: path.endIndex)...]) : nil,
+                                         key: key, headers: request.fields) {
             return (answer, BlobsController.route, key.id)
         }
         return nil

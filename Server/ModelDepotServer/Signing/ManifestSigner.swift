@@ -12,6 +12,22 @@ final class ManifestSigner: Sendable {
         var active: Curve25519.Signing.PrivateKey
         var pending: Curve25519.Signing.PrivateKey?
         var root: TrustedRoot?
+        /// The keys arm tokens are checked with: the active key's first (new tokens are made
+        /// with it), then the one it replaced while this process ran, so that a device that got
+        /// its manifest just before a rotation still has its download counted.
+        var armKeys: [ArmToken.Key]
+
+        init(active: Curve25519.Signing.PrivateKey, pending: Curve25519.Signing.PrivateKey?, root: TrustedRoot?, replacing old: State? = nil) {
+            self.active = active
+            self.pending = pending
+            self.root = root
+            let key = ArmToken.Key(signingKey: active)
+            switch old {
+            case let old? where old.active.rawRepresentation == active.rawRepresentation: armKeys = old.armKeys
+            case let old?: armKeys = [key, old.armKeys[0]]
+            case nil: armKeys = [key]
+            }
+        }
     }
 
     private let keys: any SigningKeyStore
@@ -37,12 +53,12 @@ final class ManifestSigner: Sendable {
         let root = try await catalog.latestRootDocument().map { data throws(DepotError) in try TrustedRoot(first: data) }
         let (version, changed) = state.withLock { state in
             var changed = state.active.publicKey.rawRepresentation != active.publicKey.rawRepresentation
-            state.active = active
-            state.pending = pending
+            var newer = state.root
             if let root, root.document.version > state.root?.document.version ?? 0 {
-                state.root = root
+                newer = root
                 changed = true
             }
+            state = State(active: active, pending: pending, root: newer, replacing: state)
             return (state.root?.document.version ?? 0, changed)
         }
         rootVersionValue.store(version, ordering: .relaxed)
@@ -81,6 +97,18 @@ final class ManifestSigner: Sendable {
     func sign(_ manifest: ModelManifest) throws -> Data {
         let key = state.withLock { $0.active }
         return try SignedEnvelope(signing: manifest, with: [key]).encoded()
+    }
+
+    /// The `arm` query value of the download URL of blob `sha256` handed out through `arm`
+    /// (``ArmToken``), made with the active key.
+    func armToken(arm: String, sha256: String) -> String {
+        ArmToken.make(arm: arm, sha256: sha256, key: state.withLock { $0.armKeys[0] })
+    }
+
+    /// The arm a download of blob `sha256` counts for: the one its URL's `query` carries when
+    /// the token checks (``ArmToken``), else `unknown`.
+    func countedArm(query: Substring?, sha256: Substring) -> String {
+        ArmToken.arm(inQuery: query, sha256: sha256, keys: state.withLock { $0.armKeys })
     }
 
     /// Makes the key for the next rotation (or returns the one made before).
@@ -122,7 +150,7 @@ final class ManifestSigner: Sendable {
         }
         try await catalog.addRootDocument(version: next.document.version, envelope: envelope, at: now)
         try await keys.activateKey(PublicSigningKey.keyID(of: signing.publicKey))
-        state.withLock { $0 = State(active: signing, pending: nil, root: next) }
+        state.withLock { $0 = State(active: signing, pending: nil, root: next, replacing: $0) }
         rootVersionValue.store(next.document.version, ordering: .relaxed)
         return next.document
     }

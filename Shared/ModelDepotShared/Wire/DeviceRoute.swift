@@ -7,7 +7,15 @@ public enum DeviceRoute {
     /// `/v1/blobs/sha256/{hex}` is this, then the blob's SHA-256 in lower-case hex.
     public static let blobPrefix = "/v1/blobs/sha256/"
 
+    /// The query item of a model file's download URL that carries the arm token the server
+    /// signed into the manifest (`?arm=<arm>.<mac>`): the download counts for that arm.
+    public static let armQueryItem = "arm"
+
     public static func manifest(of model: ModelName) -> String { manifestPrefix + model.rawValue + manifestSuffix }
 
     public static func blob(sha256: String) -> String { blobPrefix + sha256 }
+
+    /// A model file's download URL with the arm token the server made for it
+    /// (`/v1/blobs/sha256/<hex>?arm=<token>`).
+    public static func blob(sha256: String, armToken: String) -> String { blobPrefix + sha256 + "?" + armQueryItem + "=" + armToken }
 }
