@@ -77,8 +77,11 @@ func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, 
     routes.add(middleware: RequestLogMiddleware(metrics: metrics, log: requestLog))
     OperationsController(catalog: catalog, objects: objects, storageDirectory: configuration.storageDirectory, metrics: metrics)
         .register(in: routes)
-    let throttle = AuthenticationThrottle(allowance: configuration.authenticationFailureAllowance)
-    let client = routes.group("v1").add(middleware: AuthenticationMiddleware(keys: keys, throttle: throttle, metrics: metrics))
+    let sessions = ConsoleSessions(catalog: catalog, idleTimeout: configuration.consoleIdleTimeout,
+                                   lifetime: configuration.consoleSessionLifetime, clock: clock)
+    let authenticator = Authenticator(keys: keys, throttle: AuthenticationThrottle(allowance: configuration.authenticationFailureAllowance),
+                                      metrics: metrics, sessions: sessions, proxies: TrustedProxies(configuration.trustedProxies))
+    let client = routes.group("v1").add(middleware: AuthenticationMiddleware(authenticator: authenticator))
     let manifestController = ManifestController(catalog: catalog, manifests: manifests, metrics: metrics, usage: usage)
     let blobsController = BlobsController(index: index, objects: objects, metrics: metrics, usage: usage, signer: signer)
     manifestController.register(in: client)
@@ -95,17 +98,18 @@ func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, 
                                       maximumUploadSize: configuration.maximumUploadSize,
                                       verificationPolicy: configuration.verificationPolicy, clock: clock)
     versions.register(in: admin)
-    let keysController = KeysController(catalog: catalog, keys: keys, clock: clock)
+    let keysController = KeysController(catalog: catalog, keys: keys, sessions: sessions, clock: clock)
     keysController.register(in: admin)
     let rollouts = RolloutsController(catalog: catalog, manifests: manifests, clock: clock)
     rollouts.register(in: admin)
     let stats = StatsController(catalog: catalog, usage: usage, clock: clock)
     stats.register(in: admin)
     signing.registerAdmin(in: admin)
-    ConsoleController(catalog: catalog, keys: keys, throttle: throttle, models: models, versions: versions, keyIssuer: keysController,
+    ConsoleController(catalog: catalog, authenticator: authenticator, publicURLIsHTTPS: configuration.publicURL?.scheme?.lowercased() == "https",
+                      models: models, versions: versions, keyIssuer: keysController,
                       rollouts: rollouts, stats: stats, signer: signer, templates: templates, clock: clock)
         .register(in: routes)
-    return (routes, HotPaths(keys: keys, throttle: throttle, manifests: manifestController, blobs: blobsController, metrics: metrics, log: requestLog),
+    return (routes, HotPaths(authenticator: authenticator, manifests: manifestController, blobs: blobsController, metrics: metrics, log: requestLog),
             ReplicaCaches(catalog: catalog, manifests: manifests, keys: keys, index: index, signer: signer, logger: logger), collector)
 }
 

@@ -31,6 +31,14 @@ public struct ServerConfiguration: Sendable {
     /// Failed authentications in a row allowed per client address (and wrong secrets per key
     /// id) before `429` and a backoff of 1 s, doubling up to 5 minutes.
     public var authenticationFailureAllowance = 10
+    /// The proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed (`--trusted-proxy`).
+    public var trustedProxies: [AddressRange] = []
+    /// The URL clients reach the server at (`--public-url`); with https, console cookies are `Secure`.
+    public var publicURL: URL?
+    /// How long a console session lasts unused.
+    public var consoleIdleTimeout: TimeInterval = 3600
+    /// How long a console session lasts at most.
+    public var consoleSessionLifetime: TimeInterval = 8 * 3600
     /// Timeouts, open connections and request head size.
     public var connectionLimits = ConnectionLimits()
     /// With a shared (PostgreSQL) catalog: how often a replica looks for the others' changes

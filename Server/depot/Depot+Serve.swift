@@ -13,7 +13,8 @@ extension Depot {
                 Flags override the environment: DEPOT_HOST, DEPOT_PORT, DEPOT_STORAGE, DEPOT_DATABASE, DEPOT_BLOBS,
                 DEPOT_BLOB_REDIRECT, DEPOT_MAX_UPLOAD_SIZE, DEPOT_MAX_ASSOCIATED_FILES_SIZE,
                 DEPOT_LOG_LEVEL, DEPOT_MANIFEST_LIFETIME, DEPOT_HEAD_TIMEOUT, DEPOT_IDLE_TIMEOUT, DEPOT_BODY_TIMEOUT,
-                DEPOT_SEND_TIMEOUT, DEPOT_MAX_CONNECTIONS, DEPOT_MAX_HEAD_SIZE, DEPOT_AUTH_FAILURE_ALLOWANCE. On first start the server creates an admin token and prints it once;
+                DEPOT_SEND_TIMEOUT, DEPOT_MAX_CONNECTIONS, DEPOT_MAX_HEAD_SIZE, DEPOT_AUTH_FAILURE_ALLOWANCE,
+                DEPOT_TRUSTED_PROXIES (comma-separated), DEPOT_PUBLIC_URL, DEPOT_CONSOLE_IDLE_TIMEOUT, DEPOT_CONSOLE_SESSION_LIFETIME. On first start the server creates an admin token and prints it once;
                 DEPOT_ADMIN_TOKEN or --admin-token-file sets that first token instead.
                 It also creates its online manifest-signing key (storage/keys, mode 0600); devices trust it
                 once a root document lists it ('depot keys root init').
@@ -81,6 +82,18 @@ extension Depot {
         @Option(help: "Failed authentications in a row allowed per client address, and wrong secrets per key id, before 429 and a backoff from 1 s doubling to 5 minutes (default 10).")
         var authFailureAllowance: Int?
 
+        @Option(help: "A proxy or load balancer (an address or CIDR network, e.g. 10.0.0.0/8; repeat for more) whose X-Forwarded-For and X-Forwarded-Proto are believed: the client's address (throttling, logs) and scheme (Secure cookies) are taken from them only on connections from these.")
+        var trustedProxy: [String] = []
+
+        @Option(help: "The URL clients reach this server at, e.g. https://models.example.com; with https, console cookies are always Secure.")
+        var publicURL: String?
+
+        @Option(help: "Seconds a console session lasts unused (default 3600).")
+        var consoleIdleTimeout: Int?
+
+        @Option(help: "Seconds a console session lasts at most from sign-in (default 28800, 8 hours).")
+        var consoleSessionLifetime: Int?
+
         func run() async throws {
             let configuration = try resolve(ProcessInfo.processInfo.environment)
             #if canImport(Glibc)
@@ -141,6 +154,7 @@ extension Depot {
                 configuration.manifestLifetime = TimeInterval(lifetime)
             }
             try resolveConnectionLimits(environment, into: &configuration.connectionLimits)
+            try resolveClients(environment, into: &configuration)
             if let allowance = try authFailureAllowance
                 ?? environment["DEPOT_AUTH_FAILURE_ALLOWANCE"].map({ try number($0, "DEPOT_AUTH_FAILURE_ALLOWANCE") }) {
                 guard allowance >= 1 else { throw ValidationError("The authentication failure allowance must be at least 1, not \(allowance).") }

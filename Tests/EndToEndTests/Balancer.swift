@@ -40,6 +40,8 @@ final class Balancer {
                         proxy_http_version 1.1;
                         proxy_set_header Connection "";
                         proxy_set_header Host $http_host;
+                        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+                        proxy_set_header X-Forwarded-Proto $scheme;
                         proxy_request_buffering off;
                         proxy_buffering off;
                         proxy_read_timeout 300s;

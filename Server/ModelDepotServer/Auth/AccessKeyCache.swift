@@ -42,6 +42,11 @@ final class AccessKeyCache: Sendable {
         return entry.key
     }
 
+    /// The working key with id `id`, or `nil` when there is none (unknown or revoked).
+    func workingKey(id: String) async throws -> AccessKey? {
+        try await entries().byID[id]?.key
+    }
+
     /// The working key a bearer secret belongs to, if the keys are cached; `nil` when they are not
     /// or the secret is wrong (then ``authenticate(_:)`` answers, with the error).
     /// `generation` tells whether the answer still holds later (``isCurrent(_:)``).

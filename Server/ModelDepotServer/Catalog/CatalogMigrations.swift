@@ -110,6 +110,16 @@ enum CatalogMigrations {
         migrator.registerMigration("v8: who uploaded a version") { db in
             try db.alter(table: "version") { t in t.add(column: "uploadedBy", .text) }
         }
+        migrator.registerMigration("v9: console sessions") { db in
+            // A console sign-in: the SHA-256 of the cookie's random id, never the id itself.
+            try db.create(table: "consoleSession", options: .withoutRowID) { t in
+                t.primaryKey("id", .text).check(sql: "length(id) = 64 AND id NOT GLOB '*[^0-9a-f]*'")
+                t.column("keyId", .text).notNull().references("accessKey", onDelete: .cascade)
+                t.column("startedAt", .datetime).notNull()
+                t.column("usedAt", .datetime).notNull()
+            }
+            try db.create(index: "consoleSession_on_keyId", on: "consoleSession", columns: ["keyId"])
+        }
         return migrator
     }
 }

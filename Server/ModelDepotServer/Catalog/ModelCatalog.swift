@@ -51,6 +51,18 @@ public protocol ModelCatalog: Sendable {
     func workingKeys() async throws -> [(key: AccessKey, secretHash: [UInt8])]
     func revokeKey(id: String, at date: Date) async throws -> AccessKey
 
+    /// Stores a console session, and removes every session that began before `startedBefore` or
+    /// was last used before `usedBefore` (ended by their lifetimes).
+    func addSession(_ session: StoredSession, removingStartedBefore startedBefore: Date, usedBefore: Date) async throws
+    /// The session stored under `id` (the SHA-256 of its cookie's value), or `nil`.
+    func session(id: String) async throws -> StoredSession?
+    /// Records that the session was used at `date`.
+    func touchSession(id: String, at date: Date) async throws
+    /// Removes the session stored under `id` (none there: nothing happens).
+    func removeSession(id: String) async throws
+    /// Removes every session of the key.
+    func removeSessions(ofKey keyID: String) async throws
+
     /// The model's manifest version: every change to the model (created, a version added,
     /// published, unpublished or deleted, its rollout changed) raises it, in the same transaction,
     /// above every one handed out for its name (also before the model was deleted and created
@@ -68,6 +80,14 @@ public protocol ModelCatalog: Sendable {
     func latestRootDocument() async throws -> Data?
     /// Stores root document `version`; a `conflict` when that version exists already.
     func addRootDocument(version: Int, envelope: Data, at date: Date) async throws
+}
+
+/// A console session as the catalog keeps it: never the cookie's value, only its SHA-256.
+public struct StoredSession: Sendable, Hashable {
+    public var id: String
+    public var keyID: String
+    public var startedAt: Date
+    public var usedAt: Date
 }
 
 /// Counted usage of one version through one arm in one minute.

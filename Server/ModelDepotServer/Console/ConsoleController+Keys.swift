@@ -13,7 +13,7 @@ extension ConsoleController {
     }
 
     func listKeys(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (session, _) = try await signedIn(request)
+        let (session, _) = try await signedIn(request, context: context)
         return try await keysPage(csrf: session.csrfToken, error: nil)
     }
 
@@ -29,7 +29,7 @@ extension ConsoleController {
     }
 
     func createKey(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (session, form) = try await signedIn(request, checkingForm: true)
+        let (session, form) = try await signedIn(request, context: context, checkingForm: true)
         do {
             let kind: AccessKey.Kind = form?["kind"] == "admin" ? .admin : .app
             let models = try (form?["models"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -43,7 +43,7 @@ extension ConsoleController {
     }
 
     func confirmRevocation(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (session, _) = try await signedIn(request)
+        let (session, _) = try await signedIn(request, context: context)
         let id = context.parameters.get("id") ?? ""
         guard let key = try await catalog.keys().first(where: { $0.id == id }) else {
             throw DepotError(.notFound, "No key has id '\(id)'.")
@@ -52,7 +52,7 @@ extension ConsoleController {
     }
 
     func revokeKey(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (session, _) = try await signedIn(request, checkingForm: true)
+        let (session, _) = try await signedIn(request, context: context, checkingForm: true)
         do {
             _ = try await keyIssuer.revoke(id: context.parameters.get("id") ?? "")
             return Response(status: .seeOther, headers: [.location: "/console/keys"])

@@ -16,7 +16,7 @@ extension ConsoleController {
     }
 
     func showResults(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (session, _) = try await signedIn(request)
+        let (session, _) = try await signedIn(request, context: context)
         let name = try context.modelName()
         let asked = request.uri.queryParameters.get("hours").map { String($0) } ?? "24"
         let period = Self.periods.first { "\($0.hours)" == asked }

@@ -17,7 +17,7 @@ extension ConsoleController {
     }
 
     func showRollout(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (session, _) = try await signedIn(request)
+        let (session, _) = try await signedIn(request, context: context)
         let name = try context.modelName()
         let rollout = try await catalog.rollout(of: name)
         let editing = request.uri.queryParameters.get("rule").flatMap { rule in rollout.rules.first { $0.name == rule } }
@@ -25,7 +25,7 @@ extension ConsoleController {
     }
 
     func changeDefault(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (session, key, form) = try await signedInWithKey(request, checkingForm: true)
+        let (session, key, form) = try await signedInWithKey(request, context: context, checkingForm: true)
         let name = try context.modelName()
         let text = form?["version"] ?? ""
         guard text.isEmpty || Int(text) != nil else {
@@ -40,7 +40,7 @@ extension ConsoleController {
     }
 
     func changeRule(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (session, key, form) = try await signedInWithKey(request, checkingForm: true)
+        let (session, key, form) = try await signedInWithKey(request, context: context, checkingForm: true)
         let name = try context.modelName()
         let draft = ConsolePages.RuleDraft(form: form?.fields ?? [:])
         let parsed: (rule: String, conditions: [RolloutCondition], shares: [(Int, Int)])
@@ -59,7 +59,7 @@ extension ConsoleController {
     }
 
     func removeRule(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (session, key, form) = try await signedInWithKey(request, checkingForm: true)
+        let (session, key, form) = try await signedInWithKey(request, context: context, checkingForm: true)
         let name = try context.modelName()
         let rule = try RolloutsController.ruleName(context.parameters.get("rule") ?? "")
         return try await previewOrSave(name, form: form, session: session, key: key, draft: nil,
@@ -69,7 +69,7 @@ extension ConsoleController {
     }
 
     func pin(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (session, key, form) = try await signedInWithKey(request, checkingForm: true)
+        let (session, key, form) = try await signedInWithKey(request, context: context, checkingForm: true)
         let name = try context.modelName()
         do {
             let installation = try RolloutsController.installationID((form?["installation"] ?? "").trimmingCharacters(in: .whitespaces))
@@ -84,7 +84,7 @@ extension ConsoleController {
     }
 
     func unpin(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (session, key, form) = try await signedInWithKey(request, checkingForm: true)
+        let (session, key, form) = try await signedInWithKey(request, context: context, checkingForm: true)
         let name = try context.modelName()
         do {
             let installation = try RolloutsController.installationID(form?["installation"] ?? "")

@@ -10,8 +10,9 @@ import Mustache
 /// CSRF token; every page is sent with a strict Content-Security-Policy and no inline script.
 struct ConsoleController {
     let catalog: any ModelCatalog
-    let keys: AccessKeyCache
-    let throttle: AuthenticationThrottle
+    let authenticator: Authenticator
+    /// With an https public URL, cookies are `Secure` whatever the request says.
+    let publicURLIsHTTPS: Bool
     let models: ModelsController
     let versions: VersionsController
     let keyIssuer: KeysController
@@ -31,7 +32,9 @@ struct ConsoleController {
 
     func register(in routes: RouteInventory) {
         let console = routes.group("console").add(middleware: ConsoleHeadersMiddleware())
-        console.get { request, _ in Response(status: .seeOther, headers: [.location: try await session(request) == nil ? "/console/sign-in" : "/console/models"]) }
+        console.get { request, context in
+            Response(status: .seeOther, headers: [.location: try await sessionAndKey(request, context: context) == nil ? "/console/sign-in" : "/console/models"])
+        }
         console.get("sign-in") { _, _ in try page("sign-in", ConsolePages.SignIn(error: nil)) }
         console.post("sign-in", use: signIn)
         console.post("sign-out", use: signOut)
@@ -54,64 +57,62 @@ struct ConsoleController {
     // MARK: Sessions
 
     func signIn(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let address = context.clientAddress
-        if throttle.wait(address: address) != nil {
+        let client = context.client(of: request, through: authenticator.proxies)
+        let token = try await ConsoleForm(request)["token"]?.trimmingCharacters(in: .whitespaces) ?? ""
+        let signedIn: (session: ConsoleSession, key: AccessKey)
+        do {
+            signedIn = try await authenticator.signIn(token: token, client: client.address)
+        } catch is ThrottledError {
             return try page("sign-in", ConsolePages.SignIn(error: "Too many failed sign-ins from this address; wait a minute and try again."),
                             status: .tooManyRequests)
-        }
-        let token = try await ConsoleForm(request)["token"]?.trimmingCharacters(in: .whitespaces) ?? ""
-        let key: AccessKey
-        do {
-            key = try await keys.authenticate(token)
-        } catch {
-            throttle.failed(address: address, keyID: AccessKeySecret(text: token).embeddedID)
+        } catch let error as DepotError where error.code == .unauthorized {
             return try page("sign-in", ConsolePages.SignIn(error: "That token is not a working ModelDepot token. Paste the admin token exactly as it was printed."),
                             status: .unauthorized)
+        } catch let error as DepotError where error.code == .forbidden {
+            return try page("sign-in", ConsolePages.SignIn(error: error.message), status: .forbidden)
         }
-        guard key.kind == .admin else {
-            return try page("sign-in", ConsolePages.SignIn(error: "Key '\(key.id)' is an app key; the console needs an admin token."),
-                            status: .forbidden)
-        }
-        throttle.succeeded(address: address)
-        let session = ConsoleSession(token: token, expires: clock().addingTimeInterval(ConsoleSession.lifetime))
+        context.principal = signedIn.key
         var response = Response(status: .seeOther, headers: [.location: "/console/models"])
-        response.setCookie(Cookie(name: ConsoleSession.cookieName, value: session.cookieValue, maxAge: Int(ConsoleSession.lifetime),
-                                  path: "/console", secure: Self.isHTTPS(request), httpOnly: true, sameSite: .strict))
+        response.setCookie(sessionCookie(signedIn.session.id, client))
         return response
     }
 
     func signOut(_ request: Request, context: AppRequestContext) async throws -> Response {
-        _ = try await signedIn(request, checkingForm: true)
+        let (session, _) = try await signedIn(request, context: context, checkingForm: true)
+        try await authenticator.sessions.end(session)
         var response = Response(status: .seeOther, headers: [.location: "/console/sign-in"])
-        response.setCookie(Cookie(name: ConsoleSession.cookieName, value: "", maxAge: 0, path: "/console",
-                                  secure: Self.isHTTPS(request), httpOnly: true, sameSite: .strict))
+        response.setCookie(sessionCookie("", context.client(of: request, through: authenticator.proxies), ending: true))
         return response
     }
 
-    /// The signed-in session: a cookie that is this server's, unexpired, for a working admin token.
-    func session(_ request: Request) async throws -> ConsoleSession? {
-        try await sessionAndKey(request)?.session
+    /// The session cookie: `HttpOnly`, `SameSite=Strict`, `Secure` when the client uses https, and
+    /// no `Max-Age` (it ends with the browser; the server ends the session itself).
+    private func sessionCookie(_ value: String, _ client: TrustedProxies.Client, ending: Bool = false) -> Cookie {
+        Cookie(name: ConsoleSession.cookieName, value: value, maxAge: ending ? 0 : nil, path: "/console",
+               secure: client.isHTTPS || publicURLIsHTTPS, httpOnly: true, sameSite: .strict)
     }
 
-    /// The signed-in session and its admin token's key.
-    func sessionAndKey(_ request: Request) async throws -> (session: ConsoleSession, key: AccessKey)? {
-        guard let value = request.cookies[ConsoleSession.cookieName]?.value,
-              let session = ConsoleSession(cookie: value, now: clock()),
-              let key = try? await keys.authenticate(session.token), key.kind == .admin else { return nil }
-        return (session, key)
+    /// The signed-in session and its admin token's key (the request log names the key).
+    func sessionAndKey(_ request: Request, context: AppRequestContext) async throws -> (session: ConsoleSession, key: AccessKey)? {
+        let cookie = ConsoleSession.cookieValue(inHeaders: request.headers[values: .cookie])
+        guard let found = try await authenticator.session(cookie: cookie, client: context.client(of: request, through: authenticator.proxies).address)
+        else { return nil }
+        context.principal = found.key
+        return found
     }
 
     /// The session of a request that needs one; with `checkingForm`, its form's CSRF token too.
     /// - Throws: ``ConsoleRedirect`` to the sign-in page without a session; ``DepotError``
     ///   (`forbidden`) for a form without this session's CSRF token.
-    func signedIn(_ request: Request, checkingForm: Bool = false) async throws -> (ConsoleSession, ConsoleForm?) {
-        let (session, _, form) = try await signedInWithKey(request, checkingForm: checkingForm)
+    func signedIn(_ request: Request, context: AppRequestContext, checkingForm: Bool = false) async throws -> (ConsoleSession, ConsoleForm?) {
+        let (session, _, form) = try await signedInWithKey(request, context: context, checkingForm: checkingForm)
         return (session, form)
     }
 
-    /// ``signedIn(_:checkingForm:)`` with the admin token's key, for changes the audit log records.
-    func signedInWithKey(_ request: Request, checkingForm: Bool = false) async throws -> (ConsoleSession, AccessKey, ConsoleForm?) {
-        guard let (session, key) = try await sessionAndKey(request) else { throw ConsoleRedirect(location: "/console/sign-in") }
+    /// ``signedIn(_:context:checkingForm:)`` with the admin token's key, for changes the audit log records.
+    func signedInWithKey(_ request: Request, context: AppRequestContext,
+                         checkingForm: Bool = false) async throws -> (ConsoleSession, AccessKey, ConsoleForm?) {
+        guard let (session, key) = try await sessionAndKey(request, context: context) else { throw ConsoleRedirect(location: "/console/sign-in") }
         guard checkingForm else { return (session, key, nil) }
         let form = try await ConsoleForm(request)
         guard session.accepts(csrf: form["csrf"]) else {
@@ -120,14 +121,10 @@ struct ConsoleController {
         return (session, key, form)
     }
 
-    static func isHTTPS(_ request: Request) -> Bool {
-        request.uri.scheme == .https || request.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "https"
-    }
-
     // MARK: Models
 
     func listModels(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (session, _) = try await signedIn(request)
+        let (session, _) = try await signedIn(request, context: context)
         return try await modelsPage(csrf: session.csrfToken, error: nil)
     }
 
@@ -143,7 +140,7 @@ struct ConsoleController {
     }
 
     func createModel(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (session, form) = try await signedIn(request, checkingForm: true)
+        let (session, form) = try await signedIn(request, context: context, checkingForm: true)
         let tags = (form?["tags"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         do {
             let name = try ModelName(form?["name"] ?? "")
@@ -156,7 +153,7 @@ struct ConsoleController {
     }
 
     func showModel(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (session, _) = try await signedIn(request)
+        let (session, _) = try await signedIn(request, context: context)
         return try await modelPage(try context.modelName(), csrf: session.csrfToken, error: nil)
     }
 
@@ -178,19 +175,18 @@ struct ConsoleController {
     /// the session's CSRF token in `X-Depot-CSRF`, and gets the admin API's answer: the version as
     /// JSON, or the error (the verifier's included) as `{"error": {"code", "message"}}`.
     func upload(_ request: Request, context: AppRequestContext) async throws -> Response {
-        guard let (session, key) = try await sessionAndKey(request) else {
+        guard let (session, key) = try await sessionAndKey(request, context: context) else {
             throw DepotError(.unauthorized, "Your console session has ended; sign in again, then upload. Nothing was stored.")
         }
         guard session.accepts(csrf: request.headers[Self.csrfHeader]) else {
             throw DepotError(.forbidden, "The upload was not sent from this console session (its CSRF token is missing or wrong). Reload the page and try again; nothing was stored.")
         }
-        var context = context
         context.principal = key
         return try await versions.upload(request, context: context)
     }
 
     func setPublished(_ published: Bool, _ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let (session, _) = try await signedIn(request, checkingForm: true)
+        let (session, _) = try await signedIn(request, context: context, checkingForm: true)
         let name = try context.modelName()
         do {
             _ = try await versions.setPublished(published, version: try context.versionNumber(), of: name)
@@ -202,14 +198,14 @@ struct ConsoleController {
     }
 
     func confirmVersionDeletion(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (session, _) = try await signedIn(request)
+        let (session, _) = try await signedIn(request, context: context)
         let version = try await catalog.version(try context.versionNumber(), of: try context.modelName())
         return try page("delete-version", ConsolePages.DeleteVersion(csrf: session.csrfToken, error: nil, name: version.model.rawValue,
                                                                      version: version.version))
     }
 
     func deleteVersion(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (session, form) = try await signedIn(request, checkingForm: true)
+        let (session, form) = try await signedIn(request, context: context, checkingForm: true)
         let name = try context.modelName()
         let number = try context.versionNumber()
         guard form?["confirm"] == String(number) else {
@@ -226,14 +222,14 @@ struct ConsoleController {
     }
 
     func confirmDeletion(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (session, _) = try await signedIn(request)
+        let (session, _) = try await signedIn(request, context: context)
         let summary = try await catalog.model(try context.modelName())
         return try page("delete-model", ConsolePages.DeleteModel(csrf: session.csrfToken, error: nil, name: summary.name.rawValue,
                                                                  versionCount: summary.versionCount))
     }
 
     func deleteModel(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (session, form) = try await signedIn(request, checkingForm: true)
+        let (session, form) = try await signedIn(request, context: context, checkingForm: true)
         let summary = try await catalog.model(try context.modelName())
         guard form?["confirm"] == summary.name.rawValue else {
             return try page("delete-model", ConsolePages.DeleteModel(
@@ -276,8 +272,11 @@ struct ConsoleHeadersMiddleware: RouterMiddleware {
         var response: Response
         do {
             response = try await next(request, context)
-        } catch let error as HTTPResponseError {
+        } catch let error as HTTPResponseError where !ServerFailure.hidesCause(error) {
             response = try error.response(from: request, context: context)
+        } catch {
+            // A failure of the server's own goes out as the request log's ``ServerFailure``.
+            throw RequestLogMiddleware.report(error, request, context)
         }
         response.headers[HTTPField.Name("Content-Security-Policy")!] = Self.contentSecurityPolicy
         response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"

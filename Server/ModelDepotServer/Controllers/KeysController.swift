@@ -6,6 +6,7 @@ import ModelDepotShared
 struct KeysController {
     let catalog: any ModelCatalog
     let keys: AccessKeyCache
+    let sessions: ConsoleSessions
     let clock: @Sendable () -> Date
 
     func register(in group: RouterGroup<AppRequestContext>) {
@@ -37,10 +38,12 @@ struct KeysController {
         try JSONResponse.make(try await revoke(id: context.parameters.get("id") ?? ""))
     }
 
-    /// Revokes a key (never the last admin token): for the API and the console alike.
+    /// Revokes a key (never the last admin token) and ends its console sessions: for the API and
+    /// the console alike.
     func revoke(id: String) async throws -> AccessKey {
         let key = try await catalog.revokeKey(id: id, at: clock())
         keys.invalidate()
+        try await sessions.endAll(ofKey: id)
         return key
     }
 }

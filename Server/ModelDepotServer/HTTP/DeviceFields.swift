@@ -7,6 +7,8 @@ enum DeviceField: Int, CaseIterable, Sendable {
     case authorization, ifNoneMatch, range, ifRange
     case installationID, platform, appVersion, osVersion, sdkVersion, country, attributes, cloudflareCountry, cloudFrontCountry
     case arm
+    /// Read only from a trusted proxy, for the client's address (``TrustedProxies``).
+    case forwardedFor
 
     var name: HTTPField.Name {
         switch self {
@@ -24,6 +26,7 @@ enum DeviceField: Int, CaseIterable, Sendable {
         case .cloudflareCountry: .cloudflareCountry
         case .cloudFrontCountry: .cloudFrontCountry
         case .arm: .depotArm
+        case .forwardedFor: .xForwardedFor
         }
     }
 }

@@ -14,8 +14,7 @@ struct HotPaths: Sendable {
         let generation: Int
     }
 
-    let keys: AccessKeyCache
-    let throttle: AuthenticationThrottle
+    let authenticator: Authenticator
     let manifests: ManifestController
     let blobs: BlobsController
     let metrics: ServerMetrics
@@ -23,10 +22,11 @@ struct HotPaths: Sendable {
 
     /// The answer, the route it stands for and the key that asked, or `nil` for the router.
     /// A client address that must wait (``AuthenticationThrottle``) goes to the router, which refuses it.
-    func answer(_ request: HotRequest, from address: @autoclosure () -> String?,
+    func answer(_ request: HotRequest, from peer: @autoclosure () -> String?,
                 verified: inout VerifiedKey?) -> (answer: HotAnswer, route: String, key: String)? {
-        guard throttle.wait(address: address()) == nil, let key = key(request, verified: &verified) else { return nil }
-        throttle.succeeded(address: address())
+        guard let key = key(request, client: authenticator.proxies.client(peer: peer(), forwardedFor: request.fields[device: .forwardedFor],
+                                                                           forwardedProto: nil).address,
+                             verified: &verified) else { return nil }
         let target = request.path.utf8
         let path = target.prefix { $0 != UInt8(ascii: "?") }
         if let rest = Self.remainder(of: path, after: DeviceRoute.manifestPrefix), let slash = rest.firstIndex(of: UInt8(ascii: "/")),
@@ -49,11 +49,16 @@ struct HotPaths: Sendable {
                                     route: route, status: status, start: start, key: key, error: nil)
     }
 
-    /// The request's key, from the connection's verified key when the header is the same.
-    private func key(_ request: HotRequest, verified: inout VerifiedKey?) -> AccessKey? {
+    /// The request's key, from the connection's verified key when the header is the same and
+    /// the client need not wait.
+    private func key(_ request: HotRequest, client: @autoclosure () -> String?, verified: inout VerifiedKey?) -> AccessKey? {
         guard let header = request.fields[device: .authorization] else { return nil }
-        if let known = verified, known.header == header, keys.isCurrent(known.generation) { return known.key }
-        guard let secret = AuthenticationMiddleware.bearerSecret(header), let (key, generation) = keys.cachedKey(secret) else { return nil }
+        if let known = verified, known.header == header, authenticator.keys.isCurrent(known.generation),
+           authenticator.throttle.wait(address: client()) == nil {
+            authenticator.throttle.succeeded(address: client())
+            return known.key
+        }
+        guard let (key, generation) = authenticator.cachedKey(authorization: header, client: client()) else { return nil }
         verified = VerifiedKey(header: header, key: key, generation: generation)
         return key
     }

@@ -19,6 +19,9 @@ extension HTTPField.Name {
     static let cloudFrontCountry = Self("CloudFront-Viewer-Country")!
     static let depotArm = Self(DepotHeader.arm)!
     static let depotRootVersion = Self(DepotHeader.rootVersion)!
+    static let depotRequestID = Self(DepotHeader.requestID)!
+    static let xForwardedFor = Self("X-Forwarded-For")!
+    static let xForwardedProto = Self("X-Forwarded-Proto")!
 }
 
 extension AppRequestContext {

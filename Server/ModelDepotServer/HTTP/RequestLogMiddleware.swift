@@ -4,7 +4,8 @@ import ModelDepotShared
 
 /// One line per request in the ``RequestLog``, and the request counters; errors become JSON
 /// bodies here. A failure of the server's own (a 5xx) keeps its cause out of the body: the cause
-/// goes to the log under a request id, and the body names that id.
+/// goes to the log under a request id, and the body names only the code, a public message and
+/// that id (``ServerFailure``).
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let metrics: ServerMetrics
@@ -16,27 +17,28 @@ struct RequestLogMiddleware: RouterMiddleware {
             let response = try await next(request, context)
             record(request, context, status: Int(response.status.code), start: start, error: nil)
             return response
-        } catch let error as HTTPResponseError where !Self.hidesCause(error) {
-            record(request, context, status: Int(error.status.code), start: start, error: (error as? DepotError)?.code.rawValue)
+        } catch let error as HTTPResponseError where !ServerFailure.hidesCause(error) {
+            let failure = error as? ServerFailure
+            record(request, context, status: Int(error.status.code), start: start,
+                   error: failure?.code.rawValue ?? (error as? DepotError)?.code.rawValue, requestID: failure?.requestID)
             throw error
         } catch {
-            let failure = error as? DepotError ?? DepotError(.internalError, "\(error)")
-            let requestID = String(UInt64.random(in: .min ... .max), radix: 16)
-            context.logger.error("the server failed to answer", metadata: [
-                "request_id": "\(requestID)", "method": "\(request.method)", "path": "\(request.uri.path)",
-                "error": "\(failure.code.rawValue)", "cause": "\(failure.message)",
-            ])
-            record(request, context, status: Int(failure.status.code), start: start, error: failure.code.rawValue, requestID: requestID)
-            throw DepotError(failure.code, "The server failed to answer this request (request id \(requestID)); its log names the cause. Try again; if it fails again, tell the server's operator the request id.")
+            let failure = Self.report(error, request, context)
+            record(request, context, status: Int(failure.status.code), start: start, error: failure.code.rawValue, requestID: failure.requestID)
+            throw failure
         }
     }
 
-    /// Whether an error's message may hold what only the operator should read (paths, system
-    /// errors): the server's own failures. Messages written for the client (a full disk, a damaged
-    /// model, a missing blob) go out as they are.
-    static func hidesCause(_ error: HTTPResponseError) -> Bool {
-        guard let error = error as? DepotError else { return error.status.code >= 500 }
-        return error.code == .internalError || error.code == .fileUnreadable
+    /// Logs a failure of the server's own with its cause under a new request id.
+    static func report(_ error: any Error, _ request: Request, _ context: Context) -> ServerFailure {
+        let cause = error as? DepotError ?? DepotError(.internalError, "\(error)")
+        let code = (error as? HTTPResponseError).map { _ in cause.code } ?? .internalError
+        let failure = ServerFailure(code: code, requestID: String(UInt64.random(in: .min ... .max), radix: 16))
+        context.logger.error("the server failed to answer", metadata: [
+            "request_id": "\(failure.requestID)", "method": "\(request.method)", "path": "\(request.uri.path)",
+            "error": "\(code.rawValue)", "cause": "\(cause.message)",
+        ])
+        return failure
     }
 
     private func record(_ request: Request, _ context: Context, status: Int, start: ContinuousClock.Instant, error: String?,

@@ -26,6 +26,8 @@ public enum DepotHeader {
     /// On an upload: the companion files whose bytes follow the model's in the body, in order
     /// (see ``CompanionFile/header(_:)``); the model's size is then in ``contentLength``.
     public static let companionFiles = "Depot-Companion-Files"
+    /// On a 5xx answer: the id under which the server's log keeps the failure's cause.
+    public static let requestID = "Depot-Request-ID"
 }
 
 /// The `Depot-Attributes` value: `key=value` pairs joined by commas, key and value

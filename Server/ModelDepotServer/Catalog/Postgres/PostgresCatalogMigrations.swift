@@ -142,6 +142,17 @@ enum PostgresCatalogMigrations {
             "CREATE INDEX version_file_on_sha256 ON version_file (sha256)",
         ]),
         (8, "who uploaded a version", ["ALTER TABLE version ADD COLUMN uploaded_by text"]),
+        (9, "console sessions", [
+            """
+            CREATE TABLE console_session (
+                id text PRIMARY KEY CHECK (id ~ '^[0-9a-f]{64}$'),
+                key_id text NOT NULL REFERENCES access_key (id) ON DELETE CASCADE,
+                started_at timestamptz NOT NULL,
+                used_at timestamptz NOT NULL
+            )
+            """,
+            "CREATE INDEX console_session_on_key_id ON console_session (key_id)",
+        ]),
     ]
 
     /// Applies every migration the database lacks.
