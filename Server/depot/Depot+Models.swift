@@ -51,7 +51,7 @@ extension Depot {
                 if json { return print(try JSONOutput.string(model)) }
                 print("""
                     name:        \(model.name)
-                    description: \(model.description)
+                    description: \(TerminalText.escaped(model.description))
                     tags:        \(model.tags.joined(separator: ", "))
                     created:     \(model.createdAt.formatted(.iso8601))
                     versions:    \(model.versionCount) (latest \(model.latestVersion.map { "\($0)" } ?? "-"), published \(model.publishedVersion.map { "\($0)" } ?? "-"))

@@ -46,7 +46,8 @@ extension DepotError {
     }
 }
 
-/// Writes `error: message` to standard error.
+/// Writes `error: message` to standard error, escaped: messages name files and values that came
+/// from models and servers (``TerminalText``).
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+    FileHandle.standardError.write(Data("error: \(TerminalText.escaped(message))\n".utf8))
 }

@@ -1,13 +1,14 @@
 import ModelDepotShared
 
-/// The human-readable form of a ``TFLiteInspection``, as `depot inspect` prints it.
+/// The human-readable form of a ``TFLiteInspection``, as `depot inspect` prints it; the
+/// model's own strings escaped (``TerminalText``).
 struct InspectionText {
     let inspection: TFLiteInspection
     let file: String
 
     var rendered: String {
         var lines = ["\(file): \(inspection.size) bytes, sha256 \(inspection.sha256)"]
-        guard case .success(let model) = inspection.result else { return lines.joined(separator: "\n") }
+        guard case .success(let model) = inspection.result else { return TerminalText.lines(lines) }
         lines.append("valid TFLite model, schema version \(model.schemaVersion)")
         if let description = model.description, !description.isEmpty { lines.append("description: \(description)") }
         for (index, subgraph) in model.subgraphs.enumerated() {
@@ -27,7 +28,7 @@ struct InspectionText {
         lines.append("metadata: " + (model.metadata.isEmpty ? "none" : model.metadata.joined(separator: ", ")))
         lines += MetadataText(model: model).lines
         lines.append("flatbuffer: \(model.flatbufferSize) bytes; appended data: \(model.appendedDataSize) bytes")
-        return lines.joined(separator: "\n")
+        return TerminalText.lines(lines)
     }
 
     private func describe(_ tensor: TFLiteTensor) -> String {

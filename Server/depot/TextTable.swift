@@ -1,11 +1,11 @@
-/// Columns aligned with spaces, for listings on a terminal.
+/// Columns aligned with spaces, for listings on a terminal; every cell escaped (``TerminalText``).
 struct TextTable {
     let header: [String]
     let rows: [[String]]
 
     init(_ header: [String], _ rows: [[String]]) {
-        self.header = header
-        self.rows = rows
+        self.header = header.map(TerminalText.escaped)
+        self.rows = rows.map { $0.map(TerminalText.escaped) }
     }
 
     var rendered: String {

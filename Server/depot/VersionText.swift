@@ -1,7 +1,8 @@
 import Foundation
 import ModelDepotShared
 
-/// One version in full, as `depot versions MODEL N` prints it.
+/// One version in full, as `depot versions MODEL N` prints it; the model's own strings and the
+/// notes escaped (``TerminalText``).
 struct VersionText {
     let version: ModelVersion
 
@@ -16,6 +17,6 @@ struct VersionText {
         lines.append("companion files:" + (version.files.isEmpty ? " none" : ""))
         lines += version.files.map { "  \($0.name)  \($0.size) bytes, sha256 \($0.sha256)" }
         lines += MetadataText(model: version.tflite).lines
-        return lines.joined(separator: "\n")
+        return TerminalText.lines(lines)
     }
 }
