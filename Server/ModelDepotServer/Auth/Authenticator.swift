@@ -50,15 +50,15 @@ struct Authenticator: Sendable {
     }
 
     /// The console session a `depot_console` cookie names, with its admin key; `nil` without a
-    /// cookie. A cookie that names no live session of a working admin key counts as a failure.
-    /// - Throws: ``ThrottledError`` while the address must wait.
+    /// cookie.
+    /// - Throws: ``ThrottledError`` while the address must wait; ``DepotError`` (`unauthorized`)
+    ///   for a cookie that names no live session of a working admin key, counted as a failure.
     func session(cookie: Substring?, client: String?) async throws -> (session: ConsoleSession, key: AccessKey)? {
         guard let cookie else { return nil }
         try checkThrottle(client)
         guard let session = ConsoleSession(cookieValue: cookie), let keyID = try await sessions.keyID(of: session),
               let key = try await keys.workingKey(id: keyID), key.kind == .admin else {
-            _ = failed(client, keyID: nil, DepotError(.unauthorized, "The console session is unknown or has ended."))
-            return nil
+            throw failed(client, keyID: nil, DepotError(.unauthorized, "Your console session has ended (signed out, unused for too long, past its lifetime, or its token revoked) or the cookie is not one this server made. Sign in again."))
         }
         throttle.succeeded(address: client)
         return (session, key)

@@ -92,12 +92,22 @@ struct ConsoleController {
                secure: client.isHTTPS || publicURLIsHTTPS, httpOnly: true, sameSite: .strict)
     }
 
-    /// The signed-in session and its admin token's key (the request log names the key).
+    /// The signed-in session and its admin token's key (the request log names the key); `nil`
+    /// without a session cookie.
+    /// - Throws: ``ConsoleSignInRequired`` (the sign-in page, `401`, the cookie cleared) for a
+    ///   cookie that names no live session.
     func sessionAndKey(_ request: Request, context: AppRequestContext) async throws -> (session: ConsoleSession, key: AccessKey)? {
         let cookie = ConsoleSession.cookieValue(inHeaders: request.headers[values: .cookie])
-        guard let found = try await authenticator.session(cookie: cookie, client: context.client(of: request, through: authenticator.proxies).address)
-        else { return nil }
-        context.principal = found.key
+        let client = context.client(of: request, through: authenticator.proxies)
+        let found: (session: ConsoleSession, key: AccessKey)?
+        do {
+            found = try await authenticator.session(cookie: cookie, client: client.address)
+        } catch let error as DepotError where error.code == .unauthorized {
+            var response = try page("sign-in", ConsolePages.SignIn(error: error.message), status: .unauthorized)
+            response.setCookie(sessionCookie("", client, ending: true))
+            throw ConsoleSignInRequired(page: response, error: error)
+        }
+        context.principal = found?.key
         return found
     }
 
@@ -175,7 +185,13 @@ struct ConsoleController {
     /// the session's CSRF token in `X-Depot-CSRF`, and gets the admin API's answer: the version as
     /// JSON, or the error (the verifier's included) as `{"error": {"code", "message"}}`.
     func upload(_ request: Request, context: AppRequestContext) async throws -> Response {
-        guard let (session, key) = try await sessionAndKey(request, context: context) else {
+        let signedIn: (session: ConsoleSession, key: AccessKey)?
+        do {
+            signedIn = try await sessionAndKey(request, context: context)
+        } catch is ConsoleSignInRequired {
+            signedIn = nil
+        }
+        guard let (session, key) = signedIn else {
             throw DepotError(.unauthorized, "Your console session has ended; sign in again, then upload. Nothing was stored.")
         }
         guard session.accepts(csrf: request.headers[Self.csrfHeader]) else {
@@ -259,6 +275,15 @@ struct ConsoleRedirect: Error, HTTPResponseError {
     func response(from request: Request, context: some RequestContext) throws -> Response {
         Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
     }
+}
+
+/// A console request whose cookie names no live session: the sign-in page with `401`.
+struct ConsoleSignInRequired: HTTPResponseError {
+    let page: Response
+    let error: DepotError
+    var status: HTTPResponse.Status { .unauthorized }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response { page }
 }
 
 /// The console's security headers on every answer: a Content-Security-Policy that allows only the
