@@ -34,19 +34,21 @@ enum ArmToken {
                                             info: Data("ModelDepot arm token v1".utf8), outputByteCount: 32)
         }
 
-        /// The MAC of a download of blob `sha256` through `arm`, in base64url without padding.
-        func mac(arm: some Sequence<UInt8>, sha256: some Sequence<UInt8>) -> [UInt8] {
-            var hmac = HMAC<SHA256>(key: secret)
-            hmac.update(data: Array(sha256))
-            hmac.update(data: [UInt8(ascii: "\n")])
-            hmac.update(data: Array(arm))
-            return ArmToken.base64URL(Array(hmac.finalize().prefix(ArmToken.macLength)))
+        /// The MAC of a download of blob `sha256` through `arm`: the first ``ArmToken/macLength``
+        /// bytes of HMAC-SHA256 over `<sha256>\n<arm>`.
+        func mac(arm: [UInt8], sha256: Substring) -> [UInt8] {
+            var message = Array(sha256.utf8)
+            message.append(UInt8(ascii: "\n"))
+            message += arm
+            return Array(HMAC<SHA256>.authenticationCode(for: message, using: secret).prefix(ArmToken.macLength))
         }
     }
 
     /// The value of the download URL's `arm` query item for blob `sha256` handed out through `arm`.
     static func make(arm: String, sha256: String, key: Key) -> String {
-        String(decoding: percentEncoded(arm.utf8) + [UInt8(ascii: ".")] + key.mac(arm: arm.utf8, sha256: sha256.utf8), as: UTF8.self)
+        let mac = Data(key.mac(arm: Array(arm.utf8), sha256: sha256[...])).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return String(decoding: percentEncoded(arm.utf8), as: UTF8.self) + "." + mac
     }
 
     /// The arm a download of blob `sha256` counts for: the one in the `arm` item of `query` (a
@@ -58,8 +60,8 @@ enum ArmToken {
               let dot = value.lastIndex(of: UInt8(ascii: ".")), let arm = percentDecoded(value[..<dot]) else {
             return unknown
         }
-        let mac = value[value.index(after: dot)...]
-        for key in keys where equalInConstantTime(key.mac(arm: arm, sha256: sha256.utf8), mac) {
+        guard let mac = base64URLDecoded(value[value.index(after: dot)...]), mac.count == macLength else { return unknown }
+        for key in keys where equalInConstantTime(key.mac(arm: arm, sha256: sha256), mac) {
             return String(decoding: arm, as: UTF8.self)
         }
         return unknown
@@ -67,16 +69,21 @@ enum ArmToken {
 
     /// The raw value of the first item named `name` in `query` (`name=value` items joined by `&`).
     private static func value(of name: String, in query: Substring.UTF8View) -> Substring.UTF8View? {
-        for item in query.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
-            guard item.starts(with: name.utf8) else { continue }
-            let rest = item.dropFirst(name.utf8.count)
-            if rest.first == UInt8(ascii: "=") { return rest.dropFirst() }
+        var start = query.startIndex
+        while start < query.endIndex {
+            let end = query[start...].firstIndex(of: UInt8(ascii: "&")) ?? query.endIndex
+            let item = query[start..<end]
+            if item.starts(with: name.utf8) {
+                let rest = item.dropFirst(name.utf8.count)
+                if rest.first == UInt8(ascii: "=") { return rest.dropFirst() }
+            }
+            start = end < query.endIndex ? query.index(after: end) : end
         }
         return nil
     }
 
     /// Whether two byte strings are equal, in a time that depends on their lengths only.
-    private static func equalInConstantTime(_ expected: [UInt8], _ given: Substring.UTF8View) -> Bool {
+    private static func equalInConstantTime(_ expected: [UInt8], _ given: [UInt8]) -> Bool {
         guard expected.count == given.count else { return false }
         var difference: UInt8 = 0
         for (left, right) in zip(expected, given) { difference |= left ^ right }
@@ -138,15 +145,31 @@ enum ArmToken {
         }
     }
 
-    /// `bytes` in base64url without padding (RFC 4648 §5).
-    private static func base64URL(_ bytes: [UInt8]) -> [UInt8] {
-        Data(bytes).base64EncodedString().utf8.compactMap { byte in
-            switch byte {
-            case UInt8(ascii: "+"): UInt8(ascii: "-")
-            case UInt8(ascii: "/"): UInt8(ascii: "_")
-            case UInt8(ascii: "="): nil
-            default: byte
+    /// The bytes of unpadded base64url text (RFC 4648 §5), or `nil` for a character outside it
+    /// or a text that is not the canonical encoding of its bytes.
+    private static func base64URLDecoded(_ text: Substring.UTF8View) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.count * 3 / 4)
+        var group = 0, bits = 0
+        for character in text {
+            let value: Int
+            switch character {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = Int(character - UInt8(ascii: "A"))
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = Int(character - UInt8(ascii: "a")) + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = Int(character - UInt8(ascii: "0")) + 52
+            case UInt8(ascii: "-"): value = 62
+            case UInt8(ascii: "_"): value = 63
+            default: return nil
+            }
+            group = group << 6 | value
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                bytes.append(UInt8(truncatingIfNeeded: group >> bits))
+                group &= (1 << bits) - 1
             }
         }
+        // Bits left over must be zero: one text per byte string.
+        return group == 0 ? bytes : nil
     }
 }
