@@ -22,6 +22,12 @@ import Testing
         }
         #expect(try Command.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer wrong", manifestURL]).text == "401")
 
+        let signIn = try Command.curl(["-o", "/dev/null", "-D", "-", "--data-urlencode", "token=\(ServerProcess.adminToken)",
+                                       server.url.appendingPathComponent("console/sign-in").absoluteString])
+        let session = try #require(signIn.text.firstMatch(of: #/depot_console=([0-9a-f]{64})/#)?.1, "\(signIn.text)")
+        #expect(try Command.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Cookie: depot_console=\(session)",
+                                  server.url.appendingPathComponent("console/models").absoluteString]).text == "200")
+
         try FileManager.default.removeItem(at: storage.appendingPathComponent("tmp"))
         let failed = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier_labels")], environment: server.environment)
         #expect(failed.status == 2, "\(failed.error)")
@@ -45,6 +51,9 @@ import Testing
         #expect(manifestLines.allSatisfy { $0.contains(" info depot: duration_ms=") && $0.hasSuffix(" [ModelDepotServer] request") })
         let failure = lines.filter { $0.contains(String(requestID)) }
         #expect(failure.contains { $0.contains(" status=500 ") && $0.contains(" method=POST ") }, "\(failure)")
+        let console = try #require(lines.first { $0.contains(" path=/console/models ") && $0.contains(" status=200 ") }, "\(lines)")
+        let adminKey = try #require(console.firstMatch(of: #/ key=(\S+) /#)?.1, "a console action names its key: \(console)")
+        #expect(failure.contains { $0.contains(" status=500 ") && $0.contains(" key=\(adminKey) ") }, "the API names the same admin key: \(failure)")
         #expect(failure.contains { $0.contains("cause=") && $0.contains(storage.path) }, "the log names the cause: \(failure)")
         #expect(lines.contains { $0.contains("error") && $0.contains("\(manifest.sha256)") && $0.contains("changed outside the server") },
                 "the log names the damaged blob")
