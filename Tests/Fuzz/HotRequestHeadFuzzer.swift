@@ -1,0 +1,13 @@
+// libFuzzer entry point for the fast path's request head reader; built and run by scripts/fuzz.
+import NIOCore
+
+/// Reads one head; a head longer than the bytes given, or than the reader's limit, is a finding.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzHotRequestHead(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let buffer = ByteBuffer(bytes: UnsafeBufferPointer(start: data, count: size))
+    if case .request(let request, let length) = HotRequestHead.parse(buffer) {
+        precondition(length <= size && length <= HotRequestHead.maxLength, "a head of \(length) bytes in \(size)")
+        precondition(request.path.hasPrefix("/"), "target '\(request.path)'")
+    }
+    return 0
+}
