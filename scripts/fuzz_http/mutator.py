@@ -38,6 +38,7 @@ def positions(request, header_names, query_names):
         def set_segment(request, value, rng, index=index):
             path, mark, query = request.target.partition(b"?")
             parts = path.split(b"/")
+            parts += [b""] * (index + 1 - len(parts))  # an earlier mutation may have shortened the target
             parts[index], how = _encoded(value, rng)
             request.target = b"/".join(parts) + mark + query
             return how

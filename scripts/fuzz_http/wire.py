@@ -54,9 +54,10 @@ class Exchange:
         self.status, self.timed_out, self.elapsed, self.head = status, timed_out, elapsed, head
 
 
-def send(port, data, timeout, bodiless=False):
+def send(port, data, timeout, bodiless=False, half_close=False):
     """Sends `data` on a new connection and reads until one whole answer, a close, or `timeout`;
-    `bodiless` for a `HEAD`, whose answer ends with its head."""
+    `bodiless` for a `HEAD`, whose answer ends with its head; `half_close` ends the sending side
+    after `data`, so that a server waiting for more of a body than was framed sees the end at once."""
     started = time.monotonic()
     received = b""
     timed_out = False
@@ -65,6 +66,8 @@ def send(port, data, timeout, bodiless=False):
             connection.settimeout(timeout)
             try:
                 connection.sendall(data)
+                if half_close:
+                    connection.shutdown(socket.SHUT_WR)
             except OSError:
                 pass  # the server may answer (413, 431) and close before it reads everything
             while not _complete(received, bodiless):
