@@ -26,14 +26,14 @@ import Testing
 
     @Test func onlyTheFieldsTheResolversReadAreKept() throws {
         let head = "GET /v1/blobs/sha256/ab HTTP/1.1\r\nUser-Agent: curl/8\r\nHost: x\r\nDEPOT-platform: ios\r\nAccept: */*\r\n"
-            + "range: bytes=0-9\r\nX-Custom: ignored\r\nDepot-Arm: rule-1/b\r\n\r\n"
+            + "range: bytes=0-9\r\nX-Custom: ignored\r\nDepot-Arm: rule-1/b\r\nDepot-Country: de\r\n\r\n"
         guard case .request(let request, let length) = parse(head) else {
             Issue.record("not taken")
             return
         }
         #expect(length == head.utf8.count)
-        #expect(DeviceField.allCases.filter { request.fields[device: $0] != nil } == [.range, .platform, .arm])
-        #expect([DeviceField.platform, .range, .arm].map { request.fields[device: $0] } == ["ios", "bytes=0-9", "rule-1/b"])
+        #expect(DeviceField.allCases.filter { request.fields[device: $0] != nil } == [.range, .platform, .country], "Depot-Arm is not read")
+        #expect([DeviceField.platform, .range, .country].map { request.fields[device: $0] } == ["ios", "bytes=0-9", "de"])
         // A field that is dropped is still checked: a malformed one sends the request to the router.
         #expect(parse("GET / HTTP/1.1\r\nHost: x\r\nUser-Agent: caf\u{e9}\r\n\r\n") == .other)
     }

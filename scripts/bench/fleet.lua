@@ -38,11 +38,11 @@ function request()
         if roll <= 94 then headers["If-None-Match"] = current[7] end
         return wrk.format("GET", "/v1/models/fleet/manifest", headers)
     end
-    local size = current[10]
+    local size = current[9]
     local start = math.random(0, math.max(0, size - 65536))
     headers["Range"] = "bytes=" .. start .. "-" .. math.min(size - 1, start + 65535)
-    headers["Depot-Arm"] = current[9]
-    return wrk.format("GET", "/v1/blobs/sha256/" .. current[8], headers)
+    -- The manifest's download URL, with the arm token that counts a completed download for its arm.
+    return wrk.format("GET", current[8], headers)
 end
 
 function response(status, headers, body)

@@ -6,8 +6,9 @@
 Makes COUNT installations (ids, platforms, app and OS versions, countries, attributes, fixed by
 a seed), asks the server for each one's manifest once with the SDK's full header set (8
 threads, keep-alive), and writes PARTS Lua tables for fleet.lua (OUT_PREFIX-1.lua …, one per
-wrk thread, installation i in part i mod PARTS + 1): per installation its headers, the ETag and
-arm it got, and its blob's digest and size. Prints how the installations landed on the arms.
+wrk thread, installation i in part i mod PARTS + 1): per installation its headers, the ETag it
+got, and its blob's download URL (with the arm token) and size. Prints how the installations
+landed on the arms.
 Exits non-zero when a first check is not a 200.
 """
 import base64
@@ -67,7 +68,7 @@ def first_checks(part):
             return
         manifest = json.loads(base64.b64decode(json.loads(body)["payload"]))
         device.update(etag=response.getheader("ETag"), arm=manifest["arm"], version=manifest["version"],
-                      sha256=manifest["sha256"], size=manifest["size"])
+                      download=manifest["downloadURL"], size=manifest["size"])
 
 
 threads = [threading.Thread(target=first_checks, args=(devices[n::8],)) for n in range(8)]
@@ -92,6 +93,6 @@ for part in range(parts):
     with open("%s-%d.lua" % (prefix, part + 1), "w") as file:
         file.write("return {\n")
         for device in devices[part::parts]:
-            fields = [device[name] for name in ("id", "platform", "app", "os", "country", "attributes", "etag", "sha256", "arm")]
+            fields = [device[name] for name in ("id", "platform", "app", "os", "country", "attributes", "etag", "download")]
             file.write("{" + ",".join(lua(field) for field in fields) + ",%d},\n" % device["size"])
         file.write("}\n")

@@ -6,7 +6,6 @@ import HTTPTypes
 enum DeviceField: Int, CaseIterable, Sendable {
     case authorization, ifNoneMatch, range, ifRange
     case installationID, platform, appVersion, osVersion, sdkVersion, country, attributes, cloudflareCountry, cloudFrontCountry
-    case arm
     /// Read only from a trusted proxy, for the client's address (``TrustedProxies``).
     case forwardedFor
 
@@ -25,7 +24,6 @@ enum DeviceField: Int, CaseIterable, Sendable {
         case .attributes: .depotAttributes
         case .cloudflareCountry: .cloudflareCountry
         case .cloudFrontCountry: .cloudFrontCountry
-        case .arm: .depotArm
         case .forwardedFor: .xForwardedFor
         }
     }

@@ -17,7 +17,6 @@ extension HTTPField.Name {
     static let depotAttributes = Self(DepotHeader.attributes)!
     static let cloudflareCountry = Self("CF-IPCountry")!
     static let cloudFrontCountry = Self("CloudFront-Viewer-Country")!
-    static let depotArm = Self(DepotHeader.arm)!
     static let depotRootVersion = Self(DepotHeader.rootVersion)!
     static let depotRequestID = Self(DepotHeader.requestID)!
     static let xForwardedFor = Self("X-Forwarded-For")!

@@ -12,8 +12,6 @@ public enum DepotHeader {
     public static let country = "Depot-Country"
     /// Free-form device attributes, `key=value,…` (see ``DeviceAttributes``).
     public static let attributes = "Depot-Attributes"
-    /// Sent with a blob download: the manifest's `arm`, so downloads count per arm.
-    public static let arm = "Depot-Arm"
     /// Sent with a manifest: the newest root document's version.
     public static let rootVersion = "Depot-Root-Version"
     /// Sent with an upload: the file's SHA-256, which the stored bytes must match; as a header,
