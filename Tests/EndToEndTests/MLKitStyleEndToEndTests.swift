@@ -36,9 +36,13 @@ import Testing
     }
 
     @Test func bundledModelIsTheLastFallbackAndIsVerified() async throws {
-        let (published, downloader) = try setUp()
-        defer { withExtendedLifetime(published) {} }
-        published.server.stop(signal: SIGTERM)
+        let published = try PublishedModel(["float_classifier_labels"])
+        // No server answers: a port below the ephemeral range, which no other test's server can
+        // be given (a stopped server's port can be, and would answer with another catalog).
+        let downloader = try published.downloader {
+            $0.serverURL = URL(string: "http://127.0.0.1:9")!
+            $0.downloadChunkSize = 256
+        }
         let bundled = LocalModel(fileURL: URL(fileURLWithPath: Binaries.fixture("int8_conv")))
         let model = try await downloader.model(named: "flowers", fallback: bundled)
         #expect(model.version == 0 && model.manifest.arm == "bundled")

@@ -1,0 +1,36 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `depot serve`'s options for clients and sessions: a bad value stops it at once, naming the
+/// value and the form expected; good ones reach the server.
+@Suite struct ServeOptionsEndToEndTests {
+    @Test(arguments: [
+        (["--trusted-proxy", "10.0.0.0/33"], "10.0.0.0/33"),
+        (["--trusted-proxy", "proxy.internal"], "proxy.internal"),
+        (["--public-url", "ftp://models.example.com"], "ftp://models.example.com"),
+        (["--console-idle-timeout", "5"], "'5'"),
+        (["--console-session-lifetime", "99999999999999999999"], "99999999999999999999"),
+        (["--max-associated-files-size=-1"], "-1"),
+    ])
+    func aBadValueStopsTheServerNamingIt(arguments: [String], named: String) throws {
+        let scratch = try Scratch()
+        let storage = scratch.url.appendingPathComponent("storage")
+        let output = try Command.depot(["serve", "--port", "0", "--storage", storage.path] + arguments, environment: [:])
+        #expect(output.status != 0)
+        #expect(output.error.contains(named), "\(output.error)")
+        #expect(!FileManager.default.fileExists(atPath: storage.appendingPathComponent("depot.sqlite").path), "nothing was started")
+    }
+
+    @Test func anHTTPSPublicURLMakesConsoleCookiesSecure() throws {
+        let scratch = try Scratch()
+        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"),
+                                       arguments: ["--public-url", "https://models.example.com", "--trusted-proxy", "127.0.0.1",
+                                                   "--console-idle-timeout", "600"])
+        let signIn = try Command.curl(["-o", "/dev/null", "-D", "-", "--data-urlencode", "token=\(ServerProcess.adminToken)",
+                                       server.url.appendingPathComponent("console/sign-in").absoluteString])
+        let cookie = try #require(signIn.text.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie: depot_console=") },
+                                  "\(signIn.text)")
+        #expect(cookie.contains("Secure") && cookie.contains("HttpOnly") && !cookie.contains("Max-Age"), "\(cookie)")
+    }
+}
