@@ -79,7 +79,8 @@ func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, 
         .register(in: routes)
     let sessions = ConsoleSessions(catalog: catalog, idleTimeout: configuration.consoleIdleTimeout,
                                    lifetime: configuration.consoleSessionLifetime, clock: clock)
-    let authenticator = Authenticator(keys: keys, throttle: AuthenticationThrottle(allowance: configuration.authenticationFailureAllowance),
+    let authenticator = Authenticator(keys: keys, throttle: AuthenticationThrottle(allowance: configuration.authenticationFailureAllowance,
+                                                                                              clock: configuration.authenticationClock),
                                       metrics: metrics, sessions: sessions, proxies: TrustedProxies(configuration.trustedProxies))
     let client = routes.group("v1").add(middleware: AuthenticationMiddleware(authenticator: authenticator))
     let manifestController = ManifestController(catalog: catalog, manifests: manifests, metrics: metrics, usage: usage)

@@ -29,24 +29,29 @@ final class AuthenticationThrottle: Sendable {
     private let anyFailure = Atomic<Bool>(false)
     private let anyBackoff = Atomic<Bool>(false)
 
-    init(allowance: Int) {
+    /// The clock backoffs are measured on (tests hold it still).
+    private let clock: @Sendable () -> ContinuousClock.Instant
+
+    init(allowance: Int, clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.allowance = allowance
+        self.clock = clock
     }
 
     /// How long `address` must wait before it may authenticate again, or `nil`.
-    func wait(address: @autoclosure () -> String?, now: ContinuousClock.Instant = .now) -> Duration? {
+    func wait(address: @autoclosure () -> String?, now: ContinuousClock.Instant? = nil) -> Duration? {
         guard anyBackoff.load(ordering: .relaxed), let address = address() else { return nil }
-        return wait("a " + address, now: now)
+        return wait("a " + address, now: now ?? clock())
     }
 
     /// How long wrong secrets naming `keyID` are refused, or `nil`.
-    func wait(keyID: String, now: ContinuousClock.Instant = .now) -> Duration? {
+    func wait(keyID: String, now: ContinuousClock.Instant? = nil) -> Duration? {
         guard anyBackoff.load(ordering: .relaxed) else { return nil }
-        return wait("k " + keyID, now: now)
+        return wait("k " + keyID, now: now ?? clock())
     }
 
     /// Counts a failure of `address` (and of `keyID`, when the secret named one).
-    func failed(address: String?, keyID: String?, now: ContinuousClock.Instant = .now) {
+    func failed(address: String?, keyID: String?, now: ContinuousClock.Instant? = nil) {
+        let now = now ?? clock()
         anyFailure.store(true, ordering: .relaxed)
         records.withLock { records in
             for name in [address.map { "a " + $0 }, keyID.map { "k " + $0 }].compactMap({ $0 }) {
