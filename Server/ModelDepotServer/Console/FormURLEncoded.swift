@@ -1,3 +1,5 @@
+import ModelDepotShared
+
 /// `application/x-www-form-urlencoded` parsing as the WHATWG URL standard defines it: any bytes
 /// in, name–value pairs out, never a trap.
 ///
@@ -24,8 +26,8 @@ enum FormURLEncoded {
             index = bytes.index(after: index)
             if byte == UInt8(ascii: "+") {
                 output.append(UInt8(ascii: " "))
-            } else if byte == UInt8(ascii: "%"), index != bytes.endIndex, let high = hexValue(bytes[index]),
-                      case let next = bytes.index(after: index), next != bytes.endIndex, let low = hexValue(bytes[next]) {
+            } else if byte == UInt8(ascii: "%"), index != bytes.endIndex, let high = bytes[index].hexDigitValue,
+                      case let next = bytes.index(after: index), next != bytes.endIndex, let low = bytes[next].hexDigitValue {
                 output.append(high << 4 | low)
                 index = bytes.index(after: next)
             } else {
@@ -33,14 +35,5 @@ enum FormURLEncoded {
             }
         }
         return String(decoding: output, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

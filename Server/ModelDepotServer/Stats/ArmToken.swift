@@ -127,22 +127,13 @@ enum ArmToken {
                 decoded.append(byte)
                 continue
             }
-            guard index < text.endIndex, let high = hexValue(text[index]) else { return nil }
+            guard index < text.endIndex, let high = text[index].hexDigitValue else { return nil }
             index = text.index(after: index)
-            guard index < text.endIndex, let low = hexValue(text[index]) else { return nil }
+            guard index < text.endIndex, let low = text[index].hexDigitValue else { return nil }
             index = text.index(after: index)
             decoded.append(high << 4 | low)
         }
         return decoded
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// The bytes of unpadded base64url text (RFC 4648 §5), or `nil` for a character outside it

@@ -95,19 +95,10 @@ public enum DeviceAttributes {
                 index += 1
                 continue
             }
-            guard index + 2 < text.count, let high = hexValue(text[index + 1]), let low = hexValue(text[index + 2]) else { return nil }
+            guard index + 2 < text.count, let high = text[index + 1].hexDigitValue, let low = text[index + 2].hexDigitValue else { return nil }
             decoded.append(high << 4 | low)
             index += 3
         }
         return String(validating: decoded, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
