@@ -58,7 +58,12 @@ let package = Package(
         ),
         .target(
             name: "ModelDepot",
-            dependencies: ["ModelDepotShared", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "ModelDepotShared", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: [.linux])),
+            ],
             path: "Client/ModelDepot"
         ),
         .target(

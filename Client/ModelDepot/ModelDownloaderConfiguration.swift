@@ -27,7 +27,7 @@ public struct ModelDownloaderConfiguration: Sendable {
     public var cacheDirectory: URL
     /// How many verified versions of a model to keep, so the app can roll back (at least 1).
     public var keptVersions: Int
-    /// How to talk HTTP.
+    /// How to talk HTTP: ``defaultModelTransport()`` unless told otherwise.
     public var transport: any ModelTransport
     /// What the device is doing, for download conditions.
     public var deviceStatus: any DeviceStatusProvider
@@ -63,7 +63,7 @@ public struct ModelDownloaderConfiguration: Sendable {
 
     /// Creates a configuration.
     public init(serverURL: URL, appKey: String, trustedRoot: PinnedRoot, installationID: String? = nil, device: DeviceContext = DeviceContext(),
-                cacheDirectory: URL, keptVersions: Int = 2, transport: any ModelTransport = URLSessionTransport(),
+                cacheDirectory: URL, keptVersions: Int = 2, transport: any ModelTransport = defaultModelTransport(),
                 deviceStatus: any DeviceStatusProvider = SystemDeviceStatus(), notificationCenter: NotificationCenter = .default) {
         self.serverURL = serverURL
         self.appKey = appKey

@@ -19,6 +19,17 @@ public protocol ModelTransport: Sendable {
     func download(_ request: URLRequest, limits: TransferLimits) async throws -> (URL, HTTPURLResponse)
 }
 
+/// The transport a configuration uses unless told otherwise: ``URLSessionTransport`` on Apple's
+/// systems, ``HTTPClientTransport`` on Linux, where FoundationNetworking keeps reading a body it
+/// was told to refuse.
+public func defaultModelTransport() -> any ModelTransport {
+    #if os(Linux)
+    HTTPClientTransport()
+    #else
+    URLSessionTransport()
+    #endif
+}
+
 /// ``ModelTransport`` over `URLSession` (FoundationNetworking on Linux): data tasks on one session
 /// (so connections are reused) whose bytes go into memory (manifests, root documents) or straight
 /// into a temporary file through one open handle (blob ranges). A task is cancelled, and its
@@ -28,7 +39,8 @@ public protocol ModelTransport: Sendable {
 /// Why data tasks: FoundationNetworking's download tasks with a delegate reopen their file for
 /// every chunk (6,400 opens for 100 MB, 45% slower here), and its async `download(for:)` cannot
 /// be stopped at a byte count. Memory stays bounded by what one request may bring (the SDK asks
-/// for 8 MiB ranges).
+/// for 8 MiB ranges). On Linux a cancelled task still reads on until FoundationNetworking's
+/// work queue drains: use ``HTTPClientTransport`` there (the default).
 public struct URLSessionTransport: ModelTransport {
     private let session: URLSession
     private let transfers: Transfers

@@ -15,9 +15,6 @@ final class AttackerProxy: Sendable {
     /// What the attacker answers for a path instead of the real server.
     enum Answer: Sendable {
         case response(status: HTTPResponse.Status, headers: [String: String], body: Data)
-        /// A `200` (or the given head) whose body never ends (zero bytes, 64 KiB at a time), up to 1 GiB
-        /// in all: the writer stops there only if nobody closed the connection.
-        case endless(status: HTTPResponse.Status = .ok, headers: [String: String] = [:])
         /// The head, then `body` one piece of `piece` bytes every `interval`.
         case drip(status: HTTPResponse.Status, headers: [String: String], body: Data, piece: Int, interval: Duration)
         /// The head (announcing a body), then the connection is closed.
@@ -29,10 +26,6 @@ final class AttackerProxy: Sendable {
     let upstream: URL
     private let answers = Mutex<[String: Answer]>([:])
     private let portValue = Atomic<Int>(0)
-    /// Bytes written for `.endless` answers before the client stopped reading.
-    let endlessBytesSent = Atomic<Int>(0)
-    /// Whether an `.endless` answer ended because the client closed the connection.
-    let endlessCut = Atomic<Bool>(false)
     private let seen = Mutex<[String: HTTPFields]>([:])
     /// Paths whose next requests pass, and whose request after those waits until released.
     private let holds = Mutex<[String: (passing: Int, waiting: CheckedContinuation<Void, Never>?, released: Bool)]>([:])
@@ -100,21 +93,6 @@ final class AttackerProxy: Sendable {
         switch answers.withLock({ $0[request.uri.path] }) {
         case .response(let status, let headers, let body)?:
             return Response(status: status, headers: Self.fields(headers), body: .init(byteBuffer: ByteBuffer(bytes: body)))
-        case .endless(let status, let headers)?:
-            return Response(status: status, headers: Self.fields(["Content-Type": "application/octet-stream"].merging(headers) { $1 }),
-                            body: .init { writer in
-                let chunk = ByteBuffer(repeating: 0, count: 64 << 10)
-                do {
-                    while self.endlessBytesSent.load(ordering: .relaxed) < 1 << 30 {
-                        try await writer.write(chunk)
-                        self.endlessBytesSent.add(chunk.readableBytes, ordering: .relaxed)
-                    }
-                } catch {
-                    self.endlessCut.store(true, ordering: .relaxed)
-                    throw error
-                }
-                try await writer.finish(nil)
-            })
         case .drip(let status, let headers, let body, let piece, let interval)?:
             return Response(status: status, headers: Self.fields(headers.merging(["Content-Length": "\(body.count)"]) { $1 }),
                             body: .init { writer in

@@ -117,11 +117,10 @@ import Testing
         try await withDevice { device in
             let v2 = try device.publish("float_classifier_labels")
             // An endless body has no length to announce; a length above the file's is a lie told in the head.
-            device.proxy.take("/v1/blobs/sha256/\(v2.sha256)", .endless())
-            try await expectRefused(device, .sizeMismatch, keeping: 1, saying: "announces no length where \(v2.size) belong")
-            try await expectConnectionCut(device.proxy)
-            device.proxy.take("/v1/blobs/sha256/\(v2.sha256)", .endless(headers: ["Content-Length": "\(1 << 30)"]))
-            try await expectRefused(device, .sizeMismatch, keeping: 1, saying: "announces \(1 << 30) bytes where \(v2.size) belong")
+            try await expectCutOff(device, blob: v2, answering: "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream",
+                                   refused: .sizeMismatch, saying: "announces no length where \(v2.size) belong")
+            try await expectCutOff(device, blob: v2, answering: "HTTP/1.1 200 OK\r\nContent-Length: \(1 << 30)",
+                                   refused: .sizeMismatch, saying: "announces \(1 << 30) bytes where \(v2.size) belong")
             #expect(!FileManager.default.fileExists(atPath: device.published.cache.appendingPathComponent("partial/\(v2.sha256).part").path))
         }
     }
@@ -129,22 +128,54 @@ import Testing
     @Test func aRangeAnswerForOtherBytesIsRefusedOnItsHeadAndCut() async throws {
         try await withDevice { device in
             let v2 = try device.publish("float_classifier_labels")
-            device.proxy.take("/v1/blobs/sha256/\(v2.sha256)", .endless(status: .partialContent,
-                                                                       headers: ["Content-Range": "bytes 0-\(v2.size * 1000)/\(v2.size)"]))
-            try await expectRefused(device, .sizeMismatch, keeping: 1, saying: "the answer was refused before its body was read")
-            try await expectConnectionCut(device.proxy)
+            try await expectCutOff(device, blob: v2, answering: "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-\(v2.size * 1000)/\(v2.size)",
+                                   refused: .sizeMismatch, saying: "the answer was refused before its body was read")
         }
     }
 
-    /// The attacker's endless body was delivered and its connection closed by the device at once.
-    func expectConnectionCut(_ proxy: AttackerProxy, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        #expect(await eventually { proxy.endlessCut.load(ordering: .relaxed) }, "the device never closed the connection",
+    @Test func anEndlessManifestStopsAtTheManifestLimit() async throws {
+        try await withDevice { device in
+            try await EndlessServer.running(head: "HTTP/1.1 200 OK\r\nContent-Type: application/json") { endless in
+                let deceived = try device.downloader { $0.serverURL = endless.url }
+                try await expectRefused(device, .metadataTooLarge, keeping: 1, saying: "larger than \(ModelManifest.maximumSize) bytes",
+                                        using: deceived)
+                try await expectConnectionCut(endless, allowing: ModelManifest.maximumSize)
+            }
+        }
+    }
+
+    /// Sends the device for `blob` to an endless server (an origin the app allows, turned
+    /// hostile) that answers `head`; expects the refusal and the connection cut.
+    func expectCutOff(_ device: Device, blob: ModelVersion, answering head: String, refused code: DepotError.Code, saying text: String,
+                      sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await EndlessServer.running(head: head) { endless in
+            let path = "/v1/blobs/sha256/\(blob.sha256)"
+            device.proxy.take(path, .response(status: .found, headers: ["Location": endless.url.absoluteString + path], body: Data()))
+            let allowing = try device.downloader { $0.allowedDownloadOrigins = [endless.url] }
+            try await expectRefused(device, code, keeping: 1, saying: text, using: allowing, sourceLocation: sourceLocation)
+            try await expectConnectionCut(endless, allowing: blob.size, sourceLocation: sourceLocation)
+        }
+    }
+
+    /// The endless server's body was delivered and the device closed the connection at once: no
+    /// more left the attacker than the device may accept and what the sockets between them hold.
+    func expectConnectionCut(_ endless: EndlessServer, allowing limit: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        #expect(await eventually { endless.cut.load(ordering: .relaxed) }, "the device never closed the connection",
                 sourceLocation: sourceLocation)
-        // How much went out before the close depends on the machine's load (16-95 MiB seen: the
-        // loopback's buffers and URLSession's read-ahead); a cut at all means the body was not read
-        // to its end, since the attacker stops writing at its cap only when nobody closes.
-        #expect(proxy.endlessBytesSent.load(ordering: .relaxed) > 0, "the attacker's body was not delivered",
+        let sent = endless.sent.load(ordering: .relaxed)
+        let bound = try limit + Self.socketBuffers()
+        #expect(sent <= bound, "the attacker got \(sent) bytes out; the limit and the sockets' buffers hold \(bound)",
                 sourceLocation: sourceLocation)
+    }
+
+    /// The most a loopback connection holds in flight: the kernel's largest TCP receive and send
+    /// buffers (the last numbers of `tcp_rmem` and `tcp_wmem`), plus 1 MiB for what the device's
+    /// process reads ahead.
+    static func socketBuffers() throws -> Int {
+        try ["tcp_rmem", "tcp_wmem"].reduce(1 << 20) { total, name in
+            let text = try String(contentsOfFile: "/proc/sys/net/ipv4/\(name)", encoding: .utf8)
+            return total + (try #require(text.split(whereSeparator: \.isWhitespace).last.flatMap { Int($0) }))
+        }
     }
 
     @Test func replayedOlderManifestIsARollback() async throws {
