@@ -119,6 +119,11 @@ let package = Package(
             path: "Tests/ModelDepotServerTests"
         ),
         .testTarget(
+            name: "ModelDepotTests",
+            dependencies: ["ModelDepot"],
+            path: "Tests/ModelDepotTests"
+        ),
+        .testTarget(
             name: "ModelDepotLiteRTTests",
             dependencies: ["ModelDepotLiteRT", "ModelDepotShared", "TestSupport"],
             path: "Tests/ModelDepotLiteRTTests"

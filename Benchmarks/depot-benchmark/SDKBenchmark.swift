@@ -13,10 +13,12 @@ enum SDKBenchmark {
         print(digest, model.inputs.count, "inputs")
     }
 
-    /// One `ModelDownloader.model(named:)` into an empty cache: manifest, download, verify, install.
-    static func install(server: String, key: String, rootKey: String, model: String, cache: String) async throws {
+    /// One `ModelDownloader.model(named:)` into an empty cache: manifest, download, verify, install;
+    /// through the platform's default transport, or `URLSessionTransport` when `urlSession` says so.
+    static func install(server: String, key: String, rootKey: String, model: String, cache: String, urlSession: Bool) async throws {
+        let transport: any ModelTransport = urlSession ? URLSessionTransport() : defaultModelTransport()
         let downloader = try ModelDownloader(configuration: .init(serverURL: URL(string: server)!, appKey: key, trustedRoot: .publicKey(rootKey),
-                                                                  cacheDirectory: URL(fileURLWithPath: cache)))
+                                                                  cacheDirectory: URL(fileURLWithPath: cache), transport: transport))
         let installed = try await downloader.model(named: model)
         print(installed.sha256, installed.fileURL.path)
     }

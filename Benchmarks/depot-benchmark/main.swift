@@ -4,7 +4,7 @@
 //   depot-benchmark sha256 FILE      the file's SHA-256, as ModelDepot computes it (mapped, streamed)
 //   depot-benchmark rules            nanoseconds per rollout evaluation, with 0 and 20 rules
 //   depot-benchmark sdk-verify FILE  the SDK's check of a downloaded file (SHA-256 + TFLite)
-//   depot-benchmark sdk-install SERVER KEY ROOT_KEY MODEL CACHE   one download-verify-install
+//   depot-benchmark sdk-install SERVER KEY ROOT_KEY MODEL CACHE [--url-session]   one download-verify-install
 //   depot-benchmark signing          Ed25519 sign/verify per second; signed manifests made/checked per second
 import Foundation
 import Crypto
@@ -44,13 +44,14 @@ case "signing":
 case "sdk-verify":
     try SDKBenchmark.verify(arguments.dropFirst().first ?? "")
 case "sdk-install":
-    let values = Array(arguments.dropFirst())
+    let values = Array(arguments.dropFirst()).filter { $0 != "--url-session" }
     guard values.count == 5 else {
-        print("usage: depot-benchmark sdk-install SERVER KEY ROOT_KEY MODEL CACHE")
+        print("usage: depot-benchmark sdk-install SERVER KEY ROOT_KEY MODEL CACHE [--url-session]")
         exit(2)
     }
-    try await SDKBenchmark.install(server: values[0], key: values[1], rootKey: values[2], model: values[3], cache: values[4])
+    try await SDKBenchmark.install(server: values[0], key: values[1], rootKey: values[2], model: values[3], cache: values[4],
+                                   urlSession: arguments.contains("--url-session"))
 default:
-    print("usage: depot-benchmark verify FILE... | sha256 FILE | rules | sdk-verify FILE | sdk-install SERVER KEY ROOT_KEY MODEL CACHE | signing")
+    print("usage: depot-benchmark verify FILE... | sha256 FILE | rules | sdk-verify FILE | sdk-install SERVER KEY ROOT_KEY MODEL CACHE [--url-session] | signing")
     exit(2)
 }

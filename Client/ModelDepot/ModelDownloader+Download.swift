@@ -7,12 +7,12 @@ import ModelDepotShared
 extension ModelDownloader {
     /// Downloads a manifest's blob into its partial file once the manifest's size, URL and the
     /// conditions allow it; returns the complete (not yet verified) file.
-    func download(_ manifest: ModelManifest, conditions: DownloadConditions, current: VerifiedModel?) async throws -> URL {
+    func download(_ manifest: ModelManifest, conditions: DownloadConditions) async throws -> URL {
         guard manifest.size <= configuration.maximumModelSize else {
             throw DepotError(.modelTooLarge, "'\(manifest.model)' v\(manifest.version) is \(manifest.size) bytes, more than the \(configuration.maximumModelSize) this app accepts (maximumModelSize); nothing was downloaded.")
         }
         let url = try blobURL(manifest)
-        try await waitFor(conditions, remaining: manifest.size - Self.size(of: cache.partialFile(manifest.sha256)), manifest, current)
+        try await waitFor(conditions, remaining: manifest.size - Self.size(of: cache.partialFile(manifest.sha256)), manifest)
         emit(.downloading(model: manifest.model, version: manifest.version, bytes: Self.size(of: cache.partialFile(manifest.sha256)),
                           total: manifest.size))
         return try await fetchBlob(manifest, from: url)
@@ -20,7 +20,7 @@ extension ModelDownloader {
 
     /// Downloads the manifest's companion files, each like a model file (resumable ranges, the same
     /// origin and size checks) into its own partial file; returns them by name, not yet verified.
-    func downloadCompanions(_ manifest: ModelManifest, conditions: DownloadConditions, current: VerifiedModel?) async throws -> [String: URL] {
+    func downloadCompanions(_ manifest: ModelManifest, conditions: DownloadConditions) async throws -> [String: URL] {
         var files: [String: URL] = [:]
         for file in manifest.files {
             try CompanionFile.check(name: file.name)
@@ -31,7 +31,7 @@ extension ModelDownloader {
             blob.sha256 = file.sha256
             blob.size = file.size
             blob.downloadURL = file.downloadURL
-            files[file.name] = try await download(blob, conditions: conditions, current: current)
+            files[file.name] = try await download(blob, conditions: conditions)
         }
         return files
     }
@@ -59,19 +59,18 @@ extension ModelDownloader {
     }
 
     /// Waits (up to the conditions' bound) until they hold; fails at once without enough space.
-    private func waitFor(_ conditions: DownloadConditions, remaining: Int, _ manifest: ModelManifest, _ current: VerifiedModel?) async throws {
-        let kept = Self.kept(current)
+    private func waitFor(_ conditions: DownloadConditions, remaining: Int, _ manifest: ModelManifest) async throws {
         var waited: Duration = .zero
         while true {
             let status = configuration.deviceStatus.status(for: configuration.cacheDirectory)
             let needed = Int64(max(remaining, 0)) + conditions.minimumFreeSpace
             guard status.freeSpace >= needed else {
-                throw DepotError(.notEnoughSpace, "Downloading '\(manifest.model)' v\(manifest.version) needs \(needed) free bytes (\(max(remaining, 0)) for the file, \(conditions.minimumFreeSpace) to keep free); \(status.freeSpace) are free. Nothing was written. \(kept)")
+                throw DepotError(.notEnoughSpace, "Downloading '\(manifest.model)' v\(manifest.version) needs \(needed) free bytes (\(max(remaining, 0)) for the file, \(conditions.minimumFreeSpace) to keep free); \(status.freeSpace) are free. Nothing was written.")
             }
             let reasons = conditions.unmet(by: status)
             if reasons.isEmpty { return }
             guard let bound = conditions.waitsUpTo, waited < bound else {
-                throw DepotError(.conditionsNotMet, "'\(manifest.model)' v\(manifest.version) was not downloaded: \(reasons.joined(separator: "; "))\(conditions.waitsUpTo.map { " (waited \($0))" } ?? ""). \(kept)")
+                throw DepotError(.conditionsNotMet, "'\(manifest.model)' v\(manifest.version) was not downloaded: \(reasons.joined(separator: "; "))\(conditions.waitsUpTo.map { " (waited \($0))" } ?? "").")
             }
             try await Task.sleep(for: conditions.pollInterval)
             waited += conditions.pollInterval

@@ -232,7 +232,7 @@ public actor ModelDownloader {
         var manifest: ModelManifest
         do {
             manifest = try await verifiedManifest(data, response, for: model)
-        } catch let error as DepotError where !error.message.hasSuffix(kept) {
+        } catch let error as DepotError {
             throw DepotError(error.code, "\(error.message) \(kept)")
         }
         var etag = response.value(forHTTPHeaderField: "ETag")
@@ -246,8 +246,8 @@ public actor ModelDownloader {
         var companions: [String: URL]
         do {
             do {
-                file = try await download(manifest, conditions: conditions, current: current?.model)
-                companions = try await downloadCompanions(manifest, conditions: conditions, current: current?.model)
+                file = try await download(manifest, conditions: conditions)
+                companions = try await downloadCompanions(manifest, conditions: conditions)
             } catch let error as DepotError where [.notFound, .forbidden].contains(error.code) {
                 // The download URL expired or the blob went away: ask again which version to use.
                 let (data, response) = try await configuration.transport.data(for: manifestRequest(model, etag: nil),
@@ -255,10 +255,10 @@ public actor ModelDownloader {
                 guard response.statusCode == 200 else { throw Self.serverError(data, response) }
                 manifest = try await verifiedManifest(data, response, for: model)
                 etag = response.value(forHTTPHeaderField: "ETag")
-                file = try await download(manifest, conditions: conditions, current: current?.model)
-                companions = try await downloadCompanions(manifest, conditions: conditions, current: current?.model)
+                file = try await download(manifest, conditions: conditions)
+                companions = try await downloadCompanions(manifest, conditions: conditions)
             }
-        } catch let error as DepotError where !error.message.hasSuffix(kept) {
+        } catch let error as DepotError {
             throw DepotError(error.code, "\(error.message) \(kept)")
         }
         emit(.verifying(model: model, version: manifest.version))

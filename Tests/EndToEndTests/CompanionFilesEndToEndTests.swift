@@ -58,7 +58,8 @@ import Testing
                 .decode(ModelVersion.self)
             let path = "/v1/blobs/sha256/\(second.files[0].sha256)"
             proxy.take(path, .response(status: .ok, headers: ["Content-Length": "8"], body: Data("cow\ndog\n".utf8)))
-            await #expect(throws: DepotError.self) { try await downloader.model(named: "flowers") }
+            let tampered = await #expect(throws: DepotError.self) { try await downloader.model(named: "flowers") }
+            #expect(tampered?.code == .digestMismatch)
             let kept = try await downloader.model(named: "flowers", policy: .localModel)
             #expect(kept.version == 1)
             #expect(kept.labels == ["red", "green", "blue"], "the old version's labels, not the new ones")

@@ -48,6 +48,14 @@ import Testing
             malformed = read_all(bad)
             print(json.dumps({"answers": answers, "seconds": time.time() - started, "big": status(read_all(big)),
                               "answer": status(malformed) + " " + malformed.split(b"\\r\\n\\r\\n", 1)[-1].decode()}))
+        elif mode == "fields":
+            answers = []
+            for count in [1000, 1001]:
+                s = connect()
+                s.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: x\\r\\n" + b"X-F: 1\\r\\n" * (count - 1) + b"\\r\\n")
+                data = read_all(s) if count > 1000 else s.recv(65536)
+                answers.append(status(data) + " " + (data.split(b"\\r\\n\\r\\n", 1)[-1].decode() if count > 1000 else ""))
+            print(json.dumps({"answers": answers}))
         elif mode == "idle":
             s = connect()
             s.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
@@ -163,6 +171,17 @@ import Testing
             #expect(try server.metric(#"depot_connections_closed_total{reason="\#(reason)"}"#) >= 1, "\(reason)")
         }
         #expect(try server.metric(#"depot_connections_closed_total{reason="head_timeout"}"#) == 20)
+    }
+
+    @Test func aHeadOfMoreThanAThousandFieldsGets431() throws {
+        let scratch = try Scratch()
+        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        let answers = try #require(try run(server, "fields").answers)
+        #expect(answers.first == "HTTP/1.1 200 OK ", "1,000 fields are within the limit")
+        let refused = try #require(answers.last)
+        #expect(refused.hasPrefix("HTTP/1.1 431 Request Header Fields Too Large"), "\(refused)")
+        #expect(refused.contains(#""code":"request_head_too_large""#) && refused.contains("more than 1000 header fields"), "\(refused)")
+        #expect(try server.metric(#"depot_connections_closed_total{reason="head_too_large"}"#) == 1)
     }
 
     @Test func anAnnouncedBodyTooLargeIsRefusedAndTheConnectionClosed() throws {

@@ -79,7 +79,8 @@ import Testing
         try bytes.write(to: blob)
 
         let events = await downloader.events()
-        await #expect(throws: DepotError.self) { try await downloader.model(named: "flowers") }
+        let refused = await #expect(throws: DepotError.self) { try await downloader.model(named: "flowers") }
+        #expect(refused?.code == .internalError)
         for await event in events {
             if case .failed(_, let error) = event {
                 #expect(error.code == .internalError, "the server refuses the changed file")

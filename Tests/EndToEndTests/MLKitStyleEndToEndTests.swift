@@ -31,7 +31,8 @@ import Testing
         let (published, downloader) = try setUp()
         defer { withExtendedLifetime(published) {} }
         let progress = await downloader.download(RemoteModel(name: "nothing"))
-        await #expect(throws: DepotError.self) { try await downloader.model(named: "nothing") }
+        let missing = await #expect(throws: DepotError.self) { try await downloader.model(named: "nothing") }
+        #expect(missing?.code == .notFound)
         #expect(progress.isCancelled)
     }
 
@@ -49,6 +50,7 @@ import Testing
         #expect(model.description.inputs.first?.type == .int8)
 
         let broken = LocalModel(fileURL: URL(fileURLWithPath: Binaries.fixture("invalid/no_subgraphs")))
-        await #expect(throws: DepotError.self) { try await downloader.model(named: "flowers", fallback: broken) }
+        let refused = await #expect(throws: DepotError.self) { try await downloader.model(named: "flowers", fallback: broken) }
+        #expect(refused?.code == .noSubgraphs)
     }
 }

@@ -89,7 +89,8 @@ import Testing
         bytes[bytes.count / 2] ^= 0xff
         try bytes.write(to: blob)
 
-        await #expect(throws: DepotError.self) { try await setup.downloader.model(named: "flowers") }
+        let refused = await #expect(throws: DepotError.self) { try await setup.downloader.model(named: "flowers") }
+        #expect(refused?.code == .internalError)
         do {
             _ = try await setup.downloader.model(named: "flowers")
         } catch let error as DepotError {

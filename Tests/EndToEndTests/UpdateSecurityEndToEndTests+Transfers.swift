@@ -7,6 +7,17 @@ import Testing
 /// Transfers that stall, crawl or break off: each ends with a clear error, the current model
 /// stays, and the download resumes from its partial file.
 extension UpdateSecurityEndToEndTests {
+    @Test func associatedFilesPastTheAppsCeilingAreRefused() async throws {
+        try await withDevice { device in
+            // The server took the model (its ceiling is 256 MiB); this app allows 8 bytes of labels.
+            let v2 = try device.publish("float_classifier_labels")
+            let strict = try device.downloader { $0.verificationPolicy = TFLiteVerificationPolicy(maximumAssociatedFilesSize: 8) }
+            try await expectRefused(device, .associatedFilesTooLarge, keeping: 1,
+                                    saying: "inflate to more than the 8 bytes accepted", using: strict)
+            #expect(try await device.downloader.model(named: "flowers").sha256 == v2.sha256)
+        }
+    }
+
     @Test func aStalledDownloadFailsAtTheStallTimeoutAndResumesLater() async throws {
         try await withDevice { device in
             let v2 = try device.publish("float_classifier_labels")

@@ -9,7 +9,7 @@ import Testing
 /// metadata's normalization, LiteRT, labels) against the TFLite Task Library (tflite-support
 /// 0.4.4) on the same models and images: labels and order exactly, scores within 1e-5, boxes
 /// within one pixel.
-@Suite(.enabled(if: LiteRTRuntime.libraryPath != nil, "LiteRT (ai-edge-litert==2.3.0) is not installed: run scripts/bootstrap to install it"))
+@Suite
 struct VisionTasksEndToEndTests {
     static let images = Binaries.repository.appendingPathComponent("Tests/Fixtures/images")
     static let metadataFixtures = Binaries.fixtures.appendingPathComponent("metadata")
@@ -36,7 +36,7 @@ struct VisionTasksEndToEndTests {
     func classificationsEqualTheTaskLibrarys(fixture: String, image: String) async throws {
         let (published, model) = try await verified(fixture)
         defer { withExtendedLifetime(published) {} }
-        let library = try LiteRTLibrary(path: try #require(LiteRTRuntime.libraryPath))
+        let library = try LiteRTLibrary(path: try LiteRTRuntime.libraryPath())
         let classifier = try ImageClassifier(model: model, library: library, options: .init(maximumResults: 5))
         let picture = Self.images.appendingPathComponent("\(image).png")
         let ours = try classifier.classify(try PixelBuffer(contentsOfFile: picture.path))
@@ -62,7 +62,7 @@ struct VisionTasksEndToEndTests {
     func detectionsEqualTheTaskLibrarys(image: String) async throws {
         let (published, model) = try await verified("object_detector")
         defer { withExtendedLifetime(published) {} }
-        let detector = try ObjectDetector(model: model, library: try LiteRTLibrary(path: try #require(LiteRTRuntime.libraryPath)))
+        let detector = try ObjectDetector(model: model, library: try LiteRTLibrary(path: try LiteRTRuntime.libraryPath()))
         let picture = Self.images.appendingPathComponent("\(image).png")
         let ours = try detector.detect(try PixelBuffer(contentsOfFile: picture.path))
         let theirs = try Self.reference([ReferenceDetection].self, ["detect", model.fileURL.path, picture.path])
@@ -93,7 +93,7 @@ struct VisionTasksEndToEndTests {
         _ = try Command.depot(["upload", "flowers", automl.path, "--publish"], environment: published.server.environment)
         let model = try await published.downloader().model(named: "flowers")
         #expect(model.metadata == nil, "AutoML's export carries its settings in tflite_metadata.json instead")
-        let library = try LiteRTLibrary(path: try #require(LiteRTRuntime.libraryPath))
+        let library = try LiteRTLibrary(path: try LiteRTRuntime.libraryPath())
         let picture = try PixelBuffer(contentsOfFile: Self.images.appendingPathComponent("scene_300x200.png").path)
         let all = try ObjectDetector(model: model, library: library).detect(picture)
         #expect(all.count == 6, "maxDetections from tflite_metadata.json")
@@ -110,14 +110,16 @@ struct VisionTasksEndToEndTests {
     @Test func aRegionIsClassifiedAndBoxesStayInTheImagesPixels() async throws {
         let (published, model) = try await verified("object_detector")
         defer { withExtendedLifetime(published) {} }
-        let detector = try ObjectDetector(model: model, library: try LiteRTLibrary(path: try #require(LiteRTRuntime.libraryPath)))
+        let detector = try ObjectDetector(model: model, library: try LiteRTLibrary(path: try LiteRTRuntime.libraryPath()))
         let picture = try PixelBuffer(contentsOfFile: Self.images.appendingPathComponent("scene_300x200.png").path)
         let right = try detector.detect(picture, region: PixelRegion(x: 150, y: 0, width: 150, height: 200))
         #expect(!right.isEmpty)
         #expect(right.allSatisfy { $0.box.x >= 150 - $0.box.width })
-        #expect(throws: DepotError.self) { try detector.detect(picture, region: PixelRegion(x: 250, y: 0, width: 100, height: 10)) }
-        #expect(throws: DepotError.self) {
-            try ImageClassifier(model: model, library: try LiteRTLibrary(path: try #require(LiteRTRuntime.libraryPath)))
+        let outside = #expect(throws: DepotError.self) { try detector.detect(picture, region: PixelRegion(x: 250, y: 0, width: 100, height: 10)) }
+        #expect(outside?.code == .invalidImage)
+        let notAClassifier = #expect(throws: DepotError.self) {
+            try ImageClassifier(model: model, library: try LiteRTLibrary(path: try LiteRTRuntime.libraryPath()))
         }
+        #expect(notAClassifier?.code == .unsupportedModel)
     }
 }

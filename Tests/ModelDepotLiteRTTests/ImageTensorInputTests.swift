@@ -46,7 +46,9 @@ import Testing
     @Test func otherInputsAreRefused() {
         var wrong = Self.tensor(.float32)
         wrong.shape = [1, 4]
-        #expect(throws: DepotError.self) { try ImageTensorInput(tensor: wrong, metadata: nil) }
-        #expect(throws: DepotError.self) { try ImageTensorInput(tensor: Self.tensor(.int32), metadata: nil) }
+        let notAnImage = #expect(throws: DepotError.self) { try ImageTensorInput(tensor: wrong, metadata: nil) }
+        #expect(notAnImage?.code == .unsupportedModel)
+        let notPixels = #expect(throws: DepotError.self) { try ImageTensorInput(tensor: Self.tensor(.int32), metadata: nil) }
+        #expect(notPixels?.code == .unsupportedModel)
     }
 }

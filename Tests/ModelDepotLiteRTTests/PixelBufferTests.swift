@@ -101,11 +101,13 @@ import Testing
         for position in 8..<png.count {
             var damaged = png
             damaged[position] ^= 0x10
-            #expect(throws: DepotError.self, "byte \(position) changed") { try PixelBuffer(png: damaged) }
+            let error = #expect(throws: DepotError.self, "byte \(position) changed") { try PixelBuffer(png: damaged) }
+            #expect(error?.code == .invalidImage, "byte \(position) changed")
         }
         var interlaced = png
         interlaced[28] = 1
         let refused = #expect(throws: DepotError.self) { try PixelBuffer(png: interlaced) }
+        #expect(refused?.code == .invalidImage)
         #expect(refused?.message.contains("CRC") == true, "the changed header no longer matches its CRC: \(refused?.message ?? "")")
     }
 
@@ -154,6 +156,7 @@ import Testing
             let error = #expect(throws: DepotError.self, "\(outside)") { try image.resized(width: 16, height: 16, region: outside) }
             #expect(error?.code == .invalidImage)
         }
-        #expect(throws: DepotError.self) { try image.resized(width: 0, height: 16) }
+        let empty = #expect(throws: DepotError.self) { try image.resized(width: 0, height: 16) }
+        #expect(empty?.code == .invalidImage)
     }
 }

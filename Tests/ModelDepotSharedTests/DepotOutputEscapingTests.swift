@@ -7,33 +7,10 @@ import Testing
 /// only escaped: `depot inspect` prints escape sequences, line breaks and bidirectional overrides
 /// as visible text, while `--json` stays JSON that decodes to the model's own strings.
 @Suite struct DepotOutputEscapingTests {
-    /// described_classifier.tflite with strings of the same byte length swapped in: the metadata
-    /// name clears the screen and turns red, a label file's name sets the terminal's title, and a
-    /// tensor name reverses the text after it.
-    static let replacements: [(original: String, hostile: String)] = [
-        ("Described classifier", "\u{1B}[2J\u{1B}[31mDescribed c"),
-        ("labels_en.txt", "\u{1B}]0;own\u{07}a.txt"),
-        ("features", "\u{202E}feats"),
-    ]
-
     static func hostileModel(in directory: TemporaryDirectory) throws -> URL {
-        var bytes = try Repository.bytes(of: Repository.metadataFixtures.appendingPathComponent("described_classifier.tflite"))
-        for (original, hostile) in replacements {
-            let from = Array(original.utf8), to = Array(hostile.utf8)
-            precondition(from.count == to.count)
-            var replaced = 0
-            var position = 0
-            while position + from.count <= bytes.count {
-                if bytes[position..<(position + from.count)].elementsEqual(from) {
-                    bytes.replaceSubrange(position..<(position + from.count), with: to)
-                    replaced += 1
-                }
-                position += 1
-            }
-            #expect(replaced > 0, "'\(original)' is not in the fixture")
-        }
+        let bytes = try Repository.bytes(of: Repository.metadataFixtures.appendingPathComponent("described_classifier.tflite"))
         let url = directory.url.appendingPathComponent("hostile.tflite")
-        try Data(bytes).write(to: url)
+        try Data(HostileModelStrings.apply(to: bytes)).write(to: url)
         return url
     }
 

@@ -16,11 +16,10 @@ import Testing
     }
 
     @Test func malformedOrOverlongValuesAreRefusedByName() {
-        #expect(throws: DepotError.self) { try DeviceAttributes.decode("tier") }
-        #expect(throws: DepotError.self) { try DeviceAttributes.decode("=gold") }
-        #expect(throws: DepotError.self) { try DeviceAttributes.decode("bad=%zz") }
-        #expect(throws: DepotError.self) { try DeviceAttributes.decode("cut=%4") }
-        #expect(throws: DepotError.self) { try DeviceAttributes.decode("notUTF8=%FF%FE") }
+        for malformed in ["tier", "=gold", "bad=%zz", "cut=%4", "notUTF8=%FF%FE"] {
+            let error = #expect(throws: DepotError.self, "\(malformed)") { try DeviceAttributes.decode(malformed) }
+            #expect(error?.code == .badRequest, "\(malformed)")
+        }
         do {
             _ = try DeviceAttributes.decode(String(repeating: "a=b,", count: 1025))
             Issue.record("an overlong value was accepted")

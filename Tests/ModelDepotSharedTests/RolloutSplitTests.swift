@@ -23,7 +23,8 @@ import Testing
             try RolloutSplit(ranges: [.init(version: 7, start: 0, end: 5_000), .init(version: 8, start: 6_000, end: 10_000)])
         }
         let split = try RolloutSplit(shares: [(7, 10_000)])
-        #expect(throws: DepotError.self) { try split.resized(to: [7: -100, 8: 10_100]) }
+        let negative = #expect(throws: DepotError.self) { try split.resized(to: [7: -100, 8: 10_100]) }
+        #expect(negative?.code == .badRequest)
     }
 
     /// Random edits of random splits, checked bucket by bucket: a version whose share grows or

@@ -3,8 +3,7 @@ import ModelDepotShared
 import Testing
 
 /// The inspector reports exactly what real LiteRT reports for each fixture.
-@Suite(.enabled(if: LiteRT.isAvailable, LiteRT.unavailableMessage))
-struct TFLiteLiteRTAgreementTests {
+@Suite struct TFLiteLiteRTAgreementTests {
     @Test(arguments: try Repository.fixtures())
     func inspectorAgreesWithLiteRT(fixture: URL) throws {
         let ours = try TFLiteVerifier().verify(Repository.bytes(of: fixture))

@@ -64,8 +64,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: LiteRT.isAvailable, LiteRT.unavailableMessage))
-    func acceptedMutationsLoadInLiteRTWithoutCrashing() throws {
+    @Test func acceptedMutationsLoadInLiteRTWithoutCrashing() throws {
         let directory = try TemporaryDirectory()
         var written = 0
         for fixture in try Repository.fixtures() {

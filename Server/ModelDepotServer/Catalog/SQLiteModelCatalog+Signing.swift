@@ -43,7 +43,7 @@ extension SQLiteModelCatalog {
     public func addRootDocument(version: Int, envelope: Data, at date: Date) async throws {
         try await write { db in
             guard try Int.fetchOne(db, sql: "SELECT 1 FROM rootDocument WHERE version = ?", arguments: [version]) == nil else {
-                throw DepotError(.conflict, "Root document v\(version) exists already; root documents are immutable. Publish v\(version + 1) with 'depot keys rotate'.")
+                throw CatalogConflict.rootDocumentExists(version)
             }
             try db.execute(sql: "INSERT INTO rootDocument (version, envelope, createdAt) VALUES (?, ?, ?)", arguments: [version, envelope, date])
         }

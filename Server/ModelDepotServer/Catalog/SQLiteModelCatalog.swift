@@ -39,7 +39,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
     public func createModel(_ creation: ModelCreation, at date: Date) async throws -> ModelSummary {
         try await write { db in
             guard try ModelRecord.filter(ModelRecord.Columns.name == creation.name.rawValue).fetchOne(db) == nil else {
-                throw DepotError(.alreadyExists, "Model '\(creation.name)' exists already. Upload a new version to it, or choose another name.")
+                throw CatalogConflict.modelExists(creation.name)
             }
             var record = ModelRecord(id: nil, name: creation.name.rawValue, description: creation.description ?? "",
                                      tags: creation.tags ?? [], createdAt: date, lastVersionNumber: 0)
@@ -238,6 +238,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
 
     public func createKey(_ key: AccessKey, secretHash: [UInt8]) async throws {
         try await write { db in
+            guard try AccessKeyRecord.fetchOne(db, key: key.id) == nil else { throw CatalogConflict.keyExists(key.id) }
             try AccessKeyRecord(id: key.id, kind: key.kind.rawValue, name: key.name, models: key.models?.map(\.rawValue),
                                 secretHash: Data(secretHash), createdAt: key.createdAt, revokedAt: key.revokedAt).insert(db)
         }

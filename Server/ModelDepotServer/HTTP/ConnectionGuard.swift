@@ -28,6 +28,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case answerWritten
         /// The bytes received are not an HTTP/1 request (the decoder's reason).
         case malformed(String)
+        /// The head has more header fields, or bytes of them, than the decoder takes (``DepotHTTPChannel/decoderLimits``).
+        case tooManyFields
     }
 
     /// Why the server closed a connection itself (`depot_connections_closed_total{reason}`).
@@ -140,6 +142,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             // An answer before its request's body was read (a 401 to an upload) is that request's.
             if readingBody, unanswered == 0 { answeredEarly = true } else { unanswered = max(0, unanswered - 1) }
             idleSince = .now()
+        case .tooManyFields:
+            if !closing {
+                let decoder = DepotHTTPChannel.decoderLimits
+                refuse(context, .headTooLarge, status: "431 Request Header Fields Too Large", code: "request_head_too_large",
+                       message: "The request head has more than \(decoder.maxHeaderFieldCount) header fields, or more than \(decoder.maxHeaderListSize) bytes of them; send fewer.")
+            }
         case .malformed(let reason):
             if !closing {
                 refuse(context, .malformedRequest, status: "400 Bad Request", code: "bad_request",

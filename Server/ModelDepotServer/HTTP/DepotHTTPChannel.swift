@@ -5,10 +5,12 @@ import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 
-/// Hummingbird's HTTP/1 child channel (the same pipeline as its `HTTP1Channel`) with larger
-/// reads and a deeper inbound buffer, so that the task receiving a streamed upload rarely waits
-/// for the event loop, ``ConnectionGuard`` first in the pipeline (timeouts, limits), then
-/// ``HotPathHandler`` before the HTTP/1 decoder.
+/// Hummingbird's HTTP/1 child channel (the same pipeline as its `HTTP1Channel`, with its decoder
+/// limits) with larger reads and a deeper inbound buffer, so that the task receiving a streamed
+/// upload rarely waits for the event loop, ``ConnectionGuard`` first in the pipeline (timeouts,
+/// limits), then ``HotPathHandler`` before the HTTP/1 decoder. `HTTP1Channel` cannot be used as it
+/// is: its configuration adds handlers only after the decoder, and sets neither the read size nor
+/// the inbound buffer.
 struct DepotHTTPChannel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
 
@@ -28,6 +30,16 @@ struct DepotHTTPChannel: ServerChildChannel, HTTPChannelHandler {
     /// 64 KiB, and 1.2 s of the server's CPU instead of 1.6 s; a request head still takes a buffer
     /// of about 2 KiB.
     static let largestRead = 1 << 20
+    /// Hummingbird's decoder limits (80 KiB a field and in all, 1,000 fields); NIO's own default
+    /// allows 65,534 fields.
+    static let decoderLimits: NIOHTTPDecoderLimitConfiguration = {
+        let hummingbird = HTTP1Channel.Configuration.DecoderConfiguration()
+        var limits = NIOHTTPDecoderLimitConfiguration()
+        limits.maxHeaderFieldSize = hummingbird.maxHeaderFieldSize
+        limits.maxHeaderListSize = hummingbird.maxHeaderListSize
+        limits.maxHeaderFieldCount = hummingbird.maxHeaderFieldCount
+        return limits
+    }()
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
@@ -38,7 +50,7 @@ struct DepotHTTPChannel: ServerChildChannel, HTTPChannelHandler {
             try options.addHandler(HotPathHandler(paths: hotPaths))
             try options.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false,
                                                     withOutboundHeaderValidation: false, withEncoderConfiguration: .init(),
-                                                    withDecoderLimitConfiguration: .init())
+                                                    withDecoderLimitConfiguration: Self.decoderLimits)
             try options.addHandler(HTTP1ToHTTPServerCodec(secure: false))
             try options.addHandler(RequestProgressReporter())
             try options.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))

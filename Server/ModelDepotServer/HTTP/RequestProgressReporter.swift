@@ -38,7 +38,8 @@ final class RequestProgressReporter: ChannelDuplexHandler, RemovableChannelHandl
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let error = error as? HTTPParserError else { return context.fireErrorCaught(error) }
-        context.triggerUserOutboundEvent(ConnectionGuard.Event.malformed("\(error)"), promise: nil)
+        let event = error == .headerOverflow ? ConnectionGuard.Event.tooManyFields : .malformed("\(error)")
+        context.triggerUserOutboundEvent(event, promise: nil)
     }
 
     /// The answer being written says `Connection: close`.

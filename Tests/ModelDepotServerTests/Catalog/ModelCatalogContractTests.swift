@@ -203,7 +203,7 @@ import Testing
             try await catalog.createKey(admin, secretHash: hash)
             try await catalog.createKey(app, secretHash: Array(repeating: 9, count: 32))
             let duplicate = await #expect(throws: DepotError.self) { try await catalog.createKey(app, secretHash: hash) }
-            #expect(duplicate != nil)
+            #expect(duplicate?.code == .alreadyExists && duplicate?.message == "A key with id 'app1' exists already.", "\(String(describing: duplicate))")
             #expect(try await catalog.keys() == [admin, app])
             #expect(try await catalog.key(id: "app1")?.secretHash == Array(repeating: 9, count: 32))
             #expect(try await catalog.key(id: "nope") == nil)

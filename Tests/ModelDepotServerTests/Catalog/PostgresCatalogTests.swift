@@ -26,6 +26,7 @@ import TestSupport
         try await PostgresModelCatalog.connect(try PostgresLocation(url: url)).close()
         _ = try TestPostgres.query(url, "INSERT INTO depot_migration (version, name) VALUES (99, 'from the future')")
         let error = await #expect(throws: DepotError.self) { try await PostgresModelCatalog.connect(try PostgresLocation(url: url)) }
+        #expect(error?.code == .internalError)
         #expect(error?.message.contains("schema version 99") == true)
     }
 
@@ -33,21 +34,29 @@ import TestSupport
         let url = try TestPostgres.freshDatabase()
         try await PostgresModelCatalog.connect(try PostgresLocation(url: url)).close()
         let now = "now()"
-        for (sql, what) in [
-            ("INSERT INTO model (name, created_at) VALUES ('Bad Name', \(now))", "a name outside [a-z0-9._-]"),
-            ("INSERT INTO model (name, created_at) VALUES ('-dash', \(now))", "a name starting with a dash"),
-            ("INSERT INTO version (model_id, number, sha256, size, created_at, tflite) VALUES (12345, 1, repeat('a', 64), 1, \(now), '{}')", "a version of no model"),
-            ("INSERT INTO access_key (id, kind, secret_hash, created_at) VALUES ('k', 'root', '\\x00', \(now))", "an unknown kind and a short hash"),
+        // Each is refused by the constraint named (PostgreSQL names a column's CHECK `table_column_check`
+        // and its foreign key `table_column_fkey`, and checks a row's CHECKs in the order of their names).
+        for (sql, what, constraint) in [
+            ("INSERT INTO model (name, created_at) VALUES ('Bad Name', \(now))", "a name outside [a-z0-9._-]", "model_name_check"),
+            ("INSERT INTO model (name, created_at) VALUES ('-dash', \(now))", "a name starting with a dash", "model_name_check"),
+            ("INSERT INTO version (model_id, number, sha256, size, created_at, tflite) VALUES (12345, 1, repeat('a', 64), 1, \(now), '{}')",
+             "a version of no model", "version_model_id_fkey"),
+            ("INSERT INTO access_key (id, kind, secret_hash, created_at) VALUES ('k', 'root', '\\x00', \(now))",
+             "an unknown kind and a short hash", "access_key_kind_check"),
         ] {
-            #expect(throws: (any Error).self, "\(what)") { try TestPostgres.query(url, sql) }
+            let refused = #expect(throws: TestPostgres.Unavailable.self, "\(what)") { try TestPostgres.query(url, sql) }
+            #expect(refused?.description.contains("violates") == true && refused?.description.contains("constraint \"\(constraint)\"") == true,
+                    "\(what): \(refused?.description ?? "")")
         }
         _ = try TestPostgres.query(url, "INSERT INTO model (name, created_at) VALUES ('flowers', \(now))")
-        #expect(throws: (any Error).self, "a bad digest") {
+        let badDigest = #expect(throws: TestPostgres.Unavailable.self, "a bad digest") {
             try TestPostgres.query(url, "INSERT INTO version (model_id, number, sha256, size, created_at, tflite) SELECT id, 1, 'XYZ', 1, now(), '{}' FROM model")
         }
-        #expect(throws: (any Error).self, "version 0") {
+        #expect(badDigest?.description.contains("violates check constraint \"version_sha256_check\"") == true, "\(badDigest?.description ?? "")")
+        let versionZero = #expect(throws: TestPostgres.Unavailable.self, "version 0") {
             try TestPostgres.query(url, "INSERT INTO version (model_id, number, sha256, size, created_at, tflite) SELECT id, 0, repeat('a', 64), 1, now(), '{}' FROM model")
         }
+        #expect(versionZero?.description.contains("violates check constraint \"version_number_check\"") == true, "\(versionZero?.description ?? "")")
         #expect(try TestPostgres.query(url, "SELECT count(*) FROM version") == "0")
     }
 
@@ -65,12 +74,14 @@ import TestSupport
         let denied = await #expect(throws: DepotError.self) {
             try await PostgresModelCatalog.connect(try PostgresLocation(url: wrongPassword.string!))
         }
+        #expect(denied?.code == .unavailable)
         #expect(denied?.message.contains("password authentication failed") == true)
         #expect(denied?.message.contains("wrong") == false, "the password is never shown")
 
         let noDatabase = await #expect(throws: DepotError.self) {
             try await PostgresModelCatalog.connect(try PostgresLocation(url: server.replacingOccurrences(of: "/postgres?", with: "/missing_db?")))
         }
+        #expect(noDatabase?.code == .unavailable)
         #expect(noDatabase?.message.contains("\"missing_db\" does not exist") == true)
     }
 
@@ -84,6 +95,7 @@ import TestSupport
     ])
     func badDatabaseURLsAreNamed(_ url: String, _ complaint: String) {
         let error = #expect(throws: DepotError.self) { try PostgresLocation(url: url) }
+        #expect(error?.code == .badRequest)
         #expect(error?.message.contains(complaint) == true, "\(error?.message ?? "")")
     }
 

@@ -109,6 +109,7 @@ import TestSupport
         let error = #expect(throws: DepotError.self) {
             try S3Location(url: url, environment: ["AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "b"])
         }
+        #expect(error?.code == .badRequest)
         #expect(error?.message.contains(complaint) == true, "\(error?.message ?? "")")
     }
 
@@ -125,6 +126,7 @@ import TestSupport
         let flags = try S3Location(url: "s3://models", environment: keys, endpoint: "http://127.0.0.1:4566", region: "ap-south-1")
         #expect(flags.authority == "127.0.0.1:4566" && flags.region == "ap-south-1")
         let missing = #expect(throws: DepotError.self) { try S3Location(url: "s3://models", environment: [:]) }
+        #expect(missing?.code == .badRequest)
         #expect(missing?.message.contains("AWS_ACCESS_KEY_ID") == true)
     }
 }

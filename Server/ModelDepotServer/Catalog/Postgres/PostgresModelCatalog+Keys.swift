@@ -19,7 +19,7 @@ extension PostgresModelCatalog {
             if !inserted.isEmpty { try await Self.announce(.keys, key.id, connection, logger: logger) }
             return inserted
         }
-        guard !inserted.isEmpty else { throw DepotError(.conflict, "A key with id '\(key.id)' exists already.") }
+        guard !inserted.isEmpty else { throw CatalogConflict.keyExists(key.id) }
     }
 
     public func keys() async throws -> [AccessKey] {

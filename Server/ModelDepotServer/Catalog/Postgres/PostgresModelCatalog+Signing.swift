@@ -58,7 +58,7 @@ extension PostgresModelCatalog {
             return inserted
         }
         guard !inserted.isEmpty else {
-            throw DepotError(.conflict, "Root document v\(version) exists already; root documents are immutable. Publish v\(version + 1) with 'depot keys rotate'.")
+            throw CatalogConflict.rootDocumentExists(version)
         }
     }
 }

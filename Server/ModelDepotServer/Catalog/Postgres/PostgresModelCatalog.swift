@@ -89,7 +89,7 @@ public final class PostgresModelCatalog: ModelCatalog {
             return inserted
         }
         guard !inserted.isEmpty else {
-            throw DepotError(.alreadyExists, "Model '\(creation.name)' exists already. Upload a new version to it, or choose another name.")
+            throw CatalogConflict.modelExists(creation.name)
         }
         return try await model(creation.name)
     }
