@@ -20,11 +20,11 @@ import Testing
         let router = Router(context: AppRequestContext.self)
         let log = RequestLog(isEnabled: false)
         router.add(middleware: RequestLogMiddleware(metrics: ServerMetrics(requestLog: log), log: log))
-        router.get("v1/fail/:code") { _, context -> Response in throw DepotError(.init(rawValue: context.parameters.get("code") ?? ""), Self.secret) }
+        router.get("v1/fail/:code") { _, context -> Response in throw DepotError(try #require(DepotError.Code(rawValue: context.parameters.get("code") ?? "")), Self.secret) }
         router.get("v1/crash") { _, _ -> Response in throw CocoaError(.fileReadNoPermission, userInfo: [NSFilePathErrorKey: Self.secret]) }
         router.get("v1/refused") { _, _ -> Response in throw DepotError(.notFound, "No model named 'flowers'.") }
         let console = router.group("console").add(middleware: ConsoleHeadersMiddleware())
-        console.get("fail/:code") { _, context -> Response in throw DepotError(.init(rawValue: context.parameters.get("code") ?? ""), Self.secret) }
+        console.get("fail/:code") { _, context -> Response in throw DepotError(try #require(DepotError.Code(rawValue: context.parameters.get("code") ?? "")), Self.secret) }
         return router
     }
 

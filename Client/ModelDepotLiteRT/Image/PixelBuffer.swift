@@ -112,8 +112,3 @@ public struct PixelRegion: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "(\(x), \(y)) \(width)x\(height)" }
 }
-
-extension DepotError.Code {
-    /// An image could not be decoded, or a size or region does not fit it.
-    public static let invalidImage = Self(rawValue: "invalid_image")
-}

@@ -71,8 +71,3 @@ struct ImageTensorInput {
         values.count == 3 ? values[channel] : values[0]
     }
 }
-
-extension DepotError.Code {
-    /// The model does not have the inputs or outputs the task needs (an image in, scores or detections out).
-    public static let unsupportedModel = Self(rawValue: "unsupported_model")
-}

@@ -3,7 +3,8 @@ import Hummingbird
 import ModelDepotShared
 
 extension DepotError: HTTPResponseError {
-    /// The one mapping from error codes to HTTP statuses.
+    /// The one mapping from error codes to HTTP statuses: every code by name, none by default,
+    /// so a new code does not compile until it has its status.
     public var status: HTTPResponse.Status {
         switch code {
         case .invalidName, .badRequest, .digestMismatch, .sizeMismatch, .trailerMissing, .invalidCompanionFile: .badRequest
@@ -17,8 +18,21 @@ extension DepotError: HTTPResponseError {
         case .insufficientStorage: .init(code: 507, reasonPhrase: "Insufficient Storage")
         case .internalError, .fileUnreadable: .internalServerError
         case .unavailable: .serviceUnavailable
-        case .associatedFilesTooLarge: .unprocessableContent
-        default: .unprocessableContent // every TFLite verification failure
+        // A file or document that is well-formed HTTP but not an acceptable model, metadata or signed document.
+        case .modelTooSmall, .modelTooLarge, .wrongFileIdentifier, .unsupportedSchemaVersion, .offsetOutOfBounds, .misaligned,
+             .invalidVTable, .unterminatedString, .nestingTooDeep, .tooManyTables, .noSubgraphs, .indexOutOfRange,
+             .optionalTensorNotAllowed, .tensorIsInputAndOutput, .invalidShape, .tensorSizeOverflow, .unknownTensorType,
+             .constantDataMismatch, .invalidQuantization, .externalBufferOutOfBounds, .invalidOperatorCode,
+             .customOperatorNotAllowed, .flexOperatorNotAllowed, .sparseTensorNotAllowed, .signatureMismatch,
+             .invalidModelMetadata, .invalidAssociatedFiles, .associatedFilesTooLarge, .associatedFileMissing,
+             .invalidCompressedData, .invalidMetadata, .metadataTooLarge, .unsignedManifest, .unknownSigningKey,
+             .revokedSigningKey, .duplicateSignature, .invalidSignature, .manifestExpired, .manifestRollback,
+             .manifestMismatch, .untrustedRoot, .rootExpired:
+            .unprocessableContent
+        // Raised on the device only (downloads, conditions, images); a server that raised one has a bug.
+        case .conditionsNotMet, .notEnoughSpace, .cancelled, .originNotAllowed, .insecureRedirect, .transferStalled,
+             .transferTooSlow, .invalidImage, .unsupportedModel:
+            .internalServerError
         }
     }
 

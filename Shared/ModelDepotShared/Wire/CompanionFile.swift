@@ -99,8 +99,3 @@ extension CompanionFile {
         DepotError(.invalidCompanionFile, "\(DepotHeader.companionFiles) entry '\(entry.prefix(200))' is not 'name=NAME;size=BYTES;sha256=HEX'.")
     }
 }
-
-extension DepotError.Code {
-    /// A companion file's name, digest, size or count breaks a rule, or its content is not what its name promises.
-    public static let invalidCompanionFile = Self("invalid_companion_file")
-}

@@ -49,8 +49,3 @@ public enum ZlibStream {
         DepotError(.invalidCompressedData, "The compressed data is damaged: \(what).")
     }
 }
-
-extension DepotError.Code {
-    /// A zlib or DEFLATE stream is damaged.
-    public static let invalidCompressedData = Self("invalid_compressed_data")
-}
