@@ -41,8 +41,8 @@ import Testing
         let scratch = try Scratch()
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
         let env = server.environment
-        _ = try Command.depot(["models", "create", "flowers"], environment: env)
-        _ = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: env)
+        try Command.depot(["models", "create", "flowers"], environment: env).succeeded()
+        try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: env).succeeded()
 
         let created = try Command.depot(["keys", "create", "--app", "--model", "flowers", "--json"], environment: env)
         let key = try created.decode(CreatedAccessKey.self)
@@ -81,7 +81,7 @@ import Testing
         let scratch = try Scratch()
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"), maximumUploadSize: 1 << 20)
         let env = server.environment
-        _ = try Command.depot(["models", "create", "flowers"], environment: env)
+        try Command.depot(["models", "create", "flowers"], environment: env).succeeded()
 
         // The server refuses on the head and closes while the CLI is still sending the body.
         try CrashSafetyTests.largeModel(scratch.path("large.tflite"), megabytes: 6, seed: 2)

@@ -187,7 +187,7 @@ import Testing
     @Test func anAnnouncedBodyTooLargeIsRefusedAndTheConnectionClosed() throws {
         let scratch = try Scratch()
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
+        try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
         let oversized = try run(server, "oversized", [ServerProcess.adminToken])
         #expect(oversized.answer == "HTTP/1.1 413 Payload Too Large")
         #expect((oversized.seconds ?? 99) < 10, "closed after the answer, not left waiting for 256 TB")

@@ -23,7 +23,7 @@ import Testing
         var completed = 0
         for round in 0..<5 {
             let server = try ServerProcess(storage: storage)
-            if round == 0 { _ = try Command.depot(["models", "create", "flowers"], environment: server.environment) }
+            if round == 0 { try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded() }
             try Self.largeModel(scratch.path("small-\(round).tflite"), megabytes: 1, seed: UInt8(round + 1))
             let small = try Command.depot(["upload", "flowers", scratch.path("small-\(round).tflite")], environment: server.environment)
             #expect(small.status == 0, "\(small.error)")
@@ -67,7 +67,7 @@ import Testing
         let storage = scratch.url.appendingPathComponent("storage")
         try Self.largeModel(scratch.path("large.tflite"), megabytes: 8, seed: 9)
         let server = try ServerProcess(storage: storage)
-        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
+        try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
         let upload = try Subprocess.start("curl", [
             "-sS", "--fail", "--limit-rate", "4M", "-X", "POST", "-H", "Authorization: Bearer \(ServerProcess.adminToken)",
             "-o", scratch.path("response.json"), "--data-binary", "@" + scratch.path("large.tflite"),

@@ -27,7 +27,7 @@ import Testing
         let disk = try SmallFileSystem(megabytes: 6)
         let server = try ServerProcess(storage: disk.mountPoint)
         defer { server.stop(signal: SIGTERM) }
-        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
+        try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
         let v1 = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish", "--json"],
                                    environment: server.environment).decode(ModelVersion.self)
         let appKey = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self).secret

@@ -49,7 +49,7 @@ import Testing
         let (published, downloader) = try setUp(notifications)
         let server = published.server
         let first = try await downloader.model(named: "flowers")
-        _ = try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: server.environment)
+        try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: server.environment).succeeded()
 
         let events = await downloader.events()
         let now = try await downloader.model(named: "flowers", policy: .localModelUpdateInBackground)
@@ -81,12 +81,14 @@ import Testing
         let events = await downloader.events()
         let refused = await #expect(throws: DepotError.self) { try await downloader.model(named: "flowers") }
         #expect(refused?.code == .internalError)
+        var reported: DepotError.Code?
         for await event in events {
             if case .failed(_, let error) = event {
-                #expect(error.code == .internalError, "the server refuses the changed file")
+                reported = error.code
                 break
             }
         }
+        #expect(reported == .internalError, "the failed event names the server's refusal of the changed file")
         #expect(notifications.received.withLock { $0 } == [.modelDownloadDidFail])
     }
 }

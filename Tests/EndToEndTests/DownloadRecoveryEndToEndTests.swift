@@ -71,9 +71,9 @@ import Testing
         let server = published.server
         transport.afterManifest = {
             // Between the manifest and the download, v2 replaces v1 and v1's file is deleted.
-            _ = try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: server.environment)
-            _ = try Command.depot(["unpublish", "flowers", "1"], environment: server.environment)
-            _ = try Command.depot(["delete-version", "flowers", "1"], environment: server.environment)
+            try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: server.environment).succeeded()
+            try Command.depot(["unpublish", "flowers", "1"], environment: server.environment).succeeded()
+            try Command.depot(["delete-version", "flowers", "1"], environment: server.environment).succeeded()
         }
         let model = try await downloader.model(named: "flowers")
         #expect(model.version == 2)

@@ -20,7 +20,7 @@ import Testing
 
     func publish(_ scratch: Scratch) throws -> Published {
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
+        try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
         let version = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier_labels"), "--publish", "--json"],
                                         environment: server.environment).decode(ModelVersion.self)
         let key = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)

@@ -140,7 +140,7 @@ struct ClassifyExampleEndToEndTests {
         let published = try PublishedModel([])
         defer { withExtendedLifetime(published) {} }
         let automl = Binaries.repository.appendingPathComponent("Tests/Fixtures/automl/object_detection").path
-        _ = try Command.depot(["upload", "flowers", automl, "--publish"], environment: published.server.environment)
+        try Command.depot(["upload", "flowers", automl, "--publish"], environment: published.server.environment).succeeded()
         let image = Binaries.repository.appendingPathComponent("Tests/Fixtures/images/scene_300x200.png").path
         let output = try Subprocess.run(Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-detect"), [
             "--server", published.server.url.absoluteString, "--key", published.appKey, "--root-key", published.root.publicKey, "--model", "flowers",

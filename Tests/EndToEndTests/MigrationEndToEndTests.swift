@@ -14,9 +14,9 @@ import TestSupport
         var single: ServerProcess? = try ServerProcess(storage: storage)
         let env = single!.environment
         let root = try single!.initializeRoot(keyFile: scratch.path("root.key"))
-        _ = try Command.depot(["models", "create", "flowers", "--description", "Petals"], environment: env)
-        _ = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: env)
-        _ = try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: env)
+        try Command.depot(["models", "create", "flowers", "--description", "Petals"], environment: env).succeeded()
+        try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: env).succeeded()
+        try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: env).succeeded()
         let automl = Binaries.repository.appendingPathComponent("Tests/Fixtures/automl/object_detection").path
         let withFiles = try Command.depot(["upload", "flowers", automl, "--json"], environment: env).decode(ModelVersion.self)
         #expect(withFiles.files.map(\.name) == ["labels", "automl"])
@@ -56,7 +56,7 @@ import TestSupport
         let scratch = try Scratch()
         let storage = scratch.url.appendingPathComponent("storage")
         var single: ServerProcess? = try ServerProcess(storage: storage)
-        _ = try Command.depot(["models", "create", "flowers"], environment: single!.environment)
+        try Command.depot(["models", "create", "flowers"], environment: single!.environment).succeeded()
         let version = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--json"], environment: single!.environment)
             .decode(ModelVersion.self)
         single!.stop(signal: SIGTERM)

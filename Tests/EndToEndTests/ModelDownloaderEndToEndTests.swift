@@ -68,7 +68,7 @@ import Testing
     @Test func newlyPublishedVersionReplacesTheOldOneWhichIsKept() async throws {
         let setup = try setUp()
         let first = try await setup.downloader.model(named: "flowers")
-        _ = try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: setup.server.environment)
+        try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: setup.server.environment).succeeded()
         let second = try await setup.downloader.model(named: "flowers")
         #expect(second.version == 2)
         #expect(await setup.downloader.latestModelFilePath("flowers") == second.fileURL)
@@ -185,7 +185,7 @@ import Testing
         let server = try ServerProcess(storage: storage)
         let root = try server.initializeRoot(keyFile: scratch.path("root.key"))
         try CrashSafetyTests.largeModel(scratch.path("large.tflite"), megabytes: 1, seed: 3)
-        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
+        try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
         let version = try Command.depot(["upload", "flowers", scratch.path("large.tflite"), "--publish", "--json"],
                                         environment: server.environment).decode(ModelVersion.self)
         let key = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)

@@ -25,14 +25,17 @@ import Testing
             file = "1.json"
             """.write(toFile: configuration, atomically: true, encoding: .utf8)
 
-        // The coverage phase is left out: under this machine's Python 3.11.7 hypothesis fails in
-        // it with "AST constructor recursion depth mismatch" (its own error, not an answer). Revoking
+        // One worker: CPython 3.11.7's AST validator keeps its recursion depth per interpreter, not
+        // per thread, so hypothesis describing strategies from two workers at once fails now and
+        // then with "AST constructor recursion depth mismatch" (its own error, not an answer; seen
+        // in the fuzzing phase with two workers). The coverage phase is left out: there it failed
+        // so every time. Revoking
         // keys is left out: the fuzzer would create an admin key, revoke the test's token with it,
         // and meet only 401s from then on.
         let run = try Subprocess.run("schemathesis", [
             "--config-file", configuration, "run", published.server.url.absoluteString + "/openapi.yaml",
             "--checks", "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance",
-            "--phases", "examples,fuzzing,stateful", "--max-examples", "25", "--workers", "2", "--seed", "1",
+            "--phases", "examples,fuzzing,stateful", "--max-examples", "25", "--workers", "1", "--seed", "1",
             // The whole suite runs at once on two cores: an answer can wait its turn for seconds.
             "--request-timeout", "60",
             "--exclude-operation-id", "revokeKey",

@@ -18,9 +18,9 @@ final class PublishedModel {
         scratch = try Scratch()
         server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"), arguments: arguments, environment: environment)
         root = try server.initializeRoot(keyFile: scratch.path("root.key"))
-        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
+        try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
         for fixture in fixtures {
-            _ = try Command.depot(["upload", "flowers", Binaries.fixture(fixture), "--publish"], environment: server.environment)
+            try Command.depot(["upload", "flowers", Binaries.fixture(fixture), "--publish"], environment: server.environment).succeeded()
         }
         appKey = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self).secret
     }
@@ -51,7 +51,7 @@ extension ServerProcess {
     /// first version (the file is written into `scratch`).
     func publishLargeModel(megabytes: Int, seed: UInt8, in scratch: Scratch) throws -> ModelVersion {
         try CrashSafetyTests.largeModel(scratch.path("large.tflite"), megabytes: megabytes, seed: seed)
-        _ = try Command.depot(["models", "create", "flowers"], environment: environment)
+        try Command.depot(["models", "create", "flowers"], environment: environment).succeeded()
         return try Command.depot(["upload", "flowers", scratch.path("large.tflite"), "--publish", "--json"], environment: environment)
             .decode(ModelVersion.self)
     }

@@ -44,7 +44,7 @@ import TestSupport
     @Test func aChangeThroughOneReplicaIsServedByTheOtherWithinASecond() throws {
         let replicas = try Self.start()
         let admin = replicas.first.environment
-        _ = try Command.depot(["models", "create", "flowers"], environment: admin)
+        try Command.depot(["models", "create", "flowers"], environment: admin).succeeded()
         for fixture in ["float_classifier", "int8_conv"] {
             let uploaded = try Command.depot(["upload", "flowers", Binaries.fixture(fixture), "--publish"], environment: admin)
             #expect(uploaded.status == 0, "\(uploaded.error)")
@@ -77,8 +77,8 @@ extension ReplicaCoherenceEndToEndTests {
         let replicas = try Self.start()
         let first = replicas.first.environment, second = replicas.second.environment
         let root = try replicas.first.initializeRoot(keyFile: replicas.scratch.path("root.key"))
-        _ = try Command.depot(["models", "create", "flowers"], environment: first)
-        _ = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: first)
+        try Command.depot(["models", "create", "flowers"], environment: first).succeeded()
+        try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: first).succeeded()
         let key = try Command.depot(["keys", "create", "--app", "--json"], environment: first).decode(CreatedAccessKey.self).secret
         let downloader = try ModelDownloader(configuration: ModelDownloaderConfiguration(
             serverURL: replicas.second.url, appKey: key, trustedRoot: .publicKey(root.publicKey),
@@ -87,7 +87,7 @@ extension ReplicaCoherenceEndToEndTests {
 
         let rotated = try Command.depot(["keys", "rotate", "--root-key", root.file], environment: second)
         #expect(rotated.status == 0, "\(rotated.error)")
-        _ = try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: first)
+        try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: first).succeeded()
         func signing(_ server: ServerProcess) throws -> SigningStatus {
             try JSONDecoder().decode(SigningStatus.self, from: Command.curl(["-H", "Authorization: Bearer \(ServerProcess.adminToken)",
                                                                               "\(server.url.absoluteString)/v1/admin/signing"]).output)
@@ -110,8 +110,8 @@ extension ReplicaCoherenceEndToEndTests {
         let scratch = try Scratch()
         let first = try ServerProcess(storage: scratch.url.appendingPathComponent("first"), arguments: arguments, environment: s3.environment)
         let second = try ServerProcess(storage: scratch.url.appendingPathComponent("second"), arguments: arguments, environment: s3.environment)
-        _ = try Command.depot(["models", "create", "flowers"], environment: first.environment)
-        _ = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: first.environment)
+        try Command.depot(["models", "create", "flowers"], environment: first.environment).succeeded()
+        try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: first.environment).succeeded()
         let key = try Command.depot(["keys", "create", "--app", "--json"], environment: first.environment).decode(CreatedAccessKey.self).secret
         for (replica, devices) in [(first, 0..<5), (second, 5..<12)] {
             for device in devices {

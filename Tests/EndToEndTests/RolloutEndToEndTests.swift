@@ -9,9 +9,9 @@ import Testing
         let scratch = try Scratch()
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
         let env = server.environment
-        _ = try Command.depot(["models", "create", "flowers"], environment: env)
+        try Command.depot(["models", "create", "flowers"], environment: env).succeeded()
         for fixture in ["float_classifier", "int8_conv"] {
-            _ = try Command.depot(["upload", "flowers", Binaries.fixture(fixture), "--publish"], environment: env)
+            try Command.depot(["upload", "flowers", Binaries.fixture(fixture), "--publish"], environment: env).succeeded()
         }
         let key = try Command.depot(["keys", "create", "--app", "--json"], environment: env).decode(CreatedAccessKey.self).secret
         func manifest(_ device: String, platform: String = "ios") throws -> ModelManifest {

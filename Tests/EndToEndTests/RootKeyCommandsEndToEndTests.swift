@@ -45,7 +45,7 @@ import Testing
         #expect(again.error.contains("has root document v1 already"))
 
         let stranger = scratch.path("stranger.key")
-        _ = try Command.depot(["keys", "root", "generate", "--out", stranger], environment: env)
+        try Command.depot(["keys", "root", "generate", "--out", stranger], environment: env).succeeded()
         let wrong = try Command.depot(["keys", "rotate", "--root-key", stranger], environment: env)
         #expect(wrong.status == 1)
         #expect(wrong.error.contains("which is not a root key of root document v1"))

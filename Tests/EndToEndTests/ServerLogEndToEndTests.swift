@@ -11,8 +11,8 @@ import Testing
         let storage = scratch.url.appendingPathComponent("storage")
         let logFile = scratch.url.appendingPathComponent("server.log")
         let server = try ServerProcess(storage: storage, log: logFile)
-        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
-        _ = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: server.environment)
+        try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
+        try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: server.environment).succeeded()
         let appKey = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment)
             .decode(CreatedAccessKey.self).secret
         let manifestURL = server.url.appendingPathComponent("v1/models/flowers/manifest").absoluteString

@@ -9,9 +9,12 @@ final class ServerProcess: @unchecked Sendable {
     let process = Process()
     private(set) var url: URL!
 
+    /// Where the server's log goes; a server that does not start fails its test with the log's end.
+    let logFile: URL
+
     /// Starts the server and waits (at most 60 s) for its "listening on" line.
     /// - Parameter log: A file for the server's log at its default level (`info`, a line per
-    ///   request); without it the server logs warnings and errors only, and nobody reads them.
+    ///   request); without it the server logs warnings and errors only, to a file beside `storage`.
     /// - Parameter arguments: More `depot serve` options.
     /// - Parameter environment: More environment variables (the object store's `AWS_*`).
     init(storage: URL, maximumUploadSize: Int? = nil, log: URL? = nil, arguments: [String] = [],
@@ -24,14 +27,16 @@ final class ServerProcess: @unchecked Sendable {
             .merging(["DEPOT_ADMIN_TOKEN": Self.adminToken]) { $1 }
         let output = Pipe()
         process.standardOutput = output
-        if let log {
-            FileManager.default.createFile(atPath: log.path, contents: nil)
-            process.standardError = try FileHandle(forWritingTo: log)
-        } else {
-            process.standardError = FileHandle.nullDevice
-        }
+        logFile = log ?? storage.deletingLastPathComponent().appendingPathComponent(storage.lastPathComponent + ".serve.log")
+        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: logFile)
         try process.run()
-        let line = try Self.readLine(output.fileHandleForReading, containing: "listening on", within: 60)
+        let line: String
+        do {
+            line = try Self.readLine(output.fileHandleForReading, containing: "listening on", within: 60)
+        } catch {
+            throw E2EFailure("\(error); the end of its log: \(String(logText.suffix(2000)))")
+        }
         guard let address = line.split(separator: " ").last, let url = URL(string: String(address)) else {
             throw E2EFailure("depot serve printed '\(line)' instead of its address")
         }
@@ -52,6 +57,9 @@ final class ServerProcess: @unchecked Sendable {
         process.waitUntilExit()
         return process.terminationStatus
     }
+
+    /// What the server has logged so far.
+    var logText: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
     var environment: [String: String] {
         ["DEPOT_SERVER": url.absoluteString, "DEPOT_TOKEN": Self.adminToken]

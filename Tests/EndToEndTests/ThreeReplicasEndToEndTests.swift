@@ -48,7 +48,7 @@ import TestSupport
         let service = try Self.start()
         let (one, two, three) = (service.replicas[0].environment, service.replicas[1].environment, service.replicas[2].environment)
         let root = try service.replicas[0].initializeRoot(keyFile: service.scratch.path("root.key"))
-        _ = try Command.depot(["models", "create", "flowers"], environment: one)
+        try Command.depot(["models", "create", "flowers"], environment: one).succeeded()
 
         // Upload through one replica, publish through another, change the rollout through the third
         let uploaded = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--json"], environment: one)

@@ -90,7 +90,7 @@ extension UpdateSecurityEndToEndTests {
             let before = try floor(device)
             let deleted = try Command.depot(["models", "delete", "flowers", "--force"], environment: device.environment)
             #expect(deleted.status == 0, "\(deleted.error)")
-            _ = try Command.depot(["models", "create", "flowers"], environment: device.environment)
+            try Command.depot(["models", "create", "flowers"], environment: device.environment).succeeded()
             let again = try device.publish("int8_conv")
             let model = try await device.downloader.model(named: "flowers")
             #expect(model.version == 1 && model.sha256 == again.sha256)
@@ -109,7 +109,7 @@ extension UpdateSecurityEndToEndTests {
 
         // The server goes on: v2 is published and the device takes it.
         let later = try ServerProcess(storage: storage)
-        _ = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier_labels"), "--publish"], environment: later.environment)
+        try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier_labels"), "--publish"], environment: later.environment).succeeded()
         #expect(try await published.downloader { $0.serverURL = later.url }.model(named: "flowers").version == 2)
         #expect(later.stop(signal: SIGTERM) == 0)
 

@@ -201,7 +201,7 @@ import Testing
 
     @Test func anotherModelsManifestIsAMixAndMatch() async throws {
         try await withDevice { device in
-            _ = try Command.depot(["models", "create", "tulips"], environment: device.environment)
+            try Command.depot(["models", "create", "tulips"], environment: device.environment).succeeded()
             _ = try device.publish("int8_conv", to: "tulips")
             device.serveManifest(try await device.recordManifest("tulips").body)
             try await expectRefused(device, .manifestMismatch, keeping: 1, saying: "a manifest for 'tulips' when 'flowers' was asked for")
@@ -266,7 +266,7 @@ import Testing
             let scratch = device.published.scratch
             var previous = device.published.root.file
             for name in ["root2.key", "root3.key"] {
-                _ = try Command.depot(["keys", "root", "generate", "--out", scratch.path(name)], environment: device.environment)
+                try Command.depot(["keys", "root", "generate", "--out", scratch.path(name)], environment: device.environment).succeeded()
                 let rotated = try Command.depot(["keys", "rotate", "--root-key", previous, "--new-root-key", scratch.path(name)],
                                                 environment: device.environment)
                 #expect(rotated.status == 0, "\(rotated.error)")
@@ -356,7 +356,7 @@ import Testing
 
     @Test func concurrentChecksNeverMoveTheTrustedRootBack() async throws {
         try await withDevice { device in
-            _ = try Command.depot(["models", "create", "tulips"], environment: device.environment)
+            try Command.depot(["models", "create", "tulips"], environment: device.environment).succeeded()
             _ = try device.publish("int8_conv", to: "tulips")
             for _ in 0..<2 {
                 let rotated = try Command.depot(["keys", "rotate", "--root-key", device.published.root.file], environment: device.environment)

@@ -44,7 +44,7 @@ import Testing
     @Test func theServerChecksADigestSentAsATrailer() throws {
         let scratch = try Scratch()
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
+        try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
         let file = Binaries.fixture("float_classifier")
         let digest = try SHA256.digest(ofFileAt: file).hex
 
@@ -71,7 +71,7 @@ import Testing
     @Test func pipelinedUploadsAreCheckedAgainstTheirOwnTrailers() throws {
         let scratch = try Scratch()
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
+        try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
         let script = PythonAnswerReader.function + """
             import hashlib, socket
             host, port, token, path = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
@@ -98,7 +98,7 @@ import Testing
     @Test func theCLIsUploadOverTheLimitIsRefusedByItsAnnouncedSize() throws {
         let scratch = try Scratch()
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"), maximumUploadSize: 500)
-        _ = try Command.depot(["models", "create", "flowers"], environment: server.environment)
+        try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
         let refused = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier")], environment: server.environment)
         #expect(refused.status != 0)
         #expect(refused.error.contains("The upload has 992 bytes; this server accepts at most 500"), "\(refused.error)")

@@ -17,10 +17,12 @@ import Testing
         try CompanionFile(name: name, sha256: SHA256.hash(data: bytes).hex, size: bytes.count)
     }
 
-    /// Uploads the detector fixture followed by `parts`, announced as `announced`.
+    /// Uploads the detector fixture (or the first `modelPrefix` bytes of it) followed by `parts`,
+    /// announced as `announced`; the model's length is announced as `modelSize`, or as it is.
     static func upload(_ client: TestServer.Client, announced: [CompanionFile], parts: [[UInt8]], modelSize: Int? = nil,
-                       query: String = "publish=true") async throws -> TestResponse {
-        let model = try Fixtures.bytes("metadata/object_detector")
+                       modelPrefix: Int? = nil, query: String = "publish=true") async throws -> TestResponse {
+        let whole = try Fixtures.bytes("metadata/object_detector")
+        let model = Array(whole.prefix(modelPrefix ?? whole.count))
         var headers = TestServer.Client.admin
         headers[HTTPField.Name(DepotHeader.contentLength)!] = String(modelSize ?? model.count)
         headers[HTTPField.Name(DepotHeader.companionFiles)!] = CompanionFile.header(announced)
@@ -120,6 +122,9 @@ import Testing
             // A model announced shorter than it is: the body runs past its parts, and the files go with it.
             let damaged = try await Self.upload(client, announced: [labels], parts: [Self.labels], modelSize: 100)
             #expect(damaged.status == .badRequest && damaged.error?.code == .sizeMismatch)
+            // A model the verifier refuses (its first 4 KiB) takes its files with it.
+            let refused = try await Self.upload(client, announced: [labels], parts: [Self.labels], modelPrefix: 4096)
+            #expect(refused.status == .unprocessableContent && refused.error?.code == .offsetOutOfBounds, "\(String(describing: refused.error))")
 
             let versions = try await client.request(.get, "/v1/admin/models/detector/versions").decode(ModelVersionList.self)
             #expect(versions.versions.isEmpty)

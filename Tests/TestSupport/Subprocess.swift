@@ -10,11 +10,26 @@ public enum Subprocess {
 
         public var text: String { String(decoding: output, as: UTF8.self) }
 
+        /// This run, if it exited 0; otherwise throws ``Failed`` with its status and what it printed
+        /// to stderr (a setup step that fails stops its test there, naming why).
+        @discardableResult
+        public func succeeded() throws -> Output {
+            guard status == 0 else { throw Failed(status: status, error: error) }
+            return self
+        }
+
         public func decode<T: Decodable>(_ type: T.Type) throws -> T {
             let decoder = JSONDecoder()
             decoder.dateDecodingStrategy = .iso8601
             return try decoder.decode(T.self, from: output)
         }
+    }
+
+    /// A run that should have exited 0.
+    public struct Failed: Error, CustomStringConvertible {
+        public let status: Int32
+        public let error: String
+        public var description: String { "exited \(status): \(error)" }
     }
 
     /// Runs a program to completion. `environment` replaces the inherited variables it names
