@@ -6,7 +6,7 @@ extension SQLiteModelCatalog {
     public func manifestVersion(of name: ModelName, notBelow floor: Int) async throws -> Int {
         try await write { db in
             guard try Int.fetchOne(db, sql: "SELECT 1 FROM model WHERE name = ?", arguments: [name.rawValue]) != nil else {
-                throw DepotError(.notFound, "No model is named '\(name)'. List models with 'depot models list'.")
+                throw CatalogRule.noModel(name)
             }
             try db.execute(sql: "INSERT INTO manifestSequence (name, last) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
                            arguments: [name.rawValue, max(floor, 1)])
@@ -43,7 +43,7 @@ extension SQLiteModelCatalog {
     public func addRootDocument(version: Int, envelope: Data, at date: Date) async throws {
         try await write { db in
             guard try Int.fetchOne(db, sql: "SELECT 1 FROM rootDocument WHERE version = ?", arguments: [version]) == nil else {
-                throw CatalogConflict.rootDocumentExists(version)
+                throw CatalogRule.rootDocumentExists(version)
             }
             try db.execute(sql: "INSERT INTO rootDocument (version, envelope, createdAt) VALUES (?, ?, ?)", arguments: [version, envelope, date])
         }

@@ -39,7 +39,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
     public func createModel(_ creation: ModelCreation, at date: Date) async throws -> ModelSummary {
         try await write { db in
             guard try ModelRecord.filter(ModelRecord.Columns.name == creation.name.rawValue).fetchOne(db) == nil else {
-                throw CatalogConflict.modelExists(creation.name)
+                throw CatalogRule.modelExists(creation.name)
             }
             var record = ModelRecord(id: nil, name: creation.name.rawValue, description: creation.description ?? "",
                                      tags: creation.tags ?? [], createdAt: date, lastVersionNumber: 0)
@@ -64,7 +64,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
             let model = try modelRecord(name, db)
             let versions = try VersionRecord.filter(VersionRecord.Columns.modelId == model.id).fetchAll(db)
             guard versions.isEmpty || force else {
-                throw DepotError(.conflict, "Model '\(name)' has \(versions.count) version(s). Delete them first, or pass force to delete the model with all its versions.")
+                throw CatalogRule.modelHasVersions(name, count: versions.count)
             }
             let files = try VersionFileRecord.filter(versions.compactMap(\.id).contains(VersionFileRecord.Columns.versionId)).fetchAll(db)
             _ = try model.delete(db)
@@ -164,9 +164,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
             let before = try rolloutDocument(of: model, db)
             let after = try change(before)
             let published = Set(try Int.fetchAll(db, sql: "SELECT number FROM version WHERE modelId = ? AND published", arguments: [model.id]))
-            for version in after.versions.sorted() where !published.contains(version) {
-                throw DepotError(.badRequest, "Model '\(name)' has no published version \(version); the rollout can only hand out published versions. Upload or publish it first; the previous rollout stays in force.")
-            }
+            try CatalogRule.checkPublished(after, of: name, published: published)
             guard after != before else { return after }
             try RolloutRecord(modelId: model.id!, document: after, updatedAt: date).save(db)
             var entry = RolloutChangeRecord(id: nil, modelId: model.id!, keyID: keyID, at: date, before: before, after: after)
@@ -238,7 +236,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
 
     public func createKey(_ key: AccessKey, secretHash: [UInt8]) async throws {
         try await write { db in
-            guard try AccessKeyRecord.fetchOne(db, key: key.id) == nil else { throw CatalogConflict.keyExists(key.id) }
+            guard try AccessKeyRecord.fetchOne(db, key: key.id) == nil else { throw CatalogRule.keyExists(key.id) }
             try AccessKeyRecord(id: key.id, kind: key.kind.rawValue, name: key.name, models: key.models?.map(\.rawValue),
                                 secretHash: Data(secretHash), createdAt: key.createdAt, revokedAt: key.revokedAt).insert(db)
         }
@@ -263,12 +261,12 @@ public struct SQLiteModelCatalog: ModelCatalog {
     public func revokeKey(id: String, at date: Date) async throws -> AccessKey {
         try await write { db in
             guard var record = try AccessKeyRecord.fetchOne(db, key: id) else {
-                throw DepotError(.notFound, "No key has id '\(id)'. List keys with 'depot keys list'.")
+                throw CatalogRule.noKey(id)
             }
             if record.kind == AccessKey.Kind.admin.rawValue, record.revokedAt == nil {
                 let working = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM accessKey WHERE kind = 'admin' AND revokedAt IS NULL") ?? 0
                 guard working > 1 else {
-                    throw DepotError(.conflict, "Key '\(id)' is the last working admin token; revoking it would lock everyone out. Create another admin token first.")
+                    throw CatalogRule.lastAdminToken(id)
                 }
             }
             if record.revokedAt == nil {
@@ -297,22 +295,19 @@ public struct SQLiteModelCatalog: ModelCatalog {
 
     /// Refuses to take a version out of service while the rollout hands it out.
     private func ensureNotInRollout(_ number: Int, of model: ModelRecord, _ db: Database, doing action: String) throws {
-        let uses = try rolloutDocument(of: model, db).uses(of: number)
-        guard uses.isEmpty else {
-            throw DepotError(.conflict, "Cannot \(action) version \(number) of '\(model.name)': the rollout hands it out (\(uses.joined(separator: ", "))). Change the rollout first.")
-        }
+        try CatalogRule.checkNotInRollout(try rolloutDocument(of: model, db), version: number, of: model.name, doing: action)
     }
 
     private func modelRecord(_ name: ModelName, _ db: Database) throws -> ModelRecord {
         guard let model = try ModelRecord.filter(ModelRecord.Columns.name == name.rawValue).fetchOne(db) else {
-            throw DepotError(.notFound, "No model is named '\(name)'. List models with 'depot models list', or create it with 'depot models create \(name)'.")
+            throw CatalogRule.noModel(name)
         }
         return model
     }
 
     private func versionRecord(_ number: Int, of model: ModelRecord, _ db: Database) throws -> VersionRecord {
         guard let record = try VersionRecord.filter(VersionRecord.Columns.modelId == model.id && VersionRecord.Columns.number == number).fetchOne(db) else {
-            throw DepotError(.notFound, "Model '\(model.name)' has no version \(number). List its versions with 'depot versions \(model.name)'.")
+            throw CatalogRule.noVersion(number, of: model.name)
         }
         return record
     }

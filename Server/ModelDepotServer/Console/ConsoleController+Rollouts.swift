@@ -119,10 +119,8 @@ extension ConsoleController {
         let published = Set(try await catalog.versions(of: name).filter(\.published).map(\.version))
         do {
             let after = try change(before)
-            // The same check the catalog makes when saving, so the preview never offers what saving refuses.
-            if let version = after.versions.sorted().first(where: { !published.contains($0) }) {
-                throw DepotError(.badRequest, "Model '\(name)' has no published version \(version); the rollout can only hand out published versions. Publish it first; the rollout in force stays.")
-            }
+            // The catalog's own check, so the preview never offers what saving refuses.
+            try CatalogRule.checkPublished(after, of: name, published: published)
             let preview = RolloutPreview(before: before, after: after, newestPublished: published.max())
             return try page("rollout-preview", ConsolePages.RolloutPreviewPage(
                 csrf: session.csrfToken, name: name.rawValue, action: action, basis: Self.fingerprint(before, newestPublished: published.max()),

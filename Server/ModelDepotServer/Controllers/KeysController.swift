@@ -55,7 +55,7 @@ struct KeyIssuer {
     func issue(kind: AccessKey.Kind, name: String, models: [ModelName]?, at date: Date,
                secret: AccessKeySecret = .generate()) async throws -> CreatedAccessKey {
         let id = secret.newKeyID()
-        if try await catalog.key(id: id) != nil { throw CatalogConflict.keyExists(id) }
+        if try await catalog.key(id: id) != nil { throw CatalogRule.keyExists(id) }
         let key = AccessKey(id: id, kind: kind, name: name, models: models, createdAt: date, revokedAt: nil)
         try await catalog.createKey(key, secretHash: secret.hash)
         return CreatedAccessKey(key: key, secret: secret.text)

@@ -19,7 +19,7 @@ extension PostgresModelCatalog {
             if !inserted.isEmpty { try await Self.announce(.keys, key.id, connection, logger: logger) }
             return inserted
         }
-        guard !inserted.isEmpty else { throw CatalogConflict.keyExists(key.id) }
+        guard !inserted.isEmpty else { throw CatalogRule.keyExists(key.id) }
     }
 
     public func keys() async throws -> [AccessKey] {
@@ -40,14 +40,14 @@ extension PostgresModelCatalog {
         try await transaction { [logger] connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.adminKeysLock))", logger: logger)
             guard let found = try await Self.keys(where: "id = $1", binding: id, connection, logger: logger).first else {
-                throw DepotError(.notFound, "No key has id '\(id)'. List keys with 'depot keys list'.")
+                throw CatalogRule.noKey(id)
             }
             var key = found.key
             guard key.revokedAt == nil else { return key }
             if key.kind == .admin {
                 let working = try await connection.column("SELECT COUNT(*)::bigint FROM access_key WHERE kind = 'admin' AND revoked_at IS NULL", as: Int.self, logger: logger).first ?? 0
                 guard working > 1 else {
-                    throw DepotError(.conflict, "Key '\(id)' is the last working admin token; revoking it would lock everyone out. Create another admin token first.")
+                    throw CatalogRule.lastAdminToken(id)
                 }
             }
             key.revokedAt = date

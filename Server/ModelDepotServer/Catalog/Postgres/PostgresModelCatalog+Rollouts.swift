@@ -17,9 +17,7 @@ extension PostgresModelCatalog {
             let before = try await Self.rolloutDocument(model: model.id, connection, logger: logger)
             let after = try change(before)
             let published = Set(try await connection.column("SELECT number FROM version WHERE model_id = \(model.id) AND published", as: Int.self, logger: logger))
-            for version in after.versions.sorted() where !published.contains(version) {
-                throw DepotError(.badRequest, "Model '\(name)' has no published version \(version); the rollout can only hand out published versions. Upload or publish it first; the previous rollout stays in force.")
-            }
+            try CatalogRule.checkPublished(after, of: name, published: published)
             guard after != before else { return after }
             let (beforeText, afterText) = (try Self.json(before), try Self.json(after))
             try await connection.query("""

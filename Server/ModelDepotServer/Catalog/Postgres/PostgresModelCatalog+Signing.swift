@@ -58,7 +58,7 @@ extension PostgresModelCatalog {
             return inserted
         }
         guard !inserted.isEmpty else {
-            throw CatalogConflict.rootDocumentExists(version)
+            throw CatalogRule.rootDocumentExists(version)
         }
     }
 }

@@ -36,7 +36,7 @@ extension PostgresModelCatalog {
         try await run { [logger] connection in
             let id = try await Self.modelID(name, connection, logger: logger)
             guard let version = try await Self.versions(of: name, where: "model_id = \(id) AND number = \(number)", connection, logger: logger).first
-            else { throw Self.noVersion(number, of: name) }
+            else { throw CatalogRule.noVersion(number, of: name.rawValue) }
             return version
         }
     }
@@ -46,7 +46,7 @@ extension PostgresModelCatalog {
             let model = try await Self.lockModel(name, connection, logger: logger)
             guard var version = try await Self.versions(of: name, where: "model_id = \(model.id) AND number = \(number)", connection,
                                                          logger: logger).first
-            else { throw Self.noVersion(number, of: name) }
+            else { throw CatalogRule.noVersion(number, of: name.rawValue) }
             if !published { try await Self.ensureNotInRollout(number, of: name, model: model.id, connection, logger: logger, doing: "unpublish") }
             guard version.published != published else { return version }
             version.published = published
@@ -69,7 +69,7 @@ extension PostgresModelCatalog {
                 WHERE version.model_id = \(model.id) AND version.number = \(number)
                 """, as: String.self, logger: logger)
             let deleted = try await connection.column("DELETE FROM version WHERE model_id = \(model.id) AND number = \(number) RETURNING sha256", as: String.self, logger: logger)
-            guard let digest = deleted.first else { throw Self.noVersion(number, of: name) }
+            guard let digest = deleted.first else { throw CatalogRule.noVersion(number, of: name.rawValue) }
             try await Self.advanceManifestVersion(name, at: nil, connection, logger: logger)
             return try await Self.unreferenced(Set([digest] + files), connection, logger: logger)
         }
@@ -129,16 +129,10 @@ extension PostgresModelCatalog {
         }
     }
 
-    static func noVersion(_ number: Int, of name: ModelName) -> DepotError {
-        DepotError(.notFound, "Model '\(name)' has no version \(number). List its versions with 'depot versions \(name)'.")
-    }
-
     /// Refuses to take a version out of service while the rollout hands it out.
     static func ensureNotInRollout(_ number: Int, of name: ModelName, model: Int64, _ connection: PostgresConnection,
                                    logger: Logger, doing action: String) async throws {
-        let uses = try await rolloutDocument(model: model, connection, logger: logger).uses(of: number)
-        guard uses.isEmpty else {
-            throw DepotError(.conflict, "Cannot \(action) version \(number) of '\(name)': the rollout hands it out (\(uses.joined(separator: ", "))). Change the rollout first.")
-        }
+        try CatalogRule.checkNotInRollout(try await rolloutDocument(model: model, connection, logger: logger), version: number,
+                                          of: name.rawValue, doing: action)
     }
 }

@@ -89,7 +89,7 @@ public final class PostgresModelCatalog: ModelCatalog {
             return inserted
         }
         guard !inserted.isEmpty else {
-            throw CatalogConflict.modelExists(creation.name)
+            throw CatalogRule.modelExists(creation.name)
         }
         return try await model(creation.name)
     }
@@ -104,7 +104,7 @@ public final class PostgresModelCatalog: ModelCatalog {
         let found = try await run { [logger] connection in
             try await Self.summaries(where: "model.name = $1", binding: name.rawValue, connection, logger: logger)
         }
-        guard let summary = found.first else { throw Self.noModel(name) }
+        guard let summary = found.first else { throw CatalogRule.noModel(name) }
         return summary
     }
 
@@ -116,7 +116,7 @@ public final class PostgresModelCatalog: ModelCatalog {
                 SELECT version_file.sha256 FROM version_file JOIN version ON version.id = version_file.version_id WHERE version.model_id = \(model.id)
                 """, as: String.self, logger: logger)
             guard digests.isEmpty || force else {
-                throw DepotError(.conflict, "Model '\(name)' has \(digests.count) version(s). Delete them first, or pass force to delete the model with all its versions.")
+                throw CatalogRule.modelHasVersions(name, count: digests.count)
             }
             try await connection.query("DELETE FROM model WHERE id = \(model.id)", logger: logger)
             try await Self.announce(.model, name.rawValue, connection, logger: logger)
@@ -156,17 +156,13 @@ public final class PostgresModelCatalog: ModelCatalog {
         let rows = try await connection.query("SELECT id, last_version_number::bigint FROM model WHERE name = \(name.rawValue) FOR UPDATE",
                                               logger: logger)
         for try await (id, last) in rows.decode((Int64, Int).self) { return LockedModel(id: id, lastVersionNumber: last) }
-        throw noModel(name)
+        throw CatalogRule.noModel(name)
     }
 
     static func modelID(_ name: ModelName, _ connection: PostgresConnection, logger: Logger) async throws -> Int64 {
         let rows = try await connection.column("SELECT id FROM model WHERE name = \(name.rawValue)", as: Int64.self, logger: logger)
-        guard let id = rows.first else { throw noModel(name) }
+        guard let id = rows.first else { throw CatalogRule.noModel(name) }
         return id
-    }
-
-    static func noModel(_ name: ModelName) -> DepotError {
-        DepotError(.notFound, "No model is named '\(name)'. List models with 'depot models list', or create it with 'depot models create \(name)'.")
     }
 
     /// Those of `digests` no version references any more, as its model or a companion file.
