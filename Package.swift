@@ -120,7 +120,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ModelDepotTests",
-            dependencies: ["ModelDepot"],
+            dependencies: ["ModelDepot", "ModelDepotShared", .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/ModelDepotTests"
         ),
         .testTarget(
