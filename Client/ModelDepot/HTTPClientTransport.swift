@@ -80,8 +80,14 @@ public struct HTTPClientTransport: ModelTransport {
             throw Self.networkError(error, url: url)
         }
         pace.withLock { $0.headArrived(at: ContinuousClock.now) }
+        // Repeated fields joined with ", " under the first spelling of their name, as URLSession does.
         var fields: [String: String] = [:]
-        for (name, value) in answer.headers { fields[name] = fields[name].map { "\($0), \(value)" } ?? value }
+        var spellings: [String: String] = [:]
+        for (name, value) in answer.headers {
+            let spelling = spellings[name.lowercased(), default: name]
+            spellings[name.lowercased()] = spelling
+            fields[spelling] = fields[spelling].map { "\($0), \(value)" } ?? value
+        }
         guard let response = HTTPURLResponse(url: url, statusCode: Int(answer.status.code), httpVersion: "HTTP/1.1", headerFields: fields) else {
             throw URLError(.badServerResponse)
         }
@@ -97,7 +103,8 @@ public struct HTTPClientTransport: ModelTransport {
                 pace.withLock { $0.arrived(chunk.readableBytes, at: ContinuousClock.now) }
                 try sink(chunk)
             }
-        } catch where error is HTTPClientError || error is IOError || error is ChannelError {
+        } catch where error is HTTPClientError || error is HTTPParserError || error is IOError || error is ChannelError {
+            // A connection cut inside an announced length or chunk arrives as an HTTPParserError.
             throw Self.networkError(error, url: url)
         }
         return response
@@ -127,7 +134,9 @@ public struct HTTPClientTransport: ModelTransport {
         let host = "\(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")"
         let clientError = error as? HTTPClientError
         let (code, what): (URLError.Code, String) =
-            if clientError == .remoteConnectionClosed { (.networkConnectionLost, "the connection to \(host) closed before the answer ended") }
+            if clientError == .remoteConnectionClosed || error is HTTPParserError {
+                (.networkConnectionLost, "the connection to \(host) closed before the answer ended (\(error))")
+            }
             else if clientError == .connectTimeout { (.timedOut, "connecting to \(host) timed out") }
             else if clientError != nil { (.networkConnectionLost, "the exchange with \(host) failed (\(error))") }
             else { (.cannotConnectToHost, "could not connect to \(host) (\(error))") }

@@ -37,6 +37,10 @@ public struct DepotError: Error, Sendable, Hashable, Codable, CustomStringConver
         /// An upload announced its digest as a trailer, which never came (a proxy on the way may drop
         /// trailers: send the digest as a header instead).
         case trailerMissing = "trailer_missing"
+        /// A request's head is larger than the server takes (its bytes, or its number of fields).
+        case requestHeadTooLarge = "request_head_too_large"
+        /// A request's head did not arrive in time.
+        case requestTimeout = "request_timeout"
         /// The requested byte range lies outside the file.
         case rangeNotSatisfiable = "range_not_satisfiable"
         /// Too many failed authentications from this address or for this key: wait for `Retry-After`.
@@ -172,6 +176,9 @@ public struct DepotError: Error, Sendable, Hashable, Codable, CustomStringConver
         case unsupportedModel = "unsupported_model"
         /// The model does not have the inputs or outputs the task needs (an image in, scores or detections out).
 
+        /// A code this version does not know, sent by a newer server: the message says what happened.
+        case unrecognized = "unrecognized"
+
         public var description: String { rawValue }
     }
 
@@ -187,6 +194,18 @@ public struct DepotError: Error, Sendable, Hashable, Codable, CustomStringConver
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case code, message
+    }
+
+    /// Decodes an error body's error; a code this version does not know becomes ``Code/unrecognized``
+    /// with the message kept, so a newer server's refusal still reads as what it says.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        code = Code(rawValue: try container.decode(String.self, forKey: .code)) ?? .unrecognized
+        message = try container.decode(String.self, forKey: .message)
     }
 
     public var description: String { "\(message) [\(code)]" }

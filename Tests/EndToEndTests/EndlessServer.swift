@@ -37,24 +37,29 @@ final class EndlessServer: Sendable {
                 bind(listener, pointer, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, pointer, &length) == 0
             }
         }
-        guard listener >= 0, bound else { throw POSIXError(.EADDRNOTAVAIL) }
+        guard listener >= 0, bound else {
+            if listener >= 0 { close(listener) }
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
         self.listener = listener
         port = Int(UInt16(bigEndian: address.sin_port))
         Thread { [self] in acceptConnections() }.start()
     }
 
-    /// Stops accepting connections; the accept loop's thread ends.
+    /// Stops accepting connections: the accept loop's thread ends and closes the listener (closing
+    /// it here could close another test's socket that took its number meanwhile).
     private func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     /// The server's origin.
     var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     private func acceptConnections() {
+        defer { close(listener) }
         while true {
             let connection = accept(listener, nil, nil)
+            if connection < 0, errno == EINTR || errno == ECONNABORTED { continue }
             guard connection >= 0 else { return }
             Thread { [self] in answer(connection) }.start()
         }

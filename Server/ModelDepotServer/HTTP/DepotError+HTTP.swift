@@ -15,6 +15,8 @@ extension DepotError: HTTPResponseError {
         case .payloadTooLarge: .contentTooLarge
         case .rangeNotSatisfiable: .rangeNotSatisfiable
         case .tooManyRequests: .tooManyRequests
+        case .requestHeadTooLarge: .requestHeaderFieldsTooLarge
+        case .requestTimeout: .requestTimeout
         case .insufficientStorage: .init(code: 507, reasonPhrase: "Insufficient Storage")
         case .internalError, .fileUnreadable: .internalServerError
         case .unavailable: .serviceUnavailable
@@ -29,9 +31,10 @@ extension DepotError: HTTPResponseError {
              .revokedSigningKey, .duplicateSignature, .invalidSignature, .manifestExpired, .manifestRollback,
              .manifestMismatch, .untrustedRoot, .rootExpired:
             .unprocessableContent
-        // Raised on the device only (downloads, conditions, images); a server that raised one has a bug.
+        // Raised on the device only (downloads, conditions, images, codes from a newer server); a
+        // server that raised one has a bug.
         case .conditionsNotMet, .notEnoughSpace, .cancelled, .originNotAllowed, .insecureRedirect, .transferStalled,
-             .transferTooSlow, .invalidImage, .unsupportedModel:
+             .transferTooSlow, .invalidImage, .unsupportedModel, .unrecognized:
             .internalServerError
         }
     }
