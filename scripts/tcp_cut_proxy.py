@@ -5,7 +5,8 @@ and its database or object store failing, while both stay up.
     tcp_cut_proxy.py TARGET_HOST TARGET_PORT     prints its port, then forwards every connection
 
 SIGUSR1 cuts: every open connection is closed and new ones are closed as soon as they are
-accepted. SIGUSR2 restores forwarding. It ends with its parent test (stdin closing).
+accepted. SIGUSR2 restores forwarding. Each is acknowledged with a line, "cut" or "restored",
+once it took effect. It ends with its parent test (stdin closing).
 """
 import asyncio
 import signal
@@ -49,6 +50,7 @@ def set_cut(value):
         for client_writer, server_writer in list(open_links):
             client_writer.transport.abort()
             server_writer.transport.abort()
+    print("cut" if value else "restored", flush=True)
 
 
 async def main():

@@ -7,29 +7,35 @@ import TestSupport
 /// gets `503` within seconds, cached manifests keep being answered, and once the link is back
 /// the replica serves everything again without a restart.
 @Suite struct OutageEndToEndTests {
-    /// `scripts/tcp_cut_proxy.py` in front of a host and port: the network link a test cuts.
+    /// `scripts/tcp_cut_proxy.py` in front of a host and port: the network link a test cuts. A
+    /// cut or a restore returns once the proxy says it took effect.
     final class CutProxy {
         let process = Process()
         private let input = Pipe()
+        private let output = Pipe()
         let port: Int
 
         init(host: String, port target: Int) throws {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["python3", Binaries.repository.appendingPathComponent("scripts/tcp_cut_proxy.py").path, host, String(target)]
-            let output = Pipe()
             process.standardInput = input
             process.standardOutput = output
             try process.run()
-            var line = Data()
-            while !line.contains(UInt8(ascii: "\n")) {
-                let chunk = output.fileHandleForReading.availableData
-                guard !chunk.isEmpty else { throw E2EFailure("tcp_cut_proxy.py ended before printing its port") }
-                line.append(chunk)
-            }
-            guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            guard let port = Int(try Self.line(from: output.fileHandleForReading)) else {
                 throw E2EFailure("tcp_cut_proxy.py printed no port")
             }
             self.port = port
+        }
+
+        /// The next line the proxy prints (it prints one at a time and waits for the next signal).
+        private static func line(from handle: FileHandle) throws -> String {
+            var line = Data()
+            while !line.contains(UInt8(ascii: "\n")) {
+                let chunk = handle.availableData
+                guard !chunk.isEmpty else { throw E2EFailure("tcp_cut_proxy.py ended before printing a line") }
+                line.append(chunk)
+            }
+            return String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         }
 
         deinit {
@@ -38,8 +44,14 @@ import TestSupport
             process.waitUntilExit()
         }
 
-        func cut() { kill(process.processIdentifier, SIGUSR1) }
-        func restore() { kill(process.processIdentifier, SIGUSR2) }
+        func cut() throws { try signal(SIGUSR1, acknowledged: "cut") }
+        func restore() throws { try signal(SIGUSR2, acknowledged: "restored") }
+
+        private func signal(_ number: Int32, acknowledged expected: String) throws {
+            kill(process.processIdentifier, number)
+            let said = try Self.line(from: output.fileHandleForReading)
+            guard said == expected else { throw E2EFailure("tcp_cut_proxy.py said '\(said)', not '\(expected)'") }
+        }
     }
 
     @Test func lostDatabaseOrStoreGives503CachedManifestsStayAndTheReplicaRecovers() async throws {
@@ -64,7 +76,7 @@ import TestSupport
             .text.split(separator: "\r\n").first { $0.lowercased().hasPrefix("etag:") }.map { String($0.dropFirst(5)).trimmingCharacters(in: .whitespaces) }
         #expect(try status("/v1/blobs/sha256/\(sha)") == "200")
 
-        databaseLink.cut()
+        try databaseLink.cut()
         #expect(try status(manifestPath) == "200", "a cached manifest is answered without the database")
         #expect(try status(manifestPath, ["If-None-Match: \(try #require(etag))"]) == "304")
         let started = Date()
@@ -74,12 +86,12 @@ import TestSupport
         #expect(Date().timeIntervalSince(started) < 15, "refused within the catalog's deadline, not after the pool gives up")
         #expect(try status("/readyz") == "503")
 
-        storeLink.cut()
+        try storeLink.cut()
         #expect(try status("/v1/blobs/sha256/\(sha)") == "503", "a blob the store cannot give is a 503")
         #expect(try status(manifestPath) == "200")
 
-        databaseLink.restore()
-        storeLink.restore()
+        try databaseLink.restore()
+        try storeLink.restore()
         let recovered = try await eventually(within: 60) { try Command.depot(["models", "list"], environment: admin).status == 0 }
         #expect(recovered, "the replica uses the database again without a restart")
         #expect(try status("/v1/blobs/sha256/\(sha)") == "200")
