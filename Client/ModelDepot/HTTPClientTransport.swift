@@ -33,10 +33,7 @@ public struct HTTPClientTransport: ModelTransport {
     }
 
     public func download(_ request: URLRequest, limits: TransferLimits) async throws -> (URL, HTTPURLResponse) {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("modeldepot-\(UUID().uuidString).body")
-        guard FileManager.default.createFile(atPath: file.path, contents: nil), let handle = FileHandle(forWritingAtPath: file.path) else {
-            throw URLError(.cannotCreateFile)
-        }
+        let (file, handle) = try URLSessionTransport.temporaryBodyFile()
         do {
             let response = try await transfer(request, limits: limits) { chunk in
                 try chunk.withUnsafeReadableBytes { try handle.write(contentsOf: $0) }
@@ -110,12 +107,10 @@ public struct HTTPClientTransport: ModelTransport {
         return response
     }
 
-    /// Checks the pace every tenth of the shortest limit; throws the limit broken.
+    /// Checks the pace every ``TransferLimits/watchdogTick``; throws the limit broken.
     private static func watch(_ pace: Shared<Pace>, _ limits: TransferLimits) async throws {
-        let shortest = min(limits.stallTimeout, limits.minimumRate?.window ?? limits.stallTimeout)
-        let tick = max(shortest / 10, .milliseconds(10))
         while true {
-            try await Task.sleep(for: tick)
+            try await Task.sleep(for: limits.watchdogTick)
             if let failure = pace.withLock({ $0.failure(at: ContinuousClock.now, limits: limits) }) { throw failure }
         }
     }

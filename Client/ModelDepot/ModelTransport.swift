@@ -60,12 +60,20 @@ public struct URLSessionTransport: ModelTransport {
     }
 
     public func download(_ request: URLRequest, limits: TransferLimits) async throws -> (URL, HTTPURLResponse) {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("modeldepot-\(UUID().uuidString).body")
-        guard FileManager.default.createFile(atPath: file.path, contents: nil), let handle = FileHandle(forWritingAtPath: file.path) else {
-            throw URLError(.cannotCreateFile)
-        }
+        let (file, handle) = try Self.temporaryBodyFile()
         let (_, response) = try await transfer(request, limits: limits, into: .file(file, handle))
         return (file, response)
+    }
+
+    /// A new empty file for a body, open for writing; the caller moves or deletes it.
+    static func temporaryBodyFile() throws -> (URL, FileHandle) {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("modeldepot-\(UUID().uuidString).body")
+        guard FileManager.default.createFile(atPath: file.path, contents: nil) else { throw URLError(.cannotCreateFile) }
+        guard let handle = FileHandle(forWritingAtPath: file.path) else {
+            try? FileManager.default.removeItem(at: file)
+            throw URLError(.cannotCreateFile)
+        }
+        return (file, handle)
     }
 
     private func transfer(_ request: URLRequest, limits: TransferLimits, into body: Transfers.Body) async throws -> (Transfers.Body, HTTPURLResponse) {
@@ -129,12 +137,10 @@ private final class Transfers: NSObject, URLSessionDataDelegate, @unchecked Send
         task.resume()
     }
 
-    /// Checks the transfer's pace every tenth of its shortest limit until it ends or breaks one.
+    /// Checks the transfer's pace every ``TransferLimits/watchdogTick`` until it ends or breaks a limit.
     func watch(_ task: URLSessionDataTask, _ limits: TransferLimits) async {
-        let shortest = min(limits.stallTimeout, limits.minimumRate?.window ?? limits.stallTimeout)
-        let tick = max(shortest / 10, .milliseconds(10))
         while !Task.isCancelled {
-            try? await Task.sleep(for: tick)
+            try? await Task.sleep(for: limits.watchdogTick)
             let broken = lock.withLock { () -> Bool in
                 guard var transfer = running[task.taskIdentifier], transfer.failure == nil else { return false }
                 transfer.failure = transfer.pace.failure(at: .now, limits: transfer.limits)

@@ -24,6 +24,12 @@ public struct TransferLimits: Sendable {
         self.minimumRate = minimumRate
     }
 
+    /// How often a transport's watchdog asks ``Pace`` about these limits: a tenth of the shortest
+    /// one (the stall timeout or the rate's window), at least 10 ms.
+    var watchdogTick: Duration {
+        max(min(stallTimeout, minimumRate?.window ?? stallTimeout) / 10, .milliseconds(10))
+    }
+
     /// Limits with one body limit for every answer.
     public init(maximumBytes: Int, stallTimeout: Duration = .seconds(60), minimumRate: TransferRate? = nil) {
         self.init(stallTimeout: stallTimeout, minimumRate: minimumRate) { _ in maximumBytes }

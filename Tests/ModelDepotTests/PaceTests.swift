@@ -49,6 +49,12 @@ import Testing
         #expect(slow.receivedInWindow == 0)
     }
 
+    @Test func theWatchdogTicksATenthOfTheShortestLimit() {
+        #expect(limits.watchdogTick == .seconds(1), "the 10 s window is shorter than the 60 s stall timeout")
+        #expect(TransferLimits(maximumBytes: 1, stallTimeout: .seconds(30)).watchdogTick == .seconds(3))
+        #expect(TransferLimits(maximumBytes: 1, stallTimeout: .milliseconds(50)).watchdogTick == .milliseconds(10), "never below 10 ms")
+    }
+
     @Test func bytesPerWindowIsTheRateTimesTheWindow() {
         #expect(TransferRate(bytesPerSecond: 1024, window: .seconds(60)).bytesPerWindow == 61_440)
         #expect(TransferRate(bytesPerSecond: 1000, window: .milliseconds(1500)).bytesPerWindow == 1500)
