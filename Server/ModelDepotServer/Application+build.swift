@@ -16,33 +16,24 @@ public func buildApplication(
 ) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "depot")
     logger.logLevel = configuration.logLevel
-    let storage = configuration.storageDirectory
-    let files = try FileSystemBlobStore(root: storage)
-    var objects: S3BlobStore?
-    if let location = configuration.objectStore {
-        objects = try await S3BlobStore.connect(location, redirectLifetime: configuration.blobRedirectLifetime)
-    }
-    let blobs: any BlobStore = objects ?? files
-    let catalog: any ModelCatalog = if let database = configuration.database {
-        try await PostgresModelCatalog.connect(try PostgresLocation(url: database), logger: logger)
-    } else {
-        try SQLiteModelCatalog(path: storage + "/depot.sqlite")
-    }
-    if objects == nil { try await removeUnreferencedBlobs(files, catalog: catalog, logger: logger) }
+    let deployment = try await Deployment.open(configuration, logger: logger)
+    let catalog = deployment.catalog
     try await catalog.raiseManifestVersions(notBelow: Int(configuration.clock().timeIntervalSince1970 * 1000))
-    let index = BlobIndex(catalog: catalog, blobs: blobs)
+    let index = BlobIndex(catalog: catalog, blobs: deployment.blobs)
     try await index.reload()
     try await ensureAdminToken(catalog: catalog, configuration: configuration, logger: logger)
 
-    let signingKeys: any SigningKeyStore = (catalog as? PostgresModelCatalog) ?? SigningKeyFiles(storage: storage)
-    let signer = try await ManifestSigner(keys: signingKeys, catalog: catalog)
+    let signer = try await ManifestSigner(keys: deployment.signingKeys, catalog: catalog)
     if let warning = signer.startupWarning(now: configuration.clock()) { logger.warning("\(warning)") }
 
     let clock = configuration.clock
     let usage = UsageCounter(clock: clock)
     let requestLog = RequestLog(isEnabled: configuration.logLevel <= .info)
-    let built = buildRouter(configuration: configuration, catalog: catalog, blobs: blobs, objects: objects, index: index, signer: signer, usage: usage,
+    let built = buildRouter(configuration: configuration, deployment: deployment, index: index, signer: signer, usage: usage,
                             clock: clock, requestLog: requestLog, templates: try await ConsoleController.loadTemplates(), logger: logger)
+    // Blobs a crash left without a version (stored, but the row never committed) go before the
+    // first request; then every interval.
+    _ = try await built.collector.collect(wait: true)
     let hotPaths = built.hotPaths
     let connections = ConnectionCounter()
     return Application(
@@ -54,8 +45,8 @@ public func buildApplication(
         services: [RequestLogService(log: requestLog),
                    UsageFlushService(usage: usage, catalog: catalog, interval: configuration.usageFlushInterval, logger: logger),
                    BlobCollectionService(collector: built.collector, interval: configuration.blobCollectionInterval, logger: logger)]
-            + ((catalog as? PostgresModelCatalog).map {
-                [CatalogChangeFollower(catalog: $0, caches: built.caches, pollInterval: configuration.changePollInterval, logger: logger)]
+            + (deployment.changes.map {
+                [CatalogChangeFollower(feed: $0, caches: built.caches, pollInterval: configuration.changePollInterval, logger: logger)]
             } ?? []),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
@@ -64,18 +55,18 @@ public func buildApplication(
 
 /// Registers every route and middleware; returns the router with the inventory of its paths,
 /// and the hot paths that answer manifests and blobs before it from the same caches.
-func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, blobs: any BlobStore, objects: S3BlobStore?,
-                 index: BlobIndex, signer: ManifestSigner,
+func buildRouter(configuration: ServerConfiguration, deployment: Deployment, index: BlobIndex, signer: ManifestSigner,
                  usage: UsageCounter, clock: @escaping @Sendable () -> Date,
                  requestLog: RequestLog, templates: MustacheLibrary, logger: Logger = Logger(label: "depot"))
     -> (routes: RouteInventory, hotPaths: HotPaths, caches: ReplicaCaches, collector: BlobCollector) {
+    let (catalog, blobs) = (deployment.catalog, deployment.blobs)
     let metrics = ServerMetrics(requestLog: requestLog)
     let manifests = ManifestCache(signer: signer, lifetime: configuration.manifestLifetime, clock: clock)
     let signing = SigningController(catalog: catalog, signer: signer, manifests: manifests, clock: clock)
     let keys = AccessKeyCache(catalog: catalog)
     let routes = RouteInventory(router: Router(context: AppRequestContext.self))
     routes.add(middleware: RequestLogMiddleware(metrics: metrics, log: requestLog))
-    OperationsController(catalog: catalog, objects: objects, storageDirectory: configuration.storageDirectory, metrics: metrics)
+    OperationsController(catalog: catalog, blobs: blobs, metrics: metrics)
         .register(in: routes)
     let sessions = ConsoleSessions(catalog: catalog, idleTimeout: configuration.consoleIdleTimeout,
                                    lifetime: configuration.consoleSessionLifetime, clock: clock)
@@ -84,14 +75,12 @@ func buildRouter(configuration: ServerConfiguration, catalog: any ModelCatalog, 
                                       metrics: metrics, sessions: sessions, proxies: TrustedProxies(configuration.trustedProxies))
     let client = routes.group("v1").add(middleware: AuthenticationMiddleware(authenticator: authenticator))
     let manifestController = ManifestController(catalog: catalog, manifests: manifests, metrics: metrics, usage: usage)
-    let blobsController = BlobsController(index: index, objects: objects, metrics: metrics, usage: usage, signer: signer)
+    let blobsController = BlobsController(index: index, delivery: deployment.delivery, metrics: metrics, usage: usage, signer: signer)
     manifestController.register(in: client)
     blobsController.register(in: client)
     signing.registerPublic(in: client)
     let admin = client.group("admin").add(middleware: AdminOnlyMiddleware())
-    let lock: any BlobCollectionLock = (catalog as? PostgresModelCatalog).map { PostgresBlobCollectionLock(catalog: $0) }
-        ?? LocalBlobCollectionLock()
-    let collector = BlobCollector(catalog: catalog, blobs: blobs, lock: lock, index: index, clock: clock)
+    let collector = BlobCollector(catalog: catalog, blobs: blobs, lock: deployment.collectionLock, index: index, clock: clock)
     let models = ModelsController(catalog: catalog, collector: collector, manifests: manifests, clock: clock)
     models.register(in: admin)
     BlobCollectionController(collector: collector).register(in: admin)
@@ -134,19 +123,5 @@ private func ensureAdminToken(catalog: any ModelCatalog, configuration: ServerCo
             """.utf8))
     } else {
         logger.info("created the first admin token from the configuration", metadata: ["key": "\(created.id)"])
-    }
-}
-
-/// Removes blobs a crash left without a version (stored, but the row never committed; or
-/// unreferenced, but not yet removed).
-private func removeUnreferencedBlobs(_ blobs: FileSystemBlobStore, catalog: any ModelCatalog, logger: Logger) async throws {
-    let referenced = Set(try await catalog.blobReferences().map(\.sha256))
-    for digest in blobs.storedDigestsNow() where !referenced.contains(digest) {
-        do {
-            try await blobs.remove(digest)
-            logger.info("removed a blob no version references", metadata: ["sha256": "\(digest)"])
-        } catch {
-            logger.error("could not remove a blob no version references", metadata: ["sha256": "\(digest)", "cause": "\(error.message)"])
-        }
     }
 }

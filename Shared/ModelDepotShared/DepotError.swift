@@ -186,14 +186,19 @@ public struct DepotError: Error, Sendable, Hashable, Codable, CustomStringConver
     public let code: Code
     /// A sentence for people: what failed, with which value, and what to do next.
     public let message: String
+    /// What went wrong underneath (a system error, a path, a database's or a store's answer),
+    /// for the log of whoever raised the error; never encoded, so never sent.
+    public let cause: String?
 
     /// Creates an error.
     /// - Parameters:
     ///   - code: The stable code.
     ///   - message: What failed, with which value, and what to do next.
-    public init(_ code: Code, _ message: String) {
+    ///   - cause: What went wrong underneath, for the log only.
+    public init(_ code: Code, _ message: String, cause: String? = nil) {
         self.code = code
         self.message = message
+        self.cause = cause
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -206,6 +211,7 @@ public struct DepotError: Error, Sendable, Hashable, Codable, CustomStringConver
         let container = try decoder.container(keyedBy: CodingKeys.self)
         code = Code(rawValue: try container.decode(String.self, forKey: .code)) ?? .unrecognized
         message = try container.decode(String.self, forKey: .message)
+        cause = nil
     }
 
     public var description: String { "\(message) [\(code)]" }

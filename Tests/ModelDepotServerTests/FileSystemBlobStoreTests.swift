@@ -27,7 +27,7 @@ import Testing
 
             // When the upload is finished and committed under the digest it reports
             let digest = try await upload.finish()
-            try await store.commit(upload, sha256: digest)
+            try await upload.commit(sha256: digest)
 
             // Then that is the bytes' SHA-256, the blob holds exactly those bytes and no temporary file is left
             let expected = SHA256.hash(data: bytes).hex
@@ -53,7 +53,7 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: try #require(upload as? FileUpload).temporaryPath))
 
         // When it is discarded (the client went away)
-        await store.discard(upload)
+        await upload.discard()
 
         // Then nothing is left, and nothing was stored
         #expect(try FileManager.default.contentsOfDirectory(atPath: root.path + "/tmp").isEmpty)

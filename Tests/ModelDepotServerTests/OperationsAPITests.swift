@@ -46,7 +46,9 @@ import Testing
             let storage = client.storage.path
             let catalog = try SQLiteModelCatalog(path: storage + "/depot.sqlite")
             let blobs = try FileSystemBlobStore(root: storage)
-            let routes = buildRouter(configuration: server.configuration, catalog: catalog, blobs: blobs, objects: nil,
+            let deployment = Deployment(catalog: catalog, blobs: blobs, signingKeys: SigningKeyFiles(storage: storage),
+                                        collectionLock: LocalBlobCollectionLock(), changes: nil)
+            let routes = buildRouter(configuration: server.configuration, deployment: deployment,
                                      index: BlobIndex(catalog: catalog, blobs: blobs),
                                      signer: try await ManifestSigner(keys: SigningKeyFiles(storage: storage), catalog: catalog),
                                      usage: UsageCounter(clock: { Date() }), clock: { Date() },

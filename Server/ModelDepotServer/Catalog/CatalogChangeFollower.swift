@@ -8,21 +8,21 @@ import ServiceLifecycle
 /// at most that long. Each look reads the last minute of changes and applies those not applied
 /// yet; after the catalog was out of reach for longer than that, everything is reloaded.
 struct CatalogChangeFollower: Service {
-    let catalog: PostgresModelCatalog
+    let feed: any CatalogChangeFeed
     let caches: ReplicaCaches
     let pollInterval: Duration
     let logger: Logger
 
-    /// The changes each look reads (seconds); see ``PostgresModelCatalog/recentChanges(within:)``.
+    /// The changes each look reads (seconds); see ``CatalogChangeFeed/recentChanges(within:)``.
     static let window = 60
 
     func run() async throws {
         let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { [catalog, logger] in
+            group.addTask { [feed, logger] in
                 while !Task.isCancelled {
                     do {
-                        try await catalog.listenForChanges { wake.yield() }
+                        try await feed.listenForChanges { wake.yield() }
                     } catch {
                         logger.warning("stopped listening for the other replicas' changes; looking every interval until listening again",
                                        metadata: ["cause": "\(error)"])
@@ -43,7 +43,7 @@ struct CatalogChangeFollower: Service {
             var lastPrune = ContinuousClock.now
             for await _ in wakes.cancelOnGracefulShutdown() {
                 do {
-                    let recent = try await catalog.recentChanges(within: Self.window)
+                    let recent = try await feed.recentChanges(within: Self.window)
                     if ContinuousClock.now - lastLook < .seconds(Self.window - 10) {
                         let fresh = recent.filter { !applied.contains($0.id) }
                         if !fresh.isEmpty { await caches.apply(fresh) }
@@ -58,7 +58,7 @@ struct CatalogChangeFollower: Service {
                                    metadata: ["cause": "\(error)"])
                 }
                 if ContinuousClock.now - lastPrune > .seconds(600) {
-                    try? await catalog.pruneChanges()
+                    try? await feed.pruneChanges(olderThan: 3_600)
                     lastPrune = .now
                 }
             }

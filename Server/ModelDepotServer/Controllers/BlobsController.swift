@@ -19,9 +19,8 @@ struct BlobsController {
     }
 
     let index: BlobIndex
-    /// The object store, when blobs are kept in one (they are then streamed from it or
-    /// redirected to, never read from local files).
-    let objects: S3BlobStore?
+    /// How the store the server runs with delivers a blob's bytes.
+    let delivery: BlobDelivery
     let metrics: ServerMetrics
     let usage: UsageCounter
     /// Checks the arm token of the download URL (``ArmToken``).
@@ -42,9 +41,15 @@ struct BlobsController {
             return response
         case .content(let status, let headers, let file, let range, let length):
             let arm = signer.countedArm(query: request.uri.query.map { $0[...] }, sha256: Substring(hex))
-            if let objects, file.path == nil {
-                return try await serveObject(hex, from: objects, status: status, headers: headers, range: range, length: length,
-                                             includeBody: includeBody, arm: arm)
+            switch delivery {
+            case .stream(let read):
+                return try await stream(hex, read: read, status: status, headers: headers, range: range, length: length,
+                                        includeBody: includeBody, arm: arm)
+            case .redirect(let url):
+                if includeBody, let range { countDownload(hex, range: range, length: length, arm: arm) }
+                return Response(status: .temporaryRedirect, headers: [.location: url(hex), .cacheControl: "no-store", .eTag: "\"\(hex)\""])
+            case .file:
+                break
             }
             let path = try checkFile(file, hex: hex)
             guard includeBody, let range else { return Response(status: status, headers: headers) }

@@ -5,9 +5,7 @@ import ModelDepotShared
 /// `/healthz`, `/readyz`, `/metrics`, `/openapi.yaml`: for operators and tools, no key needed.
 struct OperationsController {
     let catalog: any ModelCatalog
-    /// The object store blobs are kept in, when they are.
-    let objects: S3BlobStore?
-    let storageDirectory: String
+    let blobs: any BlobStore
     let metrics: ServerMetrics
 
     func register(in router: some RouterMethods<AppRequestContext>) {
@@ -23,27 +21,21 @@ struct OperationsController {
         }
     }
 
-    /// Ready when the catalog answers, the object store (if any) lists its blobs, and the
-    /// storage directory takes writes.
+    /// Ready when the catalog answers and the blob store takes writes (the storage directory)
+    /// or lists its blobs (the object store).
     func ready(_ request: Request, context: AppRequestContext) async throws -> Response {
         do {
             _ = try await catalog.models()
         } catch {
             return try notReady("The catalog database does not answer.", cause: error, context: context)
         }
-        if let objects {
-            do {
-                _ = try await objects.client.list(prefix: objects.blobKey(""), pageSize: 1)
-            } catch {
-                return try notReady("The object store does not answer.", cause: error, context: context)
-            }
+        do {
+            try await blobs.checkReachable()
+        } catch let error as DepotError {
+            return try notReady(error.message, cause: error.cause ?? "", context: context)
+        } catch {
+            return try notReady("The blob store does not answer.", cause: error, context: context)
         }
-        let probe = storageDirectory + "/tmp/.ready-\(UUID().uuidString)"
-        guard FileManager.default.createFile(atPath: probe, contents: Data()) else {
-            return try notReady("The storage directory does not take writes.", cause: "could not create \(probe): \(String(cString: strerror(errno)))",
-                                context: context)
-        }
-        try? FileManager.default.removeItem(atPath: probe)
         return try JSONResponse.make(["status": "ready"])
     }
 

@@ -66,7 +66,7 @@ struct VersionsController {
             return try JSONResponse.make(version, status: .created,
                                          headers: [.location: "/v1/admin/models/\(name)/versions/\(version.version)"])
         } catch {
-            for upload in uploads { await blobs.discard(upload) }
+            for upload in uploads { await upload.discard() }
             metrics.recordUpload(stored: false)
             throw error
         }
@@ -122,8 +122,8 @@ struct VersionsController {
         let publish = request.uri.queryParameters.get("publish") == "true"
         let companions = Array(parts.parts.dropFirst())
         return try await collector.lock.naming {
-            try await blobs.commit(model, sha256: digest)
-            for part in companions { try await blobs.commit(part.upload, sha256: part.file!.sha256) }
+            try await model.commit(sha256: digest)
+            for part in companions { try await part.upload.commit(sha256: part.file!.sha256) }
             return try await catalog.addVersion(verified, to: name, publish: publish, at: clock())
         }
     }

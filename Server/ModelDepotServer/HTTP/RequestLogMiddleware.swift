@@ -36,7 +36,7 @@ struct RequestLogMiddleware: RouterMiddleware {
         let failure = ServerFailure(code: code, requestID: String(UInt64.random(in: .min ... .max), radix: 16))
         context.logger.error("the server failed to answer", metadata: [
             "request_id": "\(failure.requestID)", "method": "\(request.method)", "path": "\(request.uri.path)",
-            "error": "\(code.rawValue)", "cause": "\(cause.message)",
+            "error": "\(code.rawValue)", "cause": "\(cause.cause.map { cause.message + " " + $0 } ?? cause.message)",
         ])
         return failure
     }

@@ -62,7 +62,7 @@ extension BlobCollector {
     }
 }
 
-/// Collects every `interval` (the first time at start).
+/// Collects every `interval`, after the collection `buildApplication` makes before serving.
 struct BlobCollectionService: Service {
     let collector: BlobCollector
     let interval: Duration
@@ -70,6 +70,8 @@ struct BlobCollectionService: Service {
 
     func run() async throws {
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            guard !Task.isShuttingDownGracefully, !Task.isCancelled else { return }
             do {
                 let result = try await collector.collect()
                 if !result.removedBlobs.isEmpty || result.removedUploads > 0 {
@@ -79,7 +81,6 @@ struct BlobCollectionService: Service {
             } catch {
                 logger.error("could not collect unreferenced blobs; trying again later", metadata: ["cause": "\(error)"])
             }
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
         }
     }
 }

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import ModelDepotShared
 import NIOCore
@@ -6,13 +7,11 @@ import NIOCore
 /// ``FileSystemBlobStore`` (files under the storage directory, served with `sendfile`) and
 /// ``S3BlobStore`` (objects in an S3-compatible store, streamed through or redirected to).
 public protocol BlobStore: Sendable {
-    /// Starts an upload into temporary space; nothing is visible until ``commit(_:sha256:)``.
-    func beginUpload() throws(DepotError) -> BlobUpload
-    /// Makes a finished upload (see ``BlobUpload/finish()``) visible under its digest; identical
-    /// content is stored once.
-    func commit(_ upload: BlobUpload, sha256: String) async throws(DepotError)
-    /// Throws away an upload that will not be committed, once any write in flight has ended.
-    func discard(_ upload: BlobUpload) async
+    /// Starts an upload into temporary space; nothing is visible until it is committed
+    /// (``BlobUpload/commit(sha256:)``).
+    func beginUpload() throws(DepotError) -> any BlobUpload
+    /// How a blob's bytes reach a device from this store.
+    var delivery: BlobDelivery { get }
     /// Where a blob's file is on this machine, or would be; `nil` for a store that keeps no
     /// local files.
     func filePath(of sha256: String) -> String?
@@ -23,9 +22,12 @@ public protocol BlobStore: Sendable {
     /// Removes what uploads started before `date` left behind without finishing (staged objects,
     /// unfinished multipart uploads); returns how many.
     func removeAbandonedUploads(startedBefore date: Date) async throws -> Int
+    /// Throws when the store cannot be reached (`/readyz`).
+    func checkReachable() async throws
 }
 
-/// An upload in progress, written in pieces, in order, by one request.
+/// An upload in progress, written in pieces, in order, by one request, into the store that
+/// began it.
 public protocol BlobUpload: AnyObject, Sendable {
     /// Appends bytes; they may still be on their way to storage when this returns.
     func write(_ bytes: ByteBuffer) async throws(DepotError)
@@ -33,7 +35,22 @@ public protocol BlobUpload: AnyObject, Sendable {
     /// - Returns: The SHA-256 (lower-case hex) of every byte written.
     func finish() async throws(DepotError) -> String
     /// Verifies the finished upload's TFLite structure where it lies, reading only what the
-    /// verifier needs.
+    /// verifier needs, on a thread of its own (``VerificationThread``).
     /// - Parameter policy: What the model must pass beyond a well-formed file.
     func verify(policy: TFLiteVerificationPolicy) async throws(DepotError) -> TFLiteModelDescription
+    /// Makes the finished upload visible in its store under its digest; identical content is
+    /// stored once.
+    func commit(sha256: String) async throws(DepotError)
+    /// Throws the upload away, once any write in flight has ended.
+    func discard() async
+}
+
+/// How the bytes of a blob reach a device, decided by the store the server runs with.
+public enum BlobDelivery: Sendable {
+    /// From the file on this machine (with `sendfile` on the hot path).
+    case file
+    /// Streamed through this server: the bytes of `range` of a blob of `size` bytes.
+    case stream(@Sendable (_ sha256: String, _ range: ClosedRange<Int>, _ size: Int) async throws -> HTTPClientResponse.Body)
+    /// A `307` to a URL that serves the blob without credentials for a while.
+    case redirect(@Sendable (_ sha256: String) -> String)
 }

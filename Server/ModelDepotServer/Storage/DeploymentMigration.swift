@@ -61,9 +61,9 @@ public enum DeploymentMigration {
             guard computed == digest else {
                 throw DepotError(.digestMismatch, "Blob \(digest) in '\(storage)' hashes to \(computed): it was changed on disk. Nothing was migrated into the database; restore it from a backup ('depot fsck' lists damaged blobs), then run depot migrate again.")
             }
-            try await store.commit(upload, sha256: digest)
+            try await upload.commit(sha256: digest)
         } catch {
-            await store.discard(upload)
+            await upload.discard()
             throw error
         }
         return size

@@ -45,12 +45,15 @@ public struct FileSystemBlobStore: BlobStore {
         }
     }
 
-    public func beginUpload() throws(DepotError) -> BlobUpload {
-        try FileUpload(path: temporaryDirectory + "/upload-" + UUID().uuidString, directIO: directIO)
+    public func beginUpload() throws(DepotError) -> any BlobUpload {
+        try FileUpload(path: temporaryDirectory + "/upload-" + UUID().uuidString, store: self)
     }
 
-    public func commit(_ upload: BlobUpload, sha256: String) async throws(DepotError) {
-        guard let upload = upload as? FileUpload else { preconditionFailure("upload from another store") }
+    public var delivery: BlobDelivery { .file }
+
+    /// Moves a finished upload's file into place (or drops it when the blob is stored already),
+    /// then makes the move durable.
+    func place(_ upload: FileUpload, sha256: String) throws(DepotError) {
         let directory = blobsDirectory + "/" + sha256.prefix(2)
         let destination = directory + "/" + sha256
         if access(destination, F_OK) == 0 {
@@ -60,12 +63,6 @@ public struct FileSystemBlobStore: BlobStore {
         guard mkdir(directory, 0o700) == 0 || errno == EEXIST else { throw Self.failure("create", directory) }
         guard rename(upload.temporaryPath, destination) == 0 else { throw Self.failure("move the upload to", destination) }
         try Self.synchronizeDirectory(directory)
-    }
-
-    public func discard(_ upload: BlobUpload) async {
-        guard let upload = upload as? FileUpload else { return }
-        await upload.close()
-        unlink(upload.temporaryPath)
     }
 
     public func filePath(of sha256: String) -> String? {
@@ -84,6 +81,16 @@ public struct FileSystemBlobStore: BlobStore {
 
     public func storedDigests() async throws -> [String] {
         storedDigestsNow()
+    }
+
+    /// The storage directory takes writes.
+    public func checkReachable() async throws {
+        let probe = temporaryDirectory + "/.ready-\(UUID().uuidString)"
+        guard FileManager.default.createFile(atPath: probe, contents: Data()) else {
+            throw DepotError(.unavailable, "The storage directory does not take writes.",
+                             cause: "could not create \(probe): \(String(cString: strerror(errno)))")
+        }
+        try? FileManager.default.removeItem(atPath: probe)
     }
 
     /// Temporary files of uploads are removed at start; while the server runs, each upload

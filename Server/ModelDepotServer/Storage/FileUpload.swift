@@ -31,6 +31,8 @@ final class FileUpload: BlobUpload, @unchecked Sendable {
     static let writesInFlight = 4
 
     let temporaryPath: String
+    /// The store the upload is committed into.
+    private let store: FileSystemBlobStore
     private let file: UploadDescriptor
     private let pool: NIOThreadPool
     /// The buffer being filled, once the first bytes came.
@@ -49,11 +51,12 @@ final class FileUpload: BlobUpload, @unchecked Sendable {
     /// Creates the temporary file (it must not exist yet).
     /// - Parameters:
     ///   - path: Where to write.
-    ///   - directIO: Try `O_DIRECT` first; ordinary writes when `false` or refused.
+    ///   - store: The store it is committed into.
     ///   - pool: Where the blocking writes run.
-    init(path: String, directIO: Bool, pool: NIOThreadPool = .singleton) throws(DepotError) {
+    init(path: String, store: FileSystemBlobStore, pool: NIOThreadPool = .singleton) throws(DepotError) {
         temporaryPath = path
-        file = try UploadDescriptor(path: path, direct: directIO)
+        self.store = store
+        file = try UploadDescriptor(path: path, direct: store.directIO)
         self.pool = pool
     }
 
@@ -79,11 +82,23 @@ final class FileUpload: BlobUpload, @unchecked Sendable {
         return await (hashed?.value ?? SHA256()).finalize().hex
     }
 
-    /// Waits for the writes still in flight, then closes the file (errors no longer matter).
     func verify(policy: TFLiteVerificationPolicy) async throws(DepotError) -> TFLiteModelDescription {
-        try MappedFile(path: temporaryPath).withBytes { bytes throws(DepotError) in try TFLiteVerifier(policy: policy).verify(bytes) }
+        let path = temporaryPath
+        return try await VerificationThread.run { () throws(DepotError) in
+            try MappedFile(path: path).withBytes { bytes throws(DepotError) in try TFLiteVerifier(policy: policy).verify(bytes) }
+        }
     }
 
+    func commit(sha256: String) async throws(DepotError) {
+        try store.place(self, sha256: sha256)
+    }
+
+    func discard() async {
+        await close()
+        unlink(temporaryPath)
+    }
+
+    /// Waits for the writes still in flight, then closes the file (errors no longer matter).
     func close() async {
         for write in inFlight { _ = try? await write.value }
         inFlight = []

@@ -48,7 +48,7 @@ import TestSupport
         try await upload.write(ByteBuffer(bytes: try Fixtures.bytes(fixture)))
         let digest = try await upload.finish()
         let tflite = try await upload.verify(policy: .default)
-        try await setup.blobs.commit(upload, sha256: digest)
+        try await upload.commit(sha256: digest)
         if version {
             _ = try await setup.catalog.addVersion(VerifiedUpload(sha256: digest, size: 1, notes: "", tflite: tflite),
                                                    to: try ModelName("flowers"), publish: true, at: Date())

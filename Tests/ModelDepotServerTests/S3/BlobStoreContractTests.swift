@@ -71,7 +71,7 @@ import TestSupport
             }
             let digest = try await upload.finish()
             #expect(digest == SHA256.hash(data: bytes).hex, "length \(length)")
-            try await opened.store.commit(upload, sha256: digest)
+            try await upload.commit(sha256: digest)
             let stored = try await opened.contents(digest)
             let identical = stored == Data(bytes)
             #expect(identical, "length \(length): \(stored?.count ?? -1) bytes stored")
@@ -91,7 +91,7 @@ import TestSupport
             let inPlace: Result<TFLiteModelDescription, DepotError>
             do { inPlace = .success(try await upload.verify(policy: .default)) } catch { inPlace = .failure(error) }
             #expect(inPlace == whole, "\(fixture)")
-            await opened.store.discard(upload)
+            await upload.discard()
         }
         #expect(try await opened.leftovers().isEmpty, "discarding finished uploads removes them")
     }
@@ -105,7 +105,7 @@ import TestSupport
             let upload = try opened.store.beginUpload()
             try await upload.write(ByteBuffer(bytes: bytes))
             let digest = try await upload.finish()
-            try await opened.store.commit(upload, sha256: digest)
+            try await upload.commit(sha256: digest)
             digests.append(digest)
         }
         #expect(digests[0] == digests[1])
@@ -114,7 +114,7 @@ import TestSupport
         // An upload cut off mid-way (the client went away) with parts still in flight
         let abandoned = try opened.store.beginUpload()
         try await abandoned.write(ByteBuffer(bytes: Self.pattern(2 * S3Upload.partSize + 5, seed: 8)))
-        await opened.store.discard(abandoned)
+        await abandoned.discard()
         #expect(try await opened.leftovers().isEmpty)
 
         try await opened.store.remove(digests[0])

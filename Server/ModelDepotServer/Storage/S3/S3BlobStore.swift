@@ -13,31 +13,54 @@ public struct S3BlobStore: BlobStore {
     /// When set, downloads are answered with a redirect to a pre-signed URL valid this long
     /// (`--blob-redirect`); otherwise the bytes are streamed through the server.
     public let redirectLifetime: Int?
+    /// The server's clock, which dates uploads for the collector (``BlobCollector`` compares
+    /// with the same clock); requests are signed with the real time.
+    let clock: @Sendable () -> Date
 
-    init(client: S3Client, redirectLifetime: Int?) {
+    init(client: S3Client, redirectLifetime: Int?, clock: @escaping @Sendable () -> Date = { Date() }) {
         self.client = client
         self.redirectLifetime = redirectLifetime
+        self.clock = clock
     }
 
     /// Connects and checks that the bucket can be listed with these credentials.
     /// - Throws: ``DepotError`` `unavailable` naming the store and its reason.
-    public static func connect(_ location: S3Location, redirectLifetime: Int? = nil) async throws -> S3BlobStore {
-        let store = S3BlobStore(client: S3Client(location: location), redirectLifetime: redirectLifetime)
-        _ = try await store.client.list(prefix: location.key("blobs/sha256/"), pageSize: 1)
+    /// - Parameters:
+    ///   - location: The bucket and prefix, with credentials.
+    ///   - redirectLifetime: Answer downloads with a redirect valid this long (seconds).
+    ///   - clock: The server's clock, which dates uploads.
+    public static func connect(_ location: S3Location, redirectLifetime: Int? = nil,
+                               clock: @escaping @Sendable () -> Date = { Date() }) async throws -> S3BlobStore {
+        let store = S3BlobStore(client: S3Client(location: location), redirectLifetime: redirectLifetime, clock: clock)
+        _ = try await store.client.list(prefix: store.blobKey(""), pageSize: 1)
         return store
+    }
+
+    public func checkReachable() async throws {
+        do {
+            _ = try await client.list(prefix: blobKey(""), pageSize: 1)
+        } catch {
+            throw DepotError(.unavailable, "The object store does not answer.", cause: "\(error)")
+        }
+    }
+
+    public var delivery: BlobDelivery {
+        if let redirectLifetime {
+            return .redirect { [self] sha256 in presignedURL(sha256, lifetime: redirectLifetime) }
+        }
+        return .stream { [self] sha256, range, size in try await stream(sha256, range: range, size: size) }
     }
 
     func blobKey(_ sha256: String) -> String { client.location.key("blobs/sha256/" + sha256) }
 
-    public func beginUpload() throws(DepotError) -> BlobUpload {
-        S3Upload(client: client, key: client.location.key("uploads/\(Int(client.clock().timeIntervalSince1970))-" + UUID().uuidString.lowercased()))
+    public func beginUpload() throws(DepotError) -> any BlobUpload {
+        S3Upload(store: self, key: client.location.key("uploads/\(Int(clock().timeIntervalSince1970))-" + UUID().uuidString.lowercased()))
     }
 
-    /// Copies the staged object into place, then removes the staging object. The copy is made
-    /// even when the blob exists: it renews the object's modification time, which the collector
-    /// uses to leave blobs alone that an upload has just named.
-    public func commit(_ upload: BlobUpload, sha256: String) async throws(DepotError) {
-        guard let upload = upload as? S3Upload else { preconditionFailure("upload from another store") }
+    /// Copies a finished upload's staged object into place, then removes the staging object.
+    /// The copy is made even when the blob exists: it renews the object's modification time,
+    /// which the collector uses to leave blobs alone that an upload has just named.
+    func place(_ upload: S3Upload, sha256: String) async throws(DepotError) {
         do {
             try await client.copy(upload.key, to: blobKey(sha256))
         } catch let error as DepotError {
@@ -46,10 +69,6 @@ public struct S3BlobStore: BlobStore {
             throw DepotError(.unavailable, "The object store failed to store blob \(sha256): \(error).")
         }
         try? await client.delete(upload.key)
-    }
-
-    public func discard(_ upload: BlobUpload) async {
-        await (upload as? S3Upload)?.abandon()
     }
 
     public func filePath(of sha256: String) -> String? { nil }

@@ -11,8 +11,9 @@ actor S3Upload: BlobUpload {
     static let partSize = 8 << 20
     static let partsInFlight = 2
 
-    nonisolated let client: S3Client
-    /// The staging object's key (`PREFIX/uploads/UUID`).
+    nonisolated let store: S3BlobStore
+    nonisolated var client: S3Client { store.client }
+    /// The staging object's key (`PREFIX/uploads/<start time>-<uuid>`).
     nonisolated let key: String
     private var uploadID: String?
     private var filling = ByteBuffer()
@@ -22,8 +23,8 @@ actor S3Upload: BlobUpload {
     private var size = 0
     private var completed = false
 
-    init(client: S3Client, key: String) {
-        self.client = client
+    init(store: S3BlobStore, key: String) {
+        self.store = store
         self.key = key
     }
 
@@ -51,13 +52,15 @@ actor S3Upload: BlobUpload {
         let pages = PagedBytes(count: size, pageSize: 1 << 20, capacity: 16) { [client, key] offset, count in
             try Self.blocking { try await client.bytes(of: key, range: offset...(offset + count - 1)) }.readableBytesView.map { $0 }
         }
-        do {
-            return try await NIOThreadPool.singleton.runIfActive { try TFLiteVerifier(policy: policy).verify(pages) }
-        } catch let error as DepotError {
-            throw error
-        } catch {
-            throw DepotError(.internalError, "Could not verify the upload: \(error).")
-        }
+        return try await VerificationThread.run { () throws(DepotError) in try TFLiteVerifier(policy: policy).verify(pages) }
+    }
+
+    func commit(sha256: String) async throws(DepotError) {
+        try await store.place(self, sha256: sha256)
+    }
+
+    func discard() async {
+        await abandon()
     }
 
     /// Removes whatever the upload left in the store: its parts, or its staging object.
@@ -102,7 +105,8 @@ actor S3Upload: BlobUpload {
         }
     }
 
-    /// Runs `body` on the concurrency pool and waits for it on this (non-pool) thread.
+    /// Runs `body` on the concurrency pool and waits for it on this thread (the verification's
+    /// own, never a pool's).
     private static func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
         let result = ResultBox<T>()
         let done = DispatchSemaphore(value: 0)
