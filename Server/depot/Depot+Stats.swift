@@ -20,7 +20,7 @@ extension Depot {
             if json { return print(try JSONOutput.string(stats)) }
             print("since \(stats.since.formatted(.iso8601))")
             print(TextTable(["ARM", "VERSION", "INSTALLATIONS", "MANIFESTS", "DOWNLOADS"], stats.arms.map {
-                [$0.arm ?? "", "\($0.version)", "\($0.installations)", "\($0.manifests)", "\($0.downloads)"]
+                [$0.arm?.stored ?? "", "\($0.version)", "\($0.installations)", "\($0.manifests)", "\($0.downloads)"]
             }).rendered)
             for check in stats.sampleRatio {
                 let verdict = check.pValue.map { String(format: "chi2 %.2f, p %.4g", check.chiSquared ?? 0, $0) } ?? "not enough traffic yet"

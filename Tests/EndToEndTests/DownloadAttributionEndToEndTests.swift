@@ -19,7 +19,7 @@ import Testing
     /// Downloads per arm in `depot stats --json`.
     func downloads(_ published: PublishedModel) throws -> [String: Int] {
         let stats = try Command.depot(["stats", "flowers", "--json"], environment: published.server.environment).decode(ModelStats.self)
-        return stats.arms.filter { $0.downloads > 0 }.reduce(into: [:]) { $0[$1.arm ?? "", default: 0] += $1.downloads }
+        return stats.arms.filter { $0.downloads > 0 }.reduce(into: [:]) { $0[$1.arm?.stored ?? "", default: 0] += $1.downloads }
     }
 
     @Test func theSDKsDownloadCountsForTheArmOfItsManifest() async throws {

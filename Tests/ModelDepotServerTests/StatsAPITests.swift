@@ -42,8 +42,8 @@ import Testing
             #expect(stats.versions.map(\.version) == [1, 2])
             #expect(stats.versions.map(\.manifests) == [expected[1], expected[2]])
             #expect(stats.versions.map(\.downloads) == [0, 2], "a whole file and a resumed tail count; a head does not")
-            #expect(stats.arms.filter { $0.arm == arm }.map(\.manifests).reduce(0, +) == 400)
-            #expect(stats.arms.filter { $0.arm == arm }.map(\.downloads) == [0, 2], "both downloads count for the manifest's arm")
+            #expect(stats.arms.filter { $0.arm?.stored == arm }.map(\.manifests).reduce(0, +) == 400)
+            #expect(stats.arms.filter { $0.arm?.stored == arm }.map(\.downloads) == [0, 2], "both downloads count for the manifest's arm")
             #expect((1...2).contains(stats.windows.count), "the requests fall in one hour window, or two at an hour's turn")
             #expect(stats.windows.flatMap(\.counts).map(\.manifests).reduce(0, +) == 400)
             let check = try #require(stats.sampleRatio.first)
@@ -77,7 +77,7 @@ import Testing
             }
             let stats = try await client.request(.get, "/v1/admin/models/flowers/stats").decode(ModelStats.self)
             let arm = "rule:\(rollout.rules[0].id)"
-            let counted = stats.arms.filter { $0.arm == arm }
+            let counted = stats.arms.filter { $0.arm?.stored == arm }
             #expect(counted.map(\.installations) == [installations[1], installations[2]])
             #expect(counted.map(\.manifests) == [checks[1], checks[2]], "every check is still counted as a manifest")
             let check = try #require(stats.sampleRatio.first)
@@ -102,7 +102,7 @@ import Testing
     /// Downloads per arm, `nil` for arms without downloads.
     func downloads(_ client: TestServer.Client) async throws -> [String: Int] {
         let stats = try await client.request(.get, "/v1/admin/models/flowers/stats").decode(ModelStats.self)
-        return stats.arms.filter { $0.downloads > 0 }.reduce(into: [:]) { $0[$1.arm ?? "", default: 0] += $1.downloads }
+        return stats.arms.filter { $0.downloads > 0 }.reduce(into: [:]) { $0[$1.arm?.stored ?? "", default: 0] += $1.downloads }
     }
 
     @Test func aDownloadCountsForTheArmTheServerAssignedNotTheOneTheDeviceNames() async throws {

@@ -13,8 +13,8 @@ struct CatalogSnapshot: Sendable {
     struct Key: Sendable { let key: AccessKey, secretHash: [UInt8] }
     struct RolloutRow: Sendable { let model: String, document: Rollout, updatedAt: Date }
     struct Change: Sendable { let model: String, keyID: String, at: Date, before: Rollout, after: Rollout }
-    struct Usage: Sendable { let model: String, version: Int, arm: String, kind: String, minute: Int, count: Int }
-    struct Installation: Sendable { let model: String, arm: String, version: Int, installation: Int64, minute: Int }
+    struct Usage: Sendable { let model: String, version: Int, arm: CountedArm, kind: UsageKind, minute: Int, count: Int }
+    struct Installation: Sendable { let model: String, arm: CountedArm, version: Int, installation: Int64, minute: Int }
     struct Root: Sendable { let version: Int, envelope: Data, createdAt: Date }
 
     var models: [Model] = []
@@ -50,10 +50,11 @@ extension SQLiteModelCatalog {
                 .init(model: names[$0.modelId]!, keyID: $0.keyID, at: $0.at, before: $0.before, after: $0.after)
             }
             snapshot.usage = try Row.fetchAll(db, sql: "SELECT modelId, version, arm, kind, minute, count FROM usage").map {
-                .init(model: names[$0["modelId"]]!, version: $0["version"], arm: $0["arm"], kind: $0["kind"], minute: $0["minute"], count: $0["count"])
+                .init(model: names[$0["modelId"]]!, version: $0["version"], arm: CountedArm(stored: $0["arm"]), kind: try UsageKind(stored: $0["kind"]),
+                      minute: $0["minute"], count: $0["count"])
             }
             snapshot.installations = try Row.fetchAll(db, sql: "SELECT modelId, arm, version, installation, minute FROM armInstallation").map {
-                .init(model: names[$0["modelId"]]!, arm: $0["arm"], version: $0["version"], installation: $0["installation"], minute: $0["minute"])
+                .init(model: names[$0["modelId"]]!, arm: CountedArm(stored: $0["arm"]), version: $0["version"], installation: $0["installation"], minute: $0["minute"])
             }
             snapshot.sequences = try Row.fetchAll(db, sql: "SELECT name, last FROM manifestSequence").map { ($0["name"], $0["last"]) }
             snapshot.roots = try Row.fetchAll(db, sql: "SELECT version, envelope, createdAt FROM rootDocument ORDER BY version").map {

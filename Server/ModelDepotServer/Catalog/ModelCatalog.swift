@@ -93,15 +93,15 @@ public struct StoredSession: Sendable, Hashable {
 /// Counted usage of one version through one arm in one minute.
 public struct UsageRow: Sendable, Hashable {
     public var version: Int
-    public var arm: String
-    public var isDownload: Bool
+    public var arm: CountedArm
+    public var kind: UsageKind
     public var minute: Int
     public var count: Int
 }
 
 /// Installations an arm handed a version to.
 public struct InstallationCount: Sendable, Hashable {
-    public var arm: String
+    public var arm: CountedArm
     public var version: Int
     public var count: Int
 }

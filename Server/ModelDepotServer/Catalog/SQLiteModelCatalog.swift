@@ -191,7 +191,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
                 SELECT id, ?, ?, ?, ? FROM model WHERE name = ?
                 """)
             for (seen, minute) in installations {
-                try insert.execute(arguments: [seen.arm, seen.version, seen.installation, minute, seen.model.rawValue])
+                try insert.execute(arguments: [seen.arm.stored, seen.version, seen.installation, minute, seen.model.rawValue])
             }
             let upsert = try db.cachedStatement(sql: """
                 INSERT INTO usage (modelId, version, arm, kind, minute, count) VALUES (?, ?, ?, ?, ?, ?)
@@ -207,8 +207,8 @@ public struct SQLiteModelCatalog: ModelCatalog {
                     targets = try Row.fetchAll(db, sql: "SELECT modelId, number FROM version WHERE sha256 = ?", arguments: [sha256])
                 }
                 for target in targets {
-                    try upsert.execute(arguments: [target["modelId"] as Int64, target["number"] as Int, key.arm,
-                                                   key.isDownload ? "download" : "manifest", key.minute, count])
+                    try upsert.execute(arguments: [target["modelId"] as Int64, target["number"] as Int, key.arm.stored,
+                                                   key.kind.rawValue, key.minute, count])
                 }
             }
         }
@@ -219,7 +219,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
             let model = try modelRecord(name, db)
             return try Row.fetchAll(db, sql: "SELECT version, arm, kind, minute, count FROM usage WHERE modelId = ? AND minute >= ?",
                                     arguments: [model.id, minute]).map {
-                UsageRow(version: $0["version"], arm: $0["arm"], isDownload: ($0["kind"] as String) == "download",
+                UsageRow(version: $0["version"], arm: CountedArm(stored: $0["arm"]), kind: try UsageKind(stored: $0["kind"]),
                          minute: $0["minute"], count: $0["count"])
             }
         }
@@ -230,7 +230,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
             let model = try modelRecord(name, db)
             return try Row.fetchAll(db, sql: """
                 SELECT arm, version, COUNT(*) AS count FROM armInstallation WHERE modelId = ? AND minute >= ? GROUP BY arm, version
-                """, arguments: [model.id, minute]).map { InstallationCount(arm: $0["arm"], version: $0["version"], count: $0["count"]) }
+                """, arguments: [model.id, minute]).map { InstallationCount(arm: CountedArm(stored: $0["arm"]), version: $0["version"], count: $0["count"]) }
         }
     }
 

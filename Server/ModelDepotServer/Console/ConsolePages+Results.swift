@@ -46,7 +46,7 @@ extension ConsolePages {
             let starts = Array(stride(from: first, through: last, by: window))
             let position = Dictionary(uniqueKeysWithValues: starts.enumerated().map { ($0.element, $0.offset) })
             let ranked = stats.arms.filter { $0.manifests + $0.downloads > 0 }
-                .sorted { ($0.manifests + $0.downloads, $1.arm ?? "", $1.version) > ($1.manifests + $1.downloads, $0.arm ?? "", $0.version) }
+                .sorted { ($0.manifests + $0.downloads, $1.arm?.stored ?? "", $1.version) > ($1.manifests + $1.downloads, $0.arm?.stored ?? "", $0.version) }
             let shown = ranked.prefix(Self.maximumSeries).map(label)
             var labels = shown
             if ranked.count > Self.maximumSeries { labels.append("other") }
@@ -74,18 +74,16 @@ extension ConsolePages {
     }
 
     /// An arm for people: `rule 'ios-canary'` rather than `rule:r-1a2b3c4d`.
-    static func arm(_ arm: String?, rollout: Rollout) -> String {
+    static func arm(_ arm: CountedArm?, rollout: Rollout) -> String {
+        guard let arm else { return "all" }
         switch arm {
-        case nil: "all"
-        case "latest": "newest published (no default set)"
-        case "default": "default"
-        case "pin": "pinned devices"
-        case let arm?:
-            if arm.hasPrefix("rule:"), let rule = rollout.rules.first(where: { "rule:\($0.id)" == arm }) {
-                "rule '\(rule.name)'"
-            } else {
-                arm.hasPrefix("rule:") ? "removed rule \(arm.dropFirst(5))" : arm
-            }
+        case .latest: return "newest published (no default set)"
+        case .default: return "default"
+        case .pin: return "pinned devices"
+        case .rule(let id):
+            guard let rule = rollout.rules.first(where: { $0.id == id }) else { return "removed rule \(id)" }
+            return "rule '\(rule.name)'"
+        case .unknown, .unrecognized: return arm.stored
         }
     }
 }

@@ -9,7 +9,7 @@ extension BlobsController {
     /// count when their range reaches the last byte: the device sends its range there.)
     func stream(_ hex: String, read: @Sendable (String, ClosedRange<Int>, Int) async throws -> HTTPClientResponse.Body,
                 status: HTTPResponse.Status, headers: HTTPFields, range: ClosedRange<Int>?, length: Int,
-                includeBody: Bool, arm: String) async throws -> Response {
+                includeBody: Bool, arm: CountedArm) async throws -> Response {
         guard includeBody, let range else { return Response(status: status, headers: headers) }
         let body = try await read(hex, range, length)
         metrics.recordBlobBytes(range.count)

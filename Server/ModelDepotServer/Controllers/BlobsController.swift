@@ -112,7 +112,7 @@ struct BlobsController {
 
     /// A download counts once its last byte went out (a whole file or a resumed tail), for the
     /// arm its URL's token names (``ArmToken``).
-    func countDownload(_ hex: String, range: ClosedRange<Int>, length: Int, arm: String) {
+    func countDownload(_ hex: String, range: ClosedRange<Int>, length: Int, arm: CountedArm) {
         if range.upperBound == length - 1 { usage.record(.download(sha256: hex), arm: arm) }
     }
 

@@ -41,7 +41,7 @@ final class ManifestCache: Sendable {
     /// One answer: a version (`nil` for the newest published one) and the arm that chose it.
     private struct Key: Hashable {
         let version: Int?
-        let arm: String
+        let arm: CountedArm
     }
 
     /// A model's answers since its last change.
@@ -80,7 +80,7 @@ final class ManifestCache: Sendable {
     }
 
     /// An answer if it is cached and not yet due to be signed again.
-    func cachedEntry(for model: ModelName, version: Int?, arm: String) -> Entry? {
+    func cachedEntry(for model: ModelName, version: Int?, arm: CountedArm) -> Entry? {
         guard let entry = answers.withLock({ $0[model]?.entries[Key(version: version, arm: arm)] }) else { return nil }
         if case .manifest(let manifest) = entry, manifest.refreshAt <= clock() { return nil }
         return entry
@@ -89,7 +89,7 @@ final class ManifestCache: Sendable {
     /// The answer, from the cache or made now. An answer made while an admin change happened is
     /// made again for the new state (at most three times), so that no device gets a manifest
     /// version the cache will not hand out.
-    func entry(for model: ModelName, version: Int?, arm: String, catalog: any ModelCatalog,
+    func entry(for model: ModelName, version: Int?, arm: CountedArm, catalog: any ModelCatalog,
                load: () async throws -> ModelVersion?) async throws -> Entry {
         var attempt = 0
         while true {
@@ -99,7 +99,7 @@ final class ManifestCache: Sendable {
         }
     }
 
-    private func makeEntry(for model: ModelName, version: Int?, arm: String, catalog: any ModelCatalog,
+    private func makeEntry(for model: ModelName, version: Int?, arm: CountedArm, catalog: any ModelCatalog,
                            load: () async throws -> ModelVersion?) async throws -> (Entry, stored: Bool) {
         let key = Key(version: version, arm: arm)
         let now = clock()
@@ -120,7 +120,7 @@ final class ManifestCache: Sendable {
                                      files: found.files.map {
                                          .init(name: $0.name, sha256: $0.sha256, size: $0.size, downloadURL: DeviceRoute.blob(sha256: $0.sha256))
                                      },
-                                     arm: arm,
+                                     arm: arm.stored,
                                      manifestVersion: manifestVersion, issued: now, expires: now.addingTimeInterval(lifetime))
         let body = try signer.sign(manifest)
         let entry = Entry.manifest(Manifest(body: ByteBuffer(bytes: body), version: found.version,

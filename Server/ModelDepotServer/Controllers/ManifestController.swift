@@ -16,7 +16,7 @@ struct ManifestController {
     /// What the resolver needs before it can answer.
     enum Need {
         case rollout
-        case entry(version: Int?, arm: String)
+        case entry(version: Int?, arm: CountedArm)
     }
 
     enum Resolution {
@@ -70,7 +70,7 @@ struct ManifestController {
         let device = try DeviceContext(headers: headers)
         guard let rollout = loaded.rollout ?? manifests.cachedRollout(for: name) else { return .needs(.rollout) }
         let assignment = rollout.assignment(for: device)
-        let arm = assignment?.arm.description ?? "latest"
+        let arm = CountedArm(assignment?.arm)
         guard let entry = loaded.entry ?? manifests.cachedEntry(for: name, version: assignment?.version, arm: arm) else {
             return .needs(.entry(version: assignment?.version, arm: arm))
         }
@@ -82,7 +82,7 @@ struct ManifestController {
 
     /// A `304` when `If-None-Match` holds the manifest's tag, else the `200`; counted as usage
     /// (a `200` also records the device's installation with its arm) and in the metrics.
-    private func answer(_ manifest: ManifestCache.Manifest, model: ModelName, arm: String, device: DeviceContext,
+    private func answer(_ manifest: ManifestCache.Manifest, model: ModelName, arm: CountedArm, device: DeviceContext,
                         ifNoneMatch: String?) -> HotAnswer {
         usage.record(.manifest(model: model, version: manifest.version), arm: arm)
         if EntityTag.ifNoneMatch(ifNoneMatch, matches: manifest.etag) {

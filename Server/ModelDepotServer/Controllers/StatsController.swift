@@ -34,7 +34,7 @@ struct StatsController {
         // Installations are the unit devices are bucketed by: counting their repeated checks
         // instead would weigh each bucket's devices by how often they happened to check.
         let checks = rollout.rules.map { rule in
-            let observed = installations.filter { $0.arm == "rule:\(rule.id)" }
+            let observed = installations.filter { $0.arm == .rule(id: rule.id) }
                 .reduce(into: [Int: Int]()) { $0[$1.version, default: 0] += $1.count }
             return SampleRatioCheck(rule: rule.id, name: rule.name, shares: rule.split.shares, observed: observed)
         }
@@ -51,21 +51,35 @@ struct StatsController {
             .map { ModelStats.Window(start: Date(timeIntervalSince1970: TimeInterval($0.key)), counts: Self.counts($0.value, byArm: true)) }
         return ModelStats(
             model: name, since: Date(timeIntervalSince1970: TimeInterval(sinceMinute * 60)), windowSeconds: window,
-            versions: Self.counts(rows, byArm: false), arms: arms.sorted { ($0.arm ?? "", $0.version) < ($1.arm ?? "", $1.version) },
+            versions: Self.counts(rows, byArm: false), arms: arms.sorted(by: Self.byArmThenVersion),
             windows: windows, sampleRatio: checks)
+    }
+
+    /// One sum of ``counts(_:byArm:)``: an arm (`nil` for all) and a version.
+    private struct SumKey: Hashable {
+        let arm: CountedArm?
+        let version: Int
     }
 
     /// Sums rows per version (and arm), sorted by arm then version.
     static func counts(_ rows: [UsageRow], byArm: Bool) -> [ModelStats.Count] {
-        var sums: [String: ModelStats.Count] = [:]
+        var sums: [SumKey: ModelStats.Count] = [:]
         for row in rows {
             let arm = byArm ? row.arm : nil
-            let key = "\(arm ?? "")\u{0}\(row.version)"
+            let key = SumKey(arm: arm, version: row.version)
             var count = sums[key] ?? ModelStats.Count(arm: arm, version: row.version, manifests: 0, downloads: 0)
-            if row.isDownload { count.downloads += row.count } else { count.manifests += row.count }
+            switch row.kind {
+            case .manifest: count.manifests += row.count
+            case .download: count.downloads += row.count
+            }
             sums[key] = count
         }
-        return sums.values.sorted { ($0.arm ?? "", $0.version) < ($1.arm ?? "", $1.version) }
+        return sums.values.sorted(by: byArmThenVersion)
+    }
+
+    /// The order of counts in the JSON: by arm's text (none first), then version.
+    private static func byArmThenVersion(_ lhs: ModelStats.Count, _ rhs: ModelStats.Count) -> Bool {
+        (lhs.arm?.stored ?? "", lhs.version) < (rhs.arm?.stored ?? "", rhs.version)
     }
 
     private func number(_ request: Request, _ name: String, default value: Int, in range: ClosedRange<Int>) throws -> Int {

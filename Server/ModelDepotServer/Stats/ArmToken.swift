@@ -13,12 +13,10 @@ import ModelDepotShared
 /// The key is derived (HKDF-SHA256) from the online manifest signing key, which every replica
 /// already shares (key files, or the PostgreSQL catalog's `signing_key`), so one replica checks
 /// what another signed. A blob request whose URL has no token, a token that does not check, or
-/// one made for another blob counts as ``unknown`` — the `Depot-Arm` header older SDKs send is
-/// not read. So the arms counted are `unknown` and those the server handed out, whatever devices
-/// send: counters and catalog rows cannot be multiplied by made-up arms.
+/// one made for another blob counts as ``CountedArm/unknown`` — the `Depot-Arm` header older
+/// SDKs send is not read. So the arms counted are `unknown` and those the server handed out,
+/// whatever devices send: counters and catalog rows cannot be multiplied by made-up arms.
 enum ArmToken {
-    /// The arm of a download without a valid token.
-    static let unknown = "unknown"
     /// The longest `arm` query value looked at; a longer one is not a token the server made.
     static let maximumLength = 256
     /// Bytes of the HMAC kept in a token.
@@ -45,26 +43,27 @@ enum ArmToken {
     }
 
     /// The value of the download URL's `arm` query item for blob `sha256` handed out through `arm`.
-    static func make(arm: String, sha256: String, key: Key) -> String {
-        let mac = Data(key.mac(arm: Array(arm.utf8), sha256: sha256[...])).base64EncodedString()
+    static func make(arm: CountedArm, sha256: String, key: Key) -> String {
+        let text = arm.stored
+        let mac = Data(key.mac(arm: Array(text.utf8), sha256: sha256[...])).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        return String(decoding: percentEncoded(arm.utf8), as: UTF8.self) + "." + mac
+        return String(decoding: percentEncoded(text.utf8), as: UTF8.self) + "." + mac
     }
 
     /// The arm a download of blob `sha256` counts for: the one in the `arm` item of `query` (a
     /// request target's raw query: after its `?`, up to a `#`) when its MAC checks under one of
-    /// `keys`, else ``unknown``.
-    static func arm(inQuery query: Substring?, sha256: Substring, keys: [Key]) -> String {
+    /// `keys`, else ``CountedArm/unknown``.
+    static func arm(inQuery query: Substring?, sha256: Substring, keys: [Key]) -> CountedArm {
         guard let query, let value = value(of: DeviceRoute.armQueryItem, in: query.utf8.prefix { $0 != UInt8(ascii: "#") }),
               value.count <= maximumLength,
               let dot = value.lastIndex(of: UInt8(ascii: ".")), let arm = percentDecoded(value[..<dot]) else {
-            return unknown
+            return .unknown
         }
-        guard let mac = base64URLDecoded(value[value.index(after: dot)...]), mac.count == macLength else { return unknown }
+        guard let mac = base64URLDecoded(value[value.index(after: dot)...]), mac.count == macLength else { return .unknown }
         for key in keys where equalInConstantTime(key.mac(arm: arm, sha256: sha256), mac) {
-            return String(decoding: arm, as: UTF8.self)
+            return CountedArm(stored: String(decoding: arm, as: UTF8.self))
         }
-        return unknown
+        return .unknown
     }
 
     /// The raw value of the first item named `name` in `query` (`name=value` items joined by `&`).

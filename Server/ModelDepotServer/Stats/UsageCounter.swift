@@ -10,24 +10,30 @@ public final class UsageCounter: Sendable {
     public enum Subject: Sendable, Hashable {
         case manifest(model: ModelName, version: Int)
         case download(sha256: String)
+
+        /// What is counted: a manifest served or a download completed.
+        public var kind: UsageKind {
+            switch self {
+            case .manifest: .manifest
+            case .download: .download
+            }
+        }
     }
 
     /// One counter.
     public struct Key: Sendable, Hashable {
         public let subject: Subject
-        public let arm: String
+        public let arm: CountedArm
         public let minute: Int
 
-        public var isDownload: Bool {
-            if case .download = subject { return true }
-            return false
-        }
+        /// What is counted: a manifest served or a download completed.
+        public var kind: UsageKind { subject.kind }
     }
 
     /// An installation seen with an arm and version of a model (its id as a 64-bit hash).
     public struct Installation: Sendable, Hashable {
         public let model: ModelName
-        public let arm: String
+        public let arm: CountedArm
         public let version: Int
         public let installation: Int64
     }
@@ -45,13 +51,13 @@ public final class UsageCounter: Sendable {
         self.clock = clock
     }
 
-    func record(_ subject: Subject, arm: String) {
+    func record(_ subject: Subject, arm: CountedArm) {
         let key = Key(subject: subject, arm: arm, minute: Int(clock().timeIntervalSince1970 / 60))
         counts.withLock { $0[key, default: 0] += 1 }
     }
 
     /// Notes that an installation got `version` of `model` through `arm`.
-    func record(installation id: String, model: ModelName, version: Int, arm: String) {
+    func record(installation id: String, model: ModelName, version: Int, arm: CountedArm) {
         let key = Installation(model: model, arm: arm, version: version, installation: Self.hash(id))
         let minute = Int(clock().timeIntervalSince1970 / 60)
         installations.withLock { seen in

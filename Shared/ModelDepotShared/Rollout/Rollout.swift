@@ -71,13 +71,8 @@ public struct Rollout: Sendable, Hashable, Codable {
         case rule(id: String)
         case `default`
 
-        public var description: String {
-            switch self {
-            case .pin: "pin"
-            case .rule(let id): "rule:\(id)"
-            case .default: "default"
-            }
-        }
+        /// The text the arm is counted and sent as (``CountedArm/stored``): `pin`, `rule:<id>`, `default`.
+        public var description: String { CountedArm(self).stored }
     }
 
     /// The version used when no pin or rule applies; `nil` to fall back to the newest published one.

@@ -5,8 +5,9 @@ import Foundation
 public struct ModelStats: Sendable, Hashable, Codable {
     /// Counts for one version or one (arm, version).
     public struct Count: Sendable, Hashable, Codable {
-        /// The arm (`latest`, `default`, `pin`, `rule:<id>`), or `nil` in the per-version totals.
-        public var arm: String?
+        /// The arm (`latest`, `default`, `pin`, `rule:<id>`, `unknown` for downloads whose URL
+        /// named no arm the server signed), or `nil` in the per-version totals. Sent as its text.
+        public var arm: CountedArm?
         /// The version.
         public var version: Int
         /// Manifests served (200 and 304).
@@ -18,7 +19,7 @@ public struct ModelStats: Sendable, Hashable, Codable {
         public var installations: Int
 
         /// Creates a count.
-        public init(arm: String?, version: Int, manifests: Int, downloads: Int, installations: Int = 0) {
+        public init(arm: CountedArm?, version: Int, manifests: Int, downloads: Int, installations: Int = 0) {
             self.arm = arm
             self.version = version
             self.manifests = manifests

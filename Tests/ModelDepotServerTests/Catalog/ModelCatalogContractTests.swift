@@ -169,28 +169,57 @@ import Testing
             _ = try await catalog.addVersion(F.upload("a"), to: F.name("birds"), publish: true, at: F.instant)
             let digest = String(repeating: "a", count: 64)
             let counts: [UsageCounter.Key: Int] = [
-                UsageCounter.Key(subject: .manifest(model: flowers, version: 1), arm: "default", minute: 100): 5,
-                UsageCounter.Key(subject: .manifest(model: flowers, version: 1), arm: "rule:r1", minute: 101): 2,
-                UsageCounter.Key(subject: .download(sha256: digest), arm: "default", minute: 100): 3,
+                UsageCounter.Key(subject: .manifest(model: flowers, version: 1), arm: .default, minute: 100): 5,
+                UsageCounter.Key(subject: .manifest(model: flowers, version: 1), arm: .rule(id: "r1"), minute: 101): 2,
+                UsageCounter.Key(subject: .download(sha256: digest), arm: .default, minute: 100): 3,
             ]
-            let seen = [UsageCounter.Installation(model: flowers, arm: "default", version: 1, installation: -42): 100,
-                        UsageCounter.Installation(model: flowers, arm: "default", version: 1, installation: 7): 101]
+            let seen = [UsageCounter.Installation(model: flowers, arm: .default, version: 1, installation: -42): 100,
+                        UsageCounter.Installation(model: flowers, arm: .default, version: 1, installation: 7): 101]
             try await catalog.recordUsage(counts, installations: seen)
-            try await catalog.recordUsage(counts, installations: [UsageCounter.Installation(model: flowers, arm: "default", version: 1, installation: 7): 90])
+            try await catalog.recordUsage(counts, installations: [UsageCounter.Installation(model: flowers, arm: .default, version: 1, installation: 7): 90])
 
             let usage = Set(try await catalog.usage(of: flowers, sinceMinute: 0))
-            #expect(usage == [UsageRow(version: 1, arm: "default", isDownload: false, minute: 100, count: 10),
-                              UsageRow(version: 1, arm: "rule:r1", isDownload: false, minute: 101, count: 4),
-                              UsageRow(version: 1, arm: "default", isDownload: true, minute: 100, count: 6)])
+            #expect(usage == [UsageRow(version: 1, arm: .default, kind: .manifest, minute: 100, count: 10),
+                              UsageRow(version: 1, arm: .rule(id: "r1"), kind: .manifest, minute: 101, count: 4),
+                              UsageRow(version: 1, arm: .default, kind: .download, minute: 100, count: 6)])
             #expect(try await catalog.usage(of: F.name("birds"), sinceMinute: 0)
-                    == [UsageRow(version: 1, arm: "default", isDownload: true, minute: 100, count: 6)], "a download counts for every version with that file")
+                    == [UsageRow(version: 1, arm: .default, kind: .download, minute: 100, count: 6)], "a download counts for every version with that file")
             #expect(try await catalog.usage(of: flowers, sinceMinute: 101).map(\.count) == [4])
-            #expect(try await catalog.installations(of: flowers, sinceMinute: 0) == [InstallationCount(arm: "default", version: 1, count: 2)])
-            #expect(try await catalog.installations(of: flowers, sinceMinute: 101) == [InstallationCount(arm: "default", version: 1, count: 1)],
+            #expect(try await catalog.installations(of: flowers, sinceMinute: 0) == [InstallationCount(arm: .default, version: 1, count: 2)])
+            #expect(try await catalog.installations(of: flowers, sinceMinute: 101) == [InstallationCount(arm: .default, version: 1, count: 1)],
                     "an installation seen again keeps its first minute")
-            try await catalog.recordUsage([UsageCounter.Key(subject: .manifest(model: F.name("tulips"), version: 1), arm: "default", minute: 1): 1],
+            try await catalog.recordUsage([UsageCounter.Key(subject: .manifest(model: F.name("tulips"), version: 1), arm: .default, minute: 1): 1],
                                           installations: [:])
             #expect(try await catalog.usage(of: flowers, sinceMinute: 0).count == 3, "counts for a deleted model are dropped")
+        }
+    }
+
+    @Test(arguments: CatalogBackend.allCases)
+    func armsAreStoredAsTheirTextAndReadBackAsTheSameArms(_ backend: CatalogBackend) async throws {
+        try await backend.withCatalog { catalog in
+            _ = try await catalog.createModel(ModelCreation(name: flowers), at: F.instant)
+            _ = try await catalog.addVersion(F.upload("a"), to: flowers, publish: true, at: F.instant)
+            // Every arm the server counts, and text an older server may have written.
+            let arms: [CountedArm] = [.pin, .default, .rule(id: "r-1a2b3c4d"), .latest, .unknown, .unrecognized("bundled ü")]
+            var counts: [UsageCounter.Key: Int] = [:]
+            var seen: [UsageCounter.Installation: Int] = [:]
+            for (index, arm) in arms.enumerated() {
+                counts[UsageCounter.Key(subject: .manifest(model: flowers, version: 1), arm: arm, minute: 100)] = index + 1
+                seen[UsageCounter.Installation(model: flowers, arm: arm, version: 1, installation: Int64(index))] = 100
+            }
+            try await catalog.recordUsage(counts, installations: seen)
+
+            let usage = try await catalog.usage(of: flowers, sinceMinute: 0)
+            let texts = Dictionary(uniqueKeysWithValues: usage.map { ($0.arm.stored, $0.count) })
+            #expect(texts == ["pin": 1, "default": 2, "rule:r-1a2b3c4d": 3, "latest": 4, "unknown": 5, "bundled ü": 6])
+            let ruleIDs = usage.compactMap { row -> String? in
+                guard case .rule(let id) = row.arm else { return nil }
+                return id
+            }
+            #expect(ruleIDs == ["r-1a2b3c4d"], "a rule's arm is read back as that rule")
+            #expect(usage.allSatisfy { $0.kind == .manifest })
+            let installed = try await catalog.installations(of: flowers, sinceMinute: 0)
+            #expect(Set(installed.map(\.arm.stored)) == ["pin", "default", "rule:r-1a2b3c4d", "latest", "unknown", "bundled ü"])
         }
     }
 

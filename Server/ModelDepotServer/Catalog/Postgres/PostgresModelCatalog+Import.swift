@@ -61,13 +61,13 @@ extension PostgresModelCatalog {
             for row in snapshot.usage {
                 try await connection.query("""
                     INSERT INTO usage (model_id, version, arm, kind, minute, count)
-                    VALUES (\(ids[row.model]!), \(row.version), \(row.arm), \(row.kind), \(row.minute), \(row.count))
+                    VALUES (\(ids[row.model]!), \(row.version), \(row.arm.stored), \(row.kind.rawValue), \(row.minute), \(row.count))
                     """, logger: logger)
             }
             for row in snapshot.installations {
                 try await connection.query("""
                     INSERT INTO arm_installation (model_id, arm, version, installation, minute)
-                    VALUES (\(ids[row.model]!), \(row.arm), \(row.version), \(row.installation), \(row.minute))
+                    VALUES (\(ids[row.model]!), \(row.arm.stored), \(row.version), \(row.installation), \(row.minute))
                     """, logger: logger)
             }
             for sequence in snapshot.sequences {

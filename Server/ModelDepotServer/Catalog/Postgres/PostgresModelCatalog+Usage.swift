@@ -14,12 +14,12 @@ extension PostgresModelCatalog {
             case .manifest(let model, let version):
                 manifests.names.append(model.rawValue)
                 manifests.versions.append(version)
-                manifests.arms.append(key.arm)
+                manifests.arms.append(key.arm.stored)
                 manifests.minutes.append(key.minute)
                 manifests.counts.append(count)
             case .download(let sha256):
                 downloads.digests.append(sha256)
-                downloads.arms.append(key.arm)
+                downloads.arms.append(key.arm.stored)
                 downloads.minutes.append(key.minute)
                 downloads.counts.append(count)
             }
@@ -27,7 +27,7 @@ extension PostgresModelCatalog {
         var seen = (names: [String](), arms: [String](), versions: [Int](), installations: [Int64](), minutes: [Int]())
         for (installation, minute) in installations {
             seen.names.append(installation.model.rawValue)
-            seen.arms.append(installation.arm)
+            seen.arms.append(installation.arm.stored)
             seen.versions.append(installation.version)
             seen.installations.append(installation.installation)
             seen.minutes.append(minute)
@@ -44,7 +44,7 @@ extension PostgresModelCatalog {
                 """, logger: logger)
             try await connection.query("""
                 INSERT INTO usage (model_id, version, arm, kind, minute, count)
-                SELECT model.id, u.version, u.arm, 'manifest', u.minute, u.count
+                SELECT model.id, u.version, u.arm, \(UsageKind.manifest.rawValue)::text, u.minute, u.count
                 FROM unnest(\(manifests.names)::text[], \(manifests.versions)::bigint[], \(manifests.arms)::text[], \(manifests.minutes)::bigint[], \(manifests.counts)::bigint[])
                      AS u(name, version, arm, minute, count)
                 JOIN model ON model.name = u.name
@@ -54,7 +54,7 @@ extension PostgresModelCatalog {
             // A download counts for every version with that file.
             try await connection.query("""
                 INSERT INTO usage (model_id, version, arm, kind, minute, count)
-                SELECT version.model_id, version.number, u.arm, 'download', u.minute, u.count
+                SELECT version.model_id, version.number, u.arm, \(UsageKind.download.rawValue)::text, u.minute, u.count
                 FROM unnest(\(downloads.digests)::text[], \(downloads.arms)::text[], \(downloads.minutes)::bigint[], \(downloads.counts)::bigint[])
                      AS u(sha256, arm, minute, count)
                 JOIN version ON version.sha256 = u.sha256
@@ -72,7 +72,7 @@ extension PostgresModelCatalog {
                 """, logger: logger)
             var usage: [UsageRow] = []
             for try await (version, arm, kind, minute, count) in rows.decode((Int, String, String, Int, Int).self) {
-                usage.append(UsageRow(version: version, arm: arm, isDownload: kind == "download", minute: minute, count: count))
+                usage.append(UsageRow(version: version, arm: CountedArm(stored: arm), kind: try UsageKind(stored: kind), minute: minute, count: count))
             }
             return usage
         }
@@ -87,7 +87,7 @@ extension PostgresModelCatalog {
                 """, logger: logger)
             var counts: [InstallationCount] = []
             for try await (arm, version, count) in rows.decode((String, Int, Int).self) {
-                counts.append(InstallationCount(arm: arm, version: version, count: count))
+                counts.append(InstallationCount(arm: CountedArm(stored: arm), version: version, count: count))
             }
             return counts
         }
