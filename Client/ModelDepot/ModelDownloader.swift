@@ -264,9 +264,8 @@ public actor ModelDownloader {
         emit(.verifying(model: model, version: manifest.version))
         let verified: VerifiedModel
         do throws(DepotError) {
-            verified = try VerifiedModel.verify(file, against: manifest, expectation: expectation,
-                                                policy: configuration.verificationPolicy)
-            try VerifiedModel.verifyCompanions(companions, against: manifest)
+            verified = try await VerifiedModel.verifyDownload(file, companions: companions, against: manifest, expectation: expectation,
+                                                              policy: configuration.verificationPolicy)
         } catch {
             try? FileManager.default.removeItem(at: file)
             for companion in companions.values { try? FileManager.default.removeItem(at: companion) }

@@ -60,9 +60,16 @@ public struct VerifiedModel: Sendable, Hashable {
         return VerifiedModel(manifest: manifest, fileURL: fileURL, description: description, verificationPolicy: policy)
     }
 
-    /// Checks a file against its manifest: size, SHA-256 (streamed), TFLite structure, and the
-    /// app's expected inputs and outputs when given.
-    /// - Throws: ``DepotError`` naming the check, what was expected and what was found.
+    /// Verifies a finished download and its companion files off the caller's actor: hashing and
+    /// walking a large model takes a while, and the downloader's other callers go on meanwhile.
+    @concurrent
+    static func verifyDownload(_ file: URL, companions: [String: URL], against manifest: ModelManifest,
+                               expectation: TFLiteIOExpectation?, policy: TFLiteVerificationPolicy) async throws(DepotError) -> VerifiedModel {
+        let verified = try verify(file, against: manifest, expectation: expectation, policy: policy)
+        try verifyCompanions(companions, against: manifest)
+        return verified
+    }
+
     /// Checks downloaded companion files against the manifest's sizes and SHA-256s.
     /// - Throws: ``DepotError`` (`size_mismatch`, `digest_mismatch`) naming the file.
     static func verifyCompanions(_ files: [String: URL], against manifest: ModelManifest) throws(DepotError) {
@@ -78,6 +85,9 @@ public struct VerifiedModel: Sendable, Hashable {
         }
     }
 
+    /// Checks a file against its manifest: size, SHA-256 (streamed), TFLite structure, and the
+    /// app's expected inputs and outputs when given.
+    /// - Throws: ``DepotError`` naming the check, what was expected and what was found.
     static func verify(_ fileURL: URL, against manifest: ModelManifest, expectation: TFLiteIOExpectation?,
                        policy: TFLiteVerificationPolicy) throws(DepotError) -> VerifiedModel {
         let size = (try? FileManager.default.attributesOfItem(atPath: fileURL.path)[.size] as? NSNumber)?.intValue ?? -1

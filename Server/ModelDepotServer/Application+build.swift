@@ -58,49 +58,52 @@ public func buildApplication(
 func buildRouter(configuration: ServerConfiguration, deployment: Deployment, index: BlobIndex, signer: ManifestSigner,
                  usage: UsageCounter, clock: @escaping @Sendable () -> Date,
                  requestLog: RequestLog, templates: MustacheLibrary, logger: Logger = Logger(label: "depot"))
-    -> (routes: RouteInventory, hotPaths: HotPaths, caches: ReplicaCaches, collector: BlobCollector) {
+    -> (routes: RouteInventory, hotPaths: HotPaths, caches: CatalogCaches, collector: BlobCollector) {
     let (catalog, blobs) = (deployment.catalog, deployment.blobs)
     let metrics = ServerMetrics(requestLog: requestLog)
     let manifests = ManifestCache(signer: signer, lifetime: configuration.manifestLifetime, clock: clock)
-    let signing = SigningController(catalog: catalog, signer: signer, manifests: manifests, clock: clock)
     let keys = AccessKeyCache(catalog: catalog)
-    let routes = RouteInventory(router: Router(context: AppRequestContext.self))
-    routes.add(middleware: RequestLogMiddleware(metrics: metrics, log: requestLog))
-    OperationsController(catalog: catalog, blobs: blobs, metrics: metrics)
-        .register(in: routes)
+    let caches = CatalogCaches(catalog: catalog, manifests: manifests, keys: keys, index: index, signer: signer, logger: logger)
+    let collector = BlobCollector(catalog: catalog, blobs: blobs, lock: deployment.collectionLock, index: index, clock: clock)
     let sessions = ConsoleSessions(catalog: catalog, idleTimeout: configuration.consoleIdleTimeout,
                                    lifetime: configuration.consoleSessionLifetime, clock: clock)
+    let modelService = ModelService(catalog: catalog, collector: collector, caches: caches, clock: clock)
+    let keyService = KeyService(catalog: catalog, caches: caches, sessions: sessions, clock: clock)
+    let rolloutService = RolloutService(catalog: catalog, caches: caches, clock: clock)
+
+    let routes = RouteInventory(router: Router(context: AppRequestContext.self))
+    routes.add(middleware: RequestLogMiddleware(metrics: metrics, log: requestLog))
+    OperationsController(catalog: catalog, blobs: blobs, metrics: metrics).register(in: routes)
     let authenticator = Authenticator(keys: keys, throttle: AuthenticationThrottle(allowance: configuration.authenticationFailureAllowance,
                                                                                               clock: configuration.authenticationClock),
                                       metrics: metrics, sessions: sessions, proxies: TrustedProxies(configuration.trustedProxies))
     let client = routes.group("v1").add(middleware: AuthenticationMiddleware(authenticator: authenticator))
     let manifestController = ManifestController(catalog: catalog, manifests: manifests, metrics: metrics, usage: usage)
     let blobsController = BlobsController(index: index, delivery: deployment.delivery, metrics: metrics, usage: usage, signer: signer)
+    let signing = SigningController(catalog: catalog, signer: signer,
+                                    service: SigningService(catalog: catalog, signer: signer, caches: caches, clock: clock))
     manifestController.register(in: client)
     blobsController.register(in: client)
     signing.registerPublic(in: client)
     let admin = client.group("admin").add(middleware: AdminOnlyMiddleware())
-    let collector = BlobCollector(catalog: catalog, blobs: blobs, lock: deployment.collectionLock, index: index, clock: clock)
-    let models = ModelsController(catalog: catalog, collector: collector, manifests: manifests, clock: clock)
-    models.register(in: admin)
+    ModelsController(catalog: catalog, service: modelService).register(in: admin)
     BlobCollectionController(collector: collector).register(in: admin)
-    let versions = VersionsController(catalog: catalog, blobs: blobs, index: index, collector: collector, manifests: manifests, metrics: metrics,
-                                      maximumUploadSize: configuration.maximumUploadSize,
-                                      verificationPolicy: configuration.verificationPolicy, clock: clock)
+    let versions = VersionsController(catalog: catalog, blobs: blobs,
+                                      service: VersionService(catalog: catalog, collector: collector, caches: caches, clock: clock),
+                                      metrics: metrics, maximumUploadSize: configuration.maximumUploadSize,
+                                      verificationPolicy: configuration.verificationPolicy)
     versions.register(in: admin)
-    let keysController = KeysController(catalog: catalog, keys: keys, sessions: sessions, clock: clock)
-    keysController.register(in: admin)
-    let rollouts = RolloutsController(catalog: catalog, manifests: manifests, clock: clock)
-    rollouts.register(in: admin)
+    KeysController(catalog: catalog, service: keyService).register(in: admin)
+    RolloutsController(catalog: catalog, service: rolloutService).register(in: admin)
     let stats = StatsController(catalog: catalog, usage: usage, clock: clock)
     stats.register(in: admin)
     signing.registerAdmin(in: admin)
     ConsoleController(catalog: catalog, authenticator: authenticator, publicURLIsHTTPS: configuration.publicURL?.scheme?.lowercased() == "https",
-                      models: models, versions: versions, keyIssuer: keysController,
-                      rollouts: rollouts, stats: stats, signer: signer, templates: templates, clock: clock)
+                      models: modelService, versions: versions, keys: keyService,
+                      rollouts: rolloutService, stats: stats, signer: signer, templates: templates, clock: clock)
         .register(in: routes)
     return (routes, HotPaths(authenticator: authenticator, manifests: manifestController, blobs: blobsController, metrics: metrics, log: requestLog),
-            ReplicaCaches(catalog: catalog, manifests: manifests, keys: keys, index: index, signer: signer, logger: logger), collector)
+            caches, collector)
 }
 
 /// On first start, creates the admin token (from `DEPOT_ADMIN_TOKEN` when given) and prints a
@@ -108,8 +111,8 @@ func buildRouter(configuration: ServerConfiguration, deployment: Deployment, ind
 private func ensureAdminToken(catalog: any ModelCatalog, configuration: ServerConfiguration, logger: Logger) async throws {
     guard try await !catalog.workingKeys().contains(where: { $0.key.kind == .admin }) else { return }
     let secret = configuration.initialAdminToken.map { AccessKeySecret(text: $0) } ?? .generate()
-    let created = try await KeyIssuer(catalog: catalog).issue(kind: .admin, name: "initial admin token", models: nil, at: Date(),
-                                                              secret: secret)
+    let created = try await KeyService(catalog: catalog, caches: nil, sessions: nil, clock: configuration.clock)
+        .issue(kind: .admin, name: "initial admin token", models: nil, secret: secret)
     if configuration.initialAdminToken == nil {
         // Written at once, not through `print`'s buffer: under a service manager standard output
         // is a pipe, and a buffered token would appear only when the server stops.

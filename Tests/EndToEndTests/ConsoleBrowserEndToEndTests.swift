@@ -167,7 +167,19 @@ import Testing
             #expect(rows.contains(["rule 'ios-canary'", "v\(version)", "\(got[version]!)", "\(got[version]!)", "\(got[version]!)"]),
                     "manifests, downloads and installations of v\(version): \(rows)")
         }
-        #expect(try await browser.element("svg.chart polyline").isEmpty == false)
+        // Each version's line in the manifests chart, as the browser laid it out: its label and
+        // its highest point (a smaller y is higher; the baseline is at y 220)
+        let lines = try await browser.execute("""
+            return Array.from(document.querySelectorAll("svg.chart")[0].querySelectorAll("polyline")).map(p =>
+                [p.querySelector("title").textContent, String(Math.min(...Array.from(p.points).map(q => q.y)))]);
+            """) as? [[String]] ?? []
+        let description = try await browser.execute("return document.querySelector('svg.chart desc').textContent;") as? String ?? ""
+        for version in [1, 2] where got[version]! > 0 {
+            let label = "rule 'ios-canary', v\(version)"
+            let top = lines.first { $0.first == label }.flatMap { Double($0[1]) }
+            #expect(top.map { $0 < 220 } == true, "\(label) rises above the baseline: \(lines)")
+            #expect(description.contains("\(label): \(got[version]!)"), "the chart's totals: \(description)")
+        }
         #expect(try await browser.text(of: "table").contains("ios-canary"), "the rule's sample-ratio check")
         try await Self.screenshot(browser, "results")
     }

@@ -11,12 +11,13 @@ import Testing
     static let other = String(repeating: "cd", count: 32)
     let key = ArmToken.Key(signingKey: Curve25519.Signing.PrivateKey())
 
+    /// The text of the arm a download with `query` counts for.
     func arm(_ query: String?, blob: String = blob, keys: [ArmToken.Key]? = nil) -> String {
-        ArmToken.arm(inQuery: query.map { $0[...] }, sha256: blob[...], keys: keys ?? [key])
+        ArmToken.arm(inQuery: query.map { $0[...] }, sha256: blob[...], keys: keys ?? [key]).stored
     }
 
     @Test func aTokenTheServerMadeNamesItsArmForItsBlobOnly() {
-        let token = ArmToken.make(arm: "rule:r-1a2b3c4d", sha256: Self.blob, key: key)
+        let token = ArmToken.make(arm: .rule(id: "r-1a2b3c4d"), sha256: Self.blob, key: key)
         #expect(token.hasPrefix("rule:r-1a2b3c4d.") && token.utf8.count == "rule:r-1a2b3c4d.".utf8.count + 22)
         #expect(arm("arm=\(token)") == "rule:r-1a2b3c4d")
         #expect(arm("x=1&arm=\(token)&y=2#fragment") == "rule:r-1a2b3c4d")
@@ -27,13 +28,13 @@ import Testing
 
     @Test func anArmWithCharactersOutsideTheURLSafeSetRoundTrips() {
         let odd = "rule:r 1/ü&=.%"
-        let token = ArmToken.make(arm: odd, sha256: Self.blob, key: key)
+        let token = ArmToken.make(arm: CountedArm(stored: odd), sha256: Self.blob, key: key)
         #expect(!token.contains(" ") && !token.contains("&") && !token.contains("="))
         #expect(arm("arm=\(token)") == odd)
     }
 
     @Test func aForgedOrTamperedTokenCountsAsUnknown() {
-        let token = ArmToken.make(arm: "rule:r-1", sha256: Self.blob, key: key)
+        let token = ArmToken.make(arm: .rule(id: "r-1"), sha256: Self.blob, key: key)
         let mac = token.split(separator: ".").last!
         let flipped = String(mac.dropLast()) + (mac.last == "A" ? "B" : "A")
         let forged = [
@@ -49,7 +50,7 @@ import Testing
 
     @Test func tokensOfThePreviousKeyStillCount() {
         let previous = ArmToken.Key(signingKey: Curve25519.Signing.PrivateKey())
-        let token = ArmToken.make(arm: "default", sha256: Self.blob, key: previous)
+        let token = ArmToken.make(arm: .default, sha256: Self.blob, key: previous)
         #expect(arm("arm=\(token)", keys: [key, previous]) == "default")
         #expect(arm("arm=\(token)", keys: [key]) == "unknown")
     }
@@ -85,26 +86,29 @@ import Testing
         let second = try await ManifestSigner(keys: SigningKeyFiles(storage: storage), catalog: catalog)
         func query(_ token: String) -> Substring { "arm=\(token)"[...] }
 
-        let before = first.armToken(arm: "rule:r-1", sha256: String(Self.blob))
-        #expect(second.countedArm(query: query(before), sha256: Self.blob) == "rule:r-1")
+        let before = first.armToken(arm: .rule(id: "r-1"), sha256: String(Self.blob))
+        #expect(second.countedArm(query: query(before), sha256: Self.blob) == .rule(id: "r-1"))
 
         let rootKey = Curve25519.Signing.PrivateKey()
         _ = try await first.accept(try root(1, rootKey: rootKey, manifestKey: first.status.active), catalog: catalog, now: Date())
-        #expect(first.armToken(arm: "rule:r-1", sha256: String(Self.blob)) == before, "a root document that keeps the key keeps the tokens")
+        #expect(try await first.reload(catalog: catalog), "the first root document changes what signs")
+        #expect(first.armToken(arm: .rule(id: "r-1"), sha256: String(Self.blob)) == before, "a root document that keeps the key keeps the tokens")
         let pending = try await first.makePendingKey()
+        #expect(try await !first.reload(catalog: catalog), "a pending key alone signs nothing")
         _ = try await first.accept(try root(2, rootKey: rootKey, manifestKey: pending), catalog: catalog, now: Date())
-        let after = first.armToken(arm: "rule:r-1", sha256: String(Self.blob))
+        #expect(try await first.reload(catalog: catalog))
+        let after = first.armToken(arm: .rule(id: "r-1"), sha256: String(Self.blob))
         #expect(after != before)
-        #expect(first.countedArm(query: query(before), sha256: Self.blob) == "rule:r-1", "a manifest fetched just before the rotation")
-        #expect(first.countedArm(query: query(after), sha256: Self.blob) == "rule:r-1")
+        #expect(first.countedArm(query: query(before), sha256: Self.blob) == .rule(id: "r-1"), "a manifest fetched just before the rotation")
+        #expect(first.countedArm(query: query(after), sha256: Self.blob) == .rule(id: "r-1"))
 
-        #expect(second.countedArm(query: query(after), sha256: Self.blob) == "unknown", "the other replica has not seen the rotation yet")
+        #expect(second.countedArm(query: query(after), sha256: Self.blob) == .unknown, "the other replica has not seen the rotation yet")
         #expect(try await second.reload(catalog: catalog))
-        #expect(second.countedArm(query: query(after), sha256: Self.blob) == "rule:r-1")
-        #expect(second.countedArm(query: query(before), sha256: Self.blob) == "rule:r-1")
+        #expect(second.countedArm(query: query(after), sha256: Self.blob) == .rule(id: "r-1"))
+        #expect(second.countedArm(query: query(before), sha256: Self.blob) == .rule(id: "r-1"))
 
         let restarted = try await ManifestSigner(keys: SigningKeyFiles(storage: storage), catalog: catalog)
-        #expect(restarted.countedArm(query: query(after), sha256: Self.blob) == "rule:r-1")
-        #expect(restarted.countedArm(query: query(before), sha256: Self.blob) == "unknown", "the replaced key is gone after a restart")
+        #expect(restarted.countedArm(query: query(after), sha256: Self.blob) == .rule(id: "r-1"))
+        #expect(restarted.countedArm(query: query(before), sha256: Self.blob) == .unknown, "the replaced key is gone after a restart")
     }
 }

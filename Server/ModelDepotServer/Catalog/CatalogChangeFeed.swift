@@ -11,3 +11,22 @@ protocol CatalogChangeFeed: Sendable {
 }
 
 extension PostgresModelCatalog: CatalogChangeFeed {}
+
+/// A change made through one replica that the others must see: a model's answers, the access
+/// keys, the root documents.
+public struct CatalogChange: Sendable, Hashable {
+    public enum Kind: String, Sendable {
+        /// The model's versions, publication or rollout (`name` is the model).
+        case model
+        /// An access key was created or revoked.
+        case keys
+        /// A root document was added (the signing key may have changed).
+        case root
+        /// A manifest key was made pending or activated.
+        case signing
+    }
+
+    public let id: Int64
+    public let kind: Kind
+    public let name: String
+}

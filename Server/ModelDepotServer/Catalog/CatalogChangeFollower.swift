@@ -9,7 +9,7 @@ import ServiceLifecycle
 /// yet; after the catalog was out of reach for longer than that, everything is reloaded.
 struct CatalogChangeFollower: Service {
     let feed: any CatalogChangeFeed
-    let caches: ReplicaCaches
+    let caches: CatalogCaches
     let pollInterval: Duration
     let logger: Logger
 
@@ -63,58 +63,6 @@ struct CatalogChangeFollower: Service {
                 }
             }
             group.cancelAll()
-        }
-    }
-}
-
-/// What a replica caches from the catalog, and how a change reaches each part.
-struct ReplicaCaches: Sendable {
-    let catalog: any ModelCatalog
-    let manifests: ManifestCache
-    let keys: AccessKeyCache
-    let index: BlobIndex
-    let signer: ManifestSigner
-    let logger: Logger
-
-    func apply(_ changes: [CatalogChange]) async {
-        var versionsChanged = false
-        for change in changes {
-            switch change.kind {
-            case .model:
-                if let name = try? ModelName(change.name) { manifests.invalidate(name) }
-                versionsChanged = true
-            case .keys:
-                keys.invalidate()
-            case .root, .signing:
-                await reloadSigning()
-            }
-        }
-        if versionsChanged { await reloadIndex() }
-    }
-
-    func reloadEverything() async {
-        keys.invalidate()
-        await reloadSigning()
-        manifests.invalidateAll()
-        await reloadIndex()
-    }
-
-    /// Takes the keys and root document another replica stored; manifests are signed again only
-    /// when what signs them changed (not for a new pending key), or when reading failed.
-    private func reloadSigning() async {
-        do {
-            guard try await signer.reload(catalog: catalog) else { return }
-        } catch {
-            logger.error("could not load the manifest keys and root document another replica stored", metadata: ["cause": "\(error)"])
-        }
-        manifests.invalidateAll()
-    }
-
-    private func reloadIndex() async {
-        do {
-            try await index.reload()
-        } catch {
-            logger.error("could not reload the blob index after another replica's change", metadata: ["cause": "\(error)"])
         }
     }
 }

@@ -34,8 +34,8 @@ extension ConsoleController {
             let kind: AccessKey.Kind = form?["kind"] == "admin" ? .admin : .app
             let models = try (form?["models"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                 .filter { !$0.isEmpty }.map { text throws(DepotError) in try ModelName(text) }
-            let created = try await keyIssuer.create(AccessKeyCreation(kind: kind, name: form?["name"] ?? "",
-                                                                       models: models.isEmpty ? nil : models))
+            let created = try await keys.create(AccessKeyCreation(kind: kind, name: form?["name"] ?? "",
+                                                                  models: models.isEmpty ? nil : models))
             return try await keysPage(csrf: session.csrfToken, error: nil, created: created, status: .created)
         } catch let error as DepotError {
             return try await keysPage(csrf: session.csrfToken, error: error.message, status: error.status)
@@ -54,7 +54,7 @@ extension ConsoleController {
     func revokeKey(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (session, _) = try await signedIn(request, context: context, checkingForm: true)
         do {
-            _ = try await keyIssuer.revoke(id: context.parameters.get("id") ?? "")
+            _ = try await keys.revoke(id: context.parameters.get("id") ?? "")
             return Response(status: .seeOther, headers: [.location: "/console/keys"])
         } catch let error as DepotError {
             return try await keysPage(csrf: session.csrfToken, error: error.message, status: error.status)

@@ -13,10 +13,10 @@ struct ConsoleController {
     let authenticator: Authenticator
     /// With an https public URL, cookies are `Secure` whatever the request says.
     let publicURLIsHTTPS: Bool
-    let models: ModelsController
+    let models: ModelService
     let versions: VersionsController
-    let keyIssuer: KeysController
-    let rollouts: RolloutsController
+    let keys: KeyService
+    let rollouts: RolloutService
     let stats: StatsController
     let signer: ManifestSigner
     let templates: MustacheLibrary
@@ -205,7 +205,7 @@ struct ConsoleController {
         let (session, _) = try await signedIn(request, context: context, checkingForm: true)
         let name = try context.modelName()
         do {
-            _ = try await versions.setPublished(published, version: try context.versionNumber(), of: name)
+            _ = try await versions.service.setPublished(published, version: try context.versionNumber(), of: name)
             return Response(status: .seeOther, headers: [.location: "/console/models/\(name)"])
         } catch let error as DepotError where error.code == .conflict {
             return try await modelPage(name, csrf: session.csrfToken, error: "\(error.message) (Rollouts: 'depot rollout show \(name)'.)",
@@ -230,7 +230,7 @@ struct ConsoleController {
                 status: .badRequest)
         }
         do {
-            try await versions.deleteVersion(number, of: name, logger: context.logger)
+            try await versions.service.delete(number, of: name, logger: context.logger)
             return Response(status: .seeOther, headers: [.location: "/console/models/\(name)"])
         } catch let error as DepotError where error.code == .conflict {
             return try await modelPage(name, csrf: session.csrfToken, error: error.message, status: .conflict)
@@ -252,7 +252,7 @@ struct ConsoleController {
                 csrf: session.csrfToken, error: "Type '\(summary.name)' to confirm; nothing was deleted.", name: summary.name.rawValue,
                 versionCount: summary.versionCount), status: .badRequest)
         }
-        try await models.deleteModel(summary.name, force: true, logger: context.logger)
+        try await models.delete(summary.name, force: true, logger: context.logger)
         return Response(status: .seeOther, headers: [.location: "/console/models"])
     }
 

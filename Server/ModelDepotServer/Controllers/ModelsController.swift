@@ -1,14 +1,11 @@
 import Foundation
 import Hummingbird
-import Logging
 import ModelDepotShared
 
 /// `/v1/admin/models`: create, list, show, delete models.
 struct ModelsController {
     let catalog: any ModelCatalog
-    let collector: BlobCollector
-    let manifests: ManifestCache
-    let clock: @Sendable () -> Date
+    let service: ModelService
 
     func register(in group: RouterGroup<AppRequestContext>) {
         group.post("models", use: create)
@@ -19,7 +16,7 @@ struct ModelsController {
 
     func create(_ request: Request, context: AppRequestContext) async throws -> Response {
         let creation = try await request.decodeJSON(ModelCreation.self, context: context)
-        return try JSONResponse.make(try await catalog.createModel(creation, at: clock()), status: .created)
+        return try JSONResponse.make(try await service.create(creation), status: .created)
     }
 
     func list(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -31,15 +28,7 @@ struct ModelsController {
     }
 
     func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try await deleteModel(try context.modelName(), force: request.uri.queryParameters.get("force") == "true", logger: context.logger)
+        try await service.delete(try context.modelName(), force: request.uri.queryParameters.get("force") == "true", logger: context.logger)
         return Response(status: .noContent)
-    }
-
-    /// Deletes a model (with its versions when `force` is set), the blobs nothing references any
-    /// more, and its cached manifests: for the API and the console alike.
-    func deleteModel(_ name: ModelName, force: Bool, logger: Logger) async throws {
-        let unreferenced = try await catalog.deleteModel(name, force: force)
-        try await collector.removeUnreferenced(unreferenced, logger: logger)
-        manifests.invalidate(name)
     }
 }

@@ -6,8 +6,7 @@ import ModelDepotShared
 /// Every change is checked before it is stored; a rejected one leaves the rollout as it was.
 struct RolloutsController {
     let catalog: any ModelCatalog
-    let manifests: ManifestCache
-    let clock: @Sendable () -> Date
+    let service: RolloutService
 
     func register(in group: RouterGroup<AppRequestContext>) {
         group.get("models/:name/rollout", use: show)
@@ -61,14 +60,6 @@ struct RolloutsController {
     }
 
     private func change(_ context: AppRequestContext, _ body: @escaping @Sendable (Rollout) throws -> Rollout) async throws -> Response {
-        try JSONResponse.make(try await change(try context.modelName(), by: try context.requirePrincipal().id, body))
-    }
-
-    /// Changes a model's rollout in one transaction and drops its cached manifests: for the API
-    /// and the console alike.
-    func change(_ name: ModelName, by keyID: String, _ body: @escaping @Sendable (Rollout) throws -> Rollout) async throws -> Rollout {
-        let rollout = try await catalog.changeRollout(of: name, by: keyID, at: clock(), body)
-        manifests.invalidate(name)
-        return rollout
+        try JSONResponse.make(try await service.change(try context.modelName(), by: try context.requirePrincipal().id, body))
     }
 }

@@ -10,8 +10,7 @@ import ModelDepotShared
 struct SigningController {
     let catalog: any ModelCatalog
     let signer: ManifestSigner
-    let manifests: ManifestCache
-    let clock: @Sendable () -> Date
+    let service: SigningService
 
     func registerPublic(in group: RouterGroup<AppRequestContext>) {
         group.get("keys/root/:file", use: root)
@@ -41,7 +40,7 @@ struct SigningController {
     }
 
     func makePendingKey(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try JSONResponse.make(try await signer.makePendingKey(), status: .created)
+        try JSONResponse.make(try await service.makePendingKey(), status: .created)
     }
 
     func publishRoot(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -53,12 +52,11 @@ struct SigningController {
         }
         let document: RootDocument
         do {
-            document = try await signer.accept(Data(body.readableBytesView), catalog: catalog, now: clock())
+            document = try await service.publishRoot(Data(body.readableBytesView))
         } catch let error as DepotError where [.unsignedManifest, .invalidMetadata, .untrustedRoot, .duplicateSignature,
                                                 .invalidSignature, .metadataTooLarge].contains(error.code) {
             throw DepotError(error.code == .metadataTooLarge ? .payloadTooLarge : .badRequest, "The root document was refused: \(error.message)")
         }
-        manifests.invalidateAll()
         return try JSONResponse.make(document, status: .created)
     }
 }

@@ -7,13 +7,10 @@ import ModelDepotShared
 struct VersionsController {
     let catalog: any ModelCatalog
     let blobs: any BlobStore
-    let index: BlobIndex
-    let collector: BlobCollector
-    let manifests: ManifestCache
+    let service: VersionService
     let metrics: ServerMetrics
     let maximumUploadSize: Int
     let verificationPolicy: TFLiteVerificationPolicy
-    let clock: @Sendable () -> Date
 
     func register(in group: RouterGroup<AppRequestContext>) {
         group.post("models/:name/versions", use: upload)
@@ -49,7 +46,7 @@ struct VersionsController {
         }
         if let size = announced.size, size > maximumUploadSize { throw tooLarge(announced: size) }
         _ = try await catalog.model(name)
-        var uploads: [BlobUpload] = []
+        var uploads: [any BlobUpload] = []
         do {
             let model = try blobs.beginUpload()
             uploads.append(model)
@@ -61,8 +58,6 @@ struct VersionsController {
             }
             let version = try await receive(request, context, into: UploadParts(parts), for: name, announced: announced)
             metrics.recordUpload(stored: true)
-            try await index.reload()
-            manifests.invalidate(name)
             return try JSONResponse.make(version, status: .created,
                                          headers: [.location: "/v1/admin/models/\(name)/versions/\(version.version)"])
         } catch {
@@ -115,17 +110,8 @@ struct VersionsController {
         let notes = request.uri.queryParameters.get("notes").map { String($0) } ?? ""
         let verified = VerifiedUpload(sha256: digest, size: size - files.map(\.size).reduce(0, +), notes: notes, tflite: tflite, files: files,
                                       uploadedBy: context.principal?.id)
-        // The blobs are stored before their version is written, so a version never names a missing
-        // blob; between the two the upload holds the collection lock, so the collector cannot
-        // remove them. A failure between them leaves blobs the next collection removes.
-        let (blobs, catalog, clock) = (blobs, catalog, clock)
-        let publish = request.uri.queryParameters.get("publish") == "true"
-        let companions = Array(parts.parts.dropFirst())
-        return try await collector.lock.naming {
-            try await model.commit(sha256: digest)
-            for part in companions { try await part.upload.commit(sha256: part.file!.sha256) }
-            return try await catalog.addVersion(verified, to: name, publish: publish, at: clock())
-        }
+        let blobs = [(model, digest)] + parts.parts.dropFirst().map { ($0.upload, $0.file!.sha256) }
+        return try await service.add(verified, blobs: blobs, to: name, publish: request.uri.queryParameters.get("publish") == "true")
     }
 
     private func announced(_ request: Request) throws -> Announced {
@@ -175,26 +161,11 @@ struct VersionsController {
     }
 
     func setPublished(_ published: Bool, _ request: Request, _ context: AppRequestContext) async throws -> Response {
-        try JSONResponse.make(try await setPublished(published, version: try context.versionNumber(), of: try context.modelName()))
-    }
-
-    /// Publishes or unpublishes a version (a `conflict` while the rollout hands it out): for the
-    /// API and the console alike.
-    func setPublished(_ published: Bool, version number: Int, of name: ModelName) async throws -> ModelVersion {
-        let version = try await catalog.setPublished(published, version: number, of: name, at: clock())
-        manifests.invalidate(name)
-        return version
+        try JSONResponse.make(try await service.setPublished(published, version: try context.versionNumber(), of: try context.modelName()))
     }
 
     func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try await deleteVersion(try context.versionNumber(), of: try context.modelName(), logger: context.logger)
+        try await service.delete(try context.versionNumber(), of: try context.modelName(), logger: context.logger)
         return Response(status: .noContent)
-    }
-
-    /// Deletes a version and the blobs nothing references any more: for the API and the console alike.
-    func deleteVersion(_ number: Int, of name: ModelName, logger: Logger) async throws {
-        let unreferenced = try await catalog.deleteVersion(number, of: name)
-        try await collector.removeUnreferenced(unreferenced, logger: logger)
-        manifests.invalidate(name)
     }
 }

@@ -44,7 +44,8 @@ final class ManifestSigner: Sendable {
         rootVersionValue = Atomic(root?.document.version ?? 0)
     }
 
-    /// Takes the keys and the newest root document another replica stored.
+    /// Takes the stored keys and the newest stored root document (stored through this server
+    /// or another replica).
     /// - Returns: Whether what manifests are signed with changed (the active key or the root
     ///   document): a new pending key alone signs nothing, so signed manifests stay as they are.
     @discardableResult
@@ -101,26 +102,26 @@ final class ManifestSigner: Sendable {
 
     /// The `arm` query value of the download URL of blob `sha256` handed out through `arm`
     /// (``ArmToken``), made with the active key.
-    func armToken(arm: String, sha256: String) -> String {
+    func armToken(arm: CountedArm, sha256: String) -> String {
         ArmToken.make(arm: arm, sha256: sha256, key: state.withLock { $0.armKeys[0] })
     }
 
     /// The arm a download of blob `sha256` counts for: the one its URL's `query` carries when
-    /// the token checks (``ArmToken``), else `unknown`.
-    func countedArm(query: Substring?, sha256: Substring) -> String {
+    /// the token checks (``ArmToken``), else ``CountedArm/unknown``.
+    func countedArm(query: Substring?, sha256: Substring) -> CountedArm {
         ArmToken.arm(inQuery: query, sha256: sha256, keys: state.withLock { $0.armKeys })
     }
 
-    /// Makes the key for the next rotation (or returns the one made before).
+    /// Stores the key for the next rotation (or returns the one made before); the signer takes
+    /// it at its next ``reload(catalog:)``.
     func makePendingKey() async throws -> PublicSigningKey {
         if let pending = state.withLock({ $0.pending }) { return PublicSigningKey(pending.publicKey) }
-        let key = try await keys.addPendingKey(Curve25519.Signing.PrivateKey())
-        state.withLock { $0.pending = key }
-        return PublicSigningKey(key.publicKey)
+        return PublicSigningKey(try await keys.addPendingKey(Curve25519.Signing.PrivateKey()).publicKey)
     }
 
-    /// Checks root document N+1 (or the first), stores it, and signs from now on with the
-    /// manifest key it lists; key files it does not list are deleted.
+    /// Checks root document N+1 (or the first) and stores it with the manifest key it lists as
+    /// the active one (key files it does not list are deleted); the signer signs with that key
+    /// from its next ``reload(catalog:)``.
     /// - Throws: ``DepotError``: the root document's verification errors; `conflict` when it is
     ///   not the next version; `bad_request` when it has expired or lists no key this server holds.
     func accept(_ envelope: Data, catalog: any ModelCatalog, now: Date) async throws -> RootDocument {
@@ -150,8 +151,6 @@ final class ManifestSigner: Sendable {
         }
         try await catalog.addRootDocument(version: next.document.version, envelope: envelope, at: now)
         try await keys.activateKey(PublicSigningKey.keyID(of: signing.publicKey))
-        state.withLock { $0 = State(active: signing, pending: nil, root: next, replacing: $0) }
-        rootVersionValue.store(next.document.version, ordering: .relaxed)
         return next.document
     }
 

@@ -40,11 +40,13 @@ struct BlobCollector: Sendable {
 
 extension BlobCollector {
     /// Removes the blobs a deletion left unreferenced (after it was committed), under the lock
-    /// and only those still unreferenced, then reloads the index. A blob that cannot be removed
-    /// is logged and left to the next collection: the deletion itself stands.
-    func removeUnreferenced(_ digests: Set<String>, logger: Logger) async throws {
-        if !digests.isEmpty {
-            let (catalog, blobs) = (catalog, blobs)
+    /// and only those still unreferenced. A blob that cannot be removed is logged and left to
+    /// the next collection: the deletion itself stands. (The blob index is reloaded with the
+    /// other caches, ``CatalogCaches``.)
+    func removeUnreferenced(_ digests: Set<String>, logger: Logger) async {
+        guard !digests.isEmpty else { return }
+        let (catalog, blobs) = (catalog, blobs)
+        do {
             _ = try await lock.collecting(wait: true) { () -> Bool in
                 let referenced = Set(try await catalog.blobReferences().map(\.sha256))
                 for digest in digests.sorted() where !referenced.contains(digest) {
@@ -57,8 +59,9 @@ extension BlobCollector {
                 }
                 return true
             }
+        } catch {
+            logger.error("could not remove the blobs a deletion left; the next collection removes them", metadata: ["cause": "\(error)"])
         }
-        try await index.reload()
     }
 }
 
