@@ -17,7 +17,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
         do {
             try Self.restrictPermissions(path)
             database = try DatabasePool(path: path, configuration: configuration)
-            try CatalogMigrations.migrator.migrate(database)
+            try SQLiteCatalogMigrations.migrator.migrate(database)
         } catch {
             throw DepotError(.internalError, "Could not open the catalog database '\(path)': \(error). Check the storage directory.")
         }

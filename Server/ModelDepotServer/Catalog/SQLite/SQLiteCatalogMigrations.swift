@@ -1,7 +1,7 @@
 import GRDB
 
 /// The catalog's schema, one migration per change; the schema holds the invariants.
-enum CatalogMigrations {
+enum SQLiteCatalogMigrations {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: models, versions, keys") { db in
