@@ -24,7 +24,7 @@ struct Depot: AsyncParsableCommand {
                 try command.run()
             }
         } catch let error as DepotError {
-            printError(error.message)
+            printError(error.cause.map { "\(error.message) (\($0))" } ?? error.message)
             Foundation.exit(error.exitCode)
         } catch {
             let code = exitCode(for: error)

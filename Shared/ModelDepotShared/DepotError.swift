@@ -214,5 +214,6 @@ public struct DepotError: Error, Sendable, Hashable, Codable, CustomStringConver
         cause = nil
     }
 
-    public var description: String { "\(message) [\(code)]" }
+    /// The message and code, and the cause when there is one (what logs print).
+    public var description: String { "\(message) [\(code)]" + (cause.map { " (\($0))" } ?? "") }
 }

@@ -62,7 +62,7 @@ public final class PostgresModelCatalog: ModelCatalog {
             case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
             }
         } catch {
-            throw DepotError(.internalError, "Could not set up TLS for the catalog database: \(error).")
+            throw DepotError(.internalError, "Could not set up TLS for the catalog database.", cause: "\(error)")
         }
         var configuration = PostgresConnection.Configuration(host: location.host, port: location.port, username: location.user,
                                                               password: location.password, database: location.database, tls: tls)
@@ -183,7 +183,7 @@ public final class PostgresModelCatalog: ModelCatalog {
         do {
             return try JSONDecoder().decode(type, from: Data(text.utf8))
         } catch {
-            throw DepotError(.internalError, "The catalog database holds a \(type) it cannot read: \(error).")
+            throw DepotError(.internalError, "The catalog database holds a \(type) it cannot read.", cause: "\(error)")
         }
     }
 

@@ -19,7 +19,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
             database = try DatabasePool(path: path, configuration: configuration)
             try SQLiteCatalogMigrations.migrator.migrate(database)
         } catch {
-            throw DepotError(.internalError, "Could not open the catalog database '\(path)': \(error). Check the storage directory.")
+            throw DepotError(.internalError, "Could not open the catalog database '\(path)'. Check the storage directory.", cause: "\(error)")
         }
     }
 
@@ -27,11 +27,11 @@ public struct SQLiteModelCatalog: ModelCatalog {
     /// the same mode) or restricts the files an earlier version left readable to others.
     private static func restrictPermissions(_ path: String) throws {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw DepotError(.internalError, "Could not create '\(path)': \(String(cString: strerror(errno))).") }
+        guard descriptor >= 0 else { throw DepotError(.internalError, "Could not create '\(path)'.", cause: String(cString: strerror(errno))) }
         close(descriptor)
         for file in [path, path + "-wal", path + "-shm"] where access(file, F_OK) == 0 {
             guard chmod(file, 0o600) == 0 else {
-                throw DepotError(.internalError, "Could not restrict the permissions of '\(file)': \(String(cString: strerror(errno))).")
+                throw DepotError(.internalError, "Could not restrict the permissions of '\(file)'.", cause: String(cString: strerror(errno)))
             }
         }
     }
@@ -337,6 +337,6 @@ public struct SQLiteModelCatalog: ModelCatalog {
     private static func mapped(_ error: any Error) -> any Error {
         if error is DepotError { return error }
         if let error = error as? DatabaseError, error.resultCode == .SQLITE_FULL { return FileSystemBlobStore.storageFull }
-        return DepotError(.internalError, "The catalog database failed: \(error).")
+        return DepotError(.internalError, "The catalog database failed.", cause: "\(error)")
     }
 }

@@ -41,7 +41,7 @@ public struct FileSystemBlobStore: BlobStore {
                 try FileManager.default.removeItem(atPath: root + "/tmp/" + stray)
             }
         } catch {
-            throw DepotError(.internalError, "Could not prepare the storage directory '\(root)': \(error.localizedDescription). Check that it is writable.")
+            throw DepotError(.internalError, "Could not prepare the storage directory '\(root)'. Check that it is writable.", cause: error.localizedDescription)
         }
     }
 
@@ -117,6 +117,7 @@ public struct FileSystemBlobStore: BlobStore {
 
     static func failure(_ operation: String, _ path: String) -> DepotError {
         if errno == ENOSPC || errno == EDQUOT { return storageFull }
-        return DepotError(.internalError, "Could not \(operation) '\(path)': \(String(cString: strerror(errno))). Check the storage directory's space and permissions.")
+        return DepotError(.internalError, "Could not \(operation) '\(path)'. Check the storage directory's space and permissions.",
+                          cause: String(cString: strerror(errno)))
     }
 }

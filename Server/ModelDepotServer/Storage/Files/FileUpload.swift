@@ -156,7 +156,7 @@ final class FileUpload: BlobUpload, @unchecked Sendable {
 
     private static func depotError(_ error: any Error, path: String) -> DepotError {
         (error as? DepotError)
-            ?? DepotError(.internalError, "Could not write '\(path)': \(error). The upload was not stored; try it again.")
+            ?? DepotError(.internalError, "Could not write '\(path)'. The upload was not stored; try it again.", cause: "\(error)")
     }
 }
 

@@ -66,7 +66,7 @@ public struct S3BlobStore: BlobStore {
         } catch let error as DepotError {
             throw error
         } catch {
-            throw DepotError(.unavailable, "The object store failed to store blob \(sha256): \(error).")
+            throw DepotError(.unavailable, "The object store failed to store blob \(sha256).", cause: "\(error)")
         }
         try? await client.delete(upload.key)
     }
@@ -79,7 +79,7 @@ public struct S3BlobStore: BlobStore {
         } catch let error as DepotError {
             throw error
         } catch {
-            throw DepotError(.unavailable, "The object store failed to remove blob \(sha256): \(error).")
+            throw DepotError(.unavailable, "The object store failed to remove blob \(sha256).", cause: "\(error)")
         }
     }
 

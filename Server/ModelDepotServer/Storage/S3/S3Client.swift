@@ -204,7 +204,7 @@ struct S3Client: Sendable {
         do {
             response = try await http.execute(request, deadline: deadline)
         } catch {
-            throw DepotError(.unavailable, "The object store \(location) cannot be reached to \(action) '\(key ?? location.bucket)': \(error).")
+            throw DepotError(.unavailable, "The object store \(location) cannot be reached to \(action) '\(key ?? location.bucket)'.", cause: "\(error)")
         }
         let status = response.status
         if !expecting.contains(status.code) {

@@ -101,7 +101,7 @@ actor S3Upload: BlobUpload {
         } catch let error as DepotError {
             throw error
         } catch {
-            throw DepotError(.unavailable, "The object store failed during an upload to '\(key)': \(error).")
+            throw DepotError(.unavailable, "The object store failed during an upload to '\(key)'.", cause: "\(error)")
         }
     }
 
