@@ -54,6 +54,21 @@ import Testing
         }
     }
 
+    /// The response encoder decides the body, not a middleware: a route outside the request log
+    /// hides a failure's message and cause as well.
+    @Test func aServerFailureIsHiddenWithoutTheRequestLogToo() async throws {
+        let router = Router(context: AppRequestContext.self)
+        router.get("bare") { _, _ -> Response in throw DepotError(.internalError, "Could not open '/srv/depot/storage'.", cause: Self.secret) }
+        try await Application(router: router).test(.router) { client in
+            let response = try await client.execute(uri: "/bare", method: .get)
+            #expect(response.status == .internalServerError)
+            let body = try JSONDecoder().decode(ErrorBody.self, from: Data(buffer: response.body))
+            let requestID = try #require(response.headers[HTTPField.Name(DepotHeader.requestID)!])
+            #expect(body.error.code == .internalError && body.error.message.contains("request id \(requestID)"))
+            #expect(!String(buffer: response.body).contains("/srv/depot") && !String(buffer: response.body).contains("db.internal"))
+        }
+    }
+
     @Test func aClientErrorKeepsItsMessage() async throws {
         try await Application(router: Self.router()).test(.router) { client in
             let response = try await client.execute(uri: "/v1/refused", method: .get)

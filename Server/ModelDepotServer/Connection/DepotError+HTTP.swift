@@ -39,8 +39,16 @@ extension DepotError: HTTPResponseError {
         }
     }
 
-    /// `{"error": {"code", "message"}}` with the status above.
+    /// The answer to every error the server sends, wherever it was thrown: a client's error as
+    /// ``jsonResponse()``; a failure of the server's own (any 5xx) as a ``ServerFailure``, whose
+    /// body names a request id instead of the message, which goes to the log with the cause.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
+        guard status.code < 500 else { return try ServerFailure(logging: self, request: request, logger: context.logger).response() }
+        return try jsonResponse()
+    }
+
+    /// `{"error": {"code", "message"}}` with the status above.
+    func jsonResponse() throws -> Response {
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if code == .unauthorized { headers[.wwwAuthenticate] = "Bearer realm=\"ModelDepot\"" }
         // The body announced is not read: close, rather than read gigabytes (or wait for bytes a

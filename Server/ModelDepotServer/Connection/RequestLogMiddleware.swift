@@ -1,11 +1,10 @@
 import Hummingbird
-import Logging
 import ModelDepotShared
 
-/// One line per request in the ``RequestLog``, and the request counters; errors become JSON
-/// bodies here. A failure of the server's own (a 5xx) keeps its cause out of the body: the cause
-/// goes to the log under a request id, and the body names only the code, a public message and
-/// that id (``ServerFailure``).
+/// One line per request in the ``RequestLog``, and the request counters. An error that is not
+/// an HTTP answer of its own becomes an `internal_error` here; what its body shows is decided by
+/// the response encoder (``DepotError``'s `response(from:context:)`), which keeps a 5xx's cause
+/// out of the body.
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let metrics: ServerMetrics
@@ -18,27 +17,15 @@ struct RequestLogMiddleware: RouterMiddleware {
             record(request, context, status: Int(response.status.code), start: start, error: nil)
             return response
         } catch let error as HTTPResponseError where !ServerFailure.hidesCause(error) {
-            let failure = error as? ServerFailure
-            record(request, context, status: Int(error.status.code), start: start,
-                   error: failure?.code.rawValue ?? (error as? DepotError)?.code.rawValue, requestID: failure?.requestID)
+            record(request, context, status: Int(error.status.code), start: start, error: (error as? DepotError)?.code.rawValue)
             throw error
         } catch {
-            let failure = Self.report(error, request, context)
-            record(request, context, status: Int(failure.status.code), start: start, error: failure.code.rawValue, requestID: failure.requestID)
-            throw failure
+            let failure = error as? DepotError ?? DepotError(.internalError, "The server failed to answer.", cause: "\(error)")
+            let response = try failure.response(from: request, context: context)
+            record(request, context, status: Int(response.status.code), start: start, error: failure.code.rawValue,
+                   requestID: response.headers[.depotRequestID])
+            return response
         }
-    }
-
-    /// Logs a failure of the server's own with its cause under a new request id.
-    static func report(_ error: any Error, _ request: Request, _ context: Context) -> ServerFailure {
-        let cause = error as? DepotError ?? DepotError(.internalError, "\(error)")
-        let code = (error as? HTTPResponseError).map { _ in cause.code } ?? .internalError
-        let failure = ServerFailure(code: code, requestID: String(UInt64.random(in: .min ... .max), radix: 16))
-        context.logger.error("the server failed to answer", metadata: [
-            "request_id": "\(failure.requestID)", "method": "\(request.method)", "path": "\(request.uri.path)",
-            "error": "\(code.rawValue)", "cause": "\(cause.cause.map { cause.message + " " + $0 } ?? cause.message)",
-        ])
-        return failure
     }
 
     private func record(_ request: Request, _ context: Context, status: Int, start: ContinuousClock.Instant, error: String?,

@@ -1,20 +1,31 @@
 import Hummingbird
+import Logging
 import ModelDepotShared
 
 /// A failure of the server's own — any 5xx — as the client sees it: the error's code, a public
-/// message for that code and the request id under which the log keeps the cause. Database hosts,
-/// bucket names, object keys and file paths stay in the log.
-struct ServerFailure: HTTPResponseError {
+/// message for that code and the request id under which the log keeps the message and cause.
+/// Database hosts, bucket names, object keys and file paths stay in the log. Made by the response
+/// encoder (``DepotError``'s `response(from:context:)``), whoever throws the error.
+struct ServerFailure {
     let code: DepotError.Code
     let requestID: String
 
-    /// Whether an error must go out as a ``ServerFailure``: every 5xx.
+    /// Whether an error must go out as a ``ServerFailure``: every 5xx, and every error that is
+    /// not an HTTP answer of its own.
     static func hidesCause(_ error: any Error) -> Bool {
         guard let error = error as? HTTPResponseError else { return true }
-        return !(error is ServerFailure) && error.status.code >= 500
+        return error.status.code >= 500
     }
 
-    var status: HTTPResponse.Status { publicError.status }
+    /// Logs `error`, with its message and cause, under a new request id.
+    init(logging error: DepotError, request: Request, logger: Logger) {
+        code = error.code
+        requestID = String(UInt64.random(in: .min ... .max), radix: 16)
+        logger.error("the server failed to answer", metadata: [
+            "request_id": "\(requestID)", "method": "\(request.method)", "path": "\(request.uri.path)",
+            "error": "\(code.rawValue)", "cause": "\(error.cause.map { error.message + " " + $0 } ?? error.message)",
+        ])
+    }
 
     /// What the body says.
     var publicError: DepotError {
@@ -29,8 +40,9 @@ struct ServerFailure: HTTPResponseError {
         return DepotError(code, message)
     }
 
-    func response(from request: Request, context: some RequestContext) throws -> Response {
-        var response = try publicError.response(from: request, context: context)
+    /// The public error's body, with the request id in `Depot-Request-ID`.
+    func response() throws -> Response {
+        var response = try publicError.jsonResponse()
         response.headers[.depotRequestID] = requestID
         return response
     }

@@ -299,9 +299,6 @@ struct ConsoleHeadersMiddleware: RouterMiddleware {
             response = try await next(request, context)
         } catch let error as HTTPResponseError where !ServerFailure.hidesCause(error) {
             response = try error.response(from: request, context: context)
-        } catch {
-            // A failure of the server's own goes out as the request log's ``ServerFailure``.
-            throw RequestLogMiddleware.report(error, request, context)
         }
         response.headers[HTTPField.Name("Content-Security-Policy")!] = Self.contentSecurityPolicy
         response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
