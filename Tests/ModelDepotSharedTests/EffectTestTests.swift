@@ -24,7 +24,13 @@ import Testing
             let treatment: Arm
             let results: [Result]
         }
+        struct SampleRatio: Decodable {
+            let shares: [Int]
+            let installations: [Int]
+            let pValue: Double
+        }
         let cases: [Case]
+        let sampleRatios: [SampleRatio]
     }
 
     static let reference: Reference = {
@@ -55,6 +61,17 @@ import Testing
             }
         }
         #expect(compared == 816)
+    }
+
+    @Test func theSampleRatioCheckEqualsGbstats() {
+        #expect(Self.reference.sampleRatios.count >= 90)
+        for (number, reference) in Self.reference.sampleRatios.enumerated() {
+            let versions = Array(1...reference.shares.count)
+            let check = SampleRatioCheck(rule: "r", name: "rule", shares: Dictionary(uniqueKeysWithValues: zip(versions, reference.shares)),
+                                         observed: Dictionary(uniqueKeysWithValues: zip(versions, reference.installations)))
+            let ours = check.pValue ?? .nan
+            #expect(Self.close(ours, reference.pValue, absolute: 1e-15), "check \(number): ours \(ours), gbstats \(reference)")
+        }
     }
 
     @Test func nothingIsComparedWithoutAControlMeanOrVariance() {

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes Tests/Fixtures/experiments/gbstats-0.8.0.json: GrowthBook's gbstats 0.8.0 results
 (TwoSidedTTest, SequentialTwoSidedTTest; relative and absolute) on random per-installation
-aggregates, the reference EffectTestTests compares ModelDepot's arithmetic with.
+aggregates, and its sample-ratio check (check_srm) on random splits: the reference
+EffectTestTests compares ModelDepot's arithmetic with.
 
     python3 -m venv .build/gbstats && .build/gbstats/bin/pip install gbstats==0.8.0
     .build/gbstats/bin/python scripts/experiments/gbstats_reference.py
@@ -16,6 +17,7 @@ import numpy as np
 from gbstats.frequentist.tests import (FrequentistConfig, SequentialConfig, SequentialTwoSidedTTest,
                                        TwoSidedTTest)
 from gbstats.models.statistics import ProportionStatistic, SampleMeanStatistic
+from gbstats.utils import check_srm
 
 rng = np.random.default_rng(20261125)
 np.seterr(over="ignore")  # a huge effect overflows the e-value to infinity: p = 0, as intended
@@ -66,6 +68,22 @@ cases.append(case({"kind": "proportion", "n": 50, "sum": 50.0, "sumOfSquares": N
 cases.append(case(arm("mean", 30, 1.0), {"kind": "mean", "n": 1, "sum": 7.0, "sumOfSquares": 49.0}))
 
 out = pathlib.Path(__file__).resolve().parents[2] / "Tests/Fixtures/experiments/gbstats-0.8.0.json"
+# Sample-ratio checks: 2 to 4 arms with shares in basis points, installations drawn with the
+# split or slightly off it (check_srm's p-value).
+ratios = []
+for _ in range(100):
+    arms = int(rng.integers(2, 5))
+    shares = rng.integers(1, 100, size=arms)
+    shares = [int(x) for x in np.floor(shares / shares.sum() * 10_000)]
+    shares[0] += 10_000 - sum(shares)
+    skew = rng.normal(1, 0.03, size=arms) if rng.random() < 0.5 else np.ones(arms)
+    weights = np.array(shares) * skew
+    users = [int(x) for x in rng.multinomial(int(rng.integers(200, 200_000)), weights / weights.sum())]
+    if min(users) < 10:
+        continue
+    ratios.append({"shares": shares, "installations": users, "pValue": float(check_srm(users, shares))})
+
 header = json.dumps({"gbstats": "0.8.0", "alpha": 0.05, "sequentialTuning": 5000})[:-1]
-out.write_text(header + ', "cases": [\n' + ",\n".join(json.dumps(c) for c in cases) + "\n]}\n")
-print(f"{out}: {len(cases)} cases, {sum(len(c['results']) for c in cases)} results")
+out.write_text(header + ', "sampleRatios": [\n' + ",\n".join(json.dumps(r) for r in ratios) + '\n], "cases": [\n'
+               + ",\n".join(json.dumps(c) for c in cases) + "\n]}\n")
+print(f"{out}: {len(cases)} cases, {sum(len(c['results']) for c in cases)} results, {len(ratios)} sample-ratio checks")

@@ -14,7 +14,7 @@ public struct SampleRatioCheck: Sendable, Hashable, Codable {
     public var name: String
     /// Configured shares in basis points, by version (as text, for JSON).
     public var expected: [String: Int]
-    /// Observed manifests, by version.
+    /// Observed installations, by version.
     public var observed: [String: Int]
     /// The chi-squared statistic, or `nil` without enough traffic (an expected count below 5).
     public var chiSquared: Double?
@@ -39,8 +39,8 @@ public struct SampleRatioCheck: Sendable, Hashable, Codable {
         expected = Dictionary(uniqueKeysWithValues: arms.map { ("\($0.key)", $0.value) })
         self.observed = Dictionary(uniqueKeysWithValues: arms.map { ("\($0.key)", observed[$0.key, default: 0]) })
         let total = Double(arms.keys.reduce(0) { $0 + observed[$1, default: 0] })
-        let total_shares = Double(arms.values.reduce(0, +))
-        let expectedCounts = arms.mapValues { total * Double($0) / total_shares }
+        let totalShares = Double(arms.values.reduce(0, +))
+        let expectedCounts = arms.mapValues { total * Double($0) / totalShares }
         guard arms.count > 1, expectedCounts.values.allSatisfy({ $0 >= 5 }) else {
             chiSquared = nil
             pValue = nil
