@@ -26,41 +26,46 @@ struct BlobCollector: Sendable {
         let candidates = try await blobs.storedDigests().filter { !first.contains($0) }
         let abandoned = dryRun ? 0 : try await blobs.removeAbandonedUploads(startedBefore: clock().addingTimeInterval(-abandonedAfter))
         guard !candidates.isEmpty else { return BlobCollection(removedBlobs: [], removedUploads: abandoned, dryRun: dryRun, busy: false) }
-        let (catalog, blobs) = (catalog, blobs)
-        let removed = try await lock.collecting(wait: wait) { () -> [String] in
-            let referenced = Set(try await catalog.blobReferences().map(\.sha256))
-            let unreferenced = candidates.filter { !referenced.contains($0) }.sorted()
-            if !dryRun { for digest in unreferenced { try await blobs.remove(digest) } }
-            return unreferenced
-        }
-        if removed?.isEmpty == false && !dryRun { try await index.reload() }
-        return BlobCollection(removedBlobs: removed ?? [], removedUploads: abandoned, dryRun: dryRun, busy: removed == nil)
+        let outcome = try await remove(candidates, dryRun: dryRun, wait: wait)
+        if outcome?.removed.isEmpty == false && !dryRun { try await index.reload() }
+        if let failure = outcome?.failures.first { throw failure.error }
+        return BlobCollection(removedBlobs: outcome?.removed ?? [], removedUploads: abandoned, dryRun: dryRun, busy: outcome == nil)
     }
-}
 
-extension BlobCollector {
-    /// Removes the blobs a deletion left unreferenced (after it was committed), under the lock
-    /// and only those still unreferenced. A blob that cannot be removed is logged and left to
-    /// the next collection: the deletion itself stands. (The blob index is reloaded with the
-    /// other caches, ``CatalogCaches``.)
+    /// Removes the blobs a deletion left unreferenced (after it was committed), only those still
+    /// unreferenced. A blob that cannot be removed is logged and left to the next collection: the
+    /// deletion itself stands. (The blob index is reloaded with the other caches, ``CatalogCaches``.)
     func removeUnreferenced(_ digests: Set<String>, logger: Logger) async {
         guard !digests.isEmpty else { return }
-        let (catalog, blobs) = (catalog, blobs)
         do {
-            _ = try await lock.collecting(wait: true) { () -> Bool in
-                let referenced = Set(try await catalog.blobReferences().map(\.sha256))
-                for digest in digests.sorted() where !referenced.contains(digest) {
-                    do {
-                        try await blobs.remove(digest)
-                    } catch {
-                        logger.error("could not remove a blob no version references; the next collection removes it",
-                                     metadata: ["sha256": "\(digest)", "cause": "\(error)"])
-                    }
-                }
-                return true
+            for failure in try await remove(digests.sorted(), dryRun: false, wait: true)?.failures ?? [] {
+                logger.error("could not remove a blob no version references; the next collection removes it",
+                             metadata: ["sha256": "\(failure.digest)", "cause": "\(failure.error)"])
             }
         } catch {
             logger.error("could not remove the blobs a deletion left; the next collection removes them", metadata: ["cause": "\(error)"])
+        }
+    }
+
+    /// The one place blobs are removed: holding the lock exclusively, reads the references again
+    /// and removes the candidates none names (each attempted, whatever became of the others).
+    /// - Returns: The digests removed (or, for a dry run, that would be) and those that could not
+    ///   be; `nil` when `wait` is false and the lock is taken.
+    private func remove(_ candidates: [String], dryRun: Bool, wait: Bool) async throws
+        -> (removed: [String], failures: [(digest: String, error: DepotError)])? {
+        let (catalog, blobs) = (catalog, blobs)
+        return try await lock.collecting(wait: wait) { () -> (removed: [String], failures: [(digest: String, error: DepotError)]) in
+            let referenced = Set(try await catalog.blobReferences().map(\.sha256))
+            var outcome: (removed: [String], failures: [(digest: String, error: DepotError)]) = ([], [])
+            for digest in candidates.sorted() where !referenced.contains(digest) {
+                do throws(DepotError) {
+                    if !dryRun { try await blobs.remove(digest) }
+                    outcome.removed.append(digest)
+                } catch {
+                    outcome.failures.append((digest, error))
+                }
+            }
+            return outcome
         }
     }
 }
