@@ -1,0 +1,126 @@
+/// A bsdiff-style difference between two files (Percival, "Naive differences of executable
+/// code", 2003): the new file as a sequence of steps, each adding bytes of the old file to a
+/// stretch of the new one (so a stretch that moved and changed a little becomes mostly zeros,
+/// which compress well) and then inserting bytes the old file does not have. Matches are found
+/// by binary search in the old file's ``SuffixArray``.
+struct BinaryDiff: Sendable, Hashable {
+    /// One step: `added.count` bytes of the new file made by adding `added` to the old file's bytes
+    /// from the current old offset, then `inserted` taken as they are, then the old offset moved
+    /// by `seek` (after the added stretch).
+    struct Step: Sendable, Hashable {
+        var added: [UInt8]
+        var inserted: [UInt8]
+        var seek: Int
+    }
+
+    var steps: [Step]
+
+    /// The difference these steps make (as a patch carries them).
+    init(steps: [Step]) {
+        self.steps = steps
+    }
+
+    /// The difference that turns `old` into `new`.
+    init(from old: [UInt8], to new: [UInt8]) {
+        let order = old.withUnsafeBufferPointer { SuffixArray.of($0) }
+        steps = []
+        var scan = 0, length = 0, position = 0
+        var lastScan = 0, lastPosition = 0, lastOffset = 0
+        while scan < new.count {
+            var oldScore = 0
+            scan += length
+            var scored = scan
+            while scan < new.count {
+                (length, position) = Self.longestMatch(of: new[scan...], in: old, order: order)
+                while scored < scan + length {
+                    if scored + lastOffset < old.count && old[scored + lastOffset] == new[scored] { oldScore += 1 }
+                    scored += 1
+                }
+                // A match no better than carrying on with the last offset (within 8 bytes) is not
+                // worth a step of its own.
+                if (length == oldScore && length != 0) || length > oldScore + 8 { break }
+                if scan + lastOffset < old.count && old[scan + lastOffset] == new[scan] { oldScore -= 1 }
+                scan += 1
+            }
+            guard length != oldScore || scan == new.count else { continue }
+            // Extend the last match forwards and this one backwards while more than half the
+            // bytes agree; split any overlap where it agrees best.
+            var forward = Self.bestExtension(count: min(scan - lastScan, old.count - lastPosition)) {
+                old[lastPosition + $0] == new[lastScan + $0]
+            }
+            var backward = scan < new.count ? Self.bestExtension(count: min(scan - lastScan, position)) {
+                old[position - 1 - $0] == new[scan - 1 - $0]
+            } : 0
+            if lastScan + forward > scan - backward {
+                let overlap = lastScan + forward - (scan - backward)
+                var score = 0, bestScore = 0, split = 0
+                for i in 0..<overlap {
+                    if new[lastScan + forward - overlap + i] == old[lastPosition + forward - overlap + i] { score += 1 }
+                    if new[scan - backward + i] == old[position - backward + i] { score -= 1 }
+                    if score > bestScore {
+                        bestScore = score
+                        split = i + 1
+                    }
+                }
+                forward += split - overlap
+                backward -= split
+            }
+            let added = (0..<forward).map { new[lastScan + $0] &- old[lastPosition + $0] }
+            let inserted = Array(new[(lastScan + forward)..<(scan - backward)])
+            steps.append(Step(added: added, inserted: inserted, seek: (position - backward) - (lastPosition + forward)))
+            lastScan = scan - backward
+            lastPosition = position - backward
+            lastOffset = position - scan
+        }
+    }
+
+    /// The new file, from `old` and the steps; `nil` when a step reads outside the old file.
+    func apply(to old: [UInt8]) -> [UInt8]? {
+        var new: [UInt8] = []
+        var offset = 0
+        for step in steps {
+            guard offset >= 0, offset + step.added.count <= old.count else { return nil }
+            for (i, byte) in step.added.enumerated() { new.append(old[offset + i] &+ byte) }
+            new.append(contentsOf: step.inserted)
+            offset += step.added.count + step.seek
+        }
+        return new
+    }
+
+    /// The longest prefix of `target` found in `old`, and where: binary search over the sorted
+    /// suffixes, then the better of the two neighbours it ends between.
+    static func longestMatch(of target: ArraySlice<UInt8>, in old: [UInt8], order: [Int32]) -> (length: Int, position: Int) {
+        guard !order.isEmpty else { return (0, 0) }
+        var low = 0, high = order.count - 1
+        while high - low >= 2 {
+            let middle = low + (high - low) / 2
+            if old[Int(order[middle])...].lexicographicallyPrecedes(target) { low = middle } else { high = middle }
+        }
+        let first = commonPrefix(old[Int(order[low])...], target)
+        let second = commonPrefix(old[Int(order[high])...], target)
+        return first > second ? (first, Int(order[low])) : (second, Int(order[high]))
+    }
+
+    static func commonPrefix(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Int {
+        var length = 0
+        for (x, y) in zip(a, b) {
+            guard x == y else { break }
+            length += 1
+        }
+        return length
+    }
+
+    /// How far to extend a match over `count` bytes (`agrees(i)`: whether byte i agrees) so that
+    /// the agreeing bytes outnumber the others by the most.
+    static func bestExtension(count: Int, agrees: (Int) -> Bool) -> Int {
+        var agreeing = 0, best = 0, length = 0
+        for i in 0..<max(count, 0) {
+            if agrees(i) { agreeing += 1 }
+            if agreeing * 2 - (i + 1) > best * 2 - length {
+                best = agreeing
+                length = i + 1
+            }
+        }
+        return length
+    }
+}
