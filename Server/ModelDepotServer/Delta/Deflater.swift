@@ -1,0 +1,188 @@
+/// DEFLATE (RFC 1951) with the fixed Huffman codes: LZ77 matches found through hash chains over
+/// a 32 KiB window, each block of 32 KiB coded with the fixed codes or stored, whichever is
+/// smaller. Enough for patch streams, which are mostly runs of zeros (a run of 258 costs 13
+/// bits); the device inflates them with the project's own inflater, so neither side needs zlib.
+enum Deflater {
+    static let window = 1 << 15
+    static let blockSize = 1 << 15
+    static let longestMatch = 258
+    /// How many earlier positions with the same hash are tried for a match.
+    static let chainLimit = 64
+
+    /// The raw DEFLATE stream (no zlib or gzip wrapper) of `input`.
+    static func compress(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var writer = BitWriter()
+        var matcher = Matcher()
+        var start = 0
+        repeat {
+            let end = min(start + blockSize, input.count)
+            let tokens = matcher.tokens(input, start..<end)
+            let last = end == input.count
+            let fixedBits = 3 + tokens.reduce(7) { $0 + Token.fixedBits($1) }
+            let storedBits = 3 + 7 + 32 + (end - start) * 8
+            if fixedBits <= storedBits {
+                writer.write(last ? 1 : 0, bits: 1)
+                writer.write(1, bits: 2)
+                for token in tokens { Token.writeFixed(token, to: &writer) }
+                writer.writeFixedSymbol(256)
+            } else {
+                writer.write(last ? 1 : 0, bits: 1)
+                writer.write(0, bits: 2)
+                writer.alignToByte()
+                writer.write(end - start, bits: 16)
+                writer.write(~(end - start) & 0xFFFF, bits: 16)
+                for i in start..<end { writer.write(Int(input[i]), bits: 8) }
+            }
+            start = end
+        } while start < input.count
+        writer.alignToByte()
+        return writer.bytes
+    }
+
+    /// A literal byte, or a match of `length` bytes `distance` back.
+    enum Token {
+        case literal(UInt8)
+        case match(length: Int, distance: Int)
+
+        static let lengthBases = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258]
+        static let lengthExtra = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
+        static let distanceBases = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073,
+                                    4097, 6145, 8193, 12289, 16385, 24577]
+        static let distanceExtra = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
+        /// The length code's index for each length 0...258 (258 has a code of its own).
+        static let lengthIndex: [Int] = (0...258).map { length in
+            length == 258 ? 28 : (lengthBases.lastIndex { $0 <= length } ?? 0)
+        }
+
+        static func distanceIndex(_ distance: Int) -> Int {
+            var low = 0, high = distanceBases.count - 1
+            while low < high {
+                let middle = (low + high + 1) / 2
+                if distanceBases[middle] <= distance { low = middle } else { high = middle - 1 }
+            }
+            return low
+        }
+
+        static func fixedBits(_ token: Token) -> Int {
+            switch token {
+            case .literal(let byte): return byte < 144 ? 8 : 9
+            case .match(let length, let distance):
+                let index = lengthIndex[length]
+                return (index < 23 ? 7 : 8) + lengthExtra[index] + 5 + distanceExtra[distanceIndex(distance)]
+            }
+        }
+
+        static func writeFixed(_ token: Token, to writer: inout BitWriter) {
+            switch token {
+            case .literal(let byte):
+                writer.writeFixedSymbol(Int(byte))
+            case .match(let length, let distance):
+                let index = lengthIndex[length]
+                writer.writeFixedSymbol(257 + index)
+                writer.write(length - lengthBases[index], bits: lengthExtra[index])
+                let code = distanceIndex(distance)
+                writer.writeCode(code, bits: 5)
+                writer.write(distance - distanceBases[code], bits: distanceExtra[code])
+            }
+        }
+    }
+
+    /// LZ77 over the window: the most recent position of each 3-byte hash, and for each position
+    /// the one before it with the same hash.
+    struct Matcher {
+        private var head = [Int32](repeating: -1, count: 1 << 15)
+        private var previous = [Int32](repeating: -1, count: Deflater.window)
+        private var inserted = 0
+
+        private static func hash(_ input: UnsafeBufferPointer<UInt8>, _ i: Int) -> Int {
+            (Int(input[i]) << 10 ^ Int(input[i + 1]) << 5 ^ Int(input[i + 2])) & 0x7FFF
+        }
+
+        /// Records positions up to (not including) `end` that have three bytes to hash.
+        private mutating func insert(_ input: UnsafeBufferPointer<UInt8>, upTo end: Int) {
+            while inserted < end && inserted + 2 < input.count {
+                let h = Self.hash(input, inserted)
+                previous[inserted & (Deflater.window - 1)] = head[h]
+                head[h] = Int32(inserted)
+                inserted += 1
+            }
+        }
+
+        /// Greedy parsing of `range`, with matches reaching back into earlier blocks.
+        mutating func tokens(_ input: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> [Token] {
+            var tokens: [Token] = []
+            var i = range.lowerBound
+            while i < range.upperBound {
+                insert(input, upTo: i)
+                var bestLength = 0, bestDistance = 0
+                if i + 2 < range.upperBound {
+                    var candidate = Int(head[Self.hash(input, i)])
+                    var tried = 0
+                    let limit = min(Deflater.longestMatch, range.upperBound - i)
+                    while candidate >= 0, i - candidate <= Deflater.window, tried < Deflater.chainLimit {
+                        var length = 0
+                        while length < limit && input[candidate + length] == input[i + length] { length += 1 }
+                        if length > bestLength {
+                            bestLength = length
+                            bestDistance = i - candidate
+                            if length == limit { break }
+                        }
+                        let next = Int(previous[candidate & (Deflater.window - 1)])
+                        guard next < candidate else { break }
+                        candidate = next
+                        tried += 1
+                    }
+                }
+                if bestLength >= 3 {
+                    tokens.append(.match(length: bestLength, distance: bestDistance))
+                    i += bestLength
+                } else {
+                    tokens.append(.literal(input[i]))
+                    i += 1
+                }
+            }
+            insert(input, upTo: range.upperBound)
+            return tokens
+        }
+    }
+
+    /// Bits in DEFLATE's order: values from their least significant bit, Huffman codes from
+    /// their most significant.
+    struct BitWriter {
+        private(set) var bytes: [UInt8] = []
+        private var buffer: UInt64 = 0
+        private var count = 0
+
+        mutating func write(_ value: Int, bits: Int) {
+            guard bits > 0 else { return }
+            buffer |= UInt64(value & ((1 << bits) - 1)) << UInt64(count)
+            count += bits
+            while count >= 8 {
+                bytes.append(UInt8(truncatingIfNeeded: buffer))
+                buffer >>= 8
+                count -= 8
+            }
+        }
+
+        /// A Huffman code of `bits` bits, most significant first.
+        mutating func writeCode(_ code: Int, bits: Int) {
+            var reversed = 0
+            for bit in 0..<bits where code & (1 << bit) != 0 { reversed |= 1 << (bits - 1 - bit) }
+            write(reversed, bits: bits)
+        }
+
+        /// A literal/length symbol with the fixed code.
+        mutating func writeFixedSymbol(_ symbol: Int) {
+            switch symbol {
+            case 0...143: writeCode(0x30 + symbol, bits: 8)
+            case 144...255: writeCode(0x190 + symbol - 144, bits: 9)
+            case 256...279: writeCode(symbol - 256, bits: 7)
+            default: writeCode(0xC0 + symbol - 280, bits: 8)
+            }
+        }
+
+        mutating func alignToByte() {
+            if count > 0 { write(0, bits: 8 - count) }
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+@testable import ModelDepotServer
+@testable import ModelDepotShared
+import Testing
+
+/// The patch streams' compressor: what it writes inflates back byte for byte, with the project's
+/// inflater and with zlib, and runs of zeros shrink to almost nothing.
+@Suite struct DeflaterTests {
+    static func compress(_ bytes: [UInt8]) -> [UInt8] {
+        bytes.withUnsafeBufferPointer { Deflater.compress($0) }
+    }
+
+    static func inflate(_ compressed: [UInt8], limit: Int) throws -> [UInt8] {
+        var output: [UInt8] = []
+        let result = compressed.withUnsafeBytes { Inflater.inflate(FlatBufferBytes(raw: $0), limit: limit) { output += $0 } }
+        _ = try result.get()
+        return output
+    }
+
+    static var inputs: [(String, [UInt8])] {
+        var generator = SystemRandomNumberGenerator()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let model = (try? [UInt8](Data(contentsOf: root.appendingPathComponent("Tests/Fixtures/tflite/float_classifier_labels.tflite")))) ?? []
+        return [
+            ("empty", []), ("one byte", [42]), ("three", [1, 2, 3]),
+            ("zeros", [UInt8](repeating: 0, count: 300_000)),
+            ("random", (0..<100_000).map { _ in UInt8.random(in: 0...255, using: &generator) }),
+            ("text", Array(String(repeating: "the quick brown fox jumps over the lazy dog; ", count: 3_000).utf8)),
+            ("a model", model),
+            ("mostly zeros", (0..<200_000).map { $0 % 997 == 0 ? UInt8.random(in: 1...255, using: &generator) : 0 }),
+        ]
+    }
+
+    @Test func everythingInflatesBackWithTheProjectsInflater() throws {
+        for (name, bytes) in Self.inputs {
+            let compressed = Self.compress(bytes)
+            #expect(try Self.inflate(compressed, limit: bytes.count + 1) == bytes, "\(name)")
+        }
+    }
+
+    @Test func zlibInflatesItToo() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("deflate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        for (index, (name, bytes)) in Self.inputs.enumerated() {
+            let input = scratch.appendingPathComponent("\(index).deflate")
+            try Data(Self.compress(bytes)).write(to: input)
+            let python = Process()
+            python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            python.arguments = ["python3", "-c", "import sys, zlib; sys.stdout.buffer.write(zlib.decompress(open(sys.argv[1], 'rb').read(), -15))",
+                                input.path]
+            let output = Pipe()
+            python.standardOutput = output
+            try python.run()
+            let inflated = output.fileHandleForReading.readDataToEndOfFile()
+            python.waitUntilExit()
+            #expect(python.terminationStatus == 0 && [UInt8](inflated) == bytes, "\(name)")
+        }
+    }
+
+    @Test func runsShrinkAndRandomBytesBarelyGrow() {
+        let inputs = Dictionary(uniqueKeysWithValues: Self.inputs)
+        #expect(Self.compress(inputs["zeros"]!).count < 2_500, "300 kB of zeros: \(Self.compress(inputs["zeros"]!).count) bytes")
+        #expect(Self.compress(inputs["mostly zeros"]!).count < 2_500, "about 80 bits per nonzero byte and its run: \(Self.compress(inputs["mostly zeros"]!).count)")
+        let random = inputs["random"]!
+        #expect(Self.compress(random).count <= random.count + random.count / 1_000 + 16, "stored, not expanded")
+        #expect(Self.compress(inputs["text"]!).count < inputs["text"]!.count / 20)
+        #expect(Self.compress([]).count == 2, "one empty final block: 10 bits")
+    }
+}
