@@ -52,28 +52,6 @@ import Testing
         #expect(given.installationID == "device-abc")
     }
 
-    /// Hashing and verifying a large download happen off the downloader's actor: asked while a
-    /// model is verified, the downloader answers at once, before that model is installed.
-    @Test func aDownloadIsVerifiedWhileTheDownloaderAnswersOthers() async throws {
-        let setup = try setUp()
-        // A valid model followed by 64 MiB of zeros (as appended files would be): its hashing takes a while.
-        var large = try Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier")))
-        large.append(Data(count: 64 << 20))
-        try large.write(to: URL(fileURLWithPath: setup.scratch.path("large.tflite")))
-        try Command.depot(["upload", "flowers", setup.scratch.path("large.tflite"), "--publish"], environment: setup.server.environment).succeeded()
-        let downloader = setup.downloader
-        let events = await downloader.events()
-        let download = Task { try await downloader.model(named: "flowers") }
-        var listedWhileVerifying: [Int]?
-        for await event in events {
-            if case .verifying(_, 2) = event { listedWhileVerifying = await downloader.listDownloadedModels().map(\.version) }
-            if case .installed = event { break }
-            if case .failed(_, let error) = event { Issue.record("the download failed: \(error)") }
-        }
-        #expect(try await download.value.version == 2)
-        #expect(listedWhileVerifying == [], "answered during the verification, before the install: \(listedWhileVerifying ?? [-1])")
-    }
-
     @Test func concurrentRequestsForOneModelShareOneDownload() async throws {
         let setup = try setUp(publish: ["float_classifier_labels"])
         let downloader = setup.downloader
