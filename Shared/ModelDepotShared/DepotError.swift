@@ -166,6 +166,10 @@ public struct DepotError: Error, Sendable, Hashable, Codable, CustomStringConver
         /// A zlib or DEFLATE stream is damaged.
         case invalidCompressedData = "invalid_compressed_data"
 
+        // MARK: Updates by patch
+        /// A patch is damaged, or does not fit the file it patches or the file it should make.
+        case invalidPatch = "invalid_patch"
+
         // MARK: Images (ModelDepotLiteRT)
         /// An image could not be decoded, or a size or region does not fit it.
         case invalidImage = "invalid_image"

@@ -15,10 +15,6 @@ struct Inflater {
 
     private static let window = 32 << 10
     private static let flushSize = 1 << 20
-    private static let lengthBase: [Int] = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258]
-    private static let lengthExtra: [Int] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
-    private static let distanceBase: [Int] = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577]
-    private static let distanceExtra: [Int] = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
     private static let codeLengthOrder = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
 
     /// A canonical Huffman code: how many codes of each length, and the symbols in code order;
@@ -203,11 +199,11 @@ struct Inflater {
             }
             if symbol == 256 { return }
             let lengthIndex = symbol - 257
-            guard lengthIndex < Self.lengthBase.count else { throw Failure.damaged("length symbol \(symbol) is invalid") }
-            let length = Self.lengthBase[lengthIndex] + (try bits(Self.lengthExtra[lengthIndex]))
+            guard lengthIndex < DeflateCodes.lengthBase.count else { throw Failure.damaged("length symbol \(symbol) is invalid") }
+            let length = DeflateCodes.lengthBase[lengthIndex] + (try bits(DeflateCodes.lengthExtra[lengthIndex]))
             let distanceSymbol = try decode(distances)
-            guard distanceSymbol < Self.distanceBase.count else { throw Failure.damaged("distance symbol \(distanceSymbol) is invalid") }
-            let distance = Self.distanceBase[distanceSymbol] + (try bits(Self.distanceExtra[distanceSymbol]))
+            guard distanceSymbol < DeflateCodes.distanceBase.count else { throw Failure.damaged("distance symbol \(distanceSymbol) is invalid") }
+            let distance = DeflateCodes.distanceBase[distanceSymbol] + (try bits(DeflateCodes.distanceExtra[distanceSymbol]))
             guard distance <= produced else { throw Failure.damaged("a back-reference reaches \(distance) bytes back, before the start of the data") }
             guard length <= limit - produced else { throw Failure.tooLarge }
             for _ in 0..<length { output.append(output[output.count - distance]) }

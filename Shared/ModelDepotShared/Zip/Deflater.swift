@@ -2,7 +2,7 @@
 /// a 32 KiB window, each block of 32 KiB coded with the fixed codes or stored, whichever is
 /// smaller. Enough for patch streams, which are mostly runs of zeros (a run of 258 costs 13
 /// bits); the device inflates them with the project's own inflater, so neither side needs zlib.
-enum Deflater {
+public enum Deflater {
     static let window = 1 << 15
     static let blockSize = 1 << 15
     static let longestMatch = 258
@@ -10,7 +10,7 @@ enum Deflater {
     static let chainLimit = 64
 
     /// The raw DEFLATE stream (no zlib or gzip wrapper) of `input`.
-    static func compress(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+    public static func compress(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var writer = BitWriter()
         var matcher = Matcher()
         var start = 0
@@ -44,21 +44,16 @@ enum Deflater {
         case literal(UInt8)
         case match(length: Int, distance: Int)
 
-        static let lengthBases = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258]
-        static let lengthExtra = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
-        static let distanceBases = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073,
-                                    4097, 6145, 8193, 12289, 16385, 24577]
-        static let distanceExtra = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
         /// The length code's index for each length 0...258 (258 has a code of its own).
         static let lengthIndex: [Int] = (0...258).map { length in
-            length == 258 ? 28 : (lengthBases.lastIndex { $0 <= length } ?? 0)
+            length == 258 ? 28 : (DeflateCodes.lengthBase.lastIndex { $0 <= length } ?? 0)
         }
 
         static func distanceIndex(_ distance: Int) -> Int {
-            var low = 0, high = distanceBases.count - 1
+            var low = 0, high = DeflateCodes.distanceBase.count - 1
             while low < high {
                 let middle = (low + high + 1) / 2
-                if distanceBases[middle] <= distance { low = middle } else { high = middle - 1 }
+                if DeflateCodes.distanceBase[middle] <= distance { low = middle } else { high = middle - 1 }
             }
             return low
         }
@@ -68,7 +63,7 @@ enum Deflater {
             case .literal(let byte): return byte < 144 ? 8 : 9
             case .match(let length, let distance):
                 let index = lengthIndex[length]
-                return (index < 23 ? 7 : 8) + lengthExtra[index] + 5 + distanceExtra[distanceIndex(distance)]
+                return (index < 23 ? 7 : 8) + DeflateCodes.lengthExtra[index] + 5 + DeflateCodes.distanceExtra[distanceIndex(distance)]
             }
         }
 
@@ -79,10 +74,10 @@ enum Deflater {
             case .match(let length, let distance):
                 let index = lengthIndex[length]
                 writer.writeFixedSymbol(257 + index)
-                writer.write(length - lengthBases[index], bits: lengthExtra[index])
+                writer.write(length - DeflateCodes.lengthBase[index], bits: DeflateCodes.lengthExtra[index])
                 let code = distanceIndex(distance)
                 writer.writeCode(code, bits: 5)
-                writer.write(distance - distanceBases[code], bits: distanceExtra[code])
+                writer.write(distance - DeflateCodes.distanceBase[code], bits: DeflateCodes.distanceExtra[code])
             }
         }
     }

@@ -1,0 +1,116 @@
+import Foundation
+
+extension Patch {
+    /// Applies `patch` to `old` and writes the new file to `output`. The three streams are
+    /// inflated into temporary files first, then read in step with the old file, 1 MiB at a
+    /// time: memory stays bounded whatever the files' sizes or the patch's claims.
+    /// - Parameters:
+    ///   - newSize: The size the manifest signed for the new file.
+    ///   - temporaryDirectory: Where the inflated streams are kept while applying (removed after).
+    /// - Throws: ``DepotError`` `invalid_patch` for a patch that does not fit `old`, `newSize` or
+    ///   itself; `file_unreadable` when a temporary file cannot be written or read.
+    public static func apply(_ patch: UnsafeRawBufferPointer, to old: UnsafeRawBufferPointer, newSize: Int, output: FileHandle,
+                             temporaryDirectory: URL) throws(DepotError) {
+        let header = try header(of: patch, oldSize: old.count, newSize: newSize)
+        let controlsEnd = headerSize + header.controlsLength
+        let addedEnd = controlsEnd + header.addedLength
+        let streams = try [("controls", headerSize..<controlsEnd, header.steps * 24), ("added", controlsEnd..<addedEnd, newSize),
+                           ("inserted", addedEnd..<patch.count, newSize)].map { name, range, limit throws(DepotError) in
+            try StreamFile(inflating: UnsafeRawBufferPointer(rebasing: patch[range]), limit: limit, name: name, in: temporaryDirectory)
+        }
+        defer { for stream in streams { stream.remove() } }
+        let (controls, added, inserted) = (streams[0], streams[1], streams[2])
+        guard controls.size == header.steps * 24 else { throw invalid("its controls hold \(controls.size) bytes for \(header.steps) steps") }
+        var oldOffset = 0
+        var written = 0
+        for _ in 0..<header.steps {
+            let control = try controls.read(24)
+            let addedCount = Int(truncatingIfNeeded: control.withUnsafeBytes { number($0, at: 0) })
+            let insertedCount = Int(truncatingIfNeeded: control.withUnsafeBytes { number($0, at: 8) })
+            let seek = Int(truncatingIfNeeded: control.withUnsafeBytes { number($0, at: 16) })
+            guard addedCount >= 0, insertedCount >= 0, addedCount <= newSize - written, insertedCount <= newSize - written - addedCount,
+                  oldOffset >= 0, oldOffset <= old.count, addedCount <= old.count - oldOffset else {
+                throw invalid("a step reads outside the old file or writes past the new one")
+            }
+            var done = 0
+            while done < addedCount {
+                var piece = try added.read(min(1 << 20, addedCount - done))
+                for i in piece.indices { piece[i] &+= old[oldOffset + done + i] }
+                try write(piece, to: output)
+                done += piece.count
+            }
+            done = 0
+            while done < insertedCount {
+                let piece = try inserted.read(min(1 << 20, insertedCount - done))
+                try write(piece, to: output)
+                done += piece.count
+            }
+            written += addedCount + insertedCount
+            let (moved, overflow) = (oldOffset + addedCount).addingReportingOverflow(seek)
+            guard !overflow else { throw invalid("a step moves outside the old file") }
+            oldOffset = moved
+        }
+        guard written == newSize, added.remaining == 0, inserted.remaining == 0 else {
+            throw invalid("its steps make \(written) bytes of \(newSize), with bytes left over")
+        }
+    }
+
+    private static func write(_ bytes: [UInt8], to output: FileHandle) throws(DepotError) {
+        do {
+            try output.write(contentsOf: bytes)
+        } catch {
+            throw DepotError(.fileUnreadable, "Could not write the patched file.", cause: "\(error)")
+        }
+    }
+
+    /// One of a patch's streams, inflated into a temporary file, read back in order.
+    private final class StreamFile {
+        let url: URL
+        let size: Int
+        private let handle: FileHandle
+        private var read = 0
+        var remaining: Int { size - read }
+
+        init(inflating compressed: UnsafeRawBufferPointer, limit: Int, name: String, in directory: URL) throws(DepotError) {
+            url = directory.appendingPathComponent("patch-\(name)-\(UUID().uuidString)")
+            guard FileManager.default.createFile(atPath: url.path, contents: nil), let writer = FileHandle(forWritingAtPath: url.path) else {
+                throw DepotError(.fileUnreadable, "Could not create a temporary file to apply a patch in '\(directory.path)'.")
+            }
+            var failure: (any Error)?
+            let result = Inflater.inflate(FlatBufferBytes(raw: compressed), limit: limit) { piece in
+                guard failure == nil else { return }
+                do { try writer.write(contentsOf: piece) } catch { failure = error }
+            }
+            try? writer.close()
+            if let failure { throw DepotError(.fileUnreadable, "Could not write a temporary file to apply a patch.", cause: "\(failure)") }
+            switch result {
+            case .success(let produced): size = produced
+            case .failure(.tooLarge): throw Patch.invalid("its \(name) stream inflates past \(limit) bytes")
+            case .failure(.damaged(let why)): throw Patch.invalid("its \(name) stream is damaged (\(why))")
+            }
+            guard let reader = FileHandle(forReadingAtPath: url.path) else {
+                throw DepotError(.fileUnreadable, "Could not read back a temporary file while applying a patch.")
+            }
+            handle = reader
+        }
+
+        /// The next `count` bytes (fewer is an invalid patch).
+        func read(_ count: Int) throws(DepotError) -> [UInt8] {
+            guard count <= remaining else { throw Patch.invalid("a step needs more bytes than its streams hold") }
+            let data: Data?
+            do {
+                data = try handle.read(upToCount: count)
+            } catch {
+                throw DepotError(.fileUnreadable, "Could not read back a temporary file while applying a patch.", cause: "\(error)")
+            }
+            guard let data, data.count == count else { throw Patch.invalid("a stream ended early") }
+            read += count
+            return [UInt8](data)
+        }
+
+        func remove() {
+            try? handle.close()
+            try? FileManager.default.removeItem(at: url)
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+@testable import ModelDepotServer
+@testable import ModelDepotShared
+import Testing
+
+/// Patches made by the server and applied as the device applies them: every pair comes back byte
+/// for byte, and a damaged or hostile patch is refused with `invalid_patch`, never read past.
+@Suite struct PatchTests {
+    static func apply(_ patch: [UInt8], to old: [UInt8], newSize: Int) throws -> [UInt8] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("patch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("new")
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: output)
+        try patch.withUnsafeBytes { patch in
+            try old.withUnsafeBytes { old in try Patch.apply(patch, to: old, newSize: newSize, output: handle, temporaryDirectory: directory) }
+        }
+        try handle.close()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["new"], "the streams' temporary files are gone")
+        return try [UInt8](Data(contentsOf: output))
+    }
+
+    static func fixture(_ name: String) throws -> [UInt8] {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return try [UInt8](Data(contentsOf: root.appendingPathComponent("Tests/Fixtures/tflite/\(name).tflite")))
+    }
+
+    static func refusal(_ patch: [UInt8], to old: [UInt8], newSize: Int) -> DepotError? {
+        do {
+            _ = try apply(patch, to: old, newSize: newSize)
+            return nil
+        } catch {
+            return error as? DepotError
+        }
+    }
+
+    @Test func pairsComeBackByteForByte() throws {
+        var generator = SystemRandomNumberGenerator()
+        let random = (0..<50_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        var edited = random
+        edited.insert(contentsOf: [1, 2, 3, 4], at: 1_000)
+        edited.removeSubrange(20_000..<20_100)
+        let pairs: [(String, [UInt8], [UInt8])] = [
+            ("empty to empty", [], []), ("empty to tiny", [], [9, 9]), ("tiny to empty", [7], []),
+            ("edited", random, edited), ("shrunk", random, Array(random.prefix(100))), ("grown", Array(random.prefix(100)), random),
+            ("labels added", try Self.fixture("float_classifier"), try Self.fixture("float_classifier_labels")),
+        ]
+        for (name, old, new) in pairs {
+            let patch = PatchMaker.patch(from: old, to: new)
+            #expect(try Self.apply(patch, to: old, newSize: new.count) == new, "\(name)")
+        }
+        let patch = PatchMaker.patch(from: random, to: edited)
+        #expect(patch.count < 1_000, "a 4-byte insertion and a 100-byte cut: \(patch.count) bytes")
+    }
+
+    @Test func damagedOrHostilePatchesAreRefused() throws {
+        let old = try Self.fixture("float_classifier")
+        let new = try Self.fixture("float_classifier_labels")
+        let patch = PatchMaker.patch(from: old, to: new)
+        var badMagic = patch
+        badMagic[0] = 0x4E
+        var truncated = patch
+        truncated.removeLast()
+        var flipped = patch
+        flipped[Patch.headerSize + 3] ^= 0xFF
+        var lyingSteps = patch
+        lyingSteps.replaceSubrange(24..<32, with: Patch.littleEndian(new.count + 5))
+        let cases: [(String, [UInt8], [UInt8], Int)] = [
+            ("bad magic", badMagic, old, new.count), ("truncated", truncated, old, new.count), ("damaged stream", flipped, old, new.count),
+            ("too many steps", lyingSteps, old, new.count), ("another old file", patch, Array(old.dropLast()), new.count),
+            ("another new size", patch, old, new.count + 1), ("empty", [], old, new.count),
+        ]
+        for (name, patch, old, size) in cases {
+            #expect(Self.refusal(patch, to: old, newSize: size)?.code == .invalidPatch, "\(name)")
+        }
+        // A step that reads past the old file, in an otherwise well-formed patch.
+        let outside = Self.handMade(steps: [(added: 10, inserted: 0, seek: 0)], added: [UInt8](repeating: 0, count: 10), inserted: [])
+        #expect(Self.refusal(outside, to: [1, 2, 3], newSize: 10)?.code == .invalidPatch)
+        let backwards = Self.handMade(steps: [(added: 0, inserted: 1, seek: -4), (added: 1, inserted: 0, seek: 0)], added: [0], inserted: [5])
+        #expect(Self.refusal(backwards, to: [1, 2, 3], newSize: 2)?.code == .invalidPatch)
+    }
+
+    static func handMade(steps: [(added: Int, inserted: Int, seek: Int)], added: [UInt8], inserted: [UInt8]) -> [UInt8] {
+        let controls = steps.flatMap { Patch.littleEndian($0.added) + Patch.littleEndian($0.inserted) + Patch.littleEndian($0.seek) }
+        let streams = [controls, added, inserted].map { $0.withUnsafeBufferPointer { Deflater.compress($0) } }
+        return Patch.Header(oldSize: 3, newSize: steps.reduce(0) { $0 + $1.added + $1.inserted }, steps: steps.count,
+                            controlsLength: streams[0].count, addedLength: streams[1].count, insertedLength: streams[2].count).encoded
+            + streams.joined()
+    }
+}
