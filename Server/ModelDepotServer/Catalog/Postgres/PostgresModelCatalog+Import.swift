@@ -23,6 +23,12 @@ extension PostgresModelCatalog {
     func importSnapshot(_ snapshot: CatalogSnapshot, active: Curve25519.Signing.PrivateKey?, pending: Curve25519.Signing.PrivateKey?) async throws {
         try await transaction { [logger] connection in
             var ids: [String: Int64] = [:]
+            func id(_ model: String) throws -> Int64 {
+                guard let id = ids[model] else {
+                    throw DepotError(.internalError, "The snapshot names model '\(model)', which it does not hold. Run 'depot fsck' on the source and try again.")
+                }
+                return id
+            }
             for model in snapshot.models {
                 ids[model.name] = try await connection.column("""
                     INSERT INTO model (name, description, tags, created_at, last_version_number)
@@ -33,7 +39,7 @@ extension PostgresModelCatalog {
             for version in snapshot.versions {
                 let id = try await connection.column("""
                     INSERT INTO version (model_id, number, sha256, size, notes, published, created_at, published_at, tflite, uploaded_by)
-                    VALUES (\(ids[version.model]!), \(version.number), \(version.sha256), \(version.size), \(version.notes), \(version.published),
+                    VALUES (\(try id(version.model)), \(version.number), \(version.sha256), \(version.size), \(version.notes), \(version.published),
                             \(version.createdAt), \(version.publishedAt), \(try Self.json(version.tflite))::jsonb, \(version.uploadedBy))
                     RETURNING id
                     """, as: Int64.self, logger: logger)[0]
@@ -49,25 +55,25 @@ extension PostgresModelCatalog {
             }
             for rollout in snapshot.rollouts {
                 try await connection.query("""
-                    INSERT INTO rollout (model_id, document, updated_at) VALUES (\(ids[rollout.model]!), \(try Self.json(rollout.document))::jsonb, \(rollout.updatedAt))
+                    INSERT INTO rollout (model_id, document, updated_at) VALUES (\(try id(rollout.model)), \(try Self.json(rollout.document))::jsonb, \(rollout.updatedAt))
                     """, logger: logger)
             }
             for change in snapshot.changes {
                 try await connection.query("""
                     INSERT INTO rollout_change (model_id, key_id, at, before, after)
-                    VALUES (\(ids[change.model]!), \(change.keyID), \(change.at), \(try Self.json(change.before))::jsonb, \(try Self.json(change.after))::jsonb)
+                    VALUES (\(try id(change.model)), \(change.keyID), \(change.at), \(try Self.json(change.before))::jsonb, \(try Self.json(change.after))::jsonb)
                     """, logger: logger)
             }
             for row in snapshot.usage {
                 try await connection.query("""
                     INSERT INTO usage (model_id, version, arm, kind, minute, count)
-                    VALUES (\(ids[row.model]!), \(row.version), \(row.arm.stored), \(row.kind.rawValue), \(row.minute), \(row.count))
+                    VALUES (\(try id(row.model)), \(row.version), \(row.arm.stored), \(row.kind.rawValue), \(row.minute), \(row.count))
                     """, logger: logger)
             }
             for row in snapshot.installations {
                 try await connection.query("""
                     INSERT INTO arm_installation (model_id, arm, version, installation, minute)
-                    VALUES (\(ids[row.model]!), \(row.arm.stored), \(row.version), \(row.installation), \(row.minute))
+                    VALUES (\(try id(row.model)), \(row.arm.stored), \(row.version), \(row.installation), \(row.minute))
                     """, logger: logger)
             }
             for sequence in snapshot.sequences {
