@@ -2,7 +2,8 @@
 /// code", 2003): the new file as a sequence of steps, each adding bytes of the old file to a
 /// stretch of the new one (so a stretch that moved and changed a little becomes mostly zeros,
 /// which compress well) and then inserting bytes the old file does not have. Matches are found
-/// by binary search in the old file's ``SuffixArray``.
+/// by binary search in the old file's ``SuffixArray``. A ``Patch`` carries the steps, and
+/// applying it (``Patch/apply(_:to:newSize:output:temporaryDirectory:)``) replays them.
 struct BinaryDiff: Sendable, Hashable {
     /// One step: `added.count` bytes of the new file made by adding `added` to the old file's bytes
     /// from the current old offset, then `inserted` taken as they are, then the old offset moved
@@ -14,11 +15,6 @@ struct BinaryDiff: Sendable, Hashable {
     }
 
     var steps: [Step]
-
-    /// The difference these steps make (as a patch carries them).
-    init(steps: [Step]) {
-        self.steps = steps
-    }
 
     /// The difference that turns `old` into `new`.
     init(from old: [UInt8], to new: [UInt8]) {
@@ -72,19 +68,6 @@ struct BinaryDiff: Sendable, Hashable {
             lastPosition = position - backward
             lastOffset = position - scan
         }
-    }
-
-    /// The new file, from `old` and the steps; `nil` when a step reads outside the old file.
-    func apply(to old: [UInt8]) -> [UInt8]? {
-        var new: [UInt8] = []
-        var offset = 0
-        for step in steps {
-            guard offset >= 0, offset + step.added.count <= old.count else { return nil }
-            for (i, byte) in step.added.enumerated() { new.append(old[offset + i] &+ byte) }
-            new.append(contentsOf: step.inserted)
-            offset += step.added.count + step.seek
-        }
-        return new
     }
 
     /// The longest prefix of `target` found in `old`, and where: binary search over the sorted
