@@ -44,6 +44,7 @@ public func buildApplication(
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "ModelDepot"),
         services: [RequestLogService(log: requestLog),
                    UsageFlushService(usage: usage, catalog: catalog, interval: configuration.usageFlushInterval, logger: logger),
+                   OutcomePruneService(catalog: catalog, clock: clock, logger: logger),
                    BlobCollectionService(collector: built.collector, interval: configuration.blobCollectionInterval, logger: logger)]
             + (deployment.changes.map {
                 [CatalogChangeFollower(feed: $0, caches: built.caches, pollInterval: configuration.changePollInterval, logger: logger)]
@@ -85,6 +86,8 @@ func buildRouter(configuration: ServerConfiguration, deployment: Deployment, ind
     manifestController.register(in: client)
     blobsController.register(in: client)
     signing.registerPublic(in: client)
+    let experiments = ExperimentController(service: ExperimentService(catalog: catalog, clock: clock))
+    experiments.registerDevice(in: client)
     let admin = client.group("admin").add(middleware: AdminOnlyMiddleware())
     ModelsController(catalog: catalog, service: modelService).register(in: admin)
     BlobCollectionController(collector: collector).register(in: admin)
@@ -98,6 +101,7 @@ func buildRouter(configuration: ServerConfiguration, deployment: Deployment, ind
     let stats = StatsController(catalog: catalog, usage: usage, clock: clock)
     stats.register(in: admin)
     signing.registerAdmin(in: admin)
+    experiments.registerAdmin(in: admin)
     ConsoleController(catalog: catalog, authenticator: authenticator, publicURLIsHTTPS: configuration.publicURL?.scheme?.lowercased() == "https",
                       models: modelService, versions: versions, keys: keyService,
                       rollouts: rolloutService, stats: stats, signer: signer, templates: templates, clock: clock)

@@ -56,6 +56,12 @@ public struct DepotError: Error, Sendable, Hashable, Codable, CustomStringConver
         /// A companion file's name, digest, size or count breaks a rule, or its content is not what its name promises.
         case invalidCompanionFile = "invalid_companion_file"
 
+        // MARK: Experiments
+        /// A batch of outcome events breaks a rule (its id, an event's metric, version, arm, time or value).
+        case invalidEvents = "invalid_events"
+        /// A metric's name, kind, direction or tolerance breaks a rule, or too many metrics are declared.
+        case invalidMetric = "invalid_metric"
+
         // MARK: The SDK: downloads and conditions
         /// A downloaded file's size differs from its manifest's.
         case sizeMismatch = "size_mismatch"
@@ -173,12 +179,10 @@ public struct DepotError: Error, Sendable, Hashable, Codable, CustomStringConver
         // MARK: Images (ModelDepotLiteRT)
         /// An image could not be decoded, or a size or region does not fit it.
         case invalidImage = "invalid_image"
-        /// An image could not be decoded, or a size or region does not fit it.
 
         // MARK: Vision tasks (ModelDepotLiteRT)
         /// The model does not have the inputs or outputs the task needs (an image in, scores or detections out).
         case unsupportedModel = "unsupported_model"
-        /// The model does not have the inputs or outputs the task needs (an image in, scores or detections out).
 
         /// A code this version does not know, sent by a newer server: the message says what happened.
         case unrecognized = "unrecognized"

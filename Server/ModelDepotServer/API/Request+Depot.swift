@@ -20,13 +20,13 @@ extension AppRequestContext {
 }
 
 extension Request {
-    /// Decodes a JSON body of at most 64 KiB, with a 400 that says what is wrong.
-    func decodeJSON<T: Decodable>(_ type: T.Type, context: AppRequestContext) async throws -> T {
+    /// Decodes a JSON body of at most `limit` bytes (64 KiB unless given), with a 400 that says what is wrong.
+    func decodeJSON<T: Decodable>(_ type: T.Type, context: AppRequestContext, limit: Int = 64 << 10) async throws -> T {
         let buffer: ByteBuffer
         do {
-            buffer = try await body.collect(upTo: 64 * 1024)
+            buffer = try await body.collect(upTo: limit)
         } catch {
-            throw DepotError(.payloadTooLarge, "The JSON body is larger than 64 KiB.")
+            throw DepotError(.payloadTooLarge, "The JSON body is larger than \(limit >> 10) KiB.")
         }
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
@@ -35,10 +35,21 @@ extension Request {
         } catch DecodingError.keyNotFound(let key, _) {
             throw DepotError(.badRequest, "The JSON body lacks the field '\(key.stringValue)'.")
         } catch DecodingError.typeMismatch(_, let where_), DecodingError.valueNotFound(_, let where_) {
-            throw DepotError(.badRequest, "The JSON body has a wrong type at '\(where_.codingPath.map(\.stringValue).joined(separator: "."))': \(where_.debugDescription)")
+            throw DepotError(.badRequest, "The JSON body has a wrong type at '\(Self.path(where_.codingPath))': \(where_.debugDescription)")
         } catch DecodingError.dataCorrupted(let where_) {
             let underlying = (where_.underlyingError as? DepotError)?.message ?? where_.debugDescription
             throw DepotError(.badRequest, "The body is not valid JSON: \(underlying)")
+        }
+    }
+
+    /// A coding path as JSON names it: `events[0].at`.
+    private static func path(_ keys: [any CodingKey]) -> String {
+        keys.reduce(into: "") { path, key in
+            if let index = key.intValue {
+                path += "[\(index)]"
+            } else {
+                path += (path.isEmpty ? "" : ".") + key.stringValue
+            }
         }
     }
 }

@@ -53,4 +53,36 @@ enum CatalogRule {
             throw DepotError(.conflict, "Cannot \(action) version \(number) of '\(name)': the rollout hands it out (\(uses.joined(separator: ", "))). Change the rollout first.")
         }
     }
+
+    /// Outcome events name only versions the model has.
+    static func checkOutcomeVersions(_ batch: OutcomeBatchRecord, of name: ModelName, existing: Set<Int>) throws {
+        if let version = batch.versions.sorted().first(where: { !existing.contains($0) }) {
+            throw DepotError(.invalidEvents, "Batch \(batch.id) reports version \(version) of '\(name)', which does not exist; nothing of the batch was stored. Send events only for versions a manifest handed out.")
+        }
+    }
+
+    /// An app records at most ``ExperimentMetric/maximumUndeclared`` names it did not declare.
+    static func checkUndeclared(_ new: Set<String>, of name: ModelName, alreadyUndeclared count: Int) throws {
+        guard count + new.count <= ExperimentMetric.maximumUndeclared else {
+            throw DepotError(.invalidEvents, "Metric '\(new.sorted()[0])' of '\(name)' is not declared, and \(count) undeclared metrics are recorded already (at most \(ExperimentMetric.maximumUndeclared)); nothing of the batch was stored. Declare it with 'depot experiment metric add \(name) \(new.sorted()[0])'.")
+        }
+    }
+
+    /// An installation sends at most ``OutcomeBatch/maximumEventsPerHour`` events per model and hour.
+    static func checkHourlyEvents(_ total: Int, of name: ModelName) throws {
+        guard total <= OutcomeBatch.maximumEventsPerHour else {
+            throw DepotError(.tooManyRequests, "This installation sent more than \(OutcomeBatch.maximumEventsPerHour) events for '\(name)' this hour; nothing of the batch was stored. Send it again next hour.")
+        }
+    }
+
+    /// A model has at most ``ExperimentMetric/maximumDeclared`` declared metrics.
+    static func checkDeclared(_ count: Int, adding metric: String, of name: ModelName) throws {
+        guard count < ExperimentMetric.maximumDeclared else {
+            throw DepotError(.invalidMetric, "Model '\(name)' has \(count) declared metrics, the most allowed; '\(metric)' was not declared. Remove one with 'depot experiment metric remove'.")
+        }
+    }
+
+    static func noMetric(_ metric: String, of name: ModelName) -> DepotError {
+        DepotError(.notFound, "Model '\(name)' has no declared metric '\(metric)'. List them with 'depot experiment metrics \(name)'.")
+    }
 }

@@ -44,6 +44,25 @@ public protocol ModelCatalog: Sendable {
     /// Installations first seen from `minute` on, counted per arm and version.
     func installations(of model: ModelName, sinceMinute minute: Int) async throws -> [InstallationCount]
 
+    /// Applies a checked outcome batch in one transaction, or nothing of it.
+    /// - Returns: `false` when a batch with its id was applied before (nothing changes).
+    /// - Throws: ``DepotError``: `invalid_events` for a version the model does not have or one
+    ///   undeclared metric too many, `too_many_requests` past the installation's hourly events.
+    func recordOutcomes(_ batch: OutcomeBatchRecord, of model: ModelName) async throws -> Bool
+    /// The rows of one metric, per arm.
+    func outcomes(of model: ModelName, metric: String) async throws -> [CountedArm: [OutcomeRow]]
+    /// The installations that reported each version, per arm, with the first hour each did.
+    func exposures(of model: ModelName) async throws -> [CountedArm: [OutcomeExposure]]
+    /// The app's metrics (declared ones, and names recorded without declaring, read as sums).
+    func appMetrics(of model: ModelName) async throws -> [AppMetric]
+    /// Declares a metric, or changes a declared one; at most ``ExperimentMetric/maximumDeclared``.
+    func declareMetric(_ metric: ExperimentMetric, of model: ModelName) async throws
+    /// Forgets a metric's declaration (its data stays); `not_found` when none is declared.
+    func removeMetric(named name: String, of model: ModelName) async throws
+    /// Forgets the batch ids and hourly event counts from before `hour`: a device does not send a
+    /// batch again after ``OutcomeBatch/maximumAge``.
+    func pruneOutcomeBatches(beforeHour hour: Int) async throws
+
     func createKey(_ key: AccessKey, secretHash: [UInt8]) async throws
     func keys() async throws -> [AccessKey]
     func key(id: String) async throws -> (key: AccessKey, secretHash: [UInt8])?

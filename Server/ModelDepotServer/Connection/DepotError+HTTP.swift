@@ -7,7 +7,9 @@ extension DepotError: HTTPResponseError {
     /// so a new code does not compile until it has its status.
     public var status: HTTPResponse.Status {
         switch code {
-        case .invalidName, .badRequest, .digestMismatch, .sizeMismatch, .trailerMissing, .invalidCompanionFile: .badRequest
+        case .invalidName, .badRequest, .digestMismatch, .sizeMismatch, .trailerMissing, .invalidCompanionFile, .invalidEvents,
+             .invalidMetric:
+            .badRequest
         case .unauthorized: .unauthorized
         case .forbidden: .forbidden
         case .notFound: .notFound

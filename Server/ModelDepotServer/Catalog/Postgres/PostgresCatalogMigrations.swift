@@ -153,6 +153,63 @@ enum PostgresCatalogMigrations {
             """,
             "CREATE INDEX console_session_on_key_id ON console_session (key_id)",
         ]),
+        (10, "experiment outcomes", [
+            // See the SQLite migration v10.
+            """
+            CREATE TABLE outcome (
+                model_id bigint NOT NULL REFERENCES model (id) ON DELETE CASCADE,
+                metric text NOT NULL,
+                arm text NOT NULL,
+                version integer NOT NULL,
+                hour bigint NOT NULL,
+                installation bigint NOT NULL,
+                count bigint NOT NULL CHECK (count >= 0),
+                sum double precision NOT NULL,
+                PRIMARY KEY (model_id, metric, arm, version, hour, installation)
+            )
+            """,
+            """
+            CREATE TABLE outcome_exposure (
+                model_id bigint NOT NULL REFERENCES model (id) ON DELETE CASCADE,
+                arm text NOT NULL,
+                version integer NOT NULL,
+                installation bigint NOT NULL,
+                hour bigint NOT NULL,
+                PRIMARY KEY (model_id, arm, version, installation)
+            )
+            """,
+            """
+            CREATE TABLE outcome_batch (
+                model_id bigint NOT NULL REFERENCES model (id) ON DELETE CASCADE,
+                id text NOT NULL,
+                hour bigint NOT NULL,
+                PRIMARY KEY (model_id, id)
+            )
+            """,
+            "CREATE INDEX outcome_batch_on_hour ON outcome_batch (hour)",
+            """
+            CREATE TABLE outcome_quota (
+                model_id bigint NOT NULL REFERENCES model (id) ON DELETE CASCADE,
+                installation bigint NOT NULL,
+                hour bigint NOT NULL,
+                events bigint NOT NULL,
+                PRIMARY KEY (model_id, installation, hour)
+            )
+            """,
+            "CREATE INDEX outcome_quota_on_hour ON outcome_quota (hour)",
+            """
+            CREATE TABLE experiment_metric (
+                model_id bigint NOT NULL REFERENCES model (id) ON DELETE CASCADE,
+                name text NOT NULL,
+                kind text NOT NULL CHECK (kind IN ('proportion', 'sum', 'mean')),
+                direction text NOT NULL CHECK (direction IN ('increase', 'decrease')),
+                tolerance double precision NOT NULL,
+                guardrail boolean NOT NULL,
+                declared boolean NOT NULL,
+                PRIMARY KEY (model_id, name)
+            )
+            """,
+        ]),
     ]
 
     /// Applies every migration the database lacks.

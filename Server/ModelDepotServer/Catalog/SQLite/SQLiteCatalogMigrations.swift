@@ -120,6 +120,58 @@ enum SQLiteCatalogMigrations {
             }
             try db.create(index: "consoleSession_on_keyId", on: "consoleSession", columns: ["keyId"])
         }
+        migrator.registerMigration("v10: experiment outcomes") { db in
+            // One installation's (a 64-bit hash of its id) events of one metric for one version
+            // through one arm in one hour: the results make each installation's value from its rows.
+            try db.create(table: "outcome", options: .withoutRowID) { t in
+                t.belongsTo("model", onDelete: .cascade).notNull()
+                t.column("metric", .text).notNull()
+                t.column("arm", .text).notNull()
+                t.column("version", .integer).notNull()
+                t.column("hour", .integer).notNull()
+                t.column("installation", .integer).notNull()
+                t.column("count", .integer).notNull().check { $0 >= 0 }
+                t.column("sum", .double).notNull()
+                t.primaryKey(["modelId", "metric", "arm", "version", "hour", "installation"])
+            }
+            // The first hour an installation reported a version through an arm.
+            try db.create(table: "outcomeExposure", options: .withoutRowID) { t in
+                t.belongsTo("model", onDelete: .cascade).notNull()
+                t.column("arm", .text).notNull()
+                t.column("version", .integer).notNull()
+                t.column("installation", .integer).notNull()
+                t.column("hour", .integer).notNull()
+                t.primaryKey(["modelId", "arm", "version", "installation"])
+            }
+            // Batch ids applied (a batch sent again changes nothing) and events per installation
+            // and hour (the hourly limit), both pruned after a week.
+            try db.create(table: "outcomeBatch", options: .withoutRowID) { t in
+                t.belongsTo("model", onDelete: .cascade).notNull()
+                t.column("id", .text).notNull()
+                t.column("hour", .integer).notNull()
+                t.primaryKey(["modelId", "id"])
+            }
+            try db.create(index: "outcomeBatch_on_hour", on: "outcomeBatch", columns: ["hour"])
+            try db.create(table: "outcomeQuota", options: .withoutRowID) { t in
+                t.belongsTo("model", onDelete: .cascade).notNull()
+                t.column("installation", .integer).notNull()
+                t.column("hour", .integer).notNull()
+                t.column("events", .integer).notNull()
+                t.primaryKey(["modelId", "installation", "hour"])
+            }
+            try db.create(index: "outcomeQuota_on_hour", on: "outcomeQuota", columns: ["hour"])
+            // The app's metrics: declared, or recorded without a declaration (read as sums).
+            try db.create(table: "experimentMetric", options: .withoutRowID) { t in
+                t.belongsTo("model", onDelete: .cascade).notNull()
+                t.column("name", .text).notNull()
+                t.column("kind", .text).notNull().check(sql: "kind IN ('proportion', 'sum', 'mean')")
+                t.column("direction", .text).notNull().check(sql: "direction IN ('increase', 'decrease')")
+                t.column("tolerance", .double).notNull()
+                t.column("guardrail", .boolean).notNull()
+                t.column("declared", .boolean).notNull()
+                t.primaryKey(["modelId", "name"])
+            }
+        }
         return migrator
     }
 }

@@ -298,7 +298,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
         try CatalogRule.checkNotInRollout(try rolloutDocument(of: model, db), version: number, of: model.name, doing: action)
     }
 
-    private func modelRecord(_ name: ModelName, _ db: Database) throws -> ModelRecord {
+    func modelRecord(_ name: ModelName, _ db: Database) throws -> ModelRecord {
         guard let model = try ModelRecord.filter(ModelRecord.Columns.name == name.rawValue).fetchOne(db) else {
             throw CatalogRule.noModel(name)
         }

@@ -1,0 +1,63 @@
+import Foundation
+import Hummingbird
+import ModelDepotShared
+
+/// Outcome events from devices (`POST /v1/models/{name}/events`, any key that may read the model)
+/// and, for admins, the model's metrics and results.
+struct ExperimentController {
+    let service: ExperimentService
+
+    func registerDevice(in group: RouterGroup<AppRequestContext>) {
+        group.post("models/:name/events", use: ingest)
+    }
+
+    func registerAdmin(in group: RouterGroup<AppRequestContext>) {
+        group.get("models/:name/experiment", use: results)
+        group.get("models/:name/metrics", use: metrics)
+        group.put("models/:name/metrics/:metric", use: declare)
+        group.delete("models/:name/metrics/:metric", use: remove)
+    }
+
+    func ingest(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let name = try context.modelName()
+        let key = try context.requirePrincipal()
+        if let allowed = key.models, !allowed.contains(name) {
+            throw DepotError(.forbidden, "Key '\(key.id)' may read \(allowed.map(\.rawValue).joined(separator: ", ")), not '\(name)'.")
+        }
+        let batch = try await request.decodeJSON(OutcomeBatch.self, context: context, limit: OutcomeBatch.maximumSize)
+        return try JSONResponse.make(try await service.ingest(batch, of: name))
+    }
+
+    func results(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try JSONResponse.make(try await service.results(of: try context.modelName()))
+    }
+
+    func metrics(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try JSONResponse.make(try await service.metrics(of: try context.modelName()))
+    }
+
+    /// The body of `PUT …/metrics/{metric}`.
+    struct Declaration: Decodable {
+        var kind: ExperimentMetric.Kind
+        var direction: ExperimentMetric.Direction?
+        var tolerance: Double?
+        var guardrail: Bool?
+    }
+
+    func declare(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let name = try context.modelName()
+        let body = try await request.decodeJSON(Declaration.self, context: context)
+        let metric = try ExperimentMetric(name: context.parameters.get("metric") ?? "", kind: body.kind, direction: body.direction ?? .increase,
+                                          tolerance: body.tolerance ?? 0, guardrail: body.guardrail ?? false)
+        try await service.declare(metric, of: name)
+        return try JSONResponse.make(metric)
+    }
+
+    func remove(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let name = try context.modelName()
+        let metric = context.parameters.get("metric") ?? ""
+        try ExperimentMetric.checkName(metric)
+        try await service.remove(metric: metric, of: name)
+        return Response(status: .noContent)
+    }
+}

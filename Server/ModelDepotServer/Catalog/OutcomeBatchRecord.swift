@@ -1,0 +1,61 @@
+import Foundation
+import ModelDepotShared
+
+/// An outcome batch as the catalog stores it: checked, its installation hashed, its events added
+/// up per metric, arm, version and hour.
+public struct OutcomeBatchRecord: Sendable, Hashable {
+    /// The events of one metric for one version through one arm in one hour.
+    public struct Total: Sendable, Hashable {
+        public var metric: String
+        public var arm: CountedArm
+        public var version: Int
+        public var hour: Int
+        public var count: Int
+        public var sum: Double
+    }
+
+    /// The first hour the batch reports a version through an arm.
+    public struct Exposure: Sendable, Hashable {
+        public var arm: CountedArm
+        public var version: Int
+        public var hour: Int
+    }
+
+    /// The batch's id (a lower-case UUID).
+    public var id: String
+    /// The installation's id as a 64-bit hash (as ``UsageCounter`` keeps it).
+    public var installation: Int64
+    /// The hour it arrived in (hours since 1970): the hourly limit counts there.
+    public var receivedHour: Int
+    /// How many events it holds.
+    public var events: Int
+    public var totals: [Total]
+    public var exposures: [Exposure]
+    /// The metrics it records that are not model-health ones.
+    public var appMetrics: Set<String>
+    /// The versions it names.
+    public var versions: Set<Int> { Set(exposures.map(\.version)) }
+}
+
+/// A metric of the app's, as the catalog keeps it.
+public struct AppMetric: Sendable, Hashable {
+    public var metric: ExperimentMetric
+    /// `false` for a name recorded without being declared (read as a sum, increase is better).
+    public var declared: Bool
+
+    public init(metric: ExperimentMetric, declared: Bool) {
+        self.metric = metric
+        self.declared = declared
+    }
+}
+
+extension AppMetric {
+    /// A metric from its stored columns; a row no rule allows is the database's fault.
+    static func stored(name: String, kind: String, direction: String, tolerance: Double, guardrail: Bool, declared: Bool) throws -> AppMetric {
+        guard let kind = ExperimentMetric.Kind(rawValue: kind), let direction = ExperimentMetric.Direction(rawValue: direction),
+              let metric = try? ExperimentMetric(name: name, kind: kind, direction: direction, tolerance: tolerance, guardrail: guardrail) else {
+            throw DepotError(.internalError, "The catalog database holds metric '\(name.prefix(80))' that this server cannot read.")
+        }
+        return AppMetric(metric: metric, declared: declared)
+    }
+}

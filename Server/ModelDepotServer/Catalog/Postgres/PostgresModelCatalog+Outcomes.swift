@@ -1,0 +1,139 @@
+import Foundation
+import ModelDepotShared
+import PostgresNIO
+
+extension PostgresModelCatalog {
+    public func recordOutcomes(_ batch: OutcomeBatchRecord, of name: ModelName) async throws -> Bool {
+        try await transaction { [logger] connection in
+            let id = try await Self.modelID(name, connection, logger: logger)
+            let inserted = try await connection.column("""
+                INSERT INTO outcome_batch (model_id, id, hour) VALUES (\(id), \(batch.id), \(batch.receivedHour))
+                ON CONFLICT DO NOTHING RETURNING 1
+                """, as: Int32.self, logger: logger)
+            guard !inserted.isEmpty else { return false }
+            let versions = try await connection.column("SELECT number::bigint FROM version WHERE model_id = \(id)", as: Int.self, logger: logger)
+            try CatalogRule.checkOutcomeVersions(batch, of: name, existing: Set(versions))
+            let sent = try await connection.column("""
+                INSERT INTO outcome_quota (model_id, installation, hour, events) VALUES (\(id), \(batch.installation), \(batch.receivedHour), \(batch.events))
+                ON CONFLICT (model_id, installation, hour) DO UPDATE SET events = outcome_quota.events + excluded.events
+                RETURNING events
+                """, as: Int.self, logger: logger)
+            try CatalogRule.checkHourlyEvents(sent.first ?? 0, of: name)
+            if !batch.appMetrics.isEmpty {
+                let known = try await connection.column("SELECT name FROM experiment_metric WHERE model_id = \(id)", as: String.self, logger: logger)
+                let new = batch.appMetrics.subtracting(known)
+                if !new.isEmpty {
+                    // Two batches adding names at once must not pass the limit together.
+                    try await connection.query("SELECT id FROM model WHERE id = \(id) FOR UPDATE", logger: logger)
+                    let undeclared = try await connection.column("""
+                        SELECT COUNT(*)::bigint FROM experiment_metric WHERE model_id = \(id) AND NOT declared
+                        """, as: Int.self, logger: logger)
+                    let known = try await connection.column("SELECT name FROM experiment_metric WHERE model_id = \(id)", as: String.self, logger: logger)
+                    let stillNew = new.subtracting(known)
+                    try CatalogRule.checkUndeclared(stillNew, of: name, alreadyUndeclared: undeclared.first ?? 0)
+                    let names = stillNew.sorted()
+                    try await connection.query("""
+                        INSERT INTO experiment_metric (model_id, name, kind, direction, tolerance, guardrail, declared)
+                        SELECT \(id), n, 'sum', 'increase', 0, false, false FROM unnest(\(names)::text[]) AS n
+                        """, logger: logger)
+                }
+            }
+            let totals = batch.totals.sorted { ($0.metric, $0.arm.stored, $0.version, $0.hour) < ($1.metric, $1.arm.stored, $1.version, $1.hour) }
+            try await connection.query("""
+                INSERT INTO outcome (model_id, metric, arm, version, hour, installation, count, sum)
+                SELECT \(id), u.metric, u.arm, u.version, u.hour, \(batch.installation), u.count, u.sum
+                FROM unnest(\(totals.map(\.metric))::text[], \(totals.map(\.arm.stored))::text[], \(totals.map(\.version))::bigint[],
+                            \(totals.map(\.hour))::bigint[], \(totals.map(\.count))::bigint[], \(totals.map(\.sum))::double precision[])
+                     AS u(metric, arm, version, hour, count, sum)
+                ON CONFLICT (model_id, metric, arm, version, hour, installation)
+                DO UPDATE SET count = outcome.count + excluded.count, sum = outcome.sum + excluded.sum
+                """, logger: logger)
+            let exposures = batch.exposures.sorted { ($0.arm.stored, $0.version) < ($1.arm.stored, $1.version) }
+            try await connection.query("""
+                INSERT INTO outcome_exposure (model_id, arm, version, installation, hour)
+                SELECT \(id), u.arm, u.version, \(batch.installation), u.hour
+                FROM unnest(\(exposures.map(\.arm.stored))::text[], \(exposures.map(\.version))::bigint[], \(exposures.map(\.hour))::bigint[])
+                     AS u(arm, version, hour)
+                ON CONFLICT (model_id, arm, version, installation) DO UPDATE SET hour = LEAST(outcome_exposure.hour, excluded.hour)
+                """, logger: logger)
+            return true
+        }
+    }
+
+    public func outcomes(of name: ModelName, metric: String) async throws -> [CountedArm: [OutcomeRow]] {
+        try await run { [logger] connection in
+            let id = try await Self.modelID(name, connection, logger: logger)
+            let rows = try await connection.query("""
+                SELECT arm, version::bigint, hour, installation, count, sum FROM outcome WHERE model_id = \(id) AND metric = \(metric)
+                """, logger: logger)
+            var outcomes: [CountedArm: [OutcomeRow]] = [:]
+            for try await (arm, version, hour, installation, count, sum) in rows.decode((String, Int, Int, Int64, Int, Double).self) {
+                outcomes[CountedArm(stored: arm), default: []].append(
+                    OutcomeRow(version: version, hour: hour, installation: installation, count: count, sum: sum))
+            }
+            return outcomes
+        }
+    }
+
+    public func exposures(of name: ModelName) async throws -> [CountedArm: [OutcomeExposure]] {
+        try await run { [logger] connection in
+            let id = try await Self.modelID(name, connection, logger: logger)
+            let rows = try await connection.query("""
+                SELECT arm, version::bigint, installation, hour FROM outcome_exposure WHERE model_id = \(id)
+                """, logger: logger)
+            var exposures: [CountedArm: [OutcomeExposure]] = [:]
+            for try await (arm, version, installation, hour) in rows.decode((String, Int, Int64, Int).self) {
+                exposures[CountedArm(stored: arm), default: []].append(OutcomeExposure(version: version, hour: hour, installation: installation))
+            }
+            return exposures
+        }
+    }
+
+    public func appMetrics(of name: ModelName) async throws -> [AppMetric] {
+        try await run { [logger] connection in
+            let id = try await Self.modelID(name, connection, logger: logger)
+            let rows = try await connection.query("""
+                SELECT name, kind, direction, tolerance, guardrail, declared FROM experiment_metric WHERE model_id = \(id) ORDER BY name
+                """, logger: logger)
+            var metrics: [AppMetric] = []
+            for try await (name, kind, direction, tolerance, guardrail, declared) in rows.decode((String, String, String, Double, Bool, Bool).self) {
+                metrics.append(try AppMetric.stored(name: name, kind: kind, direction: direction, tolerance: tolerance,
+                                                    guardrail: guardrail, declared: declared))
+            }
+            return metrics
+        }
+    }
+
+    public func declareMetric(_ metric: ExperimentMetric, of name: ModelName) async throws {
+        try await transaction { [logger] connection in
+            let id = try await Self.modelID(name, connection, logger: logger)
+            try await connection.query("SELECT id FROM model WHERE id = \(id) FOR UPDATE", logger: logger)
+            let declared = try await connection.column("SELECT name FROM experiment_metric WHERE model_id = \(id) AND declared",
+                                                       as: String.self, logger: logger)
+            if !declared.contains(metric.name) { try CatalogRule.checkDeclared(declared.count, adding: metric.name, of: name) }
+            try await connection.query("""
+                INSERT INTO experiment_metric (model_id, name, kind, direction, tolerance, guardrail, declared)
+                VALUES (\(id), \(metric.name), \(metric.kind.rawValue), \(metric.direction.rawValue), \(metric.tolerance), \(metric.guardrail), true)
+                ON CONFLICT (model_id, name) DO UPDATE SET kind = excluded.kind, direction = excluded.direction,
+                    tolerance = excluded.tolerance, guardrail = excluded.guardrail, declared = true
+                """, logger: logger)
+        }
+    }
+
+    public func removeMetric(named metric: String, of name: ModelName) async throws {
+        try await transaction { [logger] connection in
+            let id = try await Self.modelID(name, connection, logger: logger)
+            let removed = try await connection.column("""
+                DELETE FROM experiment_metric WHERE model_id = \(id) AND name = \(metric) AND declared RETURNING 1
+                """, as: Int32.self, logger: logger)
+            guard !removed.isEmpty else { throw CatalogRule.noMetric(metric, of: name) }
+        }
+    }
+
+    public func pruneOutcomeBatches(beforeHour hour: Int) async throws {
+        try await transaction { [logger] connection in
+            try await connection.query("DELETE FROM outcome_batch WHERE hour < \(hour)", logger: logger)
+            try await connection.query("DELETE FROM outcome_quota WHERE hour < \(hour)", logger: logger)
+        }
+    }
+}

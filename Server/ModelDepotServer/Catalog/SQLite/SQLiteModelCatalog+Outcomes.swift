@@ -1,0 +1,124 @@
+import Foundation
+import GRDB
+import ModelDepotShared
+
+extension SQLiteModelCatalog {
+    public func recordOutcomes(_ batch: OutcomeBatchRecord, of name: ModelName) async throws -> Bool {
+        try await write { db in
+            let model = try modelRecord(name, db)
+            let modelID = model.id
+            try db.execute(sql: "INSERT OR IGNORE INTO outcomeBatch (modelId, id, hour) VALUES (?, ?, ?)",
+                           arguments: [modelID, batch.id, batch.receivedHour])
+            guard db.changesCount == 1 else { return false }
+            let versions = try Int.fetchSet(db, sql: "SELECT number FROM version WHERE modelId = ?", arguments: [modelID])
+            try CatalogRule.checkOutcomeVersions(batch, of: name, existing: versions)
+            try db.execute(sql: """
+                INSERT INTO outcomeQuota (modelId, installation, hour, events) VALUES (?, ?, ?, ?)
+                ON CONFLICT (modelId, installation, hour) DO UPDATE SET events = events + excluded.events
+                """, arguments: [modelID, batch.installation, batch.receivedHour, batch.events])
+            let sent = try Int.fetchOne(db, sql: "SELECT events FROM outcomeQuota WHERE modelId = ? AND installation = ? AND hour = ?",
+                                        arguments: [modelID, batch.installation, batch.receivedHour]) ?? 0
+            try CatalogRule.checkHourlyEvents(sent, of: name)
+            if !batch.appMetrics.isEmpty {
+                let known = try String.fetchSet(db, sql: "SELECT name FROM experimentMetric WHERE modelId = ?", arguments: [modelID])
+                let new = batch.appMetrics.subtracting(known)
+                if !new.isEmpty {
+                    let undeclared = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM experimentMetric WHERE modelId = ? AND NOT declared",
+                                                      arguments: [modelID]) ?? 0
+                    try CatalogRule.checkUndeclared(new, of: name, alreadyUndeclared: undeclared)
+                    for metric in new {
+                        try db.execute(sql: """
+                            INSERT INTO experimentMetric (modelId, name, kind, direction, tolerance, guardrail, declared)
+                            VALUES (?, ?, 'sum', 'increase', 0, 0, 0)
+                            """, arguments: [modelID, metric])
+                    }
+                }
+            }
+            let total = try db.cachedStatement(sql: """
+                INSERT INTO outcome (modelId, metric, arm, version, hour, installation, count, sum) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (modelId, metric, arm, version, hour, installation)
+                DO UPDATE SET count = count + excluded.count, sum = sum + excluded.sum
+                """)
+            for row in batch.totals {
+                try total.execute(arguments: [modelID, row.metric, row.arm.stored, row.version, row.hour, batch.installation, row.count, row.sum])
+            }
+            let exposure = try db.cachedStatement(sql: """
+                INSERT INTO outcomeExposure (modelId, arm, version, installation, hour) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (modelId, arm, version, installation) DO UPDATE SET hour = min(hour, excluded.hour)
+                """)
+            for seen in batch.exposures {
+                try exposure.execute(arguments: [modelID, seen.arm.stored, seen.version, batch.installation, seen.hour])
+            }
+            return true
+        }
+    }
+
+    public func outcomes(of name: ModelName, metric: String) async throws -> [CountedArm: [OutcomeRow]] {
+        try await read { db in
+            let model = try modelRecord(name, db)
+            var rows: [CountedArm: [OutcomeRow]] = [:]
+            let cursor = try Row.fetchCursor(db, sql: """
+                SELECT arm, version, hour, installation, count, sum FROM outcome WHERE modelId = ? AND metric = ?
+                """, arguments: [model.id, metric])
+            while let row = try cursor.next() {
+                rows[CountedArm(stored: row["arm"]), default: []].append(
+                    OutcomeRow(version: row["version"], hour: row["hour"], installation: row["installation"], count: row["count"], sum: row["sum"]))
+            }
+            return rows
+        }
+    }
+
+    public func exposures(of name: ModelName) async throws -> [CountedArm: [OutcomeExposure]] {
+        try await read { db in
+            let model = try modelRecord(name, db)
+            var exposures: [CountedArm: [OutcomeExposure]] = [:]
+            let cursor = try Row.fetchCursor(db, sql: "SELECT arm, version, installation, hour FROM outcomeExposure WHERE modelId = ?",
+                                             arguments: [model.id])
+            while let row = try cursor.next() {
+                exposures[CountedArm(stored: row["arm"]), default: []].append(
+                    OutcomeExposure(version: row["version"], hour: row["hour"], installation: row["installation"]))
+            }
+            return exposures
+        }
+    }
+
+    public func appMetrics(of name: ModelName) async throws -> [AppMetric] {
+        try await read { db in
+            let model = try modelRecord(name, db)
+            return try Row.fetchAll(db, sql: """
+                SELECT name, kind, direction, tolerance, guardrail, declared FROM experimentMetric WHERE modelId = ? ORDER BY name
+                """, arguments: [model.id]).map { row in
+                try AppMetric.stored(name: row["name"], kind: row["kind"], direction: row["direction"], tolerance: row["tolerance"],
+                                     guardrail: row["guardrail"], declared: row["declared"])
+            }
+        }
+    }
+
+    public func declareMetric(_ metric: ExperimentMetric, of name: ModelName) async throws {
+        try await write { db in
+            let model = try modelRecord(name, db)
+            let declared = try String.fetchSet(db, sql: "SELECT name FROM experimentMetric WHERE modelId = ? AND declared", arguments: [model.id])
+            if !declared.contains(metric.name) { try CatalogRule.checkDeclared(declared.count, adding: metric.name, of: name) }
+            try db.execute(sql: """
+                INSERT INTO experimentMetric (modelId, name, kind, direction, tolerance, guardrail, declared) VALUES (?, ?, ?, ?, ?, ?, 1)
+                ON CONFLICT (modelId, name) DO UPDATE SET kind = excluded.kind, direction = excluded.direction,
+                    tolerance = excluded.tolerance, guardrail = excluded.guardrail, declared = 1
+                """, arguments: [model.id, metric.name, metric.kind.rawValue, metric.direction.rawValue, metric.tolerance, metric.guardrail])
+        }
+    }
+
+    public func removeMetric(named metric: String, of name: ModelName) async throws {
+        try await write { db in
+            let model = try modelRecord(name, db)
+            try db.execute(sql: "DELETE FROM experimentMetric WHERE modelId = ? AND name = ? AND declared", arguments: [model.id, metric])
+            guard db.changesCount == 1 else { throw CatalogRule.noMetric(metric, of: name) }
+        }
+    }
+
+    public func pruneOutcomeBatches(beforeHour hour: Int) async throws {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM outcomeBatch WHERE hour < ?", arguments: [hour])
+            try db.execute(sql: "DELETE FROM outcomeQuota WHERE hour < ?", arguments: [hour])
+        }
+    }
+}

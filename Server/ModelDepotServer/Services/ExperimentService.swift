@@ -1,0 +1,63 @@
+import Foundation
+import ModelDepotShared
+
+/// Outcomes from devices and the results they make: ingestion, the app's metrics, and each arm's
+/// versions compared with its control version.
+struct ExperimentService {
+    let catalog: any ModelCatalog
+    let clock: @Sendable () -> Date
+
+    /// Checks and stores a batch.
+    /// - Returns: The receipt: how many events were applied, or that the batch was applied before.
+    /// - Throws: ``DepotError``: `invalid_events`, `too_many_requests`, `not_found`.
+    func ingest(_ batch: OutcomeBatch, of model: ModelName) async throws -> OutcomeReceipt {
+        let record = try batch.record(now: clock())
+        let applied = try await catalog.recordOutcomes(record, of: model)
+        return OutcomeReceipt(batch: record.id, accepted: applied ? batch.events.count : 0, duplicate: !applied)
+    }
+
+    /// The model-health metrics, then the app's (declared or recorded).
+    func metrics(of model: ModelName) async throws -> [ExperimentMetric] {
+        ExperimentMetric.health + (try await catalog.appMetrics(of: model)).map(\.metric)
+    }
+
+    /// Declares an app metric; a model-health metric's name is refused.
+    func declare(_ metric: ExperimentMetric, of model: ModelName) async throws {
+        guard ExperimentMetric.Health(rawValue: metric.name) == nil else {
+            throw DepotError(.invalidMetric, "'\(metric.name)' is a model-health metric the SDK records by itself; choose another name for an app metric.")
+        }
+        try await catalog.declareMetric(metric, of: model)
+    }
+
+    func remove(metric name: String, of model: ModelName) async throws {
+        try await catalog.removeMetric(named: name, of: model)
+    }
+
+    /// Every arm that handed out more than one version, each metric's versions against the arm's
+    /// control (its oldest version that reported).
+    func results(of model: ModelName) async throws -> ExperimentResults {
+        let metrics = try await self.metrics(of: model)
+        let exposures = try await catalog.exposures(of: model).filter { Set($0.value.map(\.version)).count > 1 }
+        let rollout = try await catalog.rollout(of: model)
+        var arms: [ExperimentResults.Arm] = []
+        var rowsByMetric: [String: [CountedArm: [OutcomeRow]]] = [:]
+        if !exposures.isEmpty {
+            for metric in metrics { rowsByMetric[metric.name] = try await catalog.outcomes(of: model, metric: metric.name) }
+        }
+        for (arm, seen) in exposures.sorted(by: { $0.key < $1.key }) {
+            let installations = Dictionary(grouping: seen, by: \.version).mapValues(\.count)
+            let control = installations.keys.min() ?? 0
+            let rule: Rollout.Rule? = if case .rule(let id) = arm { rollout.rules.first { $0.id == id } } else { nil }
+            let sampleRatio = rule.map { SampleRatioCheck(rule: $0.id, name: $0.name, shares: $0.split.shares, observed: installations) }
+            let results = metrics.map { metric in
+                ExperimentComparison(metric: metric, control: control,
+                                     series: OutcomeSeries(kind: metric.kind, rows: rowsByMetric[metric.name]?[arm] ?? [], exposures: seen))
+                    .result
+            }
+            arms.append(ExperimentResults.Arm(arm: arm.stored, name: rule?.name, control: control,
+                                              installations: Dictionary(uniqueKeysWithValues: installations.map { ("\($0.key)", $0.value) }),
+                                              sampleRatio: sampleRatio, metrics: results))
+        }
+        return ExperimentResults(model: model, generated: clock(), metrics: metrics, arms: arms)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import ModelDepotShared
+
+extension OutcomeBatch {
+    /// The batch checked and added up for the catalog.
+    /// - Parameter now: The server's clock: events older than ``maximumAge`` or further ahead
+    ///   than ``maximumSkew`` are refused.
+    /// - Throws: ``DepotError`` (`invalid_events`) naming the first event or field that breaks a
+    ///   rule, and what to send instead.
+    func record(now: Date) throws -> OutcomeBatchRecord {
+        guard let id = UUID(uuidString: batch) else {
+            throw DepotError(.invalidEvents, "Batch id '\(batch.prefix(80))' is not a UUID; give each batch a random UUID (sending a batch again with the same id is harmless).")
+        }
+        guard (1...256).contains(installation.utf8.count) else {
+            throw DepotError(.invalidEvents, "The installation id has \(installation.utf8.count) bytes; send the 1 to 256 bytes the SDK sends with manifests.")
+        }
+        guard events.count <= Self.maximumEvents else {
+            throw DepotError(.invalidEvents, "The batch holds \(events.count) events; send at most \(Self.maximumEvents) per batch.")
+        }
+        guard (0...Int(Int32.max)).contains(dropped) else {
+            throw DepotError(.invalidEvents, "dropped=\(dropped) is not a count from 0 to \(Int32.max).")
+        }
+        let seconds = now.timeIntervalSince1970
+        let oldest = Int(seconds - Self.maximumAge)
+        let newest = Int(seconds + Self.maximumSkew)
+        var totals: [TotalKey: (count: Int, sum: Double)] = [:]
+        var exposures: [ExposureKey: Int] = [:]
+        var appMetrics: Set<String> = []
+        for (index, event) in events.enumerated() {
+            let (arm, health) = try check(event, at: index, oldest: oldest, newest: newest)
+            if health == nil { appMetrics.insert(event.metric) }
+            let hour = event.at / 3_600
+            let key = TotalKey(metric: event.metric, arm: arm, version: event.version, hour: hour)
+            let total = totals[key] ?? (0, 0)
+            totals[key] = (total.count + 1, total.sum + (event.value ?? 1))
+            let exposure = ExposureKey(arm: arm, version: event.version)
+            exposures[exposure] = min(exposures[exposure] ?? hour, hour)
+        }
+        return OutcomeBatchRecord(
+            id: id.uuidString.lowercased(), installation: UsageCounter.hash(installation.lowercased()),
+            receivedHour: Int(seconds / 3_600), events: events.count,
+            totals: totals.map { .init(metric: $0.key.metric, arm: $0.key.arm, version: $0.key.version, hour: $0.key.hour,
+                                       count: $0.value.count, sum: $0.value.sum) },
+            exposures: exposures.map { .init(arm: $0.key.arm, version: $0.key.version, hour: $0.value) },
+            appMetrics: appMetrics)
+    }
+
+    private struct TotalKey: Hashable {
+        let metric: String
+        let arm: CountedArm
+        let version: Int
+        let hour: Int
+    }
+
+    private struct ExposureKey: Hashable {
+        let arm: CountedArm
+        let version: Int
+    }
+
+    /// The event's arm and model-health metric (`nil` for an app's), or the error naming what it breaks.
+    private func check(_ event: Event, at index: Int, oldest: Int, newest: Int) throws -> (CountedArm, ExperimentMetric.Health?) {
+        func refuse(_ what: String) -> DepotError {
+            DepotError(.invalidEvents, "Event \(index) (metric '\(event.metric.prefix(80))'): \(what); nothing of the batch was stored.")
+        }
+        do {
+            try ExperimentMetric.checkName(event.metric)
+        } catch {
+            throw DepotError(.invalidEvents, "Event \(index): \(error.message)")
+        }
+        guard event.version >= 1 else { throw refuse("version \(event.version) is not a version number (1, 2, 3, …)") }
+        let arm = CountedArm(stored: event.arm)
+        switch arm {
+        case .pin, .default, .latest:
+            break
+        case .rule(let id) where Self.isRuleID(id):
+            break
+        case .rule, .unknown, .unrecognized:
+            throw refuse("arm '\(event.arm.prefix(80))' is not one a manifest hands out (default, pin, latest or rule:<id>); send the signed manifest's arm")
+        }
+        guard (oldest...newest).contains(event.at) else {
+            throw refuse("its time \(event.at) is not within the last 7 days of the server's clock (\(newest - Int(OutcomeBatch.maximumSkew))); send events within a week, in seconds since 1970")
+        }
+        if let value = event.value, !(value.isFinite && abs(value) <= OutcomeBatch.maximumValue) {
+            throw refuse("value \(value) is not a finite number within ±\(OutcomeBatch.maximumValue)")
+        }
+        if let code = event.code, !(1...64).contains(code.utf8.count) || !code.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }) {
+            throw refuse("code '\(code.prefix(80))' is not an error code (1 to 64 characters of a-z and '_')")
+        }
+        let health = ExperimentMetric.Health(rawValue: event.metric)
+        if health == .inferenceLatency, (event.value ?? -1) < 0 {
+            throw refuse("a latency needs a value of 0 ms or more")
+        }
+        return (arm, health)
+    }
+
+    /// A rule id as the server makes them (`r-1a2b3c4d`): 1 to 64 characters of a-z, 0-9 and '-'.
+    private static func isRuleID(_ id: String) -> Bool {
+        (1...64).contains(id.utf8.count) && id.utf8.allSatisfy {
+            $0 == UInt8(ascii: "-") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+        }
+    }
+}

@@ -1,0 +1,125 @@
+/// A metric an experiment reads: what each installation's value is, which way is better, and
+/// how much worse a guarded rollout tolerates.
+///
+/// The model-health metrics (``health``) exist for every model and the SDK records them by
+/// itself; an app declares its own (`depot experiment metric add flowers accepted --kind proportion`)
+/// or records up to ``maximumUndeclared`` names it never declared, read as sums.
+public struct ExperimentMetric: Sendable, Hashable, Codable {
+    /// How an installation's events become its one value (the unit of analysis is the installation).
+    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+        /// 1 when the installation recorded the metric with a value above 0, else 0, over every
+        /// installation that reported anything for the version.
+        case proportion
+        /// The installation's total of values (0 when it recorded none), over every installation
+        /// that reported anything for the version.
+        case sum
+        /// The installation's average value, over the installations that recorded the metric.
+        case mean
+
+        /// The statistic that the installations' values make.
+        public var statistic: MetricStatistic.Kind { self == .proportion ? .proportion : .mean }
+    }
+
+    /// Which way is better.
+    public enum Direction: String, Sendable, Hashable, Codable, CaseIterable {
+        case increase
+        case decrease
+    }
+
+    /// 1–64 characters of `[a-z0-9_.-]`, starting with a letter.
+    public var name: String
+    public var kind: Kind
+    public var direction: Direction
+    /// The change in the harmful direction a guarded rollout tolerates, in ``judgedBy``'s terms:
+    /// a proportion's in absolute terms (0.01 = 1 percentage point), a sum's or mean's relative to
+    /// the control (0.05 = 5 %).
+    public var tolerance: Double
+    /// Whether guarded rollouts watch it.
+    public var guardrail: Bool
+
+    /// The difference verdicts and guardrails read: a proportion's absolute one (a failure rate
+    /// that rises from 0 has no relative change), a sum's or mean's relative one.
+    public var judgedBy: EffectTest.Difference { kind == .proportion ? .absolute : .relative }
+
+    /// The most names an app may record without declaring them, per model.
+    public static let maximumUndeclared = 16
+    /// The most metrics an app may declare per model.
+    public static let maximumDeclared = 32
+
+    /// Validates a metric.
+    /// - Throws: ``DepotError`` (`invalid_metric`) saying which rule it breaks.
+    public init(name: String, kind: Kind, direction: Direction = .increase, tolerance: Double = 0, guardrail: Bool = false) throws(DepotError) {
+        try Self.checkName(name)
+        guard tolerance.isFinite, (0...10).contains(tolerance) else {
+            throw DepotError(.invalidMetric, "Tolerance \(tolerance) of metric '\(name)' is not a number from 0 to 10; give the relative change tolerated, e.g. 0.05 for 5 %.")
+        }
+        self.name = name
+        self.kind = kind
+        self.direction = direction
+        self.tolerance = tolerance
+        self.guardrail = guardrail
+    }
+
+    init(health name: String, kind: Kind, direction: Direction, tolerance: Double, guardrail: Bool) {
+        self.name = name
+        self.kind = kind
+        self.direction = direction
+        self.tolerance = tolerance
+        self.guardrail = guardrail
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        try self.init(name: try container.decode(String.self, forKey: .name), kind: try container.decode(Kind.self, forKey: .kind),
+                      direction: try container.decodeIfPresent(Direction.self, forKey: .direction) ?? .increase,
+                      tolerance: try container.decodeIfPresent(Double.self, forKey: .tolerance) ?? 0,
+                      guardrail: try container.decodeIfPresent(Bool.self, forKey: .guardrail) ?? false)
+    }
+
+    /// Refuses a name that breaks the naming rule.
+    /// - Throws: ``DepotError`` (`invalid_metric`).
+    public static func checkName(_ name: String) throws(DepotError) {
+        let bytes = Array(name.utf8)
+        func isLetter(_ byte: UInt8) -> Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) }
+        func isAllowed(_ byte: UInt8) -> Bool {
+            isLetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+        }
+        guard (1...64).contains(bytes.count), isLetter(bytes[0]), bytes.allSatisfy(isAllowed) else {
+            throw DepotError(.invalidMetric, "Metric name '\(String(decoding: bytes.prefix(80), as: UTF8.self))' is not allowed: use 1 to 64 characters of a-z, 0-9, '_', '.' and '-', starting with a letter (for example 'accepted').")
+        }
+    }
+
+    /// A metric the SDK records by itself for every model.
+    public enum Health: String, Sendable, CaseIterable {
+        case downloadFinished = "download_finished"
+        case downloadFailed = "download_failed"
+        case verificationRefused = "verification_refused"
+        case installed
+        case loadSucceeded = "load_succeeded"
+        case loadFailed = "load_failed"
+        case inferences
+        case inferenceFailed = "inference_failed"
+        case inferenceLatency = "inference_latency_ms"
+
+        /// The metric's definition: failures and latency are guardrails (5 % worse tolerated for
+        /// the latency, none for failures).
+        public var metric: ExperimentMetric {
+            switch self {
+            case .downloadFinished, .installed, .loadSucceeded:
+                ExperimentMetric(health: rawValue, kind: .proportion, direction: .increase, tolerance: 0, guardrail: false)
+            case .downloadFailed:
+                ExperimentMetric(health: rawValue, kind: .proportion, direction: .decrease, tolerance: 0, guardrail: false)
+            case .verificationRefused, .loadFailed, .inferenceFailed:
+                ExperimentMetric(health: rawValue, kind: .proportion, direction: .decrease, tolerance: 0, guardrail: true)
+            case .inferences:
+                ExperimentMetric(health: rawValue, kind: .sum, direction: .increase, tolerance: 0, guardrail: false)
+            case .inferenceLatency:
+                ExperimentMetric(health: rawValue, kind: .mean, direction: .decrease, tolerance: 0.05, guardrail: true)
+            }
+        }
+    }
+
+    /// Every model-health metric.
+    public static let health = Health.allCases.map(\.metric)
+}

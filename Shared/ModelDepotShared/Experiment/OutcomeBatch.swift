@@ -1,0 +1,84 @@
+import Foundation
+
+/// What the SDK sends to `POST /v1/models/{name}/events`: one installation's outcome events for
+/// one model, under an id that makes sending it again harmless.
+///
+/// ```json
+/// {"batch": "5f0c…", "installation": "8d1e…", "dropped": 0,
+///  "events": [{"metric": "load_failed", "version": 3, "arm": "rule:r-1a2b3c4d", "at": 1764064800, "code": "unsupported_model"},
+///             {"metric": "inference_latency_ms", "version": 3, "arm": "rule:r-1a2b3c4d", "at": 1764064801, "value": 12.5}]}
+/// ```
+public struct OutcomeBatch: Sendable, Hashable, Codable {
+    /// One thing that happened with a version on the device.
+    public struct Event: Sendable, Hashable, Codable {
+        /// A model-health metric (``ExperimentMetric/Health``) or one the app records.
+        public var metric: String
+        /// The version the signed manifest gave the device.
+        public var version: Int
+        /// The manifest's arm (`default`, `pin`, `latest` or `rule:<id>`).
+        public var arm: String
+        /// When it happened, in whole seconds since 1970.
+        public var at: Int
+        /// The value (a latency in ms, a count); `nil` counts as 1.
+        public var value: Double?
+        /// A failure's error code (`unsupported_model`, …).
+        public var code: String?
+
+        /// Creates an event.
+        public init(metric: String, version: Int, arm: String, at: Int, value: Double? = nil, code: String? = nil) {
+            self.metric = metric
+            self.version = version
+            self.arm = arm
+            self.at = at
+            self.value = value
+            self.code = code
+        }
+    }
+
+    /// A random UUID chosen by the device: a batch the server has applied is not applied again.
+    public var batch: String
+    /// The installation id the SDK sends with manifests.
+    public var installation: String
+    /// The events, at most ``maximumEvents``.
+    public var events: [Event]
+    /// Events the device dropped because its queue was full, since its last batch.
+    public var dropped: Int
+
+    /// The most events in one batch.
+    public static let maximumEvents = 1_000
+    /// The largest body the server reads (256 KiB).
+    public static let maximumSize = 256 << 10
+    /// The most events one installation may send per model in one hour; more are refused (429).
+    public static let maximumEventsPerHour = 20_000
+    /// How old an event may be when it arrives (7 days): a device holds older ones no longer.
+    public static let maximumAge: TimeInterval = 7 * 86_400
+    /// How far ahead of the server's clock an event's time may be (10 minutes of clock skew).
+    public static let maximumSkew: TimeInterval = 600
+    /// The largest absolute value.
+    public static let maximumValue = 1e12
+
+    /// Creates a batch.
+    public init(batch: String, installation: String, events: [Event], dropped: Int = 0) {
+        self.batch = batch
+        self.installation = installation
+        self.events = events
+        self.dropped = dropped
+    }
+}
+
+/// The server's answer to a batch.
+public struct OutcomeReceipt: Sendable, Hashable, Codable {
+    /// The batch's id.
+    public var batch: String
+    /// The events applied (0 when the batch had been applied before).
+    public var accepted: Int
+    /// Whether the server had applied this batch before.
+    public var duplicate: Bool
+
+    /// Creates a receipt.
+    public init(batch: String, accepted: Int, duplicate: Bool) {
+        self.batch = batch
+        self.accepted = accepted
+        self.duplicate = duplicate
+    }
+}

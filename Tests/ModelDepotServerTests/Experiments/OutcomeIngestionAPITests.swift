@@ -1,0 +1,191 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import ModelDepotShared
+import Testing
+
+/// `POST /v1/models/{name}/events`: what is stored, what is refused (with nothing stored), and
+/// what the results read from it.
+@Suite struct OutcomeIngestionAPITests {
+    static let now = Int(Date().timeIntervalSince1970)
+
+    /// A model with versions 1 and 2 split 50/50 by one rule; returns the app key and the rule's arm.
+    func experiment(_ client: TestServer.Client) async throws -> (key: HTTPFields, arm: String) {
+        try await client.createModel("flowers")
+        _ = try await client.upload("float_classifier", to: "flowers")
+        _ = try await client.upload("int8_conv", to: "flowers")
+        let rule = RolloutRuleChange(conditions: [], shares: [.init(version: 1, basisPoints: 5_000), .init(version: 2, basisPoints: 5_000)])
+        let rollout = try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/half", rule).decode(Rollout.self)
+        return (try await client.appKey(), "rule:\(rollout.rules[0].id)")
+    }
+
+    func send(_ client: TestServer.Client, _ key: HTTPFields, _ batch: OutcomeBatch, model: String = "flowers") async throws -> TestResponse {
+        try await client.json(.post, "/v1/models/\(model)/events", batch, headers: key)
+    }
+
+    func raw(_ client: TestServer.Client, _ key: HTTPFields, _ body: String) async throws -> TestResponse {
+        try await client.request(.post, "/v1/models/flowers/events", headers: key, body: ByteBuffer(string: body))
+    }
+
+    func results(_ client: TestServer.Client) async throws -> ExperimentResults {
+        try await client.request(.get, "/v1/admin/models/flowers/experiment").decode(ExperimentResults.self)
+    }
+
+    @Test func loadFailuresOnOneVersionShowAsWorseAndABatchSentTwiceCountsOnce() async throws {
+        try await TestServer().run { client in
+            let (key, arm) = try await experiment(client)
+            // 200 installations per version; 4 % of version 1's fail to load, 30 % of version 2's.
+            var sent: [OutcomeBatch] = []
+            for index in 0..<400 {
+                let version = index % 2 + 1
+                let fails = version == 1 ? index / 2 % 50 < 2 : index / 2 % 10 < 3
+                var events = [OutcomeBatch.Event(metric: "installed", version: version, arm: arm, at: Self.now - 60)]
+                events.append(.init(metric: fails ? "load_failed" : "load_succeeded", version: version, arm: arm, at: Self.now - 50,
+                                    code: fails ? "unsupported_model" : nil))
+                if !fails {
+                    events += (0..<3).map { _ in OutcomeBatch.Event(metric: "inference_latency_ms", version: version, arm: arm, at: Self.now - 40, value: Double(10 + index % 7)) }
+                }
+                let batch = OutcomeBatch(batch: UUID().uuidString, installation: "device-\(index)", events: events)
+                let receipt = try await send(client, key, batch).decode(OutcomeReceipt.self)
+                #expect(receipt.accepted == events.count && !receipt.duplicate)
+                sent.append(batch)
+            }
+            let before = try await results(client)
+            let again = try await send(client, key, sent[7])
+            #expect(again.status == .ok)
+            let receipt = try again.decode(OutcomeReceipt.self)
+            #expect(receipt.duplicate && receipt.accepted == 0 && receipt.batch == sent[7].batch.lowercased())
+            let after = try await results(client)
+            #expect(after.arms == before.arms, "the batch sent again changed nothing")
+
+            let result = try #require(after.arms.first)
+            #expect(result.arm == arm && result.name == "half" && result.control == 1)
+            #expect(result.installations == ["1": 200, "2": 200])
+            #expect(result.sampleRatio?.mismatch == false)
+            let loadFailed = try #require(result.metrics.first { $0.metric.name == "load_failed" })
+            #expect(loadFailed.statistics["1"] == MetricStatistic(kind: .proportion, n: 200, sum: 8))
+            #expect(loadFailed.statistics["2"] == MetricStatistic(kind: .proportion, n: 200, sum: 60))
+            let effect = try #require(loadFailed.effects.first)
+            #expect(effect.version == 2 && effect.verdict == .worse, "\(effect.summary)")
+            #expect(effect.absolute.fixed.estimate == 60.0 / 200 - 8.0 / 200)
+            #expect(effect.relative.fixed.estimate == (60.0 / 200 - 8.0 / 200) / (8.0 / 200))
+            #expect(effect.summary.hasPrefix("Version 2 is worse on load_failed than version 1: +26.0 points"), "\(effect.summary)")
+            #expect(!loadFailed.series.isEmpty && loadFailed.series.allSatisfy { $0.version == 2 })
+            let latency = try #require(result.metrics.first { $0.metric.name == "inference_latency_ms" })
+            #expect(latency.statistics["1"]?.n == 192 && latency.statistics["2"]?.n == 140, "a mean is over the installations that recorded it")
+            #expect(latency.effects.first?.verdict == .inconclusive)
+        }
+    }
+
+    @Test func appMetricsAreDeclaredOrRecordedUpToALimitAndReadAsDeclared() async throws {
+        try await TestServer().run { client in
+            let (key, arm) = try await experiment(client)
+            let declared = try await client.json(.put, "/v1/admin/models/flowers/metrics/accepted",
+                                                 ["kind": "proportion", "direction": "increase"])
+            #expect(declared.status == .ok)
+            let health = try await client.json(.put, "/v1/admin/models/flowers/metrics/load_failed", ["kind": "sum"])
+            #expect(health.status == .badRequest && health.error?.code == .invalidMetric)
+            let badName = try await client.json(.put, "/v1/admin/models/flowers/metrics/Accepted!", ["kind": "sum"])
+            #expect(badName.error?.code == .invalidMetric)
+
+            // Sixteen names recorded without declaring them are kept; the seventeenth is refused
+            // with its whole batch.
+            for index in 0..<ExperimentMetric.maximumUndeclared {
+                let batch = OutcomeBatch(batch: UUID().uuidString, installation: "device-1",
+                                         events: [.init(metric: "free-\(index)", version: 1, arm: arm, at: Self.now)])
+                #expect(try await send(client, key, batch).status == .ok)
+            }
+            let overflow = OutcomeBatch(batch: UUID().uuidString, installation: "device-1",
+                                        events: [.init(metric: "accepted", version: 1, arm: arm, at: Self.now),
+                                                 .init(metric: "one-too-many", version: 1, arm: arm, at: Self.now)])
+            let refused = try await send(client, key, overflow)
+            #expect(refused.status == .badRequest && refused.error?.code == .invalidEvents)
+            #expect(refused.error?.message.contains("'one-too-many'") == true && refused.error?.message.contains("depot experiment metric add flowers one-too-many") == true)
+
+            let metrics = try await client.request(.get, "/v1/admin/models/flowers/metrics").decode([ExperimentMetric].self)
+            #expect(metrics.prefix(ExperimentMetric.health.count) == ExperimentMetric.health[...])
+            let app = metrics.dropFirst(ExperimentMetric.health.count)
+            #expect(app.count == 17 && app.first { $0.name == "accepted" }?.kind == .proportion)
+            #expect(app.filter { $0.name.hasPrefix("free-") }.allSatisfy { $0.kind == .sum })
+            #expect(try await client.request(.delete, "/v1/admin/models/flowers/metrics/accepted").status == .noContent)
+            #expect(try await client.request(.delete, "/v1/admin/models/flowers/metrics/accepted").error?.code == .notFound)
+            #expect(try await client.request(.delete, "/v1/admin/models/flowers/metrics/free-1").error?.code == .notFound,
+                    "only a declaration is removed")
+        }
+    }
+
+    /// Each refusal names what is wrong, and stores nothing of its batch.
+    @Test func badBatchesAreRefusedWithTheirReasonAndStoreNothing() async throws {
+        try await TestServer().run { client in
+            let (key, arm) = try await experiment(client)
+            let good = #"{"metric":"installed","version":1,"arm":"\#(arm)","at":\#(Self.now)}"#
+            func batch(_ events: String, id: String = UUID().uuidString, installation: String = "device-1", dropped: String = "0") -> String {
+                #"{"batch":"\#(id)","installation":"\#(installation)","dropped":\#(dropped),"events":[\#(events)]}"#
+            }
+            func event(_ replacing: String, with: String) -> String { good.replacingOccurrences(of: replacing, with: with) }
+            let cases: [(body: String, code: DepotError.Code, says: String)] = [
+                (batch(good, id: "not-a-uuid"), .invalidEvents, "is not a UUID"),
+                (batch(good, installation: ""), .invalidEvents, "installation id has 0 bytes"),
+                (batch(good, installation: String(repeating: "x", count: 257)), .invalidEvents, "257 bytes"),
+                (batch(good, dropped: "-1"), .invalidEvents, "dropped=-1"),
+                (batch([String](repeating: good, count: 1_001).joined(separator: ",")), .invalidEvents, "1001 events"),
+                (batch(event("installed", with: "Installed")), .invalidEvents, "Metric name 'Installed'"),
+                (batch(event("\"version\":1", with: "\"version\":0")), .invalidEvents, "version 0"),
+                (batch(event("\"version\":1", with: "\"version\":9")), .invalidEvents, "version 9 of 'flowers', which does not exist"),
+                (batch(event(arm, with: "unknown")), .invalidEvents, "arm 'unknown'"),
+                (batch(event(arm, with: "rule:R 1")), .invalidEvents, "arm 'rule:R 1'"),
+                (batch(event("\(Self.now)", with: "\(Self.now - 8 * 86_400)")), .invalidEvents, "within the last 7 days"),
+                (batch(event("\(Self.now)", with: "\(Self.now + 3_600)")), .invalidEvents, "within the last 7 days"),
+                (batch(event("}", with: ",\"value\":1e300}")), .invalidEvents, "finite number"),
+                (batch(event("}", with: ",\"code\":\"Bad Code\"}")), .invalidEvents, "is not an error code"),
+                (batch(event("installed", with: "inference_latency_ms")), .invalidEvents, "latency needs a value"),
+                (batch(event("\"version\":1", with: "\"version\":1e400")), .badRequest, "not valid JSON"),
+                (batch(event("\"version\":1", with: "\"version\":99999999999999999999")), .badRequest, "not valid JSON"),
+                (batch(event("\"at\":\(Self.now)", with: "\"at\":\"now\"")), .badRequest, "wrong type at 'events[0].at'"),
+                (#"{"batch":1}"#, .badRequest, "wrong type at 'batch'"),
+                (String(repeating: "[", count: 10_000), .badRequest, "not valid JSON"),
+                ("\u{0}\u{1}\u{ff}", .badRequest, "not valid JSON"),
+            ]
+            for (body, code, says) in cases {
+                let response = try await raw(client, key, body)
+                #expect(response.error?.code == code, "\(body.prefix(120)): \(response.status) \(response.text)")
+                #expect(response.error?.message.contains(says) == true, "\(body.prefix(120)): \(response.text)")
+            }
+            let tooLarge = try await raw(client, key, batch(good) + String(repeating: " ", count: OutcomeBatch.maximumSize))
+            #expect(tooLarge.status == .contentTooLarge && tooLarge.error?.code == .payloadTooLarge)
+            // The first event is fine, the second is not: neither is stored, and the batch id is
+            // still free (sending the batch fixed is applied).
+            let id = UUID().uuidString
+            let mixed = try await raw(client, key, batch(good + "," + event("\"version\":1", with: "\"version\":9"), id: id))
+            #expect(mixed.error?.code == .invalidEvents)
+            #expect(try await results(client).arms.isEmpty, "no refused event was stored")
+            let fixed = try await raw(client, key, batch(good + "," + event("\"version\":1", with: "\"version\":2"), id: id))
+            #expect(try fixed.decode(OutcomeReceipt.self) == OutcomeReceipt(batch: id.lowercased(), accepted: 2, duplicate: false))
+            #expect(try await results(client).arms.first?.installations == ["1": 1, "2": 1])
+        }
+    }
+
+    @Test func anInstallationsEventsPerHourAreBoundedAndOtherModelsKeysAreRefused() async throws {
+        try await TestServer().run { client in
+            let (key, arm) = try await experiment(client)
+            let full = (0..<OutcomeBatch.maximumEvents).map { _ in OutcomeBatch.Event(metric: "inferences", version: 1, arm: arm, at: Self.now) }
+            for _ in 0..<(OutcomeBatch.maximumEventsPerHour / OutcomeBatch.maximumEvents) {
+                #expect(try await send(client, key, OutcomeBatch(batch: UUID().uuidString, installation: "busy", events: full)).status == .ok)
+            }
+            let over = try await send(client, key, OutcomeBatch(batch: UUID().uuidString, installation: "busy", events: [full[0]]))
+            #expect(over.status == .tooManyRequests && over.error?.code == .tooManyRequests)
+            #expect(try await send(client, key, OutcomeBatch(batch: UUID().uuidString, installation: "quiet", events: [full[0]])).status == .ok,
+                    "another installation is not limited")
+
+            try await client.createModel("birds")
+            let birdsKey = try await client.appKey(models: ["birds"])
+            let forbidden = try await send(client, birdsKey, OutcomeBatch(batch: UUID().uuidString, installation: "x", events: [full[0]]))
+            #expect(forbidden.status == .forbidden)
+            let noKey = try await send(client, [:], OutcomeBatch(batch: UUID().uuidString, installation: "x", events: [full[0]]))
+            #expect(noKey.status == .unauthorized)
+            let noModel = try await send(client, key, OutcomeBatch(batch: UUID().uuidString, installation: "x", events: []), model: "nothing")
+            #expect(noModel.status == .notFound)
+        }
+    }
+}
