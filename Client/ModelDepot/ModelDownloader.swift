@@ -24,6 +24,12 @@ public actor ModelDownloader {
     var trustedRoot: TrustedRoot?
     /// The installation id sent for rollouts.
     public nonisolated let installationID: String
+    /// Model-health outcomes and the app's metrics, queued for the server (``sendOutcomes(conditions:)``).
+    public nonisolated let outcomes: OutcomeRecorder
+    /// When a check next sends outcomes by itself, and the wait after the next failure to send.
+    var outcomeSchedule: (due: Date, backoff: Duration)
+    /// The latest send a check started by itself.
+    var backgroundOutcomeSend: Task<Void, Never>?
     private var inFlight: [ModelName: Task<VerifiedModel, any Error>] = [:]
     private var subscribers: [UUID: AsyncStream<ModelDownloadEvent>.Continuation] = [:]
     private var progresses: [ModelName: [Progress]] = [:]
@@ -51,6 +57,8 @@ public actor ModelDownloader {
             throw DepotError(.fileUnreadable, "Could not create the model cache at \(configuration.cacheDirectory.path): \(error.localizedDescription).")
         }
         installationID = configuration.installationID?.lowercased() ?? Self.persistedInstallationID(in: configuration.cacheDirectory)
+        outcomes = OutcomeRecorder(directory: configuration.cacheDirectory, enabled: configuration.recordsOutcomes, clock: configuration.clock)
+        outcomeSchedule = (configuration.clock().addingTimeInterval(configuration.outcomeSendInterval.seconds), OutcomeSchedule.firstBackoff)
     }
 
     /// The verified model to use.
@@ -138,7 +146,10 @@ public actor ModelDownloader {
                          conditions: DownloadConditions, expectation: TFLiteIOExpectation?) -> Task<VerifiedModel, any Error> {
         if let task = inFlight[model] { return task }
         let task = Task {
-            defer { inFlight[model] = nil }
+            defer {
+                inFlight[model] = nil
+                sendOutcomesIfDue()
+            }
             do {
                 return try await update(model, current: current, conditions: conditions, expectation: expectation)
             } catch is CancellationError {
@@ -259,8 +270,10 @@ public actor ModelDownloader {
                 companions = try await downloadCompanions(manifest, conditions: conditions)
             }
         } catch let error as DepotError {
+            if error.code != .cancelled, error.code != .conditionsNotMet { outcomes.record(.downloadFailed, code: error.code, manifest: manifest) }
             throw DepotError(error.code, "\(error.message) \(kept)")
         }
+        outcomes.record(.downloadFinished, manifest: manifest)
         emit(.verifying(model: model, version: manifest.version))
         let verified: VerifiedModel
         do throws(DepotError) {
@@ -269,10 +282,12 @@ public actor ModelDownloader {
         } catch {
             try? FileManager.default.removeItem(at: file)
             for companion in companions.values { try? FileManager.default.removeItem(at: companion) }
+            outcomes.record(.verificationRefused, code: error.code, manifest: manifest)
             throw DepotError(error.code, "\(error.message) The download was discarded. \(kept)")
         }
         let installed = try cache.install(file, companions: companions, manifest: manifest, description: verified.description, etag: etag,
                                           confirmedAt: configuration.clock(), kept: configuration.keptVersions)
+        outcomes.record(.installed, manifest: manifest)
         emit(.installed(model: model, version: installed.version))
         configuration.notificationCenter.post(name: .modelDownloadDidSucceed, object: self, userInfo: [Self.modelKey: installed])
         return installed

@@ -61,6 +61,15 @@ public struct ModelDownloaderConfiguration: Sendable {
     /// a model over it is refused (`associated_files_too_large`) and the current one stays.
     public var verificationPolicy = TFLiteVerificationPolicy.default
 
+    /// Whether model-health outcomes and the app's metrics are recorded and sent to the server
+    /// (``OutcomeRecorder``). `false` records nothing, sends nothing and deletes what was queued.
+    public var recordsOutcomes = true
+    /// When queued outcomes may be sent.
+    public var outcomeConditions = DownloadConditions()
+    /// How long after the downloader's start or its last send a check of a model also sends the
+    /// queued outcomes, in the background (``ModelDownloader/sendOutcomes(conditions:)`` sends at once).
+    public var outcomeSendInterval: Duration = .seconds(3_600)
+
     /// Creates a configuration.
     public init(serverURL: URL, appKey: String, trustedRoot: PinnedRoot, installationID: String? = nil, device: DeviceContext = DeviceContext(),
                 cacheDirectory: URL, keptVersions: Int = 2, transport: any ModelTransport = defaultModelTransport(),

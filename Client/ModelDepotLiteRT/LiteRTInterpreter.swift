@@ -48,35 +48,61 @@ public final class LiteRTInterpreter: @unchecked Sendable {
     private var compiled: Handle = nil
     private let inputs: [RankedType]
     private let outputs: [RankedType]
+    /// Where loads and runs are recorded, with the model they are recorded for.
+    private let outcomes: (recorder: OutcomeRecorder, model: VerifiedModel)?
 
     /// Loads and compiles a verified model from its bytes, read and checked again now.
+    /// - Parameter outcomes: Where to record the load, each run and its latency
+    ///   (`ModelDownloader.outcomes`); `nil` records nothing.
     /// - Throws: ``DepotError``: `digest_mismatch` or `size_mismatch` when the file changed
     ///   after it was verified; `unavailable` naming the LiteRT call that failed and its status.
-    public convenience init(model verified: VerifiedModel, library: LiteRTLibrary) throws(DepotError) {
-        try self.init(bytes: verified.loadVerifiedBytes(), library: library)
+    public convenience init(model verified: VerifiedModel, library: LiteRTLibrary, outcomes: OutcomeRecorder? = nil) throws(DepotError) {
+        let bytes: VerifiedModelBytes
+        do {
+            bytes = try verified.loadVerifiedBytes()
+        } catch {
+            outcomes?.record(.loadFailed, code: error.code, for: verified)
+            throw error
+        }
+        try self.init(bytes: bytes, library: library, outcomes: outcomes)
     }
 
     /// Loads and compiles a model from verified bytes.
+    /// - Parameter outcomes: Where to record the load, each run and its latency; `nil` records nothing.
     /// - Throws: ``DepotError`` (`unavailable`) naming the LiteRT call that failed and its status.
-    public init(bytes: VerifiedModelBytes, library: LiteRTLibrary) throws(DepotError) {
+    public init(bytes: VerifiedModelBytes, library: LiteRTLibrary, outcomes: OutcomeRecorder? = nil) throws(DepotError) {
         self.library = library
         self.bytes = bytes
         let verified = bytes.model
-        try Self.check(library.createEnvironment(0, nil, &environment), "LiteRtCreateEnvironment")
-        let environment = environment
-        var model: Handle = nil
-        let status = bytes.withUnsafeBytes { library.createModelFromBuffer(environment, $0.baseAddress!, $0.count, &model) }
-        self.model = model
-        try Self.check(status, "LiteRtCreateModelFromBuffer")
-        try Self.check(library.createOptions(&options), "LiteRtCreateOptions")
-        try Self.check(library.setAccelerators(options, 1), "LiteRtSetOptionsHardwareAccelerators")
-        try Self.check(library.createCompiledModel(environment, model, options, &compiled), "LiteRtCreateCompiledModel")
+        self.outcomes = outcomes.map { ($0, verified) }
+        do {
+            (inputs, outputs) = try Self.load(bytes, library, environment: &environment, model: &model, options: &options, compiled: &compiled)
+        } catch {
+            outcomes?.record(.loadFailed, code: error.code, for: verified)
+            throw error
+        }
+        outcomes?.record(.loadSucceeded, for: verified)
+    }
+
+    /// Creates LiteRT's environment, model, options and compiled model (each handle set as soon
+    /// as it exists, so that `deinit` destroys it); returns the signature's input and output types.
+    private static func load(_ bytes: VerifiedModelBytes, _ library: LiteRTLibrary, environment: inout Handle, model: inout Handle,
+                             options: inout Handle, compiled: inout Handle) throws(DepotError) -> ([RankedType], [RankedType]) {
+        let verified = bytes.model
+        try check(library.createEnvironment(0, nil, &environment), "LiteRtCreateEnvironment")
+        let created = environment
+        var loaded: Handle = nil
+        let status = bytes.withUnsafeBytes { library.createModelFromBuffer(created, $0.baseAddress!, $0.count, &loaded) }
+        model = loaded
+        try check(status, "LiteRtCreateModelFromBuffer")
+        try check(library.createOptions(&options), "LiteRtCreateOptions")
+        try check(library.setAccelerators(options, 1), "LiteRtSetOptionsHardwareAccelerators")
+        try check(library.createCompiledModel(created, loaded, options, &compiled), "LiteRtCreateCompiledModel")
         var signature: Handle = nil
-        try Self.check(library.getSignature(model, 0, &signature), "LiteRtGetModelSignature")
+        try check(library.getSignature(loaded, 0, &signature), "LiteRtGetModelSignature")
         let counts = verified.description.signatures.first.map { ($0.inputs.count, $0.outputs.count) }
             ?? (verified.description.inputs.count, verified.description.outputs.count)
-        inputs = try Self.types(count: counts.0, signature, library.getInput, library)
-        outputs = try Self.types(count: counts.1, signature, library.getOutput, library)
+        return (try types(count: counts.0, signature, library.getInput, library), try types(count: counts.1, signature, library.getOutput, library))
     }
 
     deinit {
@@ -90,8 +116,25 @@ public final class LiteRTInterpreter: @unchecked Sendable {
     /// - Parameter values: One tensor per input, in the signature's order, of its type and shape.
     /// - Returns: One tensor per output.
     /// - Throws: ``DepotError``: `signature_mismatch` for a wrong input count, type or size;
-    ///   `unavailable` when a LiteRT call fails.
+    ///   `unavailable` when a LiteRT call fails. With an ``OutcomeRecorder``, the run (or its
+    ///   failure) and its latency are recorded.
     public func run(_ values: [TensorValue]) throws(DepotError) -> [TensorValue] {
+        guard let outcomes else { return try compute(values) }
+        let start = ContinuousClock.now
+        do {
+            let result = try compute(values)
+            let elapsed = start.duration(to: .now).components
+            outcomes.recorder.record(.inferences, for: outcomes.model)
+            outcomes.recorder.record(.inferenceLatency, value: Double(elapsed.seconds) * 1_000 + Double(elapsed.attoseconds) / 1e15,
+                                     for: outcomes.model)
+            return result
+        } catch {
+            outcomes.recorder.record(.inferenceFailed, code: error.code, for: outcomes.model)
+            throw error
+        }
+    }
+
+    private func compute(_ values: [TensorValue]) throws(DepotError) -> [TensorValue] {
         guard values.count == inputs.count else {
             throw DepotError(.signatureMismatch, "The model takes \(inputs.count) inputs; \(values.count) were given.")
         }

@@ -53,8 +53,20 @@ public final class ImageClassifier: @unchecked Sendable {
     ///   - model: A verified model with an image input and a `[1, N]` float32 or uint8 output.
     ///   - library: LiteRT.
     ///   - options: What a classification returns.
+    ///   - outcomes: Where to record the load, each run and its latency (`ModelDownloader.outcomes`);
+    ///     a model the task cannot use is recorded as a load failure.
     /// - Throws: ``DepotError``: `unsupported_model` for other inputs or outputs; LiteRT's failures.
-    public init(model: VerifiedModel, library: LiteRTLibrary, options: Options = Options()) throws {
+    public convenience init(model: VerifiedModel, library: LiteRTLibrary, options: Options = Options(), outcomes: OutcomeRecorder? = nil) throws {
+        do {
+            try self.init(checking: model, library: library, options: options, outcomes: outcomes)
+        } catch let error as DepotError {
+            // LiteRT's own load failures are recorded by the interpreter.
+            if error.code != .unavailable { outcomes?.record(.loadFailed, code: error.code, for: model) }
+            throw error
+        }
+    }
+
+    private init(checking model: VerifiedModel, library: LiteRTLibrary, options: Options, outcomes: OutcomeRecorder?) throws {
         let description = model.description
         let tensors = description.modelMetadata?.subgraphs.first
         input = try ImageTensorInput(firstInputOf: description)
@@ -65,7 +77,7 @@ public final class ImageClassifier: @unchecked Sendable {
         labels = model.labels(locale: options.locale)
         threshold = options.scoreThreshold ?? tensors?.outputs.first?.scoreThreshold ?? 0
         maximumResults = options.maximumResults
-        interpreter = try library.makeInterpreter(for: model)
+        interpreter = try LiteRTInterpreter(model: model, library: library, outcomes: outcomes)
     }
 
     /// Classifies an image, or a region of it.

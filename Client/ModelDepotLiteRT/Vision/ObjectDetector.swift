@@ -72,9 +72,21 @@ public final class ObjectDetector: @unchecked Sendable {
     ///   - model: A verified model with an image input and the four outputs of `TFLite_Detection_PostProcess`.
     ///   - library: LiteRT.
     ///   - options: What a detection returns.
+    ///   - outcomes: Where to record the load, each run and its latency (`ModelDownloader.outcomes`);
+    ///     a model the task cannot use is recorded as a load failure.
     /// - Throws: ``DepotError``: `unsupported_model` for other inputs or outputs, `invalid_companion_file`
     ///   for `tflite_metadata.json` that contradicts the model; LiteRT's failures.
-    public init(model: VerifiedModel, library: LiteRTLibrary, options: Options = Options()) throws {
+    public convenience init(model: VerifiedModel, library: LiteRTLibrary, options: Options = Options(), outcomes: OutcomeRecorder? = nil) throws {
+        do {
+            try self.init(checking: model, library: library, options: options, outcomes: outcomes)
+        } catch let error as DepotError {
+            // LiteRT's own load failures are recorded by the interpreter.
+            if error.code != .unavailable { outcomes?.record(.loadFailed, code: error.code, for: model) }
+            throw error
+        }
+    }
+
+    private init(checking model: VerifiedModel, library: LiteRTLibrary, options: Options, outcomes: OutcomeRecorder?) throws {
         let description = model.description
         let tensors = description.modelMetadata?.subgraphs.first
         input = try ImageTensorInput(firstInputOf: description)
@@ -115,7 +127,7 @@ public final class ObjectDetector: @unchecked Sendable {
         labels = (valueLabels.first { $0.locale == options.locale && options.locale != nil } ?? valueLabels.first)?.labels ?? model.labels(locale: options.locale)
         threshold = options.scoreThreshold ?? tensors?.outputs.dropFirst(layout.scores).first?.scoreThreshold ?? 0
         maximumResults = options.maximumResults ?? settings?.maxDetections ?? Int.max
-        interpreter = try library.makeInterpreter(for: model)
+        interpreter = try LiteRTInterpreter(model: model, library: library, outcomes: outcomes)
     }
 
     /// Detects objects in an image, or in a region of it.

@@ -54,7 +54,7 @@ struct ExperimentComparison {
 
     private func summary(_ verdict: ExperimentResults.Verdict, version: Int, _ result: EffectResult, treatment: MetricStatistic) -> String {
         let unit = metric.judgedBy == .absolute ? "points" : "%"
-        let effect = "\(Self.percent(result.estimate)) \(unit) (\(Self.percent(result.lower)) to \(Self.percent(result.upper)))"
+        let effect = "\(ExperimentResults.hundredths(result.estimate)) \(unit) (\(ExperimentResults.hundredths(result.lower)) to \(ExperimentResults.hundredths(result.upper)))"
         switch verdict {
         case .better:
             return "Version \(version) is better on \(metric.name) than version \(control): \(effect), over \(treatment.n) installations."
@@ -66,11 +66,5 @@ struct ExperimentComparison {
             let reason = result.problem == .controlMeanIsZero ? "version \(control)'s mean is 0" : "an arm has fewer than two installations or no variation"
             return "Not enough data on \(metric.name) to compare version \(version) with version \(control): \(reason)."
         }
-    }
-
-    /// A fraction as a signed number of hundredths with one decimal (+26.0 for 0.26).
-    static func percent(_ fraction: Double) -> String {
-        let value = (fraction * 1_000).rounded() / 10
-        return (value > 0 ? "+" : "") + String(format: "%.1f", value)
     }
 }

@@ -32,7 +32,8 @@ extension OutcomeBatch {
             let hour = event.at / 3_600
             let key = TotalKey(metric: event.metric, arm: arm, version: event.version, hour: hour)
             let total = totals[key] ?? (0, 0)
-            totals[key] = (total.count + 1, total.sum + (event.value ?? 1))
+            let count = event.count ?? 1
+            totals[key] = (total.count + count, total.sum + (event.value ?? Double(count)))
             let exposure = ExposureKey(arm: arm, version: event.version)
             exposures[exposure] = min(exposures[exposure] ?? hour, hour)
         }
@@ -82,6 +83,9 @@ extension OutcomeBatch {
         }
         if let value = event.value, !(value.isFinite && abs(value) <= OutcomeBatch.maximumValue) {
             throw refuse("value \(value) is not a finite number within ±\(OutcomeBatch.maximumValue)")
+        }
+        if let count = event.count, !(1...Event.maximumCount).contains(count) {
+            throw refuse("count \(count) is not from 1 to \(Event.maximumCount)")
         }
         if let code = event.code, !(1...64).contains(code.utf8.count) || !code.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }) {
             throw refuse("code '\(code.prefix(80))' is not an error code (1 to 64 characters of a-z and '_')")

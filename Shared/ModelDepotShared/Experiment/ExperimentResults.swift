@@ -107,6 +107,13 @@ public struct ExperimentResults: Sendable, Hashable, Codable {
         }
     }
 
+    /// A fraction as a signed number of hundredths with one decimal, as results print effects
+    /// (`+26.0` for 0.26: percent of a relative effect, percentage points of a proportion's).
+    public static func hundredths(_ fraction: Double) -> String {
+        let value = (fraction * 1_000).rounded() / 10
+        return (value > 0 ? "+" : "") + String(format: "%.1f", value)
+    }
+
     public var model: ModelName
     /// When the results were computed.
     public var generated: Date

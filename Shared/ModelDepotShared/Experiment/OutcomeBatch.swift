@@ -19,19 +19,27 @@ public struct OutcomeBatch: Sendable, Hashable, Codable {
         public var arm: String
         /// When it happened, in whole seconds since 1970.
         public var at: Int
-        /// The value (a latency in ms, a count); `nil` counts as 1.
+        /// The value (a latency in ms, a count), or with ``count`` the total of that many values;
+        /// `nil` is 1 per event.
         public var value: Double?
         /// A failure's error code (`unsupported_model`, …).
         public var code: String?
+        /// How many events of the same hour this one stands for (1 to ``maximumCount``; `nil` is 1):
+        /// the SDK adds up its events per hour before sending them.
+        public var count: Int?
+
+        /// The largest ``count``.
+        public static let maximumCount = 1_000_000
 
         /// Creates an event.
-        public init(metric: String, version: Int, arm: String, at: Int, value: Double? = nil, code: String? = nil) {
+        public init(metric: String, version: Int, arm: String, at: Int, value: Double? = nil, code: String? = nil, count: Int? = nil) {
             self.metric = metric
             self.version = version
             self.arm = arm
             self.at = at
             self.value = value
             self.code = code
+            self.count = count
         }
     }
 
@@ -44,11 +52,12 @@ public struct OutcomeBatch: Sendable, Hashable, Codable {
     /// Events the device dropped because its queue was full, since its last batch.
     public var dropped: Int
 
-    /// The most events in one batch.
+    /// The most events in one batch (each may stand for ``Event/maximumCount`` of one hour).
     public static let maximumEvents = 1_000
     /// The largest body the server reads (256 KiB).
     public static let maximumSize = 256 << 10
-    /// The most events one installation may send per model in one hour; more are refused (429).
+    /// The most events (entries of ``events``) one installation may send per model in one hour;
+    /// more are refused (429).
     public static let maximumEventsPerHour = 20_000
     /// How old an event may be when it arrives (7 days): a device holds older ones no longer.
     public static let maximumAge: TimeInterval = 7 * 86_400

@@ -1,4 +1,4 @@
-/// The paths of the two requests a device makes, the one place the SDK and the server (its
+/// The paths of the requests a device makes, the one place the SDK and the server (its
 /// router and its fast path) take them from.
 public enum DeviceRoute {
     /// `/v1/models/{name}/manifest` is this, the model's name, then ``manifestSuffix``.
@@ -12,6 +12,9 @@ public enum DeviceRoute {
     public static let armQueryItem = "arm"
 
     public static func manifest(of model: ModelName) -> String { manifestPrefix + model.rawValue + manifestSuffix }
+
+    /// `/v1/models/{name}/events`, where the SDK sends outcome batches.
+    public static func events(of model: ModelName) -> String { manifestPrefix + model.rawValue + "/events" }
 
     public static func blob(sha256: String) -> String { blobPrefix + sha256 }
 

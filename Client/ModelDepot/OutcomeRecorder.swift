@@ -1,0 +1,180 @@
+import Foundation
+import ModelDepotShared
+import Synchronization
+
+/// Records what happens with each model version on this device — model health (downloads,
+/// verification refusals, installs, loads, inferences and their latency) and the app's own
+/// metrics — for the version and rollout arm the signed manifest gave it, and queues them on disk
+/// until ``ModelDownloader`` sends them (`POST /v1/models/{name}/events`).
+///
+/// Events are added up per metric, version, arm and hour before they are queued (what the server
+/// keeps per installation anyway), so a model run at 30 frames a second adds a few queue entries an
+/// hour, not thousands. The queue is written at most once a second while recording (and whenever
+/// batches are taken or acknowledged), so it survives restarts but for the last second. It holds
+/// at most ``maximumEntries``; past that the oldest entries are dropped and the server is told
+/// how many events it lost. Nothing
+/// leaves the device but the metric, version, arm, hour, count, values' total and error code, and
+/// the installation id the SDK already sends with manifests.
+///
+/// ```swift
+/// let model = try await downloader.model(named: "flowers")
+/// try downloader.outcomes.record("accepted", value: 1, for: model)   // a user kept the suggestion
+/// ```
+public final class OutcomeRecorder: Sendable {
+    /// The most entries queued (metric, version, arm, hour and code each make one).
+    public static let maximumEntries = 5_000
+
+    struct Entry: Codable, Hashable {
+        var model: ModelName
+        var metric: String
+        var version: Int
+        var arm: String
+        var hour: Int
+        var code: String?
+    }
+
+    struct Totals: Codable {
+        var at: Int
+        var count: Int
+        var sum: Double
+    }
+
+    /// A batch taken from the queue and not yet acknowledged: sent again with the same id until
+    /// the server answers, so it is never counted twice.
+    struct Batch: Codable {
+        var id: String
+        var model: ModelName
+        var events: [OutcomeBatch.Event]
+        var dropped: Int
+    }
+
+    struct State: Codable {
+        var entries: [Entry: Totals] = [:]
+        var batches: [Batch] = []
+        var dropped: [ModelName: Int] = [:]
+    }
+
+    private let file: URL
+    private let clock: @Sendable () -> Date
+    private let state: Mutex<State>
+    private let enabled: Mutex<Bool>
+    /// When the queue was last written: recording writes it at most once a second.
+    private let savedAt = Mutex<Date?>(nil)
+
+    /// The most entries this recorder queues (``maximumEntries`` but in tests).
+    private let capacity: Int
+
+    init(directory: URL, enabled: Bool, clock: @escaping @Sendable () -> Date, capacity: Int = OutcomeRecorder.maximumEntries) {
+        file = directory.appendingPathComponent("outcomes.json")
+        self.capacity = capacity
+        self.clock = clock
+        self.enabled = Mutex(enabled)
+        if enabled, let data = try? Data(contentsOf: file), let saved = try? JSONDecoder().decode(State.self, from: data) {
+            state = Mutex(saved)
+        } else {
+            state = Mutex(State())
+            if !enabled { try? FileManager.default.removeItem(at: file) }
+        }
+    }
+
+    /// Whether outcomes are recorded and sent; turning it off deletes the queue.
+    public var isEnabled: Bool {
+        get { enabled.withLock { $0 } }
+        set {
+            enabled.withLock { $0 = newValue }
+            guard !newValue else { return }
+            state.withLock { $0 = State() }
+            try? FileManager.default.removeItem(at: file)
+        }
+    }
+
+    /// Records an app metric for the version in use.
+    /// - Parameters:
+    ///   - metric: Its name (1–64 characters of a-z, 0-9, '_', '.', '-', starting with a letter);
+    ///     declare it on the server (`depot experiment metric add`) to choose how it is read.
+    ///   - value: The value (1 for a count or a conversion).
+    ///   - model: The model in use.
+    /// - Throws: ``DepotError`` (`invalid_metric`) for a bad name, a model-health name, or a value
+    ///   that is not finite.
+    public func record(_ metric: String, value: Double = 1, for model: VerifiedModel) throws(DepotError) {
+        try ExperimentMetric.checkName(metric)
+        guard ExperimentMetric.Health(rawValue: metric) == nil else {
+            throw DepotError(.invalidMetric, "'\(metric)' is a model-health metric the SDK records by itself; choose another name.")
+        }
+        guard value.isFinite, abs(value) <= OutcomeBatch.maximumValue else {
+            throw DepotError(.invalidMetric, "Value \(value) of metric '\(metric)' is not a finite number within ±\(OutcomeBatch.maximumValue).")
+        }
+        add(metric, value: value, code: nil, manifest: model.manifest)
+    }
+
+    /// Records a model-health outcome (the SDK and `ModelDepotLiteRT` call this).
+    public func record(_ health: ExperimentMetric.Health, value: Double? = nil, code: DepotError.Code? = nil, for model: VerifiedModel) {
+        record(health, value: value, code: code, manifest: model.manifest)
+    }
+
+    func record(_ health: ExperimentMetric.Health, value: Double? = nil, code: DepotError.Code? = nil, manifest: ModelManifest) {
+        add(health.rawValue, value: value ?? 1, code: code?.rawValue, manifest: manifest)
+    }
+
+    private func add(_ metric: String, value: Double, code: String?, manifest: ModelManifest) {
+        guard isEnabled else { return }
+        let now = Int(clock().timeIntervalSince1970)
+        let entry = Entry(model: manifest.model, metric: metric, version: manifest.version, arm: manifest.arm, hour: now / 3_600, code: code)
+        state.withLock { state in
+            var totals = state.entries[entry] ?? Totals(at: now, count: 0, sum: 0)
+            totals.count += 1
+            totals.sum += value
+            state.entries[entry] = totals
+            while state.entries.count > capacity, let oldest = state.entries.min(by: { $0.value.at < $1.value.at }) {
+                state.entries[oldest.key] = nil
+                state.dropped[oldest.key.model, default: 0] += oldest.value.count
+            }
+        }
+        let due = savedAt.withLock { saved in saved.map { clock().timeIntervalSince($0) >= 1 } ?? true }
+        if due { save() }
+    }
+
+    /// The batches to send: those sent before without an answer, then the queue's entries as new
+    /// batches of at most ``OutcomeBatch/maximumEvents`` (one entry is one event with its count).
+    func takeBatches() -> [Batch] {
+        let batches = state.withLock { state -> [Batch] in
+            for (model, entries) in Dictionary(grouping: state.entries, by: \.key.model) {
+                let events = entries.sorted { $0.value.at < $1.value.at }.map { entry, totals in
+                    OutcomeBatch.Event(metric: entry.metric, version: entry.version, arm: entry.arm, at: totals.at,
+                                       value: totals.sum, code: entry.code, count: totals.count)
+                }
+                for start in stride(from: 0, to: events.count, by: OutcomeBatch.maximumEvents) {
+                    state.batches.append(Batch(id: UUID().uuidString.lowercased(), model: model,
+                                               events: Array(events[start..<min(start + OutcomeBatch.maximumEvents, events.count)]),
+                                               dropped: start == 0 ? state.dropped[model] ?? 0 : 0))
+                }
+                state.dropped[model] = nil
+            }
+            state.entries = [:]
+            return state.batches
+        }
+        save()
+        return batches
+    }
+
+    /// Forgets a batch the server answered (applied, applied before, or refused for good).
+    func finished(_ id: String) {
+        state.withLock { $0.batches.removeAll { $0.id == id } }
+        save()
+    }
+
+    /// Events waiting, in the queue and in batches not yet acknowledged.
+    public var pendingEvents: Int {
+        state.withLock { state in
+            state.entries.values.reduce(0) { $0 + $1.count } + state.batches.reduce(0) { $0 + $1.events.reduce(0) { $0 + ($1.count ?? 1) } }
+        }
+    }
+
+    /// Writes the queue now, atomically (a crash leaves the previous file or the new one): call
+    /// it when the app goes to the background, so the last second's outcomes are kept too.
+    public func save() {
+        guard isEnabled, let data = try? state.withLock({ try JSONEncoder().encode($0) }) else { return }
+        try? data.write(to: file, options: .atomic)
+        savedAt.withLock { $0 = clock() }
+    }
+}

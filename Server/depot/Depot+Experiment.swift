@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import ModelDepotShared
+
+extension Depot {
+    /// `depot experiment show|metrics|metric add|metric remove`: results from devices' outcomes,
+    /// and the app's metrics.
+    struct Experiment: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show which version wins on each metric, and declare the app's metrics.",
+            subcommands: [Show.self, Metrics.self, Metric.self]
+        )
+
+        struct Show: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Show, for every arm that handed out several versions, each metric's versions against the control (oldest) version."
+            )
+            @OptionGroup var connection: ConnectionOptions
+            @Argument(help: "The model's name.") var model: String
+            @Flag(help: "Print JSON: statistics, fixed and sequential effects, absolute and relative, the series over time.") var json = false
+
+            func run() async throws {
+                let results = try await connection.client().get("/v1/admin/models/\(try ModelName(model))/experiment", as: ExperimentResults.self)
+                if json { return print(try JSONOutput.string(results)) }
+                print(ExperimentText.rendered(results))
+            }
+        }
+
+        struct Metrics: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List the metrics results read: model-health ones, then the app's.")
+            @OptionGroup var connection: ConnectionOptions
+            @Argument(help: "The model's name.") var model: String
+            @Flag(help: "Print JSON.") var json = false
+
+            func run() async throws {
+                let metrics = try await connection.client().get("/v1/admin/models/\(try ModelName(model))/metrics", as: [ExperimentMetric].self)
+                if json { return print(try JSONOutput.string(metrics)) }
+                print(TextTable(["METRIC", "KIND", "BETTER", "TOLERANCE", "GUARDRAIL"], metrics.map {
+                    [$0.name, $0.kind.rawValue, $0.direction == .increase ? "higher" : "lower", "\($0.tolerance)", $0.guardrail ? "yes" : "no"]
+                }).rendered)
+            }
+        }
+
+        struct Metric: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Declare or remove an app metric.", subcommands: [Add.self, Remove.self])
+
+            struct Add: AsyncParsableCommand {
+                static let configuration = CommandConfiguration(
+                    abstract: "Declare an app metric (or change a declared one): how an installation's events become its value, and which way is better."
+                )
+                @OptionGroup var connection: ConnectionOptions
+                @Argument(help: "The model's name.") var model: String
+                @Argument(help: "The metric's name (a-z, 0-9, '_', '.', '-'; starts with a letter).") var name: String
+                @Option(help: "proportion (1 if any event with a value above 0), sum (the installation's total) or mean (its average).")
+                var kind: String = "sum"
+                @Option(help: "Which way is better: increase or decrease.") var better: String = "increase"
+                @Option(help: "The harmful change a guarded rollout tolerates: points/100 for a proportion, relative for a sum or mean.")
+                var tolerance: Double = 0
+                @Flag(help: "Watch it in guarded rollouts.") var guardrail = false
+
+                func run() async throws {
+                    guard let kind = ExperimentMetric.Kind(rawValue: kind) else {
+                        throw DepotError(.invalidMetric, "--kind \(TerminalText.escaped(kind.prefix(40))) is not a kind; use proportion, sum or mean.")
+                    }
+                    guard let direction = ExperimentMetric.Direction(rawValue: better) else {
+                        throw DepotError(.invalidMetric, "--better \(TerminalText.escaped(better.prefix(40))) is not a direction; use increase or decrease.")
+                    }
+                    let metric = try ExperimentMetric(name: name, kind: kind, direction: direction, tolerance: tolerance, guardrail: guardrail)
+                    let declared: ExperimentMetric = try await connection.client().put(
+                        "/v1/admin/models/\(try ModelName(model))/metrics/\(metric.name)",
+                        json: Declaration(kind: kind, direction: direction, tolerance: tolerance, guardrail: guardrail))
+                    print("declared \(declared.name) (\(declared.kind.rawValue), \(declared.direction.rawValue) is better)")
+                }
+            }
+
+            struct Remove: AsyncParsableCommand {
+                static let configuration = CommandConfiguration(abstract: "Forget a metric's declaration (its data stays).")
+                @OptionGroup var connection: ConnectionOptions
+                @Argument(help: "The model's name.") var model: String
+                @Argument(help: "The metric's name.") var name: String
+
+                func run() async throws {
+                    try ExperimentMetric.checkName(name)
+                    try await connection.client().delete("/v1/admin/models/\(try ModelName(model))/metrics/\(name)")
+                    print("removed the declaration of \(name)")
+                }
+            }
+        }
+
+        /// The body of `PUT …/metrics/{metric}`.
+        struct Declaration: Encodable {
+            var kind: ExperimentMetric.Kind
+            var direction: ExperimentMetric.Direction
+            var tolerance: Double
+            var guardrail: Bool
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import ModelDepotShared
+
+/// `depot experiment show`'s text: per arm, a table of each metric's versions against the
+/// control, then the verdicts that found a difference, in words.
+enum ExperimentText {
+    static func rendered(_ results: ExperimentResults) -> String {
+        guard !results.arms.isEmpty else {
+            return "No arm of \(results.model) has handed out more than one version with outcomes yet: results appear once devices on two versions of one arm report events."
+        }
+        return results.arms.map(arm).joined(separator: "\n\n")
+    }
+
+    private static func arm(_ arm: ExperimentResults.Arm) -> String {
+        let versions = arm.installations.sorted { Int($0.key) ?? 0 < Int($1.key) ?? 0 }.map { "v\($0.key) \($0.value)" }.joined(separator: ", ")
+        var lines = ["arm \(arm.arm)\(arm.name.map { " (\($0))" } ?? "") — control: version \(arm.control); installations: \(versions)"]
+        if let check = arm.sampleRatio {
+            let verdict = check.pValue.map { String(format: "p %.4g", $0) } ?? "not enough installations yet"
+            lines.append(check.mismatch ? "SAMPLE RATIO MISMATCH (\(verdict)): installations are off the rule's shares; do not trust these results."
+                                        : "sample ratio ok (\(verdict))")
+        }
+        var rows: [[String]] = []
+        var findings: [String] = []
+        for result in arm.metrics {
+            let unit = result.metric.judgedBy == .absolute ? " points" : " %"
+            if let control = result.statistics["\(arm.control)"] {
+                rows.append([result.metric.name, "\(arm.control)", "\(control.n)", number(control.mean), "control", "", ""])
+            }
+            for effect in result.effects {
+                let judged = result.metric.judgedBy == .absolute ? effect.absolute.sequential : effect.relative.sequential
+                let statistic = result.statistics["\(effect.version)"]
+                let estimate = judged.problem == nil ? ExperimentResults.hundredths(judged.estimate) + unit : ""
+                let interval = judged.problem == nil ? "\(ExperimentResults.hundredths(judged.lower)) to \(ExperimentResults.hundredths(judged.upper))" : ""
+                rows.append([result.metric.name, "\(effect.version)", "\(statistic?.n ?? 0)", number(statistic?.mean ?? 0), estimate, interval,
+                             effect.verdict.rawValue.replacingOccurrences(of: "_", with: " ")])
+                if effect.verdict == .better || effect.verdict == .worse { findings.append(effect.summary) }
+            }
+        }
+        let table = TextTable(["METRIC", "VERSION", "INSTALLATIONS", "MEAN", "EFFECT", "95% INTERVAL (ANY TIME)", "VERDICT"], rows).rendered
+        return ([TerminalText.lines(lines), table] + (findings.isEmpty ? [] : [TerminalText.lines(findings)])).joined(separator: "\n")
+    }
+
+    private static func number(_ value: Double) -> String { String(format: "%.4g", value) }
+}

@@ -1,0 +1,68 @@
+import Foundation
+@testable import ModelDepot
+import ModelDepotShared
+import Synchronization
+import Testing
+
+/// The SDK's outcome queue on a real folder: events add up per metric, version, arm and hour;
+/// past ``OutcomeRecorder/maximumEntries`` the oldest go and are counted as dropped; a batch taken
+/// and not acknowledged is sent again with the same id.
+@Suite struct OutcomeRecorderTests {
+    let manifest = ModelManifest(model: try! ModelName("flowers"), version: 3, sha256: String(repeating: "a", count: 64), size: 1,
+                                 downloadURL: "/x", tensors: .init(inputs: [], outputs: []), arm: "rule:r-1", manifestVersion: 1,
+                                 issued: Date(timeIntervalSince1970: 0), expires: Date(timeIntervalSince1970: 1))
+
+    func folder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("outcomes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    @Test func theOldestEntriesAreDroppedAndCountedAndBatchesHoldAThousand() throws {
+        let directory = try folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let now = Mutex(1_800_000_000.0)
+        let clock: @Sendable () -> Date = { Date(timeIntervalSince1970: now.withLock { $0 }) }
+        let recorder = OutcomeRecorder(directory: directory, enabled: true, clock: clock, capacity: 50)
+        for latency in [10.0, 20, 30] { recorder.record(.inferenceLatency, value: latency, manifest: manifest) }
+        // One entry per hour from here on: one more than the queue holds.
+        for _ in 0..<50 {
+            now.withLock { $0 += 3_600 }
+            recorder.record(.inferences, manifest: manifest)
+        }
+        #expect(recorder.pendingEvents == 50, "the oldest entry (3 latencies) went")
+        let dropped = recorder.takeBatches()
+        #expect(dropped.map(\.dropped) == [3] && dropped.first?.events.count == 50, "the server learns how many events were lost")
+        let first = try #require(dropped.first?.events.first)
+        #expect(first.metric == "inferences" && first.version == 3 && first.arm == "rule:r-1" && first.count == 1)
+        recorder.finished(dropped[0].id)
+
+        // 2,500 entries of one hour (one per version) make batches of at most a thousand.
+        let large = OutcomeRecorder(directory: directory, enabled: true, clock: clock)
+        for version in 1...2_500 {
+            var other = manifest
+            other.version = version
+            large.record(.installed, manifest: other)
+        }
+        let batches = large.takeBatches()
+        #expect(batches.map(\.events.count) == [1_000, 1_000, 500])
+        #expect(batches.allSatisfy { $0.model == manifest.model && $0.dropped == 0 })
+
+        // Not acknowledged: a recorder opened on the same folder sends the same batches, same ids.
+        large.finished(batches[0].id)
+        let again = OutcomeRecorder(directory: directory, enabled: true, clock: clock).takeBatches()
+        #expect(again.map(\.id) == batches.dropFirst().map(\.id))
+    }
+
+    @Test func oneHoursEventsBecomeOneEntryWithTheirCountAndTotal() throws {
+        let directory = try folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let recorder = OutcomeRecorder(directory: directory, enabled: true, clock: { Date(timeIntervalSince1970: 1_800_000_000) })
+        for latency in [10.0, 20, 30] { recorder.record(.inferenceLatency, value: latency, manifest: manifest) }
+        recorder.record(.loadFailed, code: .unsupportedModel, manifest: manifest)
+        let events = try #require(recorder.takeBatches().first).events.sorted { $0.metric < $1.metric }
+        #expect(events.map(\.metric) == ["inference_latency_ms", "load_failed"])
+        #expect(events[0].count == 3 && events[0].value == 60 && events[0].at == 1_800_000_000)
+        #expect(events[1].count == 1 && events[1].value == 1 && events[1].code == "unsupported_model")
+    }
+}
