@@ -3,9 +3,13 @@
 -- random from its own table (FLEET_DEVICES_PREFIX-k.lua, written by fleet_devices.py), each
 -- request with the SDK's full header set: 94% conditional manifest checks (If-None-Match with
 -- the ETag the installation last got; a 200 replaces it, as the SDK does), 5% first checks (no
--- ETag: a 200), 1% a 64 KiB range of the installation's blob. `done` prints one line,
--- "FLEET {json}": requests/s, latency percentiles, errors and the answers by status.
+-- ETag: a 200), 1% a 64 KiB range of the installation's blob. With FLEET_EVENT_PERCENT=p, p% of
+-- the requests are instead outcome batches as the SDK sends them (POST /v1/models/fleet/events:
+-- the installation's hour of model health and one app metric, 7 entries, a fresh batch id), taken
+-- from the conditional checks' share. `done` prints one line, "FLEET {json}": requests/s, latency
+-- percentiles, errors, the answers by status, and the 304s per second.
 local key = os.getenv("FLEET_KEY")
+local eventPercent = tonumber(os.getenv("FLEET_EVENT_PERCENT") or "0")
 local threads = {}
 local devices, current
 -- Answers by status, as globals (wrk copies only plain values between threads).
@@ -21,6 +25,25 @@ function init(args)
     math.randomseed(os.time() * 1000 + number)
 end
 
+-- A random version 4 UUID.
+local function uuid()
+    return string.format("%08x-%04x-4%03x-%04x-%06x%06x", math.random(0, 0xffffffff), math.random(0, 0xffff), math.random(0, 0xfff),
+        0x8000 + math.random(0, 0x3fff), math.random(0, 0xffffff), math.random(0, 0xffffff))
+end
+
+-- One installation's hour as the SDK batches it.
+local function events()
+    local at = os.time() - math.random(0, 3000)
+    local parts = {}
+    local entries = {{"installed", 1, 1}, {"download_finished", 1, 1}, {"load_succeeded", 1, 1}, {"inferences", 40, 40},
+        {"inference_latency_ms", 40, 40 * (10 + math.random() * 5)}, {"inference_failed", 1, 1}, {"accepted", 3, 3}}
+    for _, entry in ipairs(entries) do
+        table.insert(parts, string.format('{"metric":"%s","version":%d,"arm":"%s","at":%d,"count":%d,"value":%.3f}',
+            entry[1], current[11], current[10], at, entry[2], entry[3]))
+    end
+    return string.format('{"batch":"%s","installation":"%s","dropped":0,"events":[%s]}', uuid(), current[1], table.concat(parts, ","))
+end
+
 function request()
     current = devices[math.random(#devices)]
     local headers = {
@@ -34,6 +57,10 @@ function request()
         ["Depot-Attributes"] = current[6],
     }
     local roll = math.random(100)
+    if roll <= eventPercent then
+        headers["Content-Type"] = "application/json"
+        return wrk.format("POST", "/v1/models/fleet/events", headers, events())
+    end
     if roll <= 99 then
         if roll <= 94 then headers["If-None-Match"] = current[7] end
         return wrk.format("GET", "/v1/models/fleet/manifest", headers)
@@ -74,9 +101,9 @@ function done(summary, latency, requests)
     }
     local errors = summary.errors
     io.write(string.format(
-        'FLEET {"requests_per_second": %f, "p50_ms": %f, "p99_ms": %f, "p999_ms": %f, '
+        'FLEET {"requests_per_second": %f, "not_modified_per_second": %f, "p50_ms": %f, "p99_ms": %f, "p999_ms": %f, '
             .. '"errors": {"connect": %d, "read": %d, "write": %d, "status": %d, "timeout": %d}, "answers": {%s}}\n',
-        summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000, latency:percentile(99) / 1000,
+        summary.requests / (summary.duration / 1e6), totals.answered304 / (summary.duration / 1e6), latency:percentile(50) / 1000, latency:percentile(99) / 1000,
         latency:percentile(99.9) / 1000, errors.connect, errors.read, errors.write, errors.status, errors.timeout,
         table.concat(statuses, ", ")))
 end

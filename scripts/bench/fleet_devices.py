@@ -7,7 +7,7 @@ Makes COUNT installations (ids, platforms, app and OS versions, countries, attri
 a seed), asks the server for each one's manifest once with the SDK's full header set (8
 threads, keep-alive), and writes PARTS Lua tables for fleet.lua (OUT_PREFIX-1.lua …, one per
 wrk thread, installation i in part i mod PARTS + 1): per installation its headers, the ETag it
-got, and its blob's download URL (with the arm token) and size. Prints how the installations
+got, its blob's download URL (with the arm token) and size, and its arm and version. Prints how the installations
 landed on the arms.
 Exits non-zero when a first check is not a 200.
 """
@@ -94,5 +94,5 @@ for part in range(parts):
         file.write("return {\n")
         for device in devices[part::parts]:
             fields = [device[name] for name in ("id", "platform", "app", "os", "country", "attributes", "etag", "download")]
-            file.write("{" + ",".join(lua(field) for field in fields) + ",%d},\n" % device["size"])
+            file.write("{" + ",".join(lua(field) for field in fields) + ",%d,%s,%d},\n" % (device["size"], lua(device["arm"]), device["version"]))
         file.write("}\n")
