@@ -34,9 +34,12 @@ extension ModelDownloader {
         }
         var applied = 0
         do {
-            for batch in outcomes.takeBatches() {
-                applied += try await send(batch)
-                outcomes.finished(batch.id)
+            // Batches left from an earlier attempt first, then the queue as new batches.
+            for _ in 0..<2 {
+                for batch in outcomes.takeBatches() {
+                    applied += try await send(batch)
+                    outcomes.finished(batch.id)
+                }
             }
         } catch {
             outcomeSchedule = (configuration.clock().addingTimeInterval(outcomeSchedule.backoff.seconds),

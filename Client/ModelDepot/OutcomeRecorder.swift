@@ -134,10 +134,12 @@ public final class OutcomeRecorder: Sendable {
         if due { save() }
     }
 
-    /// The batches to send: those sent before without an answer, then the queue's entries as new
-    /// batches of at most ``OutcomeBatch/maximumEvents`` (one entry is one event with its count).
+    /// The batches to send: those sent before without an answer; when there are none, the queue's
+    /// entries as new batches of at most ``OutcomeBatch/maximumEvents`` (one entry is one event with
+    /// its count). So an offline device holds at most one generation of batches besides the queue.
     func takeBatches() -> [Batch] {
         let batches = state.withLock { state -> [Batch] in
+            guard state.batches.isEmpty else { return state.batches }
             for (model, entries) in Dictionary(grouping: state.entries, by: \.key.model) {
                 let events = entries.sorted { $0.value.at < $1.value.at }.map { entry, totals in
                     OutcomeBatch.Event(metric: entry.metric, version: entry.version, arm: entry.arm, at: totals.at,

@@ -21,9 +21,7 @@ struct ExperimentController {
     func ingest(_ request: Request, context: AppRequestContext) async throws -> Response {
         let name = try context.modelName()
         let key = try context.requirePrincipal()
-        if let allowed = key.models, !allowed.contains(name) {
-            throw DepotError(.forbidden, "Key '\(key.id)' may read \(allowed.map(\.rawValue).joined(separator: ", ")), not '\(name)'.")
-        }
+        try key.checkMayRead(name)
         let batch = try await request.decodeJSON(OutcomeBatch.self, context: context, limit: OutcomeBatch.maximumSize)
         return try JSONResponse.make(try await service.ingest(batch, of: name))
     }

@@ -44,11 +44,14 @@ public protocol ModelCatalog: Sendable {
     /// Installations first seen from `minute` on, counted per arm and version.
     func installations(of model: ModelName, sinceMinute minute: Int) async throws -> [InstallationCount]
 
-    /// Applies a checked outcome batch in one transaction, or nothing of it.
-    /// - Returns: `false` when a batch with its id was applied before (nothing changes).
-    /// - Throws: ``DepotError``: `invalid_events` for a version the model does not have or one
-    ///   undeclared metric too many, `too_many_requests` past the installation's hourly events.
-    func recordOutcomes(_ batch: OutcomeBatchRecord, of model: ModelName) async throws -> Bool
+    /// Applies checked outcome batches in one transaction, each whole or not at all (a savepoint
+    /// each), so that many devices' batches share one commit.
+    /// - Returns: Per batch, in order: `false` when a batch with its id was applied before
+    ///   (nothing changes), `true` when applied, or why it was refused: `not_found` (no such
+    ///   model), `invalid_events` (a version the model does not have, one undeclared metric too
+    ///   many), `too_many_requests` (past the installation's hourly events).
+    /// - Throws: ``DepotError`` when the transaction itself fails (then no batch was applied).
+    func recordOutcomes(_ batches: [(model: ModelName, batch: OutcomeBatchRecord)]) async throws -> [Result<Bool, DepotError>]
     /// The rows of one metric, per arm.
     func outcomes(of model: ModelName, metric: String) async throws -> [CountedArm: [OutcomeRow]]
     /// The installations that reported each version, per arm, with the first hour each did.

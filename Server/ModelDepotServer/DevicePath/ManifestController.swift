@@ -66,7 +66,7 @@ struct ManifestController {
     /// - Throws: ``DepotError``: `forbidden` for a key limited to other models, `bad_request` for
     ///   malformed device headers, `not_found` for a model with no published version.
     func resolve(model name: ModelName, key: AccessKey, headers: some DeviceFields, loaded: Loaded = Loaded()) throws -> Resolution {
-        try Self.check(key, mayRead: name)
+        try key.checkMayRead(name)
         let device = try DeviceContext(headers: headers)
         guard let rollout = loaded.rollout ?? manifests.cachedRollout(for: name) else { return .needs(.rollout) }
         let assignment = rollout.assignment(for: device)
@@ -95,11 +95,5 @@ struct ManifestController {
             usage.record(installation: installation, model: model, version: manifest.version, arm: arm)
         }
         return manifest.full
-    }
-
-    private static func check(_ key: AccessKey, mayRead name: ModelName) throws {
-        if let allowed = key.models, !allowed.contains(name) {
-            throw DepotError(.forbidden, "Key '\(key.id)' may read \(allowed.map(\.rawValue).joined(separator: ", ")), not '\(name)'.")
-        }
     }
 }

@@ -5,14 +5,21 @@ import ModelDepotShared
 /// versions compared with its control version.
 struct ExperimentService {
     let catalog: any ModelCatalog
+    let writer: OutcomeWriter
     let clock: @Sendable () -> Date
+
+    init(catalog: any ModelCatalog, clock: @escaping @Sendable () -> Date) {
+        self.catalog = catalog
+        writer = OutcomeWriter(catalog: catalog)
+        self.clock = clock
+    }
 
     /// Checks and stores a batch.
     /// - Returns: The receipt: how many events were applied, or that the batch was applied before.
     /// - Throws: ``DepotError``: `invalid_events`, `too_many_requests`, `not_found`.
     func ingest(_ batch: OutcomeBatch, of model: ModelName) async throws -> OutcomeReceipt {
         let record = try batch.record(now: clock())
-        let applied = try await catalog.recordOutcomes(record, of: model)
+        let applied = try await writer.record(record, of: model)
         return OutcomeReceipt(batch: record.id, accepted: applied ? batch.events.count : 0, duplicate: !applied)
     }
 

@@ -188,4 +188,30 @@ import Testing
             #expect(noModel.status == .notFound)
         }
     }
+
+    /// Batches arriving together share a transaction; each still gets its own answer, and a
+    /// refused one (a savepoint rolled back) takes none of its events with it, nor the others'.
+    @Test func batchesWrittenTogetherAreAnsweredEachOnItsOwn() async throws {
+        try await TestServer().run { client in
+            let (key, arm) = try await experiment(client)
+            let answers = try await withThrowingTaskGroup(of: (Int, DepotError?).self) { group in
+                for index in 0..<60 {
+                    group.addTask {
+                        // Every third names a version the model lacks.
+                        let version = index % 3 == 0 ? 7 : index % 2 + 1
+                        let batch = OutcomeBatch(batch: UUID().uuidString, installation: "device-\(index)",
+                                                 events: [.init(metric: "installed", version: version, arm: arm, at: Self.now)])
+                        return (index, try await send(client, key, batch).error)
+                    }
+                }
+                return try await group.reduce(into: [Int: DepotError?]()) { $0[$1.0] = $1.1 }
+            }
+            #expect(answers.count == 60)
+            for (index, error) in answers {
+                #expect(error?.code == (index % 3 == 0 ? .invalidEvents : nil), "batch \(index): \(String(describing: error))")
+            }
+            let installations = try await results(client).arms.first?.installations
+            #expect(installations == ["1": 20, "2": 20], "the 40 accepted batches, none of the refused ones")
+        }
+    }
 }

@@ -3,61 +3,78 @@ import ModelDepotShared
 import PostgresNIO
 
 extension PostgresModelCatalog {
-    public func recordOutcomes(_ batch: OutcomeBatchRecord, of name: ModelName) async throws -> Bool {
+    public func recordOutcomes(_ batches: [(model: ModelName, batch: OutcomeBatchRecord)]) async throws -> [Result<Bool, DepotError>] {
         try await transaction { [logger] connection in
-            let id = try await Self.modelID(name, connection, logger: logger)
-            let inserted = try await connection.column("""
-                INSERT INTO outcome_batch (model_id, id, hour) VALUES (\(id), \(batch.id), \(batch.receivedHour))
-                ON CONFLICT DO NOTHING RETURNING 1
-                """, as: Int32.self, logger: logger)
-            guard !inserted.isEmpty else { return false }
-            let versions = try await connection.column("SELECT number::bigint FROM version WHERE model_id = \(id)", as: Int.self, logger: logger)
-            try CatalogRule.checkOutcomeVersions(batch, of: name, existing: Set(versions))
-            let sent = try await connection.column("""
-                INSERT INTO outcome_quota (model_id, installation, hour, events) VALUES (\(id), \(batch.installation), \(batch.receivedHour), \(batch.events))
-                ON CONFLICT (model_id, installation, hour) DO UPDATE SET events = outcome_quota.events + excluded.events
-                RETURNING events
-                """, as: Int.self, logger: logger)
-            try CatalogRule.checkHourlyEvents(sent.first ?? 0, of: name)
-            if !batch.appMetrics.isEmpty {
-                let known = try await connection.column("SELECT name FROM experiment_metric WHERE model_id = \(id)", as: String.self, logger: logger)
-                let new = batch.appMetrics.subtracting(known)
-                if !new.isEmpty {
-                    // Two batches adding names at once must not pass the limit together.
-                    try await connection.query("SELECT id FROM model WHERE id = \(id) FOR UPDATE", logger: logger)
-                    let undeclared = try await connection.column("""
-                        SELECT COUNT(*)::bigint FROM experiment_metric WHERE model_id = \(id) AND NOT declared
-                        """, as: Int.self, logger: logger)
-                    let known = try await connection.column("SELECT name FROM experiment_metric WHERE model_id = \(id)", as: String.self, logger: logger)
-                    let stillNew = new.subtracting(known)
-                    try CatalogRule.checkUndeclared(stillNew, of: name, alreadyUndeclared: undeclared.first ?? 0)
-                    let names = stillNew.sorted()
-                    try await connection.query("""
-                        INSERT INTO experiment_metric (model_id, name, kind, direction, tolerance, guardrail, declared)
-                        SELECT \(id), n, 'sum', 'increase', 0, false, false FROM unnest(\(names)::text[]) AS n
-                        """, logger: logger)
+            var results: [Result<Bool, DepotError>] = []
+            for (name, batch) in batches {
+                try await connection.query("SAVEPOINT outcome_batch", logger: logger)
+                do {
+                    results.append(.success(try await Self.record(batch, of: name, connection, logger: logger)))
+                    try await connection.query("RELEASE SAVEPOINT outcome_batch", logger: logger)
+                } catch let error as DepotError {
+                    try await connection.query("ROLLBACK TO SAVEPOINT outcome_batch", logger: logger)
+                    results.append(.failure(error))
                 }
             }
-            let totals = batch.totals.sorted { ($0.metric, $0.arm.stored, $0.version, $0.hour) < ($1.metric, $1.arm.stored, $1.version, $1.hour) }
-            try await connection.query("""
-                INSERT INTO outcome (model_id, metric, arm, version, hour, installation, count, sum)
-                SELECT \(id), u.metric, u.arm, u.version, u.hour, \(batch.installation), u.count, u.sum
-                FROM unnest(\(totals.map(\.metric))::text[], \(totals.map(\.arm.stored))::text[], \(totals.map(\.version))::bigint[],
-                            \(totals.map(\.hour))::bigint[], \(totals.map(\.count))::bigint[], \(totals.map(\.sum))::double precision[])
-                     AS u(metric, arm, version, hour, count, sum)
-                ON CONFLICT (model_id, metric, arm, version, hour, installation)
-                DO UPDATE SET count = outcome.count + excluded.count, sum = outcome.sum + excluded.sum
-                """, logger: logger)
-            let exposures = batch.exposures.sorted { ($0.arm.stored, $0.version) < ($1.arm.stored, $1.version) }
-            try await connection.query("""
-                INSERT INTO outcome_exposure (model_id, arm, version, installation, hour)
-                SELECT \(id), u.arm, u.version, \(batch.installation), u.hour
-                FROM unnest(\(exposures.map(\.arm.stored))::text[], \(exposures.map(\.version))::bigint[], \(exposures.map(\.hour))::bigint[])
-                     AS u(arm, version, hour)
-                ON CONFLICT (model_id, arm, version, installation) DO UPDATE SET hour = LEAST(outcome_exposure.hour, excluded.hour)
-                """, logger: logger)
-            return true
+            return results
         }
+    }
+
+    /// Applies one batch (see ``recordOutcomes(_:)``); throws its refusal.
+    private static func record(_ batch: OutcomeBatchRecord, of name: ModelName, _ connection: PostgresConnection,
+                               logger: Logger) async throws -> Bool {
+        let id = try await Self.modelID(name, connection, logger: logger)
+        let inserted = try await connection.column("""
+            INSERT INTO outcome_batch (model_id, id, hour) VALUES (\(id), \(batch.id), \(batch.receivedHour))
+            ON CONFLICT DO NOTHING RETURNING 1
+            """, as: Int32.self, logger: logger)
+        guard !inserted.isEmpty else { return false }
+        let versions = try await connection.column("SELECT number::bigint FROM version WHERE model_id = \(id)", as: Int.self, logger: logger)
+        try CatalogRule.checkOutcomeVersions(batch, of: name, existing: Set(versions))
+        let sent = try await connection.column("""
+            INSERT INTO outcome_quota (model_id, installation, hour, events) VALUES (\(id), \(batch.installation), \(batch.receivedHour), \(batch.events))
+            ON CONFLICT (model_id, installation, hour) DO UPDATE SET events = outcome_quota.events + excluded.events
+            RETURNING events
+            """, as: Int.self, logger: logger)
+        try CatalogRule.checkHourlyEvents(sent.first ?? 0, of: name)
+        if !batch.appMetrics.isEmpty {
+            let known = try await connection.column("SELECT name FROM experiment_metric WHERE model_id = \(id)", as: String.self, logger: logger)
+            let new = batch.appMetrics.subtracting(known)
+            if !new.isEmpty {
+                // Two batches adding names at once must not pass the limit together.
+                try await connection.query("SELECT id FROM model WHERE id = \(id) FOR UPDATE", logger: logger)
+                let undeclared = try await connection.column("""
+                    SELECT COUNT(*)::bigint FROM experiment_metric WHERE model_id = \(id) AND NOT declared
+                    """, as: Int.self, logger: logger)
+                let known = try await connection.column("SELECT name FROM experiment_metric WHERE model_id = \(id)", as: String.self, logger: logger)
+                let stillNew = new.subtracting(known)
+                try CatalogRule.checkUndeclared(stillNew, of: name, alreadyUndeclared: undeclared.first ?? 0)
+                let names = stillNew.sorted()
+                try await connection.query("""
+                    INSERT INTO experiment_metric (model_id, name, kind, direction, tolerance, guardrail, declared)
+                    SELECT \(id), n, 'sum', 'increase', 0, false, false FROM unnest(\(names)::text[]) AS n
+                    """, logger: logger)
+            }
+        }
+        let totals = batch.totals.sorted { ($0.metric, $0.arm.stored, $0.version, $0.hour) < ($1.metric, $1.arm.stored, $1.version, $1.hour) }
+        try await connection.query("""
+            INSERT INTO outcome (model_id, metric, arm, version, hour, installation, count, sum)
+            SELECT \(id), u.metric, u.arm, u.version, u.hour, \(batch.installation), u.count, u.sum
+            FROM unnest(\(totals.map(\.metric))::text[], \(totals.map(\.arm.stored))::text[], \(totals.map(\.version))::bigint[],
+                        \(totals.map(\.hour))::bigint[], \(totals.map(\.count))::bigint[], \(totals.map(\.sum))::double precision[])
+                 AS u(metric, arm, version, hour, count, sum)
+            ON CONFLICT (model_id, metric, arm, version, hour, installation)
+            DO UPDATE SET count = outcome.count + excluded.count, sum = outcome.sum + excluded.sum
+            """, logger: logger)
+        let exposures = batch.exposures.sorted { ($0.arm.stored, $0.version) < ($1.arm.stored, $1.version) }
+        try await connection.query("""
+            INSERT INTO outcome_exposure (model_id, arm, version, installation, hour)
+            SELECT \(id), u.arm, u.version, \(batch.installation), u.hour
+            FROM unnest(\(exposures.map(\.arm.stored))::text[], \(exposures.map(\.version))::bigint[], \(exposures.map(\.hour))::bigint[])
+                 AS u(arm, version, hour)
+            ON CONFLICT (model_id, arm, version, installation) DO UPDATE SET hour = LEAST(outcome_exposure.hour, excluded.hour)
+            """, logger: logger)
+        return true
     }
 
     public func outcomes(of name: ModelName, metric: String) async throws -> [CountedArm: [OutcomeRow]] {

@@ -3,54 +3,70 @@ import GRDB
 import ModelDepotShared
 
 extension SQLiteModelCatalog {
-    public func recordOutcomes(_ batch: OutcomeBatchRecord, of name: ModelName) async throws -> Bool {
+    public func recordOutcomes(_ batches: [(model: ModelName, batch: OutcomeBatchRecord)]) async throws -> [Result<Bool, DepotError>] {
         try await write { db in
-            let model = try modelRecord(name, db)
-            let modelID = model.id
-            try db.execute(sql: "INSERT OR IGNORE INTO outcomeBatch (modelId, id, hour) VALUES (?, ?, ?)",
-                           arguments: [modelID, batch.id, batch.receivedHour])
-            guard db.changesCount == 1 else { return false }
-            let versions = try Int.fetchSet(db, sql: "SELECT number FROM version WHERE modelId = ?", arguments: [modelID])
-            try CatalogRule.checkOutcomeVersions(batch, of: name, existing: versions)
-            try db.execute(sql: """
-                INSERT INTO outcomeQuota (modelId, installation, hour, events) VALUES (?, ?, ?, ?)
-                ON CONFLICT (modelId, installation, hour) DO UPDATE SET events = events + excluded.events
-                """, arguments: [modelID, batch.installation, batch.receivedHour, batch.events])
-            let sent = try Int.fetchOne(db, sql: "SELECT events FROM outcomeQuota WHERE modelId = ? AND installation = ? AND hour = ?",
-                                        arguments: [modelID, batch.installation, batch.receivedHour]) ?? 0
-            try CatalogRule.checkHourlyEvents(sent, of: name)
-            if !batch.appMetrics.isEmpty {
-                let known = try String.fetchSet(db, sql: "SELECT name FROM experimentMetric WHERE modelId = ?", arguments: [modelID])
-                let new = batch.appMetrics.subtracting(known)
-                if !new.isEmpty {
-                    let undeclared = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM experimentMetric WHERE modelId = ? AND NOT declared",
-                                                      arguments: [modelID]) ?? 0
-                    try CatalogRule.checkUndeclared(new, of: name, alreadyUndeclared: undeclared)
-                    for metric in new {
-                        try db.execute(sql: """
-                            INSERT INTO experimentMetric (modelId, name, kind, direction, tolerance, guardrail, declared)
-                            VALUES (?, ?, 'sum', 'increase', 0, 0, 0)
-                            """, arguments: [modelID, metric])
+            try batches.map { name, batch in
+                var applied = false
+                do {
+                    try db.inSavepoint {
+                        applied = try record(batch, of: name, db)
+                        return .commit
                     }
+                    return .success(applied)
+                } catch let error as DepotError {
+                    return .failure(error)
                 }
             }
-            let total = try db.cachedStatement(sql: """
-                INSERT INTO outcome (modelId, metric, arm, version, hour, installation, count, sum) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (modelId, metric, arm, version, hour, installation)
-                DO UPDATE SET count = count + excluded.count, sum = sum + excluded.sum
-                """)
-            for row in batch.totals {
-                try total.execute(arguments: [modelID, row.metric, row.arm.stored, row.version, row.hour, batch.installation, row.count, row.sum])
-            }
-            let exposure = try db.cachedStatement(sql: """
-                INSERT INTO outcomeExposure (modelId, arm, version, installation, hour) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT (modelId, arm, version, installation) DO UPDATE SET hour = min(hour, excluded.hour)
-                """)
-            for seen in batch.exposures {
-                try exposure.execute(arguments: [modelID, seen.arm.stored, seen.version, batch.installation, seen.hour])
-            }
-            return true
         }
+    }
+
+    /// Applies one batch (see ``recordOutcomes(_:)``); throws its refusal.
+    private func record(_ batch: OutcomeBatchRecord, of name: ModelName, _ db: Database) throws -> Bool {
+        let model = try modelRecord(name, db)
+        let modelID = model.id
+        try db.execute(sql: "INSERT OR IGNORE INTO outcomeBatch (modelId, id, hour) VALUES (?, ?, ?)",
+                       arguments: [modelID, batch.id, batch.receivedHour])
+        guard db.changesCount == 1 else { return false }
+        let versions = try Int.fetchSet(db, sql: "SELECT number FROM version WHERE modelId = ?", arguments: [modelID])
+        try CatalogRule.checkOutcomeVersions(batch, of: name, existing: versions)
+        try db.execute(sql: """
+            INSERT INTO outcomeQuota (modelId, installation, hour, events) VALUES (?, ?, ?, ?)
+            ON CONFLICT (modelId, installation, hour) DO UPDATE SET events = events + excluded.events
+            """, arguments: [modelID, batch.installation, batch.receivedHour, batch.events])
+        let sent = try Int.fetchOne(db, sql: "SELECT events FROM outcomeQuota WHERE modelId = ? AND installation = ? AND hour = ?",
+                                    arguments: [modelID, batch.installation, batch.receivedHour]) ?? 0
+        try CatalogRule.checkHourlyEvents(sent, of: name)
+        if !batch.appMetrics.isEmpty {
+            let known = try String.fetchSet(db, sql: "SELECT name FROM experimentMetric WHERE modelId = ?", arguments: [modelID])
+            let new = batch.appMetrics.subtracting(known)
+            if !new.isEmpty {
+                let undeclared = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM experimentMetric WHERE modelId = ? AND NOT declared",
+                                                  arguments: [modelID]) ?? 0
+                try CatalogRule.checkUndeclared(new, of: name, alreadyUndeclared: undeclared)
+                for metric in new {
+                    try db.execute(sql: """
+                        INSERT INTO experimentMetric (modelId, name, kind, direction, tolerance, guardrail, declared)
+                        VALUES (?, ?, 'sum', 'increase', 0, 0, 0)
+                        """, arguments: [modelID, metric])
+                }
+            }
+        }
+        let total = try db.cachedStatement(sql: """
+            INSERT INTO outcome (modelId, metric, arm, version, hour, installation, count, sum) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (modelId, metric, arm, version, hour, installation)
+            DO UPDATE SET count = count + excluded.count, sum = sum + excluded.sum
+            """)
+        for row in batch.totals {
+            try total.execute(arguments: [modelID, row.metric, row.arm.stored, row.version, row.hour, batch.installation, row.count, row.sum])
+        }
+        let exposure = try db.cachedStatement(sql: """
+            INSERT INTO outcomeExposure (modelId, arm, version, installation, hour) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (modelId, arm, version, installation) DO UPDATE SET hour = min(hour, excluded.hour)
+            """)
+        for seen in batch.exposures {
+            try exposure.execute(arguments: [modelID, seen.arm.stored, seen.version, batch.installation, seen.hour])
+        }
+        return true
     }
 
     public func outcomes(of name: ModelName, metric: String) async throws -> [CountedArm: [OutcomeRow]] {
