@@ -165,7 +165,7 @@ enum PostgresCatalogMigrations {
                 installation bigint NOT NULL,
                 count bigint NOT NULL CHECK (count >= 0),
                 sum double precision NOT NULL,
-                PRIMARY KEY (model_id, metric, arm, version, hour, installation)
+                PRIMARY KEY (model_id, installation, metric, arm, version, hour)
             )
             """,
             """

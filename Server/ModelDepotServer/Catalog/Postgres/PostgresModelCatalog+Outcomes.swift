@@ -63,7 +63,7 @@ extension PostgresModelCatalog {
             FROM unnest(\(totals.map(\.metric))::text[], \(totals.map(\.arm.stored))::text[], \(totals.map(\.version))::bigint[],
                         \(totals.map(\.hour))::bigint[], \(totals.map(\.count))::bigint[], \(totals.map(\.sum))::double precision[])
                  AS u(metric, arm, version, hour, count, sum)
-            ON CONFLICT (model_id, metric, arm, version, hour, installation)
+            ON CONFLICT (model_id, installation, metric, arm, version, hour)
             DO UPDATE SET count = outcome.count + excluded.count, sum = outcome.sum + excluded.sum
             """, logger: logger)
         let exposures = batch.exposures.sorted { ($0.arm.stored, $0.version) < ($1.arm.stored, $1.version) }

@@ -53,7 +53,7 @@ extension SQLiteModelCatalog {
         }
         let total = try db.cachedStatement(sql: """
             INSERT INTO outcome (modelId, metric, arm, version, hour, installation, count, sum) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (modelId, metric, arm, version, hour, installation)
+            ON CONFLICT (modelId, installation, metric, arm, version, hour)
             DO UPDATE SET count = count + excluded.count, sum = sum + excluded.sum
             """)
         for row in batch.totals {
