@@ -23,6 +23,16 @@ import TestSupport
         #expect(try Command.depot(["rollout", "set", "flowers", "--default", "1"], environment: env).status == 0)
         let key = try Command.depot(["keys", "create", "--app", "--json"], environment: env).decode(CreatedAccessKey.self).secret
         let before = try Command.depot(["versions", "flowers", "--json"], environment: env).decode(ModelVersionList.self)
+        // Outcomes of two versions of one arm, and a declared metric.
+        try Command.depot(["experiment", "metric", "add", "flowers", "accepted", "--kind", "proportion"], environment: env).succeeded()
+        let now = Int(Date().timeIntervalSince1970)
+        let batch = { (device: Int) in
+            OutcomeBatch(batch: "00000000-0000-4000-8000-\(String(format: "%012d", device))", installation: "device-\(device)", events: [
+                .init(metric: "accepted", version: device % 2 + 1, arm: "default", at: now), .init(metric: "free", version: device % 2 + 1, arm: "default", at: now)])
+        }
+        for device in 0..<6 { try Self.send(batch(device), to: single!, key: key) }
+        let results = try Command.depot(["experiment", "show", "flowers", "--json"], environment: env).decode(ExperimentResults.self)
+        #expect(results.arms.first?.installations == ["1": 3, "2": 3])
         single!.stop(signal: SIGTERM)
         single = nil
 
@@ -45,6 +55,11 @@ import TestSupport
         let after = try Command.depot(["versions", "flowers", "--json"], environment: replica.environment).decode(ModelVersionList.self)
         #expect(after == before)
         #expect(!before.versions.isEmpty && before.versions.allSatisfy { $0.uploadedBy != nil }, "who uploaded each version moved too")
+        let moved = try Command.depot(["experiment", "show", "flowers", "--json"], environment: replica.environment).decode(ExperimentResults.self)
+        #expect(moved.arms == results.arms && moved.metrics == results.metrics, "outcomes and metrics moved")
+        try Self.send(batch(0), to: replica, key: key)
+        #expect(try Command.depot(["experiment", "show", "flowers", "--json"], environment: replica.environment)
+            .decode(ExperimentResults.self).arms == results.arms, "a batch applied before the move is not counted again")
         let downloader = try ModelDownloader(configuration: ModelDownloaderConfiguration(
             serverURL: replica.url, appKey: key, trustedRoot: .publicKey(root.publicKey), cacheDirectory: scratch.url.appendingPathComponent("cache")))
         let model = try await downloader.model(named: "flowers")
@@ -73,5 +88,14 @@ import TestSupport
         #expect(refused.status == 1)
         #expect(refused.error.contains("Blob \(version.sha256) in '\(storage.path)' hashes to"), "\(refused.error)")
         #expect(try TestPostgres.query(database, "SELECT count(*) FROM model") == "0", "nothing reached the database")
+    }
+
+    /// Posts an outcome batch with curl; fails unless the server answers 200.
+    static func send(_ batch: OutcomeBatch, to server: ServerProcess, key: String) throws {
+        let body = String(decoding: try JSONEncoder().encode(batch), as: UTF8.self)
+        let answer = try Command.curl(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(key)",
+                                       "-H", "Content-Type: application/json", "--data-binary", body,
+                                       "\(server.url.absoluteString)/v1/models/flowers/events"])
+        #expect(answer.text == "200", "\(answer.error)")
     }
 }

@@ -15,6 +15,10 @@ struct CatalogSnapshot: Sendable {
     struct Usage: Sendable { let model: String, version: Int, arm: CountedArm, kind: UsageKind, minute: Int, count: Int }
     struct Installation: Sendable { let model: String, arm: CountedArm, version: Int, installation: Int64, minute: Int }
     struct Root: Sendable { let version: Int, envelope: Data, createdAt: Date }
+    struct Outcome: Sendable { let model: String, metric: String, arm: String, row: OutcomeRow }
+    struct Exposure: Sendable { let model: String, arm: String, exposure: OutcomeExposure }
+    struct Batch: Sendable { let model: String, id: String, hour: Int }
+    struct Metric: Sendable { let model: String, metric: AppMetric }
 
     var models: [Model] = []
     var versions: [Version] = []
@@ -25,4 +29,9 @@ struct CatalogSnapshot: Sendable {
     var installations: [Installation] = []
     var sequences: [(name: String, last: Int)] = []
     var roots: [Root] = []
+    var outcomes: [Outcome] = []
+    var exposures: [Exposure] = []
+    /// Batch ids applied: a device sending one again after the move is not counted twice.
+    var batches: [Batch] = []
+    var metrics: [Metric] = []
 }

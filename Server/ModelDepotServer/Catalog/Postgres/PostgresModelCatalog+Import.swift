@@ -76,6 +76,31 @@ extension PostgresModelCatalog {
                     VALUES (\(try id(row.model)), \(row.arm.stored), \(row.version), \(row.installation), \(row.minute))
                     """, logger: logger)
             }
+            for row in snapshot.outcomes {
+                try await connection.query("""
+                    INSERT INTO outcome (model_id, installation, metric, arm, version, hour, count, sum)
+                    VALUES (\(try id(row.model)), \(row.row.installation), \(row.metric), \(row.arm), \(row.row.version), \(row.row.hour),
+                            \(row.row.count), \(row.row.sum))
+                    """, logger: logger)
+            }
+            for row in snapshot.exposures {
+                try await connection.query("""
+                    INSERT INTO outcome_exposure (model_id, arm, version, installation, hour)
+                    VALUES (\(try id(row.model)), \(row.arm), \(row.exposure.version), \(row.exposure.installation), \(row.exposure.hour))
+                    """, logger: logger)
+            }
+            for row in snapshot.batches {
+                try await connection.query("INSERT INTO outcome_batch (model_id, id, hour) VALUES (\(try id(row.model)), \(row.id), \(row.hour))",
+                                           logger: logger)
+            }
+            for row in snapshot.metrics {
+                let metric = row.metric.metric
+                try await connection.query("""
+                    INSERT INTO experiment_metric (model_id, name, kind, direction, tolerance, guardrail, declared)
+                    VALUES (\(try id(row.model)), \(metric.name), \(metric.kind.rawValue), \(metric.direction.rawValue), \(metric.tolerance),
+                            \(metric.guardrail), \(row.metric.declared))
+                    """, logger: logger)
+            }
             for sequence in snapshot.sequences {
                 try await connection.query("INSERT INTO manifest_sequence (name, last) VALUES (\(sequence.name), \(sequence.last))", logger: logger)
             }

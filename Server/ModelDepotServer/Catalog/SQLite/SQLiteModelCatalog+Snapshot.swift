@@ -40,6 +40,22 @@ extension SQLiteModelCatalog {
             snapshot.roots = try Row.fetchAll(db, sql: "SELECT version, envelope, createdAt FROM rootDocument ORDER BY version").map {
                 .init(version: $0["version"], envelope: $0["envelope"], createdAt: $0["createdAt"])
             }
+            snapshot.outcomes = try Row.fetchAll(db, sql: "SELECT modelId, metric, arm, version, hour, installation, count, sum FROM outcome").map {
+                .init(model: try name($0["modelId"]), metric: $0["metric"], arm: $0["arm"],
+                      row: OutcomeRow(version: $0["version"], hour: $0["hour"], installation: $0["installation"], count: $0["count"], sum: $0["sum"]))
+            }
+            snapshot.exposures = try Row.fetchAll(db, sql: "SELECT modelId, arm, version, installation, hour FROM outcomeExposure").map {
+                .init(model: try name($0["modelId"]), arm: $0["arm"],
+                      exposure: OutcomeExposure(version: $0["version"], hour: $0["hour"], installation: $0["installation"]))
+            }
+            snapshot.batches = try Row.fetchAll(db, sql: "SELECT modelId, id, hour FROM outcomeBatch").map {
+                .init(model: try name($0["modelId"]), id: $0["id"], hour: $0["hour"])
+            }
+            snapshot.metrics = try Row.fetchAll(db, sql: "SELECT modelId, name, kind, direction, tolerance, guardrail, declared FROM experimentMetric").map {
+                .init(model: try name($0["modelId"]), metric: try AppMetric.stored(
+                    name: $0["name"], kind: $0["kind"], direction: $0["direction"], tolerance: $0["tolerance"], guardrail: $0["guardrail"],
+                    declared: $0["declared"]))
+            }
             return snapshot
         }
     }
