@@ -10,14 +10,6 @@ enum OutcomeSchedule {
     static let longestBackoff: Duration = .seconds(3_600)
 }
 
-extension Duration {
-    /// The duration in seconds.
-    var seconds: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-    }
-}
-
 extension ModelDownloader {
     /// Sends the queued outcomes now (batches sent before without an answer first, with their
     /// ids, so the server applies each once).

@@ -51,8 +51,7 @@ public struct TransferRate: Sendable, Hashable {
 
     /// The bytes a window must bring.
     var bytesPerWindow: Int {
-        let (seconds, attoseconds) = window.components
-        return Int((Double(seconds) + Double(attoseconds) / 1e18) * Double(bytesPerSecond))
+        Int(window.seconds * Double(bytesPerSecond))
     }
 }
 

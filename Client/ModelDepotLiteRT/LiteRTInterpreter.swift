@@ -123,10 +123,8 @@ public final class LiteRTInterpreter: @unchecked Sendable {
         let start = ContinuousClock.now
         do {
             let result = try compute(values)
-            let elapsed = start.duration(to: .now).components
             outcomes.recorder.record(.inferences, for: outcomes.model)
-            outcomes.recorder.record(.inferenceLatency, value: Double(elapsed.seconds) * 1_000 + Double(elapsed.attoseconds) / 1e15,
-                                     for: outcomes.model)
+            outcomes.recorder.record(.inferenceLatency, value: start.duration(to: .now).seconds * 1_000, for: outcomes.model)
             return result
         } catch {
             outcomes.recorder.record(.inferenceFailed, code: error.code, for: outcomes.model)

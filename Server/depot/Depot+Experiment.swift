@@ -65,10 +65,10 @@ extension Depot {
                     guard let direction = ExperimentMetric.Direction(rawValue: better) else {
                         throw DepotError(.invalidMetric, "--better \(TerminalText.escaped(better.prefix(40))) is not a direction; use increase or decrease.")
                     }
-                    let metric = try ExperimentMetric(name: name, kind: kind, direction: direction, tolerance: tolerance, guardrail: guardrail)
+                    let declaration = MetricDeclaration(kind: kind, direction: direction, tolerance: tolerance, guardrail: guardrail)
+                    let metric = try declaration.metric(named: name)
                     let declared: ExperimentMetric = try await connection.client().put(
-                        "/v1/admin/models/\(try ModelName(model))/metrics/\(metric.name)",
-                        json: Declaration(kind: kind, direction: direction, tolerance: tolerance, guardrail: guardrail))
+                        "/v1/admin/models/\(try ModelName(model))/metrics/\(metric.name)", json: declaration)
                     print("declared \(declared.name) (\(declared.kind.rawValue), \(declared.direction.rawValue) is better)")
                 }
             }
@@ -85,14 +85,6 @@ extension Depot {
                     print("removed the declaration of \(name)")
                 }
             }
-        }
-
-        /// The body of `PUT …/metrics/{metric}`.
-        struct Declaration: Encodable {
-            var kind: ExperimentMetric.Kind
-            var direction: ExperimentMetric.Direction
-            var tolerance: Double
-            var guardrail: Bool
         }
     }
 }

@@ -34,19 +34,9 @@ struct ExperimentController {
         try JSONResponse.make(try await service.metrics(of: try context.modelName()))
     }
 
-    /// The body of `PUT …/metrics/{metric}`.
-    struct Declaration: Decodable {
-        var kind: ExperimentMetric.Kind
-        var direction: ExperimentMetric.Direction?
-        var tolerance: Double?
-        var guardrail: Bool?
-    }
-
     func declare(_ request: Request, context: AppRequestContext) async throws -> Response {
         let name = try context.modelName()
-        let body = try await request.decodeJSON(Declaration.self, context: context)
-        let metric = try ExperimentMetric(name: context.parameters.get("metric") ?? "", kind: body.kind, direction: body.direction ?? .increase,
-                                          tolerance: body.tolerance ?? 0, guardrail: body.guardrail ?? false)
+        let metric = try await request.decodeJSON(MetricDeclaration.self, context: context).metric(named: context.parameters.get("metric") ?? "")
         try await service.declare(metric, of: name)
         return try JSONResponse.make(metric)
     }

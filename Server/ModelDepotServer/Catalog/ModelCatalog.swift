@@ -52,8 +52,9 @@ public protocol ModelCatalog: Sendable {
     ///   many), `too_many_requests` (past the installation's hourly events).
     /// - Throws: ``DepotError`` when the transaction itself fails (then no batch was applied).
     func recordOutcomes(_ batches: [(model: ModelName, batch: OutcomeBatchRecord)]) async throws -> [Result<Bool, DepotError>]
-    /// The rows of one metric, per arm.
-    func outcomes(of model: ModelName, metric: String) async throws -> [CountedArm: [OutcomeRow]]
+    /// The model's outcome rows, per metric and arm, read in one pass (the rows are kept by
+    /// installation, so a query per metric would read them all each time).
+    func outcomes(of model: ModelName) async throws -> [String: [CountedArm: [OutcomeRow]]]
     /// The installations that reported each version, per arm, with the first hour each did.
     func exposures(of model: ModelName) async throws -> [CountedArm: [OutcomeExposure]]
     /// The app's metrics (declared ones, and names recorded without declaring, read as sums).

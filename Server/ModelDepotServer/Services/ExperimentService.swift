@@ -47,10 +47,7 @@ struct ExperimentService {
         let exposures = try await catalog.exposures(of: model).filter { Set($0.value.map(\.version)).count > 1 }
         let rollout = try await catalog.rollout(of: model)
         var arms: [ExperimentResults.Arm] = []
-        var rowsByMetric: [String: [CountedArm: [OutcomeRow]]] = [:]
-        if !exposures.isEmpty {
-            for metric in metrics { rowsByMetric[metric.name] = try await catalog.outcomes(of: model, metric: metric.name) }
-        }
+        let rowsByMetric = exposures.isEmpty ? [:] : try await catalog.outcomes(of: model)
         for (arm, seen) in exposures.sorted(by: { $0.key < $1.key }) {
             let installations = Dictionary(grouping: seen, by: \.version).mapValues(\.count)
             let control = installations.keys.min() ?? 0

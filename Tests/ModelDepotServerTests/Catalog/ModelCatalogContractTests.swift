@@ -319,4 +319,27 @@ import Testing
             #expect(references.map { Set($0.models.map(\.rawValue)) } == [["flowers", "birds"], ["birds"]])
         }
     }
+
+    /// Batch ids are remembered until pruned: before, a batch sent again changes nothing; after,
+    /// it counts again (a device stops resending long before the prune).
+    @Test(arguments: CatalogBackend.allCases)
+    func outcomeBatchIdsAreRememberedUntilPruned(_ backend: CatalogBackend) async throws {
+        try await backend.withCatalog { catalog in
+            _ = try await catalog.createModel(ModelCreation(name: flowers), at: F.instant)
+            _ = try await catalog.addVersion(F.upload("a"), to: flowers, publish: true, at: F.instant)
+            let hour = 500_000
+            let batch = OutcomeBatchRecord(
+                id: "5f0c2a9e-3b1d-4c7e-9a2f-8d1e6b4c0a37", installation: 42, receivedHour: hour, events: 1,
+                totals: [.init(metric: "installed", arm: .default, version: 1, hour: hour, count: 1, sum: 1)],
+                exposures: [.init(arm: .default, version: 1, hour: hour)], appMetrics: [])
+            func record() async throws -> Bool { try await catalog.recordOutcomes([(flowers, batch)])[0].get() }
+            #expect(try await record())
+            try await catalog.pruneOutcomeBatches(beforeHour: hour)
+            #expect(try await !record(), "an id of the hour pruned before is still known")
+            try await catalog.pruneOutcomeBatches(beforeHour: hour + 1)
+            #expect(try await record(), "once pruned, the id is free")
+            let rows = try await catalog.outcomes(of: flowers)["installed"]?[.default]
+            #expect(rows == [OutcomeRow(version: 1, hour: hour, installation: 42, count: 2, sum: 2)])
+        }
+    }
 }

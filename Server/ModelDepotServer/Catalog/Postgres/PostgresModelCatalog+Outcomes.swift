@@ -77,15 +77,15 @@ extension PostgresModelCatalog {
         return true
     }
 
-    public func outcomes(of name: ModelName, metric: String) async throws -> [CountedArm: [OutcomeRow]] {
+    public func outcomes(of name: ModelName) async throws -> [String: [CountedArm: [OutcomeRow]]] {
         try await run { [logger] connection in
             let id = try await Self.modelID(name, connection, logger: logger)
             let rows = try await connection.query("""
-                SELECT arm, version::bigint, hour, installation, count, sum FROM outcome WHERE model_id = \(id) AND metric = \(metric)
+                SELECT metric, arm, version::bigint, hour, installation, count, sum FROM outcome WHERE model_id = \(id)
                 """, logger: logger)
-            var outcomes: [CountedArm: [OutcomeRow]] = [:]
-            for try await (arm, version, hour, installation, count, sum) in rows.decode((String, Int, Int, Int64, Int, Double).self) {
-                outcomes[CountedArm(stored: arm), default: []].append(
+            var outcomes: [String: [CountedArm: [OutcomeRow]]] = [:]
+            for try await (metric, arm, version, hour, installation, count, sum) in rows.decode((String, String, Int, Int, Int64, Int, Double).self) {
+                outcomes[metric, default: [:]][CountedArm(stored: arm), default: []].append(
                     OutcomeRow(version: version, hour: hour, installation: installation, count: count, sum: sum))
             }
             return outcomes

@@ -69,15 +69,15 @@ extension SQLiteModelCatalog {
         return true
     }
 
-    public func outcomes(of name: ModelName, metric: String) async throws -> [CountedArm: [OutcomeRow]] {
+    public func outcomes(of name: ModelName) async throws -> [String: [CountedArm: [OutcomeRow]]] {
         try await read { db in
             let model = try modelRecord(name, db)
-            var rows: [CountedArm: [OutcomeRow]] = [:]
+            var rows: [String: [CountedArm: [OutcomeRow]]] = [:]
             let cursor = try Row.fetchCursor(db, sql: """
-                SELECT arm, version, hour, installation, count, sum FROM outcome WHERE modelId = ? AND metric = ?
-                """, arguments: [model.id, metric])
+                SELECT metric, arm, version, hour, installation, count, sum FROM outcome WHERE modelId = ?
+                """, arguments: [model.id])
             while let row = try cursor.next() {
-                rows[CountedArm(stored: row["arm"]), default: []].append(
+                rows[row["metric"], default: [:]][CountedArm(stored: row["arm"]), default: []].append(
                     OutcomeRow(version: row["version"], hour: row["hour"], installation: row["installation"], count: row["count"], sum: row["sum"]))
             }
             return rows

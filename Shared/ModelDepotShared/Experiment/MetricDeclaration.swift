@@ -1,0 +1,24 @@
+/// The body of `PUT /v1/admin/models/{name}/metrics/{metric}` (the name is the path's): how an
+/// app metric is read. Absent fields take their defaults.
+public struct MetricDeclaration: Sendable, Hashable, Codable {
+    public var kind: ExperimentMetric.Kind
+    /// `increase` when absent.
+    public var direction: ExperimentMetric.Direction?
+    /// 0 when absent.
+    public var tolerance: Double?
+    /// `false` when absent.
+    public var guardrail: Bool?
+
+    public init(kind: ExperimentMetric.Kind, direction: ExperimentMetric.Direction? = nil, tolerance: Double? = nil, guardrail: Bool? = nil) {
+        self.kind = kind
+        self.direction = direction
+        self.tolerance = tolerance
+        self.guardrail = guardrail
+    }
+
+    /// The metric it declares under `name`.
+    /// - Throws: ``DepotError`` (`invalid_metric`) for a bad name or tolerance.
+    public func metric(named name: String) throws(DepotError) -> ExperimentMetric {
+        try ExperimentMetric(name: name, kind: kind, direction: direction ?? .increase, tolerance: tolerance ?? 0, guardrail: guardrail ?? false)
+    }
+}
