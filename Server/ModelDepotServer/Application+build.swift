@@ -45,6 +45,7 @@ public func buildApplication(
         services: [RequestLogService(log: requestLog),
                    UsageFlushService(usage: usage, catalog: catalog, interval: configuration.usageFlushInterval, logger: logger),
                    OutcomePruneService(catalog: catalog, clock: clock, logger: logger),
+                   GuardReviewLoop(service: built.guards, interval: configuration.guardReviewInterval, logger: logger),
                    BlobCollectionService(collector: built.collector, interval: configuration.blobCollectionInterval, logger: logger)]
             + (deployment.changes.map {
                 [CatalogChangeFollower(feed: $0, caches: built.caches, pollInterval: configuration.changePollInterval, logger: logger)]
@@ -59,7 +60,7 @@ public func buildApplication(
 func buildRouter(configuration: ServerConfiguration, deployment: Deployment, index: BlobIndex, signer: ManifestSigner,
                  usage: UsageCounter, clock: @escaping @Sendable () -> Date,
                  requestLog: RequestLog, templates: MustacheLibrary, logger: Logger = Logger(label: "depot"))
-    -> (routes: RouteInventory, hotPaths: HotPaths, caches: CatalogCaches, collector: BlobCollector) {
+    -> (routes: RouteInventory, hotPaths: HotPaths, caches: CatalogCaches, collector: BlobCollector, guards: RolloutGuardService) {
     let (catalog, blobs) = (deployment.catalog, deployment.blobs)
     let metrics = ServerMetrics(requestLog: requestLog)
     let manifests = ManifestCache(signer: signer, lifetime: configuration.manifestLifetime, clock: clock)
@@ -86,7 +87,10 @@ func buildRouter(configuration: ServerConfiguration, deployment: Deployment, ind
     manifestController.register(in: client)
     blobsController.register(in: client)
     signing.registerPublic(in: client)
-    let experiments = ExperimentController(service: ExperimentService(catalog: catalog, clock: clock))
+    let experimentService = ExperimentService(catalog: catalog, clock: clock)
+    let experiments = ExperimentController(service: experimentService)
+    let guards = RolloutGuardService(catalog: catalog, caches: caches, experiments: experimentService, lock: deployment.guardLock,
+                                     webhook: GuardWebhook(http: .shared), clock: clock, logger: logger)
     experiments.registerDevice(in: client)
     let admin = client.group("admin").add(middleware: AdminOnlyMiddleware())
     ModelsController(catalog: catalog, service: modelService).register(in: admin)
@@ -98,6 +102,7 @@ func buildRouter(configuration: ServerConfiguration, deployment: Deployment, ind
     versions.register(in: admin)
     KeysController(catalog: catalog, service: keyService).register(in: admin)
     RolloutsController(catalog: catalog, service: rolloutService).register(in: admin)
+    RolloutGuardsController(service: guards).register(in: admin)
     let stats = StatsController(catalog: catalog, usage: usage, clock: clock)
     stats.register(in: admin)
     signing.registerAdmin(in: admin)
@@ -107,7 +112,7 @@ func buildRouter(configuration: ServerConfiguration, deployment: Deployment, ind
                       rollouts: rolloutService, stats: stats, signer: signer, templates: templates, clock: clock)
         .register(in: routes)
     return (routes, HotPaths(authenticator: authenticator, manifests: manifestController, blobs: blobsController, metrics: metrics, log: requestLog),
-            caches, collector)
+            caches, collector, guards)
 }
 
 /// On first start, creates the admin token (from `DEPOT_ADMIN_TOKEN` when given) and prints a

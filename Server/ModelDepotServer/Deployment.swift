@@ -12,6 +12,8 @@ struct Deployment: Sendable {
     let signingKeys: any SigningKeyStore
     /// Keeps the collector from removing a blob an upload is naming.
     let collectionLock: any BlobCollectionLock
+    /// Makes one replica at a time review guarded rollouts.
+    let guardLock: any GuardReviewLock
     /// The changes other replicas make; `nil` when this server is the catalog's only writer.
     let changes: (any CatalogChangeFeed)?
 
@@ -30,9 +32,11 @@ struct Deployment: Sendable {
         if let database = configuration.database {
             let catalog = try await PostgresModelCatalog.connect(try PostgresLocation(url: database), logger: logger)
             return Deployment(catalog: catalog, blobs: blobs, signingKeys: catalog,
-                              collectionLock: PostgresBlobCollectionLock(catalog: catalog), changes: catalog)
+                              collectionLock: PostgresBlobCollectionLock(catalog: catalog),
+                              guardLock: PostgresGuardReviewLock(catalog: catalog), changes: catalog)
         }
         return Deployment(catalog: try SQLiteModelCatalog(path: storage + "/depot.sqlite"), blobs: blobs,
-                          signingKeys: SigningKeyFiles(storage: storage), collectionLock: LocalBlobCollectionLock(), changes: nil)
+                          signingKeys: SigningKeyFiles(storage: storage), collectionLock: LocalBlobCollectionLock(),
+                          guardLock: LocalGuardReviewLock(), changes: nil)
     }
 }

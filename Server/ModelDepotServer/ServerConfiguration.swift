@@ -50,6 +50,8 @@ public struct ServerConfiguration: Sendable {
     public var blobCollectionInterval: Duration = .seconds(3600)
     /// How often usage counts go from memory to the catalog.
     public var usageFlushInterval: Duration = .seconds(10)
+    /// How often the server reviews guarded rollouts (and retries their webhooks).
+    public var guardReviewInterval: Duration = .seconds(60)
     /// How long a signed manifest is good for; the server signs it again after half of it.
     public var manifestLifetime: TimeInterval = 7 * 24 * 3600
     /// The wall clock for signatures, expiries, audit entries and usage minutes (tests move it).

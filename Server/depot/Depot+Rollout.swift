@@ -3,12 +3,12 @@ import Foundation
 import ModelDepotShared
 
 extension Depot {
-    /// `depot rollout show|set|remove-rule|pin|unpin|history`.
+    /// `depot rollout show|set|remove-rule|pin|unpin|history|guard`.
     struct Rollouts: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "rollout",
             abstract: "Show and change which devices get which version of a model.",
-            subcommands: [Show.self, Set.self, RemoveRule.self, Pin.self, Unpin.self, History.self]
+            subcommands: [Show.self, Set.self, RemoveRule.self, Pin.self, Unpin.self, History.self, Guard.self]
         )
 
         struct Show: AsyncParsableCommand {
@@ -127,6 +127,7 @@ extension Depot {
                 if json { return print(try JSONOutput.string(history)) }
                 for change in history.changes {
                     print("\(change.at.formatted(.iso8601))  key \(change.keyID)")
+                    if let reason = change.reason { print("  why:    " + TerminalText.escaped(reason)) }
                     print("  before: " + RolloutText(rollout: change.before).rendered.replacingOccurrences(of: "\n", with: "\n          "))
                     print("  after:  " + RolloutText(rollout: change.after).rendered.replacingOccurrences(of: "\n", with: "\n          "))
                 }

@@ -24,11 +24,12 @@ struct TestServer {
         }
     }
 
-    /// Runs `body` against the router, then removes the storage directory.
-    func run(_ body: @escaping @Sendable (Client) async throws -> Void) async throws {
+    /// Runs `body` against the router (or, `live`, a server on 127.0.0.1 through AsyncHTTPClient,
+    /// which takes concurrent requests), then removes the storage directory.
+    func run(live: Bool = false, _ body: @escaping @Sendable (Client) async throws -> Void) async throws {
         defer { try? FileManager.default.removeItem(at: storage) }
         let app = try await buildApplication(configuration)
-        try await app.test(.router) { [configuration] client in
+        try await app.test(live ? .ahc(.http) : .router) { [configuration] client in
             try await body(Client(tester: client, storage: storage, database: configuration.database))
         }
     }

@@ -38,6 +38,9 @@ extension Request {
             throw DepotError(.badRequest, "The JSON body has a wrong type at '\(Self.path(where_.codingPath))': \(where_.debugDescription)")
         } catch DecodingError.dataCorrupted(let where_) {
             let underlying = (where_.underlyingError as? DepotError)?.message ?? where_.debugDescription
+            guard where_.codingPath.isEmpty else {
+                throw DepotError(.badRequest, "The JSON body has an invalid value at '\(Self.path(where_.codingPath))': \(underlying)")
+            }
             throw DepotError(.badRequest, "The body is not valid JSON: \(underlying)")
         }
     }

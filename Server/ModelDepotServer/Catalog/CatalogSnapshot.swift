@@ -11,7 +11,7 @@ struct CatalogSnapshot: Sendable {
     }
     struct Key: Sendable { let key: AccessKey, secretHash: [UInt8] }
     struct RolloutRow: Sendable { let model: String, document: Rollout, updatedAt: Date }
-    struct Change: Sendable { let model: String, keyID: String, at: Date, before: Rollout, after: Rollout }
+    struct Change: Sendable { let model: String, keyID: String, at: Date, before: Rollout, after: Rollout, reason: String? }
     struct Usage: Sendable { let model: String, version: Int, arm: CountedArm, kind: UsageKind, minute: Int, count: Int }
     struct Installation: Sendable { let model: String, arm: CountedArm, version: Int, installation: Int64, minute: Int }
     struct Root: Sendable { let version: Int, envelope: Data, createdAt: Date }
@@ -19,6 +19,7 @@ struct CatalogSnapshot: Sendable {
     struct Exposure: Sendable { let model: String, arm: String, exposure: OutcomeExposure }
     struct Batch: Sendable { let model: String, id: String, hour: Int }
     struct Metric: Sendable { let model: String, metric: AppMetric }
+    struct Guards: Sendable { let model: String, guards: [StoredRolloutGuard], running: Bool }
 
     var models: [Model] = []
     var versions: [Version] = []
@@ -34,4 +35,5 @@ struct CatalogSnapshot: Sendable {
     /// Batch ids applied: a device sending one again after the move is not counted twice.
     var batches: [Batch] = []
     var metrics: [Metric] = []
+    var guards: [Guards] = []
 }

@@ -28,10 +28,16 @@ public protocol ModelCatalog: Sendable {
 
     /// The model's rollout (empty until one is set).
     func rollout(of model: ModelName) async throws -> Rollout
-    /// Applies `change` in one transaction: every version the result names must exist and be
-    /// published; the before and after go to the audit log with the key that changed it.
-    func changeRollout(of model: ModelName, by keyID: String, at date: Date,
-                       _ change: @escaping @Sendable (Rollout) throws -> Rollout) async throws -> Rollout
+    /// Applies `change` to the rollout and the guarded rollouts together in one transaction: every
+    /// version the rollout names must exist and be published; a changed rollout goes to the audit
+    /// log with the key that changed it.
+    func changeRolloutAndGuards(of model: ModelName, by keyID: String, at date: Date,
+                                _ change: @escaping @Sendable (Rollout, [StoredRolloutGuard]) throws -> (Rollout, [StoredRolloutGuard]))
+        async throws -> (rollout: Rollout, guards: [StoredRolloutGuard])
+    /// The model's guarded rollouts, one per rule ever guarded, oldest first.
+    func rolloutGuards(of model: ModelName) async throws -> [StoredRolloutGuard]
+    /// The models with a running guarded rollout.
+    func modelsWithRunningGuards() async throws -> [ModelName]
     /// The model's rollout changes, oldest first.
     func rolloutHistory(of model: ModelName) async throws -> [RolloutChange]
 
@@ -155,5 +161,13 @@ public struct VerifiedUpload: Sendable {
         self.tflite = tflite
         self.files = files
         self.uploadedBy = uploadedBy
+    }
+}
+
+extension ModelCatalog {
+    /// Applies `change` to the rollout alone (see ``changeRolloutAndGuards(of:by:at:_:)``).
+    public func changeRollout(of model: ModelName, by keyID: String, at date: Date,
+                       _ change: @escaping @Sendable (Rollout) throws -> Rollout) async throws -> Rollout {
+        try await changeRolloutAndGuards(of: model, by: keyID, at: date) { (try change($0), $1) }.rollout
     }
 }

@@ -49,13 +49,16 @@ public struct RolloutChange: Sendable, Hashable, Codable {
     public var before: Rollout
     /// The rollout after the change.
     public var after: Rollout
+    /// Why, for a change a guarded rollout made (its move's reason, with the evidence).
+    public var reason: String?
 
     /// Creates an entry.
-    public init(keyID: String, at: Date, before: Rollout, after: Rollout) {
+    public init(keyID: String, at: Date, before: Rollout, after: Rollout, reason: String? = nil) {
         self.keyID = keyID
         self.at = at
         self.before = before
         self.after = after
+        self.reason = reason
     }
 }
 

@@ -210,6 +210,17 @@ enum PostgresCatalogMigrations {
             )
             """,
         ]),
+        (11, "guarded rollouts", [
+            // See the SQLite migration v11.
+            """
+            CREATE TABLE rollout_guard (
+                model_id bigint PRIMARY KEY REFERENCES model (id) ON DELETE CASCADE,
+                document jsonb NOT NULL,
+                running boolean NOT NULL
+            )
+            """,
+            "ALTER TABLE rollout_change ADD COLUMN reason text",
+        ]),
     ]
 
     /// Applies every migration the database lacks.

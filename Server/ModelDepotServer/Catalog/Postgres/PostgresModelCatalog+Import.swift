@@ -58,10 +58,16 @@ extension PostgresModelCatalog {
                     INSERT INTO rollout (model_id, document, updated_at) VALUES (\(try id(rollout.model)), \(try Self.json(rollout.document))::jsonb, \(rollout.updatedAt))
                     """, logger: logger)
             }
+            for entry in snapshot.guards {
+                try await connection.query("""
+                    INSERT INTO rollout_guard (model_id, document, running) VALUES (\(try id(entry.model)), \(try Self.json(entry.guards))::jsonb, \(entry.running))
+                    """, logger: logger)
+            }
             for change in snapshot.changes {
                 try await connection.query("""
-                    INSERT INTO rollout_change (model_id, key_id, at, before, after)
-                    VALUES (\(try id(change.model)), \(change.keyID), \(change.at), \(try Self.json(change.before))::jsonb, \(try Self.json(change.after))::jsonb)
+                    INSERT INTO rollout_change (model_id, key_id, at, before, after, reason)
+                    VALUES (\(try id(change.model)), \(change.keyID), \(change.at), \(try Self.json(change.before))::jsonb, \(try Self.json(change.after))::jsonb,
+                            \(change.reason))
                     """, logger: logger)
             }
             for row in snapshot.usage {

@@ -10,26 +10,50 @@ extension PostgresModelCatalog {
         }
     }
 
-    public func changeRollout(of name: ModelName, by keyID: String, at date: Date,
-                              _ change: @escaping @Sendable (Rollout) throws -> Rollout) async throws -> Rollout {
+    public func changeRolloutAndGuards(of name: ModelName, by keyID: String, at date: Date,
+                                       _ change: @escaping @Sendable (Rollout, [StoredRolloutGuard]) throws -> (Rollout, [StoredRolloutGuard]))
+        async throws -> (rollout: Rollout, guards: [StoredRolloutGuard]) {
         try await transaction { [logger] connection in
             let model = try await Self.lockModel(name, connection, logger: logger)
             let before = try await Self.rolloutDocument(model: model.id, connection, logger: logger)
-            let after = try change(before)
+            let guardsBefore = try await Self.guardDocument(model: model.id, connection, logger: logger)
+            let (after, guards) = try change(before, guardsBefore)
             let published = Set(try await connection.column("SELECT number FROM version WHERE model_id = \(model.id) AND published", as: Int.self, logger: logger))
             try CatalogRule.checkPublished(after, of: name, published: published)
-            guard after != before else { return after }
+            if guards != guardsBefore {
+                let running = guards.contains { $0.rolloutGuard.state == .running }
+                try await connection.query("""
+                    INSERT INTO rollout_guard (model_id, document, running) VALUES (\(model.id), \(try Self.json(guards))::jsonb, \(running))
+                    ON CONFLICT (model_id) DO UPDATE SET document = excluded.document, running = excluded.running
+                    """, logger: logger)
+            }
+            guard after != before else { return (after, guards) }
             let (beforeText, afterText) = (try Self.json(before), try Self.json(after))
             try await connection.query("""
                 INSERT INTO rollout (model_id, document, updated_at) VALUES (\(model.id), \(afterText)::jsonb, \(date))
                 ON CONFLICT (model_id) DO UPDATE SET document = excluded.document, updated_at = excluded.updated_at
                 """, logger: logger)
+            let reason = StoredRolloutGuard.reasonOfNewMove(before: guardsBefore, after: guards)
             try await connection.query("""
-                INSERT INTO rollout_change (model_id, key_id, at, before, after)
-                VALUES (\(model.id), \(keyID), \(date), \(beforeText)::jsonb, \(afterText)::jsonb)
+                INSERT INTO rollout_change (model_id, key_id, at, before, after, reason)
+                VALUES (\(model.id), \(keyID), \(date), \(beforeText)::jsonb, \(afterText)::jsonb, \(reason))
                 """, logger: logger)
             try await Self.advanceManifestVersion(name, at: date, connection, logger: logger)
-            return after
+            return (after, guards)
+        }
+    }
+
+    public func rolloutGuards(of name: ModelName) async throws -> [StoredRolloutGuard] {
+        try await run { [logger] connection in
+            try await Self.guardDocument(model: try await Self.modelID(name, connection, logger: logger), connection, logger: logger)
+        }
+    }
+
+    public func modelsWithRunningGuards() async throws -> [ModelName] {
+        try await run { [logger] connection in
+            try await connection.column("""
+                SELECT name FROM model JOIN rollout_guard ON rollout_guard.model_id = model.id WHERE running ORDER BY name
+                """, as: String.self, logger: logger).map { try ModelName($0) }
         }
     }
 
@@ -37,12 +61,12 @@ extension PostgresModelCatalog {
         try await run { [logger] connection in
             let id = try await Self.modelID(name, connection, logger: logger)
             let rows = try await connection.query("""
-                SELECT key_id, at, before::text, after::text FROM rollout_change WHERE model_id = \(id) ORDER BY id
+                SELECT key_id, at, before::text, after::text, reason FROM rollout_change WHERE model_id = \(id) ORDER BY id
                 """, logger: logger)
             var changes: [RolloutChange] = []
-            for try await (keyID, at, before, after) in rows.decode((String, Date, String, String).self) {
+            for try await (keyID, at, before, after, reason) in rows.decode((String, Date, String, String, String?).self) {
                 changes.append(RolloutChange(keyID: keyID, at: at, before: try Self.decoded(Rollout.self, before),
-                                             after: try Self.decoded(Rollout.self, after)))
+                                             after: try Self.decoded(Rollout.self, after), reason: reason))
             }
             return changes
         }
@@ -51,5 +75,10 @@ extension PostgresModelCatalog {
     static func rolloutDocument(model: Int64, _ connection: PostgresConnection, logger: Logger) async throws -> Rollout {
         let documents = try await connection.column("SELECT document::text FROM rollout WHERE model_id = \(model)", as: String.self, logger: logger)
         return try documents.first.map { try decoded(Rollout.self, $0) } ?? Rollout()
+    }
+
+    static func guardDocument(model: Int64, _ connection: PostgresConnection, logger: Logger) async throws -> [StoredRolloutGuard] {
+        let documents = try await connection.column("SELECT document::text FROM rollout_guard WHERE model_id = \(model)", as: String.self, logger: logger)
+        return try documents.first.map { try decoded([StoredRolloutGuard].self, $0) } ?? []
     }
 }

@@ -174,6 +174,15 @@ enum SQLiteCatalogMigrations {
                 t.primaryKey(["modelId", "name"])
             }
         }
+        migrator.registerMigration("v11: guarded rollouts") { db in
+            // One document per model: its guards with their timelines and webhook secrets.
+            try db.create(table: "rolloutGuard") { t in
+                t.primaryKey("modelId", .integer).references("model", onDelete: .cascade)
+                t.column("document", .text).notNull()
+                t.column("running", .boolean).notNull()
+            }
+            try db.alter(table: "rolloutChange") { t in t.add(column: "reason", .text) }
+        }
         return migrator
     }
 }

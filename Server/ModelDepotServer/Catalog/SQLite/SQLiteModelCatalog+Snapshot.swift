@@ -26,8 +26,9 @@ extension SQLiteModelCatalog {
             }
             snapshot.keys = try AccessKeyRecord.fetchAll(db).map { .init(key: try $0.key(), secretHash: Array($0.secretHash)) }
             snapshot.rollouts = try RolloutRecord.fetchAll(db).map { .init(model: try name($0.modelId), document: $0.document, updatedAt: $0.updatedAt) }
+            snapshot.guards = try RolloutGuardRecord.fetchAll(db).map { .init(model: try name($0.modelId), guards: $0.document, running: $0.running) }
             snapshot.changes = try RolloutChangeRecord.order(RolloutChangeRecord.Columns.id).fetchAll(db).map {
-                .init(model: try name($0.modelId), keyID: $0.keyID, at: $0.at, before: $0.before, after: $0.after)
+                .init(model: try name($0.modelId), keyID: $0.keyID, at: $0.at, before: $0.before, after: $0.after, reason: $0.reason)
             }
             snapshot.usage = try Row.fetchAll(db, sql: "SELECT modelId, version, arm, kind, minute, count FROM usage").map {
                 .init(model: try name($0["modelId"]), version: $0["version"], arm: CountedArm(stored: $0["arm"]), kind: try UsageKind(stored: $0["kind"]),

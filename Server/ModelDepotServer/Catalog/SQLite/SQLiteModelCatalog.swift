@@ -157,20 +157,38 @@ public struct SQLiteModelCatalog: ModelCatalog {
         try await read { db in try rolloutDocument(of: try modelRecord(name, db), db) }
     }
 
-    public func changeRollout(of name: ModelName, by keyID: String, at date: Date,
-                              _ change: @escaping @Sendable (Rollout) throws -> Rollout) async throws -> Rollout {
+    public func changeRolloutAndGuards(of name: ModelName, by keyID: String, at date: Date,
+                                       _ change: @escaping @Sendable (Rollout, [StoredRolloutGuard]) throws -> (Rollout, [StoredRolloutGuard]))
+        async throws -> (rollout: Rollout, guards: [StoredRolloutGuard]) {
         try await write { db in
             let model = try modelRecord(name, db)
             let before = try rolloutDocument(of: model, db)
-            let after = try change(before)
+            let guardsBefore = try RolloutGuardRecord.fetchOne(db, key: model.id)?.document ?? []
+            let (after, guards) = try change(before, guardsBefore)
             let published = Set(try Int.fetchAll(db, sql: "SELECT number FROM version WHERE modelId = ? AND published", arguments: [model.id]))
             try CatalogRule.checkPublished(after, of: name, published: published)
-            guard after != before else { return after }
+            if guards != guardsBefore {
+                try RolloutGuardRecord(modelId: model.id!, document: guards,
+                                       running: guards.contains { $0.rolloutGuard.state == .running }).save(db)
+            }
+            guard after != before else { return (after, guards) }
             try RolloutRecord(modelId: model.id!, document: after, updatedAt: date).save(db)
-            var entry = RolloutChangeRecord(id: nil, modelId: model.id!, keyID: keyID, at: date, before: before, after: after)
+            var entry = RolloutChangeRecord(id: nil, modelId: model.id!, keyID: keyID, at: date, before: before, after: after,
+                                            reason: StoredRolloutGuard.reasonOfNewMove(before: guardsBefore, after: guards))
             try entry.insert(db)
             try Self.advanceManifestVersion(name.rawValue, at: date, db)
-            return after
+            return (after, guards)
+        }
+    }
+
+    public func rolloutGuards(of name: ModelName) async throws -> [StoredRolloutGuard] {
+        try await read { db in try RolloutGuardRecord.fetchOne(db, key: try modelRecord(name, db).id)?.document ?? [] }
+    }
+
+    public func modelsWithRunningGuards() async throws -> [ModelName] {
+        try await read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM model JOIN rolloutGuard ON rolloutGuard.modelId = model.id WHERE running ORDER BY name")
+                .map { try ModelName($0) }
         }
     }
 
@@ -179,7 +197,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
             let model = try modelRecord(name, db)
             return try RolloutChangeRecord.filter(RolloutChangeRecord.Columns.modelId == model.id)
                 .order(RolloutChangeRecord.Columns.id).fetchAll(db)
-                .map { RolloutChange(keyID: $0.keyID, at: $0.at, before: $0.before, after: $0.after) }
+                .map { RolloutChange(keyID: $0.keyID, at: $0.at, before: $0.before, after: $0.after, reason: $0.reason) }
         }
     }
 

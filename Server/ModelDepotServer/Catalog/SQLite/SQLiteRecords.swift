@@ -101,6 +101,14 @@ struct RolloutRecord: Codable, FetchableRecord, PersistableRecord {
     var updatedAt: Date
 }
 
+/// A row of `rolloutGuard`: one model's guarded rollouts, and whether one of them is running.
+struct RolloutGuardRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "rolloutGuard"
+    var modelId: Int64
+    var document: [StoredRolloutGuard]
+    var running: Bool
+}
+
 /// A row of `rolloutChange`: the audit log.
 struct RolloutChangeRecord: Codable, FetchableRecord, MutablePersistableRecord {
     static let databaseTableName = "rolloutChange"
@@ -115,6 +123,7 @@ struct RolloutChangeRecord: Codable, FetchableRecord, MutablePersistableRecord {
     var at: Date
     var before: Rollout
     var after: Rollout
+    var reason: String?
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }

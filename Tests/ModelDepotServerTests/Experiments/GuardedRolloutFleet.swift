@@ -1,0 +1,177 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import ModelDepotShared
+import Synchronization
+import TestSupport
+
+/// A simulated fleet of SDK-shaped devices against a live server: each simulated hour every
+/// device asks for the manifest with its installation id (and the ETag of the one it has, as the
+/// SDK does), runs the version it was given, and sends the outcome batch the SDK would
+/// (installed, load succeeded or failed, inferences, latency, and the app's `accepted`), with the
+/// server's clock moved by the test.
+final class GuardedRolloutFleet: Sendable {
+    /// What one device does with a version.
+    struct Behaviour: Sendable {
+        /// Whether loading fails.
+        var loadFails = false
+        /// Whether it sends its batch at all.
+        var reports = true
+        /// Whether its user accepts an answer this hour.
+        var accepts = false
+    }
+
+    /// Picks exactly `picks` devices in every `every` among those first seen on a version: a
+    /// share of a version's devices without the luck of which ones the rule's buckets give it.
+    /// A device keeps the answer it was first given for a version.
+    final class Share: Sendable {
+        private struct Seen: Hashable { let device: Int, version: Int }
+        private let picked = Mutex<(seen: [Int: Int], decided: [Seen: Bool])>(([:], [:]))
+        let every: Int
+        let picks: Int
+
+        init(_ picks: Int, in every: Int) {
+            self.picks = picks
+            self.every = every
+        }
+
+        func contains(_ device: Int, on version: Int) -> Bool {
+            picked.withLock { state in
+                let key = Seen(device: device, version: version)
+                if let decided = state.decided[key] { return decided }
+                let seen = state.seen[version, default: 0]
+                state.seen[version] = seen + 1
+                let chosen = seen % every < picks
+                state.decided[key] = chosen
+                return chosen
+            }
+        }
+    }
+
+    private struct Held: Sendable {
+        let etag: String
+        let version: Int
+        let arm: String
+    }
+
+    let client: TestServer.Client
+    let key: HTTPFields
+    let clock: MovableClock
+    let devices: Int
+    let behaviour: @Sendable (_ device: Int, _ version: Int) -> Behaviour
+    private let held = Mutex<[Int: Held]>([:])
+
+    init(client: TestServer.Client, key: HTTPFields, clock: MovableClock, devices: Int,
+         behaviour: @escaping @Sendable (_ device: Int, _ version: Int) -> Behaviour) {
+        self.client = client
+        self.key = key
+        self.clock = clock
+        self.devices = devices
+        self.behaviour = behaviour
+    }
+
+    /// One hour: every device checks and reports; returns devices per version.
+    @discardableResult
+    func hour() async throws -> [Int: Int] {
+        let now = Int(clock.now.timeIntervalSince1970)
+        var perVersion: [Int: Int] = [:]
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            var next = 0
+            func add() {
+                let device = next
+                next += 1
+                group.addTask { try await self.run(device, at: now) }
+            }
+            for _ in 0..<min(24, devices) { add() }
+            while let version = try await group.next() {
+                perVersion[version, default: 0] += 1
+                if next < devices { add() }
+            }
+        }
+        return perVersion
+    }
+
+    private func run(_ device: Int, at now: Int) async throws -> Int {
+        var headers = key
+        headers[HTTPField.Name(DepotHeader.installationID)!] = "sim-device-\(device)"
+        let had = held.withLock { $0[device] }
+        if let had { headers[.ifNoneMatch] = had.etag }
+        let response = try await client.request(.get, "/v1/models/flowers/manifest", headers: headers)
+        let manifest: (version: Int, arm: String)
+        if response.status == .notModified, let had {
+            manifest = (had.version, had.arm)
+        } else if response.status == .ok, let etag = response.headers[.eTag] {
+            let signed = try response.manifest()
+            manifest = (signed.version, signed.arm)
+            held.withLock { $0[device] = Held(etag: etag, version: signed.version, arm: signed.arm) }
+        } else {
+            throw TestServer.Failure("manifest: \(response.status) \(response.text)")
+        }
+        let does = behaviour(device, manifest.version)
+        guard does.reports else { return manifest.version }
+        func event(_ metric: String, value: Double? = nil, code: String? = nil, count: Int? = nil) -> OutcomeBatch.Event {
+            OutcomeBatch.Event(metric: metric, version: manifest.version, arm: manifest.arm, at: now, value: value, code: code, count: count)
+        }
+        var events = [event("installed")]
+        if does.loadFails {
+            events.append(event("load_failed", code: "unsupported_operator"))
+        } else {
+            events += [event("load_succeeded"), event("inferences", value: 20, count: 20),
+                       event("inference_latency_ms", value: Double(20 * (240 + device % 7)), count: 20)]
+        }
+        if does.accepts { events.append(event("accepted")) }
+        let batch = OutcomeBatch(batch: UUID().uuidString, installation: "sim-device-\(device)", events: events)
+        let sent = try await client.json(.post, "/v1/models/flowers/events", batch, headers: key)
+        guard sent.status == .ok else { throw TestServer.Failure("events: \(sent.status) \(sent.text)") }
+        return manifest.version
+    }
+
+    /// Asks the server to review the model's guards now.
+    func review() async throws -> RolloutGuard {
+        let response = try await client.request(.post, "/v1/admin/models/flowers/rollout/guards/review")
+        guard response.status == .ok, let found = try response.decode(RolloutGuards.self).guards.last else {
+            throw TestServer.Failure("review: \(response.status) \(response.text)")
+        }
+        return found
+    }
+
+    /// Hours of checking and reporting, with a review half an hour into each, until the guard
+    /// leaves `running` or `hours` have passed; returns the guard and the share at each review.
+    func simulate(hours: Int) async throws -> (rolloutGuard: RolloutGuard, shares: [Int]) {
+        var shares: [Int] = []
+        for _ in 0..<hours {
+            try await hour()
+            clock.advance(by: 1_800)
+            let reviewed = try await review()
+            shares.append(reviewed.state == .rolledBack ? 0 : reviewed.share)
+            clock.advance(by: 1_800)
+            if reviewed.state != .running { return (reviewed, shares) }
+        }
+        return (try await review(), shares)
+    }
+
+    /// A model with versions 1 and 2, rule `main` giving every device version 1, and an app key;
+    /// the clock starts five minutes into an hour.
+    static func prepare(_ client: TestServer.Client, clock: MovableClock) async throws -> HTTPFields {
+        let seconds = clock.now.timeIntervalSince1970
+        clock.advance(by: 3_600 - seconds.truncatingRemainder(dividingBy: 3_600) + 300)
+        try await client.createModel("flowers")
+        _ = try await client.upload("float_classifier", to: "flowers")
+        _ = try await client.upload("int8_conv", to: "flowers")
+        let rule = RolloutRuleChange(conditions: [], shares: [.init(version: 1, basisPoints: 10_000)])
+        let set = try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/main", rule)
+        guard set.status == .ok else { throw TestServer.Failure("rule: \(set.status) \(set.text)") }
+        return try await client.appKey()
+    }
+
+    /// Starts guarding rule `main` with version 2.
+    /// Stages last 50 minutes, so that each hour's review finds the stage done.
+    static func start(_ client: TestServer.Client, minimumInstallations: Int, webhook: URL? = nil, secret: String? = nil) async throws -> RolloutGuard {
+        let settings = try RolloutGuardSettings(stageSeconds: 3_000, minimumInstallations: minimumInstallations, webhook: webhook)
+        let response = try await client.json(.put, "/v1/admin/models/flowers/rollout/guards/main",
+                                             RolloutGuardStart(to: 2, settings: settings, webhookSecret: secret))
+        guard response.status == .created else { throw TestServer.Failure("guard: \(response.status) \(response.text)") }
+        return try response.decode(RolloutGuard.self)
+    }
+}
