@@ -109,7 +109,8 @@ func buildRouter(configuration: ServerConfiguration, deployment: Deployment, ind
     experiments.registerAdmin(in: admin)
     ConsoleController(catalog: catalog, authenticator: authenticator, publicURLIsHTTPS: configuration.publicURL?.scheme?.lowercased() == "https",
                       models: modelService, versions: versions, keys: keyService,
-                      rollouts: rolloutService, stats: stats, signer: signer, templates: templates, clock: clock)
+                      rollouts: rolloutService, guards: guards, experiments: experimentService, stats: stats, signer: signer,
+                      templates: templates, clock: clock)
         .register(in: routes)
     return (routes, HotPaths(authenticator: authenticator, manifests: manifestController, blobs: blobsController, metrics: metrics, log: requestLog),
             caches, collector, guards)

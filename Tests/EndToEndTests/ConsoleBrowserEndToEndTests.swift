@@ -47,7 +47,7 @@ import Testing
         try await keys(browser, server: server, console: console)
 
         try await browser.resize(width: 390, height: 844)
-        for page in ["models", "models/flowers/rollout", "models/flowers/results"] {
+        for page in ["models", "models/flowers", "models/flowers/rollout", "models/flowers/results", "models/flowers/experiment", "keys"] {
             try await browser.open(console.appendingPathComponent(page))
             let overflow = try await browser.execute("return document.documentElement.scrollWidth - document.documentElement.clientWidth") as? Int
             #expect(overflow == 0, "\(page) fits a phone's width (wide tables scroll inside themselves)")
@@ -152,13 +152,21 @@ import Testing
     func results(_ browser: Browser, server: ServerProcess, root: (file: String, publicKey: String), scratch: Scratch,
                  console: URL) async throws {
         let appKey = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self).secret
+        // Phones until each version has four (the experiment compares versions over installations);
+        // each records how often its user accepted an answer and sends its outcomes.
         var got = [1: 0, 2: 0]
-        for phone in 0..<8 {
+        var phone = 0
+        while got.values.contains(where: { $0 < 4 }) && phone < 200 {
             let downloader = try ModelDownloader(configuration: ModelDownloaderConfiguration(
                 serverURL: server.url, appKey: appKey, trustedRoot: .publicKey(root.publicKey), installationID: "phone-\(phone)",
                 device: DeviceContext(platform: "ios", appVersion: "3.4.0"), cacheDirectory: scratch.url.appendingPathComponent("phone-\(phone)")))
-            got[try await downloader.model(named: "flowers").version, default: 0] += 1
+            let model = try await downloader.model(named: "flowers")
+            got[model.version, default: 0] += 1
+            try downloader.outcomes.record("accepted", value: Double(1 + phone), for: model)
+            #expect(try await downloader.sendOutcomes() > 0)
+            phone += 1
         }
+        #expect(got[1]! >= 4 && got[2]! >= 4, "both versions reached phones: \(got)")
         try await browser.open(console.appendingPathComponent("models/flowers/results").appending(queryItems: [.init(name: "hours", value: "1")]))
         let rows = try await browser.execute("""
             return Array.from(document.querySelectorAll("#arms tbody tr")).map(r => Array.from(r.cells).map(c => c.textContent));
@@ -182,6 +190,19 @@ import Testing
         }
         #expect(try await browser.text(of: "table").contains("ios-canary"), "the rule's sample-ratio check")
         try await Self.screenshot(browser, "results")
+
+        // The experiment: the rule's arm, a plain-words verdict for v2, and a tile per measured
+        // metric with its interval chart.
+        try await browser.open(console.appendingPathComponent("models/flowers/experiment"))
+        #expect(try await browser.text(of: "h2") == "rule 'ios-canary': control v1")
+        #expect(try await browser.text(of: ".verdicts li").hasPrefix("Version 2 against version 1: "))
+        let tiles = try await browser.execute("""
+            return Array.from(document.querySelectorAll(".tile")).map(t => [t.querySelector("h3").textContent,
+                String(t.querySelectorAll("svg.interval-chart line.interval").length)]);
+            """) as? [[String]] ?? []
+        let accepted = tiles.first { $0.first == "accepted" }
+        #expect(accepted.map { Int($0[1]).map { $0 >= 1 } == true } == true, "the accepted tile draws v2's interval: \(tiles)")
+        try await Self.screenshot(browser, "experiment")
     }
 
     func keys(_ browser: Browser, server: ServerProcess, console: URL) async throws {

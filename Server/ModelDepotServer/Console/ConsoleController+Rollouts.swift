@@ -137,9 +137,11 @@ extension ConsoleController {
         let rollout = try await catalog.rollout(of: name)
         let published = try await catalog.versions(of: name).filter(\.published).map(\.version)
         let history = try await catalog.rolloutHistory(of: name)
+        let guards = try await self.guards.guards(of: name)
         return try page("rollout", ConsolePages.RolloutPage(
             csrf: csrf, error: error, name: name.rawValue, handsOut: ConsolePages.handsOut(rollout, summary: summary),
-            rollout: rollout, published: published, draft: draft ?? ConsolePages.RuleDraft(published: published), history: history),
+            rollout: rollout, published: published, draft: draft ?? ConsolePages.RuleDraft(published: published), history: history,
+            guards: guards),
             status: status)
     }
 

@@ -17,6 +17,8 @@ struct ConsoleController {
     let versions: VersionsController
     let keys: KeyService
     let rollouts: RolloutService
+    let guards: RolloutGuardService
+    let experiments: ExperimentService
     let stats: StatsController
     let signer: ManifestSigner
     let templates: MustacheLibrary
@@ -50,6 +52,7 @@ struct ConsoleController {
         console.post("models/:name/versions/:number/delete", use: deleteVersion)
         registerRollouts(in: console)
         registerResults(in: console)
+        registerExperiment(in: console)
         registerKeys(in: console)
         console.get("assets/:file") { _, context in try ConsoleAssets.response(for: context.parameters.get("file") ?? "") }
     }

@@ -90,7 +90,7 @@ extension ConsolePages {
 
     struct PinRow { let installation: String, version: Int }
 
-    struct HistoryRow { let at: String, who: String, before: String, after: String }
+    struct HistoryRow { let at: String, who: String, before: String, after: String, why: String? }
 
     struct RolloutPage {
         let csrf: String
@@ -106,6 +106,8 @@ extension ConsolePages {
         let hasPins: Bool
         let versionOptions: [Option]
         let hasPublished: Bool
+        let guards: [GuardSection]
+        let hasGuards: Bool
         let history: [HistoryRow]
         let hasHistory: Bool
         /// Set when older changes are left out.
@@ -115,7 +117,7 @@ extension ConsolePages {
         static let historyShown = 50
 
         init(csrf: String, error: String?, name: String, handsOut: String, rollout: Rollout, published: [Int], draft: RuleDraft,
-             history: [RolloutChange]) {
+             history: [RolloutChange], guards: [RolloutGuard]) {
             self.csrf = csrf
             self.error = error
             self.name = name
@@ -136,9 +138,12 @@ extension ConsolePages {
             versionOptions = published.sorted(by: >).map { Option(value: "\($0)", label: "v\($0)", selected: false) }
             hasPublished = !published.isEmpty
             self.history = history.suffix(Self.historyShown).reversed().map {
-                HistoryRow(at: $0.at.formatted(.iso8601), who: $0.keyID, before: ConsolePages.summary($0.before), after: ConsolePages.summary($0.after))
+                HistoryRow(at: $0.at.formatted(.iso8601), who: $0.keyID, before: ConsolePages.summary($0.before), after: ConsolePages.summary($0.after),
+                           why: $0.reason)
             }
             hasHistory = !history.isEmpty
+            self.guards = guards.reversed().map(GuardSection.init)
+            hasGuards = !guards.isEmpty
             olderChanges = history.count > Self.historyShown
                 ? "The \(Self.historyShown) newest of \(history.count) changes; 'depot rollout history \(name)' lists them all." : nil
         }

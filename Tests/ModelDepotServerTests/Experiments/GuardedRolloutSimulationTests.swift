@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+@testable import ModelDepotServer
 import ModelDepotShared
 import Testing
 import TestSupport
@@ -47,6 +48,13 @@ import TestSupport
             #expect(last.keyID == "guard" && last.reason == move.reason, "the rollout history keeps the evidence")
             let after = try await fleet.hour()
             #expect(after == [1: 5_000], "every device is back on version 1: \(after)")
+
+            let shown = ConsolePages.GuardSection(rolledBack)
+            #expect(shown.status.hasPrefix("Rolled back at 0 %"), "the console's rollout page: \(shown.status)")
+            #expect(shown.stages.map(\.state) == ["passed", "rolled back here", "not reached", "not reached", "not reached"]
+                    || shown.stages.map(\.state) == ["rolled back here", "not reached", "not reached", "not reached", "not reached"],
+                    "\(shown.stages.map(\.state))")
+            #expect(shown.moves.last?.by == "the guard" && shown.moves.last?.reason == move.reason)
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+@testable import ModelDepotServer
 import ModelDepotShared
 import Testing
 import TestSupport
@@ -113,6 +114,17 @@ import TestSupport
             let changed = try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/main",
                                                 RolloutRuleChange(conditions: [], shares: [.init(version: 2, basisPoints: 10_000)]))
             #expect(changed.status == .ok, "a stopped guard lets people change the rule: \(changed.text)")
+
+            // The console's rollout page: the guard's stages, where it stopped, and each move.
+            let (cookie, _) = try await ConsoleTests.signIn(client)
+            let page = ConsoleRolloutTests.decoded(try await client.request(.get, "/console/models/flowers/rollout", headers: cookie).text)
+            #expect(page.contains("Rule 'main': v2 against v1") && page.contains("Stopped at 10 %"), "\(page)")
+            #expect(page.contains(#"<li class="stage-failed">10 % <span class="hint">stopped here</span></li>"#))
+            #expect(page.contains(#"<li class="stage-next">100 % <span class="hint">not reached</span></li>"#))
+            let moves = page.matches(of: /<li><time>[^<]+<\/time> <strong>([a-z ]+)<\/strong> by key [^:]+: ([^<]+)<\/li>/).map { String($0.1) }
+            #expect(moves == ["started", "stopped"], "\(moves)")
+            #expect(page.contains("Stopped by hand at 10 %; the rule keeps its split."))
+            #expect(page.contains("<td>Started rolling out version 2 in rule 'main' at 10 %, against version 1.</td>"), "the history's Why column")
         }
     }
 
