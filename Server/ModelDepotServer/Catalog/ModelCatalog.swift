@@ -51,7 +51,9 @@ public protocol ModelCatalog: Sendable {
     func installations(of model: ModelName, sinceMinute minute: Int) async throws -> [InstallationCount]
 
     /// Applies checked outcome batches in one transaction, each whole or not at all (a savepoint
-    /// each), so that many devices' batches share one commit.
+    /// each), so that many devices' batches share one commit. The commit does not wait for the
+    /// disk (SQLite `synchronous=NORMAL`, PostgreSQL `synchronous_commit=off`, for this
+    /// transaction alone): a power failure can lose the last moments of acknowledged batches.
     /// - Returns: Per batch, in order: `false` when a batch with its id was applied before
     ///   (nothing changes), `true` when applied, or why it was refused: `not_found` (no such
     ///   model), `invalid_events` (a version the model does not have, one undeclared metric too

@@ -5,6 +5,9 @@ import PostgresNIO
 extension PostgresModelCatalog {
     public func recordOutcomes(_ batches: [(model: ModelName, batch: OutcomeBatchRecord)]) async throws -> [Result<Bool, DepotError>] {
         try await transaction { [logger] connection in
+            // The commit does not wait for the WAL flush (for this transaction alone): a crash of
+            // the database server can lose the last moments of batches, never leave half of one.
+            try await connection.query("SET LOCAL synchronous_commit = off", logger: logger)
             var results: [Result<Bool, DepotError>] = []
             for (name, batch) in batches {
                 try await connection.query("SAVEPOINT outcome_batch", logger: logger)

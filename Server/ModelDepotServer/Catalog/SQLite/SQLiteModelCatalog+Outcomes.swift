@@ -4,7 +4,7 @@ import ModelDepotShared
 
 extension SQLiteModelCatalog {
     public func recordOutcomes(_ batches: [(model: ModelName, batch: OutcomeBatchRecord)]) async throws -> [Result<Bool, DepotError>] {
-        try await write { db in
+        try await writeWithoutWaitingForTheDisk { db in
             try batches.map { name, batch in
                 var applied = false
                 do {

@@ -10,13 +10,13 @@ public struct SQLiteModelCatalog: ModelCatalog {
     /// - Parameter path: The SQLite file, e.g. `storage/depot.sqlite`.
     /// - Throws: ``DepotError`` when the file cannot be opened or migrated.
     public init(path: String) throws {
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
         do {
             try Self.restrictPermissions(path)
-            database = try DatabasePool(path: path, configuration: configuration)
+            database = try DatabasePool(path: path)
+            // GRDB sets the writer to `synchronous=NORMAL` when it turns WAL on (after
+            // `prepareDatabase`): set FULL afterwards, so that a commit is on the disk before
+            // anyone is told of it.
+            try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
             try SQLiteCatalogMigrations.migrator.migrate(database)
         } catch {
             throw DepotError(.internalError, "Could not open the catalog database '\(path)'. Check the storage directory.", cause: "\(error)")
@@ -350,6 +350,28 @@ public struct SQLiteModelCatalog: ModelCatalog {
 
     func write<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
         do { return try await database.write(body) } catch { throw Self.mapped(error) }
+    }
+
+    /// A write whose commit does not wait for the disk: `synchronous=NORMAL` for its transaction
+    /// alone. In WAL mode the database stays consistent and a crash of the process loses nothing;
+    /// a power failure can lose the transactions since the last synced commit or checkpoint.
+    /// Outcome batches use it, so that devices are not answered at the disk's pace.
+    func writeWithoutWaitingForTheDisk<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
+        do {
+            return try await database.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
+                var result: T?
+                try db.inTransaction {
+                    result = try body(db)
+                    return .commit
+                }
+                guard let result else { throw DepotError(.internalError, "A catalog transaction ended without a result.") }
+                return result
+            }
+        } catch {
+            throw Self.mapped(error)
+        }
     }
 
     private static func mapped(_ error: any Error) -> any Error {
