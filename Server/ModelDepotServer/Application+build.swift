@@ -35,6 +35,7 @@ public func buildApplication(
     // first request; then every interval.
     _ = try await built.collector.collect(wait: true)
     let hotPaths = built.hotPaths
+    let (guards, collector, collectionLogger) = (built.guards, built.collector, logger)
     let connections = ConnectionCounter()
     return Application(
         router: built.routes.router,
@@ -43,10 +44,22 @@ public func buildApplication(
         },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "ModelDepot"),
         services: [RequestLogService(log: requestLog),
-                   UsageFlushService(usage: usage, catalog: catalog, interval: configuration.usageFlushInterval, logger: logger),
-                   OutcomePruneService(catalog: catalog, clock: clock, logger: logger),
-                   GuardReviewLoop(service: built.guards, interval: configuration.guardReviewInterval, logger: logger),
-                   BlobCollectionService(collector: built.collector, interval: configuration.blobCollectionInterval, logger: logger)]
+                   PeriodicWork(every: configuration.usageFlushInterval, atShutdown: true,
+                                failure: "could not write usage counts; keeping them for the next attempt", logger: logger) {
+                       try await usage.flush(to: catalog)
+                   },
+                   PeriodicWork(every: .seconds(3_600), start: .atOnce,
+                                failure: "could not prune outcome batch ids; trying again in an hour", logger: logger) {
+                       try await catalog.pruneOutcomeBatches(beforeHour: OutcomeBatch.prunedBeforeHour(now: clock()))
+                   },
+                   PeriodicWork(every: configuration.guardReviewInterval,
+                                failure: "could not review guarded rollouts; trying again at the next interval", logger: logger) {
+                       try await guards.reviewAll()
+                   },
+                   PeriodicWork(every: configuration.blobCollectionInterval,
+                                failure: "could not collect unreferenced blobs; trying again later", logger: logger) {
+                       try await collector.collectLogging(to: collectionLogger)
+                   }]
             + (deployment.changes.map {
                 [CatalogChangeFollower(feed: $0, caches: built.caches, pollInterval: configuration.changePollInterval, logger: logger)]
             } ?? []),

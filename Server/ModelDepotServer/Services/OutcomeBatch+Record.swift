@@ -104,3 +104,11 @@ extension OutcomeBatch {
         }
     }
 }
+
+extension OutcomeBatch {
+    /// The hour before which batch ids and hourly event counts are forgotten: a day past
+    /// ``maximumAge``, since a device never sends a batch again that late.
+    static func prunedBeforeHour(now: Date) -> Int {
+        Int((now.timeIntervalSince1970 - maximumAge) / 3_600) - 24
+    }
+}

@@ -3,7 +3,7 @@ import ModelDepotShared
 import Synchronization
 
 /// Manifests served and downloads completed, counted in memory per minute, and the installations
-/// each arm handed versions to, written to the catalog in batches (``UsageFlushService``): no
+/// each arm handed versions to, written to the catalog in batches (a ``PeriodicWork``): no
 /// request waits for a database write.
 public final class UsageCounter: Sendable {
     /// What was used: a manifest of a version, or a whole file (attributed to versions at flush).

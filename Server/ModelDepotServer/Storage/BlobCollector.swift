@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import ModelDepotShared
-import ServiceLifecycle
 
 /// Removes blobs no version references and what abandoned uploads left in the store. Candidates
 /// are found without the lock (listing a large store takes a while); the removal itself holds
@@ -70,25 +69,14 @@ struct BlobCollector: Sendable {
     }
 }
 
-/// Collects every `interval`, after the collection `buildApplication` makes before serving.
-struct BlobCollectionService: Service {
-    let collector: BlobCollector
-    let interval: Duration
-    let logger: Logger
-
-    func run() async throws {
-        while !Task.isShuttingDownGracefully, !Task.isCancelled {
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
-            guard !Task.isShuttingDownGracefully, !Task.isCancelled else { return }
-            do {
-                let result = try await collector.collect()
-                if !result.removedBlobs.isEmpty || result.removedUploads > 0 {
-                    logger.info("removed blobs no version references and abandoned uploads",
-                                metadata: ["blobs": "\(result.removedBlobs.count)", "uploads": "\(result.removedUploads)"])
-                }
-            } catch {
-                logger.error("could not collect unreferenced blobs; trying again later", metadata: ["cause": "\(error)"])
-            }
+extension BlobCollector {
+    /// Collects, and logs what went when anything did (the server's periodic collection, after
+    /// the one `buildApplication` makes before serving).
+    func collectLogging(to logger: Logger) async throws {
+        let result = try await collect()
+        if !result.removedBlobs.isEmpty || result.removedUploads > 0 {
+            logger.info("removed blobs no version references and abandoned uploads",
+                        metadata: ["blobs": "\(result.removedBlobs.count)", "uploads": "\(result.removedUploads)"])
         }
     }
 }
