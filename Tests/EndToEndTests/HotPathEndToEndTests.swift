@@ -117,6 +117,40 @@ import Testing
         #expect(try published.server.metric(#"depot_http_requests_total{route="/v1/models/{name}/manifest",method="GET",status="200"}"#) == 4)
     }
 
+    /// A device that sends its outcome batch on its keep-alive connection keeps its manifest checks
+    /// on the fast path: the batch (a body the router reads, whole or in two parts) goes to the
+    /// router alone. A body too large for that takes the connection to the router for good.
+    @Test func aConnectionComesBackToTheFastPathAfterAnOutcomeBatch() throws {
+        let published = try PublishedModel()
+        let script = PythonAnswerReader.function + """
+            import socket
+            host, port, key = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+            manifest = ("GET /v1/models/flowers/manifest HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer %s\\r\\n\\r\\n" % key).encode()
+            def batch(body):
+                return ("POST /v1/models/flowers/events HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer %s\\r\\n"
+                        "Content-Type: application/json\\r\\nContent-Length: %d\\r\\n\\r\\n" % (key, len(body))).encode() + body
+            small = b'{"batch":"not-a-uuid","installation":"device-1","events":[]}'
+            s = socket.create_connection((host, port), timeout=10)
+            seen = []
+            for payload in [manifest, manifest, batch(small), manifest]:
+                s.sendall(payload)
+                seen += [status for status, _ in read_answers(s, 1)]
+            split = batch(small)
+            s.sendall(split[:len(split) - 20])
+            s.sendall(split[len(split) - 20:] + manifest)
+            seen += [status for status, _ in read_answers(s, 2)]
+            s.sendall(batch(b" " * 70000 + small) + manifest)
+            seen += [status for status, _ in read_answers(s, 2)]
+            print(" ".join(seen))
+            """
+        let url: URL = published.server.url
+        let output = try Subprocess.run("python3", ["-c", script, url.host ?? "127.0.0.1", "\(url.port ?? 0)", published.appKey])
+        #expect(output.status == 0, "\(output.error)")
+        #expect(output.text.trimmingCharacters(in: .whitespacesAndNewlines) == "200 200 400 200 400 200 400 200")
+        // The first manifest needed a load; the next three came before the router, the batches and the last one after it.
+        #expect(try published.server.metric("depot_fast_path_answers_total") == 3)
+    }
+
     @Test func sigtermLetsAHotDownloadFinish() throws {
         let scratch = try Scratch()
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))

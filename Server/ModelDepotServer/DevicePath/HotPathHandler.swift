@@ -7,11 +7,13 @@ import NIOPosix
 /// opened on NIO's thread pool, never on the event loop).
 ///
 /// Requests are read with ``HotRequestHead``. A plain `GET` that ``HotPaths`` does not answer (it
-/// needs a load, or is an error) goes alone to NIO's HTTP/1 decoder and the router; what arrives
-/// after it waits here until the router's answer is written (``RequestProgressReporter`` reports
-/// it), then the connection is answered here again. Any other request (a body, an upgrade, a
-/// malformed head) goes to the decoder with everything after it, and the connection stays with
-/// the router. Either way, pipelined answers keep their order.
+/// needs a load, or is an error), and a request of another method with no body or a small
+/// `Content-Length` one (an outcome batch: once its body is in), goes alone to NIO's HTTP/1
+/// decoder and the router; what arrives after it waits here until the router's answer is written
+/// (``RequestProgressReporter`` reports it), then the connection is answered here again. Any other
+/// request (a chunked or large body, an upgrade, a malformed head) goes to the decoder with
+/// everything after it, and the connection stays with the router. Either way, pipelined answers
+/// keep their order.
 ///
 /// One file is sent at a time, and nothing more is answered while the channel is not writable;
 /// meanwhile requests wait here, up to ``HotRequestHead/maxLength`` bytes, then go to the router.
@@ -42,6 +44,9 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var mode = Mode.answering
     /// A request was handed to the decoder during the current read: its end goes on too.
     private var handedDuringRead = false
+    /// The head of a request for the router was read and its body is awaited here: the
+    /// connection guard was told, so that it times the body, not the head.
+    private var awaitingBody = false
     /// A blob is being opened or sent.
     private var sendingFile = false
     /// The key this connection authenticated with.
@@ -119,6 +124,16 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             case .other:
                 return pass(context, duringRead: duringRead)
+            case .routed(let length):
+                guard bytes.readableBytes >= length else {
+                    if !awaitingBody {
+                        awaitingBody = true
+                        context.triggerUserOutboundEvent(ConnectionGuard.Event.headReceived, promise: nil)
+                    }
+                    return
+                }
+                awaitingBody = false
+                return hand(length, context, duringRead: duringRead)
             case .request(let request, let length):
                 let start = ContinuousClock.now
                 guard let (answer, route, key) = paths.answer(request, from: address(context), verified: &verified) else {
@@ -177,8 +192,8 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Hands the first `length` bytes received (one plain `GET`) to the decoder and the router,
-    /// and keeps what follows until the router has answered.
+    /// Hands the first `length` bytes received (one request, with its body) to the decoder and the
+    /// router, and keeps what follows until the router has answered.
     private func hand(_ length: Int, _ context: ChannelHandlerContext, duringRead: Bool) {
         guard var bytes = received else { return }
         let request = bytes.readSlice(length: length)!

@@ -16,14 +16,22 @@ enum HotRequestHead: Equatable {
     case other
     /// A plain `GET` whose head takes `length` bytes.
     case request(HotRequest, length: Int)
+    /// A request for the router whose end is known: any method, the same plain head, and no body
+    /// or a `Content-Length` one of at most ``maxRoutedBody`` bytes; `length` counts head and
+    /// body. It goes to the router alone, and the connection comes back here after its answer.
+    case routed(length: Int)
 
     /// The longest head read here; a longer one goes to the router.
     static let maxLength = 16 * 1024
+    /// The longest body of a request handed to the router alone (an outcome batch, a rollout
+    /// change); a longer one (an upload) takes the connection to the router for good.
+    static let maxRoutedBody = 64 * 1024
 
     /// What a field's name means here.
     private enum Role {
-        /// Asks for more than a plain answer (a body, another protocol, a closing connection).
+        /// Asks for more than a plain answer (a chunked body, another protocol, a closing connection).
         case declined
+        case contentLength
         case host
         /// Read by the device resolvers (``HotPaths``): kept.
         case read(DeviceField)
@@ -32,8 +40,8 @@ enum HotRequestHead: Equatable {
     /// The names with a role, lower-case; every other field is checked like these and dropped,
     /// which spares the `String` of each.
     private static let roles: [(name: [UInt8], role: Role)] =
-        ["content-length", "transfer-encoding", "connection", "upgrade", "expect", "te", "keep-alive"].map { (Array($0.utf8), .declined) }
-        + [(Array("host".utf8), .host)]
+        ["transfer-encoding", "connection", "upgrade", "expect", "te", "keep-alive"].map { (Array($0.utf8), .declined) }
+        + [(Array("host".utf8), .host), (Array("content-length".utf8), .contentLength)]
         + DeviceField.allCases.map { (Array($0.name.canonicalName.utf8), .read($0)) }
 
     /// Reads the head at the start of `buffer`'s readable bytes.
@@ -41,9 +49,10 @@ enum HotRequestHead: Equatable {
         buffer.withUnsafeReadableBytes { bytes in
             var reader = LineReader(bytes: bytes)
             guard let first = reader.nextLine() else { return reader.complete ? .other : .incomplete }
-            guard let target = target(of: first) else { return .other }
+            guard let (isGet, target) = requestLine(first) else { return .other }
             var fields = HotFields()
             var hasHost = false
+            var bodyLength: Int?
             while true {
                 guard let line = reader.nextLine() else { return reader.complete ? .other : .incomplete }
                 if line.isEmpty { break }
@@ -51,6 +60,9 @@ enum HotRequestHead: Equatable {
                 switch roles.first(where: { equalsIgnoringCase(name, $0.name) })?.role {
                 case .declined?:
                     return .other
+                case .contentLength?:
+                    guard bodyLength == nil, let length = contentLength(value) else { return .other }
+                    bodyLength = length
                 case .host?:
                     guard !hasHost else { return .other }
                     hasHost = true
@@ -61,20 +73,35 @@ enum HotRequestHead: Equatable {
                 }
             }
             guard hasHost else { return .other }
-            return .request(HotRequest(path: target, fields: fields), length: reader.offset)
+            guard isGet, bodyLength == nil else { return .routed(length: reader.offset + (bodyLength ?? 0)) }
+            return .request(HotRequest(path: String(decoding: target, as: UTF8.self), fields: fields), length: reader.offset)
         }
     }
 
-    /// The target of `GET /target HTTP/1.1`: visible ASCII, starting with `/`.
-    private static func target(of line: UnsafeRawBufferPointer) -> String? {
-        let prefix: StaticString = "GET /", suffix: StaticString = " HTTP/1.1"
-        let count = line.count - prefix.utf8CodeUnitCount - suffix.utf8CodeUnitCount
-        guard count >= 0, memcmp(line.baseAddress!, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0,
-              memcmp(line.baseAddress! + (line.count - suffix.utf8CodeUnitCount), suffix.utf8Start, suffix.utf8CodeUnitCount) == 0
-        else { return nil }
-        let target = UnsafeRawBufferPointer(rebasing: line[(prefix.utf8CodeUnitCount - 1)..<(line.count - suffix.utf8CodeUnitCount)])
+    /// `METHOD /target HTTP/1.1`: whether the method is `GET`, and the target (visible ASCII,
+    /// starting with `/`). The method is 1 to 16 token characters.
+    private static func requestLine(_ line: UnsafeRawBufferPointer) -> (isGet: Bool, target: UnsafeRawBufferPointer)? {
+        let suffix: StaticString = " HTTP/1.1"
+        guard line.count > suffix.utf8CodeUnitCount,
+              memcmp(line.baseAddress! + (line.count - suffix.utf8CodeUnitCount), suffix.utf8Start, suffix.utf8CodeUnitCount) == 0,
+              let space = line.firstIndex(of: 0x20), (1...16).contains(space) else { return nil }
+        let method = UnsafeRawBufferPointer(rebasing: line[..<space])
+        for byte in method where !isTokenCharacter(byte) { return nil }
+        let target = UnsafeRawBufferPointer(rebasing: line[(space + 1)..<(line.count - suffix.utf8CodeUnitCount)])
+        guard target.first == UInt8(ascii: "/") else { return nil }
         for byte in target where byte < 0x21 || byte > 0x7E { return nil }
-        return String(decoding: target, as: UTF8.self)
+        return (method.elementsEqual("GET".utf8), target)
+    }
+
+    /// A `Content-Length` of 1 to 6 digits, at most ``maxRoutedBody``; `nil` otherwise.
+    private static func contentLength(_ value: UnsafeRawBufferPointer) -> Int? {
+        guard (1...6).contains(value.count) else { return nil }
+        var length = 0
+        for byte in value {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            length = length * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return length <= maxRoutedBody ? length : nil
     }
 
     /// Name and value (without surrounding whitespace) of a `name: value` line; `nil` unless the
