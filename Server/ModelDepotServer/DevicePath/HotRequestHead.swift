@@ -84,7 +84,8 @@ enum HotRequestHead: Equatable {
         let suffix: StaticString = " HTTP/1.1"
         guard line.count > suffix.utf8CodeUnitCount,
               memcmp(line.baseAddress! + (line.count - suffix.utf8CodeUnitCount), suffix.utf8Start, suffix.utf8CodeUnitCount) == 0,
-              let space = line.firstIndex(of: 0x20), (1...16).contains(space) else { return nil }
+              let space = line.firstIndex(of: 0x20), (1...16).contains(space),
+              space + 1 < line.count - suffix.utf8CodeUnitCount else { return nil }
         let method = UnsafeRawBufferPointer(rebasing: line[..<space])
         for byte in method where !isTokenCharacter(byte) { return nil }
         let target = UnsafeRawBufferPointer(rebasing: line[(space + 1)..<(line.count - suffix.utf8CodeUnitCount)])
