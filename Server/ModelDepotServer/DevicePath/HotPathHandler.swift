@@ -8,8 +8,9 @@ import NIOPosix
 ///
 /// Requests are read with ``HotRequestHead``. A plain `GET` that ``HotPaths`` does not answer (it
 /// needs a load, or is an error), and a request of another method with no body or a small
-/// `Content-Length` one (an outcome batch: once its body is in), goes alone to NIO's HTTP/1
-/// decoder and the router; what arrives after it waits here until the router's answer is written
+/// `Content-Length` one (an outcome batch; its body goes on as it arrives, so an early answer
+/// such as a `401` still comes before the body), goes alone to NIO's HTTP/1 decoder and the
+/// router; what arrives after it waits here until the router's answer is written
 /// (``RequestProgressReporter`` reports it), then the connection is answered here again. Any other
 /// request (a chunked or large body, an upgrade, a malformed head) goes to the decoder with
 /// everything after it, and the connection stays with the router. Either way, pipelined answers
@@ -29,9 +30,13 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = IOData
 
     /// Who answers the connection's next request.
-    private enum Mode {
+    private enum Mode: Equatable {
         /// This handler, when it can.
         case answering
+        /// The router got a request whose body is still arriving: `remaining` more bytes go on to
+        /// the decoder as they come; then the connection waits for the router's answer, or is
+        /// answered here again when the router `answered` already (before the body).
+        case forwardingBody(remaining: Int, answered: Bool)
         /// The router got one request and has not answered it yet; what follows waits here.
         case awaitingRouter
         /// The router, for good.
@@ -44,9 +49,6 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var mode = Mode.answering
     /// A request was handed to the decoder during the current read: its end goes on too.
     private var handedDuringRead = false
-    /// The head of a request for the router was read and its body is awaited here: the
-    /// connection guard was told, so that it times the body, not the head.
-    private var awaitingBody = false
     /// A blob is being opened or sent.
     private var sendingFile = false
     /// The key this connection authenticated with.
@@ -67,6 +69,7 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         switch mode {
         case .answering: answerReceived(context, duringRead: true)
+        case .forwardingBody: forwardBody(context, duringRead: true)
         case .awaitingRouter: if received!.readableBytes > HotRequestHead.maxLength { pass(context, duringRead: true) }
         case .passing: break
         }
@@ -101,7 +104,9 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The router's answer to the request handed to it went out: the connection is answered here again.
     func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
         context.triggerUserOutboundEvent(event, promise: promise)
-        guard mode == .awaitingRouter, let event = event as? ConnectionGuard.Event, case .answerWritten = event else { return }
+        guard let event = event as? ConnectionGuard.Event, case .answerWritten = event else { return }
+        if case .forwardingBody(let remaining, _) = mode { mode = .forwardingBody(remaining: remaining, answered: true) }
+        guard mode == .awaitingRouter else { return }
         mode = .answering
         // Not inside the router's write: once it has returned.
         context.eventLoop.assumeIsolated().execute { [self] in
@@ -125,14 +130,6 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
             case .other:
                 return pass(context, duringRead: duringRead)
             case .routed(let length):
-                guard bytes.readableBytes >= length else {
-                    if !awaitingBody {
-                        awaitingBody = true
-                        context.triggerUserOutboundEvent(ConnectionGuard.Event.headReceived, promise: nil)
-                    }
-                    return
-                }
-                awaitingBody = false
                 return hand(length, context, duringRead: duringRead)
             case .request(let request, let length):
                 let start = ContinuousClock.now
@@ -192,15 +189,24 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Hands the first `length` bytes received (one request, with its body) to the decoder and the
-    /// router, and keeps what follows until the router has answered.
+    /// Hands the first `length` bytes (one request, with its body) to the decoder and the router:
+    /// those received now, the rest of its body as it arrives; keeps what follows until the
+    /// router has answered.
     private func hand(_ length: Int, _ context: ChannelHandlerContext, duringRead: Bool) {
-        guard var bytes = received else { return }
-        let request = bytes.readSlice(length: length)!
+        mode = .forwardingBody(remaining: length, answered: false)
+        forwardBody(context, duringRead: duringRead)
+    }
+
+    /// Passes on as much of the request being forwarded as was received.
+    private func forwardBody(_ context: ChannelHandlerContext, duringRead: Bool) {
+        guard case .forwardingBody(let remaining, let answered) = mode, var bytes = received else { return }
+        let count = min(remaining, bytes.readableBytes)
+        let part = bytes.readSlice(length: count) ?? ByteBuffer()
         received = bytes.readableBytes > 0 ? bytes : nil
-        mode = .awaitingRouter
-        context.fireChannelRead(wrapInboundOut(request))
+        mode = count < remaining ? .forwardingBody(remaining: remaining - count, answered: answered) : answered ? .answering : .awaitingRouter
+        context.fireChannelRead(wrapInboundOut(part))
         if duringRead { handedDuringRead = true } else { context.fireChannelReadComplete() }
+        if mode == .answering { answerReceived(context, duringRead: duringRead) }
     }
 
     /// Hands what was received, and everything after it, to the HTTP/1 decoder.
