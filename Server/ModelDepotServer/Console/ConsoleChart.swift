@@ -56,10 +56,15 @@ struct ConsoleChart {
         }
     }
 
-    private func label(_ date: Date) -> String {
+    /// The charts' calendar: Gregorian, in UTC.
+    static let utc: Calendar = {
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.month, .day, .hour, .minute], from: date)
+        calendar.timeZone = TimeZone(secondsFromGMT: 0) ?? calendar.timeZone
+        return calendar
+    }()
+
+    private func label(_ date: Date) -> String {
+        let parts = Self.utc.dateComponents([.month, .day, .hour, .minute], from: date)
         let time = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
         return windowSeconds >= 86_400 ? String(format: "%02d-%02d", parts.month ?? 0, parts.day ?? 0)
             : windowSeconds >= 21_600 ? String(format: "%02d-%02d ", parts.month ?? 0, parts.day ?? 0) + time : time + " UTC"

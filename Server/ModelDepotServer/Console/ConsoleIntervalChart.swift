@@ -74,9 +74,7 @@ struct ConsoleIntervalChart {
     }
 
     private static func label(_ hour: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.month, .day, .hour], from: hour)
+        let parts = ConsoleChart.utc.dateComponents([.month, .day, .hour], from: hour)
         return String(format: "%02d-%02d %02d:00", parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0)
     }
 
