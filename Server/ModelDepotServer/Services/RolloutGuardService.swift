@@ -84,7 +84,9 @@ struct RolloutGuardService {
         for entry in stored {
             guard let url = entry.rolloutGuard.settings.webhook, let secret = entry.webhookSecret else { continue }
             for move in entry.rolloutGuard.moves {
-                guard let delivery = move.delivery, let due = delivery.nextAttempt, due <= now else { continue }
+                // A move's first attempt is due at once: its time went through the catalog's JSON
+                // (milliseconds as a double), which can put it a hair after the clock's now.
+                guard let delivery = move.delivery, let due = delivery.nextAttempt, delivery.attempts == 0 || due <= now else { continue }
                 var sent = move
                 sent.delivery = nil
                 let payload = GuardWebhook.Payload(delivery: delivery.id, model: model.rawValue, rule: entry.rolloutGuard.ruleName,

@@ -55,6 +55,13 @@ import TestSupport
             server.configuration.clock = { clock.now }
             try await server.run { client in
                 _ = try await GuardedRolloutFleet.prepare(client, clock: clock)
+                // A start whose time SQLite's JSON (milliseconds as a double) gives back a hair
+                // later: the first attempt is still due at once.
+                func roundTripsLater(_ date: Date) -> Bool {
+                    Date(timeIntervalSince1970: 1_000 * date.timeIntervalSince1970 / 1_000) > date
+                }
+                for _ in 0..<10_000 where !roundTripsLater(clock.now) { clock.advance(by: 0.000_137) }
+                #expect(roundTripsLater(clock.now))
                 let started = try await GuardedRolloutFleet.start(client, minimumInstallations: 20, webhook: url, secret: Self.secret)
                 #expect(await receiver.received.count == 1, "the start was posted at once")
                 let failed = try #require(started.moves.first?.delivery)
