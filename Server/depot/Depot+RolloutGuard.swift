@@ -151,8 +151,8 @@ enum GuardText {
         if let check = rolloutGuard.lastCheck {
             lines.append("last look \(check.at.formatted(.iso8601)): \(check.targetInstallations) installations on version \(rolloutGuard.target) in this stage")
             for evidence in check.evidence {
-                let unit = evidence.difference == .absolute ? "points" : "%"
-                lines.append("  \(evidence.metric): \(ExperimentResults.hundredths(evidence.estimate)) \(unit) (\(ExperimentResults.hundredths(evidence.lower)) to \(ExperimentResults.hundredths(evidence.upper)))\(evidence.regression ? "  REGRESSION" : "")")
+                let effect = ExperimentResults.effect(evidence.estimate, lower: evidence.lower, upper: evidence.upper, evidence.difference)
+                lines.append("  \(evidence.metric): \(effect)\(evidence.regression ? "  REGRESSION" : "")")
             }
         }
         for move in rolloutGuard.moves {

@@ -22,7 +22,7 @@ enum ExperimentText {
         var rows: [[String]] = []
         var findings: [String] = []
         for result in arm.metrics {
-            let unit = result.metric.judgedBy == .absolute ? " points" : " %"
+            let unit = " " + ExperimentResults.unit(result.metric.judgedBy)
             if let control = result.statistics["\(arm.control)"] {
                 rows.append([result.metric.name, "\(arm.control)", "\(control.n)", number(control.mean), "control", "", ""])
             }

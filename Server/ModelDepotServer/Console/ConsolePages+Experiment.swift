@@ -94,7 +94,7 @@ extension ConsolePages.MetricTile {
         let versions = Array(Set(result.series.map(\.version))).sorted()
         chart = ConsoleIntervalChart(
             id: id, title: "\(result.metric.name): each version against the control, hour by hour (sequential interval)",
-            unit: result.metric.judgedBy == .absolute ? "points" : "%",
+            unit: ExperimentResults.unit(result.metric.judgedBy),
             series: versions.map { version in
                 ConsoleIntervalChart.Series(label: "v\(version)", points: result.series.filter { $0.version == version }.map {
                     (hour: $0.hour, estimate: $0.estimate, lower: $0.lower, upper: $0.upper)

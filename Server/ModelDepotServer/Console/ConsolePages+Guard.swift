@@ -32,8 +32,8 @@ extension ConsolePages {
             }
             lastLook = rolloutGuard.lastCheck.map { check in
                 let guardrails = check.evidence.map { evidence in
-                    let unit = evidence.difference == .absolute ? "points" : "%"
-                    return "\(evidence.metric) \(ExperimentResults.hundredths(evidence.estimate)) \(unit) (\(ExperimentResults.hundredths(evidence.lower)) to \(ExperimentResults.hundredths(evidence.upper)))\(evidence.regression ? ", a regression" : "")"
+                    let effect = ExperimentResults.effect(evidence.estimate, lower: evidence.lower, upper: evidence.upper, evidence.difference)
+                    return "\(evidence.metric) \(effect)\(evidence.regression ? ", a regression" : "")"
                 }
                 return "Last look \(check.at.formatted(.iso8601)): \(check.targetInstallations) installations on v\(rolloutGuard.target) in this stage"
                     + (guardrails.isEmpty ? "; no guardrail has data yet." : "; \(guardrails.joined(separator: "; ")).")

@@ -53,8 +53,7 @@ struct ExperimentComparison {
     }
 
     private func summary(_ verdict: ExperimentResults.Verdict, version: Int, _ result: EffectResult, treatment: MetricStatistic) -> String {
-        let unit = metric.judgedBy == .absolute ? "points" : "%"
-        let effect = "\(ExperimentResults.hundredths(result.estimate)) \(unit) (\(ExperimentResults.hundredths(result.lower)) to \(ExperimentResults.hundredths(result.upper)))"
+        let effect = ExperimentResults.effect(result.estimate, lower: result.lower, upper: result.upper, metric.judgedBy)
         switch verdict {
         case .better:
             return "Version \(version) is better on \(metric.name) than version \(control): \(effect), over \(treatment.n) installations."

@@ -166,8 +166,8 @@ enum RolloutGuardMoves {
 
     /// `load_failed: +5.1 points (+2.2 to +8.0) on version 2 (512 installations) against version 1 (9,488), beyond the 0 tolerated`
     static func describe(_ evidence: RolloutGuard.Evidence, _ rolloutGuard: RolloutGuard) -> String {
-        let unit = evidence.difference == .absolute ? "points" : "%"
-        let effect = "\(ExperimentResults.hundredths(evidence.estimate)) \(unit) (\(ExperimentResults.hundredths(evidence.lower)) to \(ExperimentResults.hundredths(evidence.upper)))"
+        let effect = ExperimentResults.effect(evidence.estimate, lower: evidence.lower, upper: evidence.upper, evidence.difference)
+        let unit = ExperimentResults.unit(evidence.difference)
         return "\(evidence.metric) \(effect) on version \(rolloutGuard.target) (\(evidence.treatment.n) installations) against version \(rolloutGuard.control) (\(evidence.control.n)), beyond the \(ExperimentResults.hundredths(evidence.tolerance).replacingOccurrences(of: "+", with: "")) \(unit) tolerated"
     }
 }

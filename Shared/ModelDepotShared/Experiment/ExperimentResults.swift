@@ -114,6 +114,14 @@ public struct ExperimentResults: Sendable, Hashable, Codable {
         return (value > 0 ? "+" : "") + String(format: "%.1f", value)
     }
 
+    /// `points` (of percentage) for an absolute difference, `%` for a relative one.
+    public static func unit(_ difference: EffectTest.Difference) -> String { difference == .absolute ? "points" : "%" }
+
+    /// An effect and its interval for people: `+26.0 points (+11.6 to +40.4)`, `+3.1 % (-1.0 to +7.2)`.
+    public static func effect(_ estimate: Double, lower: Double, upper: Double, _ difference: EffectTest.Difference) -> String {
+        "\(hundredths(estimate)) \(unit(difference)) (\(hundredths(lower)) to \(hundredths(upper)))"
+    }
+
     public var model: ModelName
     /// When the results were computed.
     public var generated: Date
