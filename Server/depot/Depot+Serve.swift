@@ -73,6 +73,9 @@ extension Depot {
         @Option(help: "Seconds the client may acknowledge no byte of an answer before the connection closes (default 60).")
         var sendTimeout: Int?
 
+        @Option(help: "Seconds between two reviews of the running guarded rollouts (and retries of their webhooks), 10 to 86400 (default 60).")
+        var guardReviewInterval: Int?
+
         @Option(help: "Open connections at most; one more gets 503 and is closed (default 10000).")
         var maxConnections: Int?
 
@@ -152,6 +155,13 @@ extension Depot {
             if let lifetime = try manifestLifetime ?? environment["DEPOT_MANIFEST_LIFETIME"].map({ try number($0, "DEPOT_MANIFEST_LIFETIME") }) {
                 guard lifetime >= 60 else { throw ValidationError("The manifest lifetime must be at least 60 seconds, not \(lifetime).") }
                 configuration.manifestLifetime = TimeInterval(lifetime)
+            }
+            if let seconds = try guardReviewInterval
+                ?? environment["DEPOT_GUARD_REVIEW_INTERVAL"].map({ try number($0, "DEPOT_GUARD_REVIEW_INTERVAL") }) {
+                guard (10...86_400).contains(seconds) else {
+                    throw ValidationError("The guard review interval (--guard-review-interval, DEPOT_GUARD_REVIEW_INTERVAL) must be 10 to 86400 seconds, not \(seconds).")
+                }
+                configuration.guardReviewInterval = .seconds(seconds)
             }
             try resolveConnectionLimits(environment, into: &configuration.connectionLimits)
             try resolveClients(environment, into: &configuration)

@@ -10,7 +10,8 @@ import Testing
 /// review, and the devices that had it get the control version again at their next check.
 @Suite struct GuardedRolloutEndToEndTests {
     @Test func aVersionWhoseDevicesCrashIsRolledBackAndItsDevicesGetTheControlAgain() async throws {
-        let published = try PublishedModel(["float_classifier", "float_classifier_labels"])
+        // The server's own reviews wait a day: only the test's review below may move the guard.
+        let published = try PublishedModel(["float_classifier", "float_classifier_labels"], arguments: ["--guard-review-interval", "86400"])
         let environment = published.server.environment
         try Command.depot(["rollout", "set", "flowers", "--split", "1=100", "--rule", "main"], environment: environment).succeeded()
         try Command.depot(["experiment", "metric", "add", "flowers", "crashed", "--kind", "proportion", "--better", "decrease", "--guardrail"],
@@ -23,6 +24,9 @@ import Testing
         #expect(noSecret.status != 0 && noSecret.error.contains("DEPOT_WEBHOOK_SECRET"), "\(noSecret.error)")
         let duration = try Command.depot(["rollout", "guard", "flowers", "--rule", "main", "--to", "2", "--stage-duration", "soon"], environment: environment)
         #expect(duration.status != 0 && duration.error.contains("Duration 'soon'"), "\(duration.error)")
+        let interval = try Command.depot(["serve", "--guard-review-interval", "5", "--port", "0", "--storage", published.scratch.path("other")],
+                                         environment: environment)
+        #expect(interval.status != 0 && interval.error.contains("must be 10 to 86400 seconds, not 5"), "\(interval.error)")
         #expect(try Command.depot(["rollout", "guard", "status", "flowers", "--json"], environment: environment).decode(RolloutGuards.self).guards.isEmpty,
                 "the refused starts stored nothing")
 

@@ -19,6 +19,9 @@ struct TestServer {
         storage = FileManager.default.temporaryDirectory.appendingPathComponent("depot-server-\(UUID().uuidString)")
         configuration = ServerConfiguration(port: 0, storageDirectory: storage.path, maximumUploadSize: maximumUploadSize,
                                             logLevel: .critical, initialAdminToken: Self.adminToken)
+        // Guarded rollouts move only when a test asks for a review, never at the server's own
+        // interval, which runs on the wall clock while the tests move theirs.
+        configuration.guardReviewInterval = .seconds(86_400)
         if ProcessInfo.processInfo.environment["DEPOT_TEST_CATALOG"] == "postgres" {
             configuration.database = try TestPostgres.freshDatabase()
         }
