@@ -106,8 +106,12 @@ struct RolloutGuardService {
     private func change(_ model: ModelName, by keyID: String,
                         _ body: @escaping @Sendable (Rollout, [StoredRolloutGuard]) throws -> (Rollout, [StoredRolloutGuard]))
         async throws -> [StoredRolloutGuard] {
+        // Most reviews only record a look: the manifests are dropped (and signed again on the
+        // device path) only when the rule's split moved. Another change made in between told the
+        // caches itself.
+        let before = try await catalog.rollout(of: model)
         let result = try await catalog.changeRolloutAndGuards(of: model, by: keyID, at: clock(), body)
-        await caches.changed(.model, model.rawValue)
+        if result.rollout != before { await caches.changed(.model, model.rawValue) }
         return result.guards
     }
 
