@@ -36,6 +36,7 @@ public func buildApplication(
     _ = try await built.collector.collect(wait: true)
     let hotPaths = built.hotPaths
     let (guards, collector, collectionLogger) = (built.guards, built.collector, logger)
+    let patchWorker = PatchWorker(patches: built.patches, interval: configuration.patchInterval)
     let connections = ConnectionCounter()
     return Application(
         router: built.routes.router,
@@ -59,7 +60,8 @@ public func buildApplication(
                    PeriodicWork(every: configuration.blobCollectionInterval,
                                 failure: "could not collect unreferenced blobs; trying again later", logger: logger) {
                        try await collector.collectLogging(to: collectionLogger)
-                   }]
+                   },
+                   patchWorker]
             + (deployment.changes.map {
                 [CatalogChangeFollower(feed: $0, caches: built.caches, pollInterval: configuration.changePollInterval, logger: logger)]
             } ?? []),
@@ -73,7 +75,8 @@ public func buildApplication(
 func buildRouter(configuration: ServerConfiguration, deployment: Deployment, index: BlobIndex, signer: ManifestSigner,
                  usage: UsageCounter, clock: @escaping @Sendable () -> Date,
                  requestLog: RequestLog, templates: MustacheLibrary, logger: Logger = Logger(label: "depot"))
-    -> (routes: RouteInventory, hotPaths: HotPaths, caches: CatalogCaches, collector: BlobCollector, guards: RolloutGuardService) {
+    -> (routes: RouteInventory, hotPaths: HotPaths, caches: CatalogCaches, collector: BlobCollector, guards: RolloutGuardService,
+        patches: PatchService) {
     let (catalog, blobs) = (deployment.catalog, deployment.blobs)
     let metrics = ServerMetrics(requestLog: requestLog)
     let manifests = ManifestCache(signer: signer, lifetime: configuration.manifestLifetime, clock: clock)
@@ -85,6 +88,8 @@ func buildRouter(configuration: ServerConfiguration, deployment: Deployment, ind
     let modelService = ModelService(catalog: catalog, collector: collector, caches: caches, clock: clock)
     let keyService = KeyService(catalog: catalog, caches: caches, sessions: sessions, clock: clock)
     let rolloutService = RolloutService(catalog: catalog, caches: caches, clock: clock)
+    let patches = PatchService(catalog: catalog, blobs: blobs, lock: deployment.patchLock, collectionLock: deployment.collectionLock,
+                               caches: caches, sources: configuration.patchSources, maximumSize: configuration.patchMaximumSize, logger: logger)
 
     let routes = RouteInventory(router: Router(context: AppRequestContext.self))
     routes.add(middleware: RequestLogMiddleware(metrics: metrics, log: requestLog))
@@ -109,7 +114,8 @@ func buildRouter(configuration: ServerConfiguration, deployment: Deployment, ind
     ModelsController(catalog: catalog, service: modelService).register(in: admin)
     BlobCollectionController(collector: collector).register(in: admin)
     let versions = VersionsController(catalog: catalog, blobs: blobs,
-                                      service: VersionService(catalog: catalog, collector: collector, caches: caches, clock: clock),
+                                      service: VersionService(catalog: catalog, collector: collector, caches: caches, patches: patches,
+                                                              clock: clock),
                                       metrics: metrics, maximumUploadSize: configuration.maximumUploadSize,
                                       verificationPolicy: configuration.verificationPolicy)
     versions.register(in: admin)
@@ -126,7 +132,7 @@ func buildRouter(configuration: ServerConfiguration, deployment: Deployment, ind
                       templates: templates, clock: clock)
         .register(in: routes)
     return (routes, HotPaths(authenticator: authenticator, manifests: manifestController, blobs: blobsController, metrics: metrics, log: requestLog),
-            caches, collector, guards)
+            caches, collector, guards, patches)
 }
 
 /// On first start, creates the admin token (from `DEPOT_ADMIN_TOKEN` when given) and prints a

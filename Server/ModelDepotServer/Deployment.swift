@@ -13,7 +13,9 @@ struct Deployment: Sendable {
     /// Keeps the collector from removing a blob an upload is naming.
     let collectionLock: any BlobCollectionLock
     /// Makes one replica at a time review guarded rollouts.
-    let guardLock: any GuardReviewLock
+    let guardLock: any ReplicaWorkLock
+    /// Makes one replica at a time make patches.
+    let patchLock: any ReplicaWorkLock
     /// The changes other replicas make; `nil` when this server is the catalog's only writer.
     let changes: (any CatalogChangeFeed)?
 
@@ -33,10 +35,11 @@ struct Deployment: Sendable {
             let catalog = try await PostgresModelCatalog.connect(try PostgresLocation(url: database), logger: logger)
             return Deployment(catalog: catalog, blobs: blobs, signingKeys: catalog,
                               collectionLock: PostgresBlobCollectionLock(catalog: catalog),
-                              guardLock: PostgresGuardReviewLock(catalog: catalog), changes: catalog)
+                              guardLock: PostgresReplicaWorkLock(catalog: catalog, key: PostgresReplicaWorkLock.guardReview),
+                              patchLock: PostgresReplicaWorkLock(catalog: catalog, key: PostgresReplicaWorkLock.patchMaking), changes: catalog)
         }
         return Deployment(catalog: try SQLiteModelCatalog(path: storage + "/depot.sqlite"), blobs: blobs,
                           signingKeys: SigningKeyFiles(storage: storage), collectionLock: LocalBlobCollectionLock(),
-                          guardLock: LocalGuardReviewLock(), changes: nil)
+                          guardLock: LocalReplicaWorkLock(), patchLock: LocalReplicaWorkLock(), changes: nil)
     }
 }

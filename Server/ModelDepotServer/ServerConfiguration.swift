@@ -52,6 +52,14 @@ public struct ServerConfiguration: Sendable {
     public var usageFlushInterval: Duration = .seconds(10)
     /// How often the server reviews guarded rollouts (and retries their webhooks).
     public var guardReviewInterval: Duration = .seconds(60)
+    /// Patches to each published version from this many published versions before it (0: none).
+    public var patchSources = 3
+    /// The largest file (old or new) that gets patches: making one takes up to about 9 times
+    /// its size in memory.
+    public var patchMaximumSize = 256 << 20
+    /// How often the server looks for patches to make, besides right after a version is
+    /// published on this server (so a replica finishes what another left).
+    public var patchInterval: Duration = .seconds(60)
     /// How long a signed manifest is good for; the server signs it again after half of it.
     public var manifestLifetime: TimeInterval = 7 * 24 * 3600
     /// The wall clock for signatures, expiries, audit entries and usage minutes (tests move it).

@@ -14,7 +14,8 @@ extension Depot {
                 DEPOT_BLOB_REDIRECT, DEPOT_MAX_UPLOAD_SIZE, DEPOT_MAX_ASSOCIATED_FILES_SIZE,
                 DEPOT_LOG_LEVEL, DEPOT_MANIFEST_LIFETIME, DEPOT_HEAD_TIMEOUT, DEPOT_IDLE_TIMEOUT, DEPOT_BODY_TIMEOUT,
                 DEPOT_SEND_TIMEOUT, DEPOT_MAX_CONNECTIONS, DEPOT_MAX_HEAD_SIZE, DEPOT_AUTH_FAILURE_ALLOWANCE,
-                DEPOT_TRUSTED_PROXIES (comma-separated), DEPOT_PUBLIC_URL, DEPOT_CONSOLE_IDLE_TIMEOUT, DEPOT_CONSOLE_SESSION_LIFETIME. On first start the server creates an admin token and prints it once;
+                DEPOT_TRUSTED_PROXIES (comma-separated), DEPOT_PUBLIC_URL, DEPOT_CONSOLE_IDLE_TIMEOUT, DEPOT_CONSOLE_SESSION_LIFETIME, DEPOT_GUARD_REVIEW_INTERVAL, DEPOT_PATCH_FROM, DEPOT_PATCH_MAX_SIZE,
+                DEPOT_PATCH_INTERVAL. On first start the server creates an admin token and prints it once;
                 DEPOT_ADMIN_TOKEN or --admin-token-file sets that first token instead.
                 It also creates its online manifest-signing key (storage/keys, mode 0600); devices trust it
                 once a root document lists it ('depot keys root init').
@@ -75,6 +76,15 @@ extension Depot {
 
         @Option(help: "Seconds between two reviews of the running guarded rollouts (and retries of their webhooks), 10 to 86400 (default 60).")
         var guardReviewInterval: Int?
+
+        @Option(help: "Patches to each published version from this many published versions before it, 0 to 16; 0 makes none (default 3).")
+        var patchFrom: Int?
+
+        @Option(help: "The largest file, in bytes, that gets patches (old or new), up to 1073741824; making one takes up to about 9 times that in memory (default 268435456).")
+        var patchMaxSize: Int?
+
+        @Option(help: "Seconds between two looks for patches to make, besides right after a publish on this server, 10 to 86400 (default 60).")
+        var patchInterval: Int?
 
         @Option(help: "Open connections at most; one more gets 503 and is closed (default 10000).")
         var maxConnections: Int?
@@ -163,6 +173,7 @@ extension Depot {
                 }
                 configuration.guardReviewInterval = .seconds(seconds)
             }
+            try resolvePatches(environment, into: &configuration)
             try resolveConnectionLimits(environment, into: &configuration.connectionLimits)
             try resolveClients(environment, into: &configuration)
             if let allowance = try authFailureAllowance
@@ -238,7 +249,7 @@ extension Depot {
             variable.dropFirst("DEPOT_".count).lowercased().replacingOccurrences(of: "_", with: "-")
         }
 
-        private func number(_ text: String, _ name: String) throws -> Int {
+        func number(_ text: String, _ name: String) throws -> Int {
             guard let value = Int(text) else { throw ValidationError("\(name)='\(text)' is not a whole number.") }
             return value
         }

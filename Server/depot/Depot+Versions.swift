@@ -46,14 +46,29 @@ extension Depot {
     struct Versions: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List a model's versions, newest first, or show one version in full.",
-            discussion: "With a version number, shows its inputs and outputs, TFLite Model Metadata, labels and companion files.")
+            discussion: """
+                With a version number, shows its inputs and outputs, TFLite Model Metadata, labels and companion files; with
+                --patches, the patches the server made to its files from earlier versions instead.
+                """)
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "The model's name.") var model: String
         @Argument(help: "A version number: show that version in full.") var version: Int?
+        @Flag(help: "Show the version's patches: from which version, for which file, their size and whether manifests offer them.")
+        var patches = false
         @Flag(help: "Print JSON.") var json = false
+
+        func validate() throws {
+            if patches && version == nil { throw ValidationError("--patches shows one version's patches: give its number, e.g. 'depot versions \(model) 3 --patches'.") }
+        }
 
         func run() async throws {
             let name = try ModelName(model)
+            if let version, patches {
+                let client = try connection.client()
+                let shown = try await client.get("/v1/admin/models/\(name)/versions/\(version)", as: ModelVersion.self)
+                let list = try await client.get("/v1/admin/models/\(name)/versions/\(version)/patches", as: VersionPatchList.self)
+                return print(json ? try JSONOutput.string(list) : Self.patchTable(list, of: shown))
+            }
             if let version {
                 let shown = try await connection.client().get("/v1/admin/models/\(name)/versions/\(version)", as: ModelVersion.self)
                 return print(json ? try JSONOutput.string(shown) : VersionText(version: shown).rendered)
@@ -64,6 +79,18 @@ extension Depot {
                 ["\($0.version)", $0.published ? "yes" : "no", "\($0.size)", String($0.sha256.prefix(12)),
                  $0.createdAt.formatted(.iso8601), Self.metadataSummary($0.tflite), $0.notes]
             }).rendered)
+        }
+
+        /// A version's patches: each one's size as a share of the file it makes.
+        static func patchTable(_ list: VersionPatchList, of version: ModelVersion) -> String {
+            guard !list.patches.isEmpty else { return "Version \(version.version) has no patches (yet: they are made in the background after a publish)." }
+            let sizes = Dictionary(uniqueKeysWithValues: version.files.map { ($0.name, $0.size) })
+            return TextTable(["FROM", "FILE", "SIZE", "OF THE FILE", "OFFERED", "SHA256"], list.patches.map { patch in
+                let whole = patch.file.flatMap { sizes[$0] } ?? version.size
+                return ["\(patch.fromVersion)", patch.file ?? "(model)", "\(patch.size)",
+                        whole > 0 ? String(format: "%.2f%%", 100 * Double(patch.size) / Double(whole)) : "-",
+                        patch.offered ? "yes" : "no (over 80%)", patch.sha256.map { String($0.prefix(12)) } ?? "-"]
+            }).rendered
         }
 
         /// The metadata's name and how many labels, or `-`.

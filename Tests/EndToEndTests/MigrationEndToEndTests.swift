@@ -8,10 +8,11 @@ import TestSupport
 /// then serves the same models, keys, rollouts and signatures.
 @Suite struct MigrationEndToEndTests {
     @Test func aStorageDirectoryMovesIntoPostgresAndS3AndKeepsServing() async throws {
-        // A one-server deployment with three versions (one with companion files), a rollout, an app key and root document v1
+        // A one-server deployment with three versions (one with companion files, the second with a
+        // patch from the first), a rollout, an app key and root document v1
         let scratch = try Scratch()
         let storage = scratch.url.appendingPathComponent("storage")
-        var single: ServerProcess? = try ServerProcess(storage: storage)
+        var single: ServerProcess? = try ServerProcess(storage: storage, arguments: ["--patch-from", "3"])
         let env = single!.environment
         let root = try single!.initializeRoot(keyFile: scratch.path("root.key"))
         try Command.depot(["models", "create", "flowers", "--description", "Petals"], environment: env).succeeded()
@@ -23,6 +24,12 @@ import TestSupport
         #expect(try Command.depot(["rollout", "set", "flowers", "--default", "1"], environment: env).status == 0)
         let key = try Command.depot(["keys", "create", "--app", "--json"], environment: env).decode(CreatedAccessKey.self).secret
         let before = try Command.depot(["versions", "flowers", "--json"], environment: env).decode(ModelVersionList.self)
+        let patches = { (server: ServerProcess) in
+            try Command.depot(["versions", "flowers", "2", "--patches", "--json"], environment: server.environment).decode(VersionPatchList.self)
+        }
+        #expect(try await eventually { try patches(single!).patches.count == 1 })
+        let patched = try patches(single!)
+        #expect(patched.patches.first?.offered == true)
         // Outcomes of two versions of one arm, and a declared metric.
         try Command.depot(["experiment", "metric", "add", "flowers", "accepted", "--kind", "proportion"], environment: env).succeeded()
         let now = Int(Date().timeIntervalSince1970)
@@ -42,8 +49,8 @@ import TestSupport
         let migrated = try Command.depot(["migrate", "--from", storage.path, "--to-database", database, "--to-blobs", blobs, "--json"],
                                          environment: s3.environment)
         #expect(migrated.status == 0, "\(migrated.error)")
-        let bytes = before.versions.map { $0.size + $0.files.map(\.size).reduce(0, +) }.reduce(0, +)
-        #expect(try migrated.decode(MigrationReport.self) == MigrationReport(models: 1, versions: 3, keys: 2, blobs: 5, bytes: bytes))
+        let bytes = before.versions.map { $0.size + $0.files.map(\.size).reduce(0, +) }.reduce(0, +) + patched.patches[0].size
+        #expect(try migrated.decode(MigrationReport.self) == MigrationReport(models: 1, versions: 3, keys: 2, blobs: 6, bytes: bytes))
 
         let again = try Command.depot(["migrate", "--from", storage.path, "--to-database", database, "--to-blobs", blobs], environment: s3.environment)
         #expect(again.status == 1)
@@ -54,6 +61,7 @@ import TestSupport
                                         environment: s3.environment)
         let after = try Command.depot(["versions", "flowers", "--json"], environment: replica.environment).decode(ModelVersionList.self)
         #expect(after == before)
+        #expect(try patches(replica) == patched, "the patch moved")
         #expect(!before.versions.isEmpty && before.versions.allSatisfy { $0.uploadedBy != nil }, "who uploaded each version moved too")
         let moved = try Command.depot(["experiment", "show", "flowers", "--json"], environment: replica.environment).decode(ExperimentResults.self)
         #expect(moved.arms == results.arms && moved.metrics == results.metrics, "outcomes and metrics moved")

@@ -43,7 +43,7 @@ import Testing
         ])
         let report = run.text + run.error
         #expect(run.status == 0, "\(report.suffix(6000))")
-        #expect(report.contains("Tested: 41"), "every operation but revokeKey was tested: \(report.suffix(3000))")
+        #expect(report.contains("Tested: 42"), "every operation but revokeKey was tested: \(report.suffix(3000))")
         #expect(!report.contains("Failures:"), "\(report.suffix(6000))")
     }
 }

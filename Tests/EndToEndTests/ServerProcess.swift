@@ -15,14 +15,16 @@ final class ServerProcess: @unchecked Sendable {
     /// Starts the server and waits (at most 60 s) for its "listening on" line.
     /// - Parameter log: A file for the server's log at its default level (`info`, a line per
     ///   request); without it the server logs warnings and errors only, to a file beside `storage`.
-    /// - Parameter arguments: More `depot serve` options.
+    /// - Parameter arguments: More `depot serve` options. Patches are made only when they name
+    ///   `--patch-from` (a patch landing changes manifests, which many tests compare across requests).
     /// - Parameter environment: More environment variables (the object store's `AWS_*`).
     init(storage: URL, maximumUploadSize: Int? = nil, log: URL? = nil, arguments: [String] = [],
          environment: [String: String] = [:]) throws {
         self.storage = storage
         process.executableURL = Binaries.depot
         process.arguments = ["serve", "--port", "0", "--storage", storage.path] + (log == nil ? ["--log-level", "warning"] : [])
-            + (maximumUploadSize.map { ["--max-upload-size", "\($0)"] } ?? []) + arguments
+            + (maximumUploadSize.map { ["--max-upload-size", "\($0)"] } ?? []) + (arguments.contains("--patch-from") ? [] : ["--patch-from", "0"])
+            + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             .merging(["DEPOT_ADMIN_TOKEN": Self.adminToken]) { $1 }
         let output = Pipe()

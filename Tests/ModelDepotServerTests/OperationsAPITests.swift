@@ -47,7 +47,8 @@ import Testing
             let catalog = try SQLiteModelCatalog(path: storage + "/depot.sqlite")
             let blobs = try FileSystemBlobStore(root: storage)
             let deployment = Deployment(catalog: catalog, blobs: blobs, signingKeys: SigningKeyFiles(storage: storage),
-                                        collectionLock: LocalBlobCollectionLock(), guardLock: LocalGuardReviewLock(), changes: nil)
+                                        collectionLock: LocalBlobCollectionLock(), guardLock: LocalReplicaWorkLock(),
+                                        patchLock: LocalReplicaWorkLock(), changes: nil)
             let routes = buildRouter(configuration: server.configuration, deployment: deployment,
                                      index: BlobIndex(catalog: catalog, blobs: blobs),
                                      signer: try await ManifestSigner(keys: SigningKeyFiles(storage: storage), catalog: catalog),

@@ -22,6 +22,9 @@ struct TestServer {
         // Guarded rollouts move only when a test asks for a review, never at the server's own
         // interval, which runs on the wall clock while the tests move theirs.
         configuration.guardReviewInterval = .seconds(86_400)
+        // Patches are made only for the tests that turn them on: a patch landing changes the
+        // manifests, which other tests compare across requests.
+        configuration.patchSources = 0
         if ProcessInfo.processInfo.environment["DEPOT_TEST_CATALOG"] == "postgres" {
             configuration.database = try TestPostgres.freshDatabase()
         }

@@ -16,6 +16,7 @@ struct VersionsController {
         group.post("models/:name/versions", use: upload)
         group.get("models/:name/versions", use: list)
         group.get("models/:name/versions/:number", use: show)
+        group.get("models/:name/versions/:number/patches", use: patches)
         group.post("models/:name/versions/:number/publish") { try await setPublished(true, $0, $1) }
         group.post("models/:name/versions/:number/unpublish") { try await setPublished(false, $0, $1) }
         group.delete("models/:name/versions/:number", use: delete)
@@ -158,6 +159,14 @@ struct VersionsController {
 
     func show(_ request: Request, context: AppRequestContext) async throws -> Response {
         try JSONResponse.make(try await catalog.version(try context.versionNumber(), of: try context.modelName()))
+    }
+
+    func patches(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (name, number) = (try context.modelName(), try context.versionNumber())
+        _ = try await catalog.version(number, of: name)
+        return try JSONResponse.make(VersionPatchList(patches: try await catalog.patches(to: number, of: name).map {
+            VersionPatch(fromVersion: $0.fromVersion, file: $0.file.isEmpty ? nil : $0.file, fromSha256: $0.fromSha256, sha256: $0.sha256, size: $0.size)
+        }))
     }
 
     func setPublished(_ published: Bool, _ request: Request, _ context: AppRequestContext) async throws -> Response {

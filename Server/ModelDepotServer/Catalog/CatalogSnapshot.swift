@@ -23,6 +23,8 @@ struct CatalogSnapshot: Sendable {
 
     var models: [Model] = []
     var versions: [Version] = []
+    /// Patches made, offered or not: the target does not make them again.
+    var patches: [StoredPatch] = []
     var keys: [Key] = []
     var rollouts: [RolloutRow] = []
     var changes: [Change] = []

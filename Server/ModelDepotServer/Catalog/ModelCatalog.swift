@@ -22,9 +22,20 @@ public protocol ModelCatalog: Sendable {
     func deleteVersion(_ number: Int, of model: ModelName) async throws -> Set<String>
     /// The newest published version, or `nil`.
     func newestPublishedVersion(of model: ModelName) async throws -> ModelVersion?
-    /// Every digest some version references (as its model or a companion file), with its size and
-    /// the models referencing it.
+    /// Every digest some version references (as its model, a companion file or an offered patch),
+    /// with its size and the models referencing it.
     func blobReferences() async throws -> [BlobReference]
+
+    /// Every file of every published version, for planning patches.
+    func publishedFiles() async throws -> [PublishedFile]
+    /// Every patch made, offered or not, of every model.
+    func patches() async throws -> [StoredPatch]
+    /// The patches made to a version's files, offered or not.
+    func patches(to version: Int, of model: ModelName) async throws -> [StoredPatch]
+    /// Records a patch made (its blob, when offered, is stored already); the model's manifests
+    /// get a new manifest version when it is offered.
+    /// - Returns: `false` when the patch was recorded before, or one of its versions is gone.
+    func addPatch(_ patch: StoredPatch) async throws -> Bool
 
     /// The model's rollout (empty until one is set).
     func rollout(of model: ModelName) async throws -> Rollout

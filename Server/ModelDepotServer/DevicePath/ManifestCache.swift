@@ -114,11 +114,18 @@ final class ManifestCache: Sendable {
         }
         var manifestVersion = known ?? 0
         if known == nil { manifestVersion = try await agreedManifestVersion(of: model, generation: generation, at: now, catalog: catalog) }
+        let patches = Dictionary(grouping: try await catalog.patches(to: found.version, of: model), by: \.file).mapValues { patches in
+            patches.compactMap { patch in
+                patch.sha256.map { ModelManifest.Patch(from: patch.fromSha256, sha256: $0, size: patch.size, downloadURL: DeviceRoute.blob(sha256: $0)) }
+            }
+        }
         let manifest = ModelManifest(model: model, version: found.version, sha256: found.sha256, size: found.size,
                                      downloadURL: DeviceRoute.blob(sha256: found.sha256, armToken: signer.armToken(arm: arm, sha256: found.sha256)),
                                      tensors: .init(inputs: found.tflite.inputs, outputs: found.tflite.outputs),
+                                     patches: patches[""] ?? [],
                                      files: found.files.map {
-                                         .init(name: $0.name, sha256: $0.sha256, size: $0.size, downloadURL: DeviceRoute.blob(sha256: $0.sha256))
+                                         .init(name: $0.name, sha256: $0.sha256, size: $0.size, downloadURL: DeviceRoute.blob(sha256: $0.sha256),
+                                               patches: patches[$0.name] ?? [])
                                      },
                                      arm: arm.stored,
                                      manifestVersion: manifestVersion, issued: now, expires: now.addingTimeInterval(lifetime))

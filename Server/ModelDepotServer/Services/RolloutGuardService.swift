@@ -9,7 +9,7 @@ struct RolloutGuardService {
     let catalog: any ModelCatalog
     let caches: CatalogCaches
     let experiments: ExperimentService
-    let lock: any GuardReviewLock
+    let lock: any ReplicaWorkLock
     let webhook: GuardWebhook
     let clock: @Sendable () -> Date
     let logger: Logger
@@ -43,13 +43,13 @@ struct RolloutGuardService {
 
     /// Reviews the model's running guards now (waiting for another reviewer to finish first).
     func review(_ model: ModelName) async throws -> [RolloutGuard] {
-        _ = try await lock.reviewing(wait: true) { try await reviewUnlocked(model) }
+        _ = try await lock.exclusively(wait: true) { try await reviewUnlocked(model) }
         return try await guards(of: model)
     }
 
     /// Reviews every model's running guards, unless another replica is reviewing.
     func reviewAll() async throws {
-        _ = try await lock.reviewing(wait: false) {
+        _ = try await lock.exclusively(wait: false) {
             for model in try await catalog.modelsWithRunningGuards() {
                 do {
                     try await reviewUnlocked(model)

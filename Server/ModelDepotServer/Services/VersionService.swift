@@ -7,6 +7,8 @@ struct VersionService {
     let catalog: any ModelCatalog
     let collector: BlobCollector
     let caches: CatalogCaches
+    /// Told of each version published, to make its patches.
+    let patches: PatchService
     let clock: @Sendable () -> Date
 
     /// Stores verified uploads as the model's next version. The blobs are committed before the
@@ -22,6 +24,7 @@ struct VersionService {
             return try await catalog.addVersion(verified, to: name, publish: publish, at: clock())
         }
         await caches.changed(.model, name.rawValue)
+        if publish { patches.nudge() }
         return version
     }
 
@@ -29,6 +32,7 @@ struct VersionService {
     func setPublished(_ published: Bool, version number: Int, of name: ModelName) async throws -> ModelVersion {
         let version = try await catalog.setPublished(published, version: number, of: name, at: clock())
         await caches.changed(.model, name.rawValue)
+        if published { patches.nudge() }
         return version
     }
 

@@ -15,6 +15,11 @@ public protocol BlobStore: Sendable {
     /// Where a blob's file is on this machine, or would be; `nil` for a store that keeps no
     /// local files.
     func filePath(of sha256: String) -> String?
+    /// Runs `body` with the path of a local file holding a blob of `size` bytes: the stored file
+    /// itself, or a copy fetched from the store into `directory` for the call (removed after).
+    /// - Throws: ``DepotError`` `internal_error` for a blob missing or of another size.
+    func withLocalFile<Result: Sendable>(of sha256: String, size: Int, in directory: URL,
+                                         _ body: (String) async throws -> Result) async throws -> Result
     /// Removes a blob nothing references any more.
     func remove(_ sha256: String) async throws(DepotError)
     /// Every blob digest the store holds.
@@ -35,7 +40,7 @@ public protocol BlobUpload: AnyObject, Sendable {
     /// - Returns: The SHA-256 (lower-case hex) of every byte written.
     func finish() async throws(DepotError) -> String
     /// Verifies the finished upload's TFLite structure where it lies, reading only what the
-    /// verifier needs, on a thread of its own (``VerificationThread``).
+    /// verifier needs, on a thread of its own (``DedicatedThread``).
     /// - Parameter policy: What the model must pass beyond a well-formed file.
     func verify(policy: TFLiteVerificationPolicy) async throws(DepotError) -> TFLiteModelDescription
     /// Makes the finished upload visible in its store under its digest; identical content is

@@ -26,7 +26,7 @@ public enum DeploymentMigration {
         }
         let store = try await S3BlobStore.connect(location)
         let snapshot = try await source.snapshot()
-        let digests = Set(snapshot.versions.flatMap { [$0.sha256] + $0.files.map(\.sha256) })
+        let digests = Set(snapshot.versions.flatMap { [$0.sha256] + $0.files.map(\.sha256) } + snapshot.patches.compactMap(\.sha256))
         let foreign = Set(try await store.storedDigests()).subtracting(digests)
         guard foreign.isEmpty else {
             throw DepotError(.conflict, "The target store \(location) already holds \(foreign.count) blob(s) this catalog does not name; depot migrate only fills an empty one (or one a migration of this catalog began). Nothing was changed.")

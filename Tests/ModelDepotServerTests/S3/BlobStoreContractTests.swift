@@ -80,6 +80,33 @@ import TestSupport
     }
 
     @Test(arguments: Backend.allCases)
+    func aBlobIsReadAsALocalFileAndACopyGoesAfter(_ backend: Backend) async throws {
+        let opened = try await Self.open(backend)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("depot-local-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for (index, length) in [0, 1, 5 << 20].enumerated() {
+            let bytes = Self.pattern(length, seed: 40 + index)
+            let upload = try opened.store.beginUpload()
+            try await upload.write(ByteBuffer(bytes: bytes))
+            let digest = try await upload.finish()
+            try await upload.commit(sha256: digest)
+            let read = try await opened.store.withLocalFile(of: digest, size: length, in: directory) { path in
+                FileManager.default.contents(atPath: path)
+            }
+            #expect(read == Data(bytes), "length \(length)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "length \(length)")
+            await #expect(throws: DepotError.self, "a size that is not the blob's") {
+                try await opened.store.withLocalFile(of: digest, size: length + 1, in: directory) { _ in () }
+            }
+        }
+        await #expect(throws: DepotError.self, "a blob the store does not hold") {
+            try await opened.store.withLocalFile(of: String(repeating: "e", count: 64), size: 10, in: directory) { _ in () }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    @Test(arguments: Backend.allCases)
     func verificationReadsTheUploadWhereItLies(_ backend: Backend) async throws {
         let opened = try await Self.open(backend)
         for fixture in ["float_classifier", "int8_conv", "invalid/tensor_buffer_out_of_range"] {

@@ -221,6 +221,22 @@ enum PostgresCatalogMigrations {
             """,
             "ALTER TABLE rollout_change ADD COLUMN reason text",
         ]),
+        (12, "patches", [
+            // See the SQLite migration v12.
+            """
+            CREATE TABLE version_patch (
+                version_id bigint NOT NULL REFERENCES version (id) ON DELETE CASCADE,
+                from_version_id bigint NOT NULL REFERENCES version (id) ON DELETE CASCADE,
+                file text NOT NULL CHECK (length(file) <= 64),
+                from_sha256 text NOT NULL CHECK (from_sha256 ~ '^[0-9a-f]{64}$'),
+                sha256 text CHECK (sha256 ~ '^[0-9a-f]{64}$'),
+                size bigint NOT NULL CHECK (size >= 0),
+                PRIMARY KEY (version_id, from_version_id, file)
+            )
+            """,
+            "CREATE INDEX version_patch_on_from_version_id ON version_patch (from_version_id)",
+            "CREATE INDEX version_patch_on_sha256 ON version_patch (sha256)",
+        ]),
     ]
 
     /// Applies every migration the database lacks.

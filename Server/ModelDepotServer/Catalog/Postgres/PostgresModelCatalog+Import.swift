@@ -45,6 +45,14 @@ extension PostgresModelCatalog {
                     """, as: Int64.self, logger: logger)[0]
                 try await Self.insertFiles(version.files, version: id, connection, logger: logger)
             }
+            for patch in snapshot.patches {
+                try await connection.query("""
+                    INSERT INTO version_patch (version_id, from_version_id, file, from_sha256, sha256, size)
+                    SELECT target.id, source.id, \(patch.file), \(patch.fromSha256), \(patch.sha256), \(patch.size)
+                    FROM version AS target JOIN version AS source ON source.model_id = target.model_id AND source.number = \(patch.fromVersion)
+                    WHERE target.model_id = \(try id(patch.model.rawValue)) AND target.number = \(patch.version)
+                    """, logger: logger)
+            }
             for entry in snapshot.keys {
                 let models = try entry.key.models.map { try Self.json($0.map(\.rawValue)) }
                 try await connection.query("""

@@ -68,10 +68,15 @@ extension PostgresModelCatalog {
                 SELECT version_file.sha256 FROM version_file JOIN version ON version.id = version_file.version_id
                 WHERE version.model_id = \(model.id) AND version.number = \(number)
                 """, as: String.self, logger: logger)
+            let patches = try await connection.column("""
+                SELECT version_patch.sha256 FROM version_patch JOIN version
+                    ON version.id = version_patch.version_id OR version.id = version_patch.from_version_id
+                WHERE version.model_id = \(model.id) AND version.number = \(number) AND version_patch.sha256 IS NOT NULL
+                """, as: String.self, logger: logger)
             let deleted = try await connection.column("DELETE FROM version WHERE model_id = \(model.id) AND number = \(number) RETURNING sha256", as: String.self, logger: logger)
             guard let digest = deleted.first else { throw CatalogRule.noVersion(number, of: name.rawValue) }
             try await Self.advanceManifestVersion(name, at: nil, connection, logger: logger)
-            return try await Self.unreferenced(Set([digest] + files), connection, logger: logger)
+            return try await Self.unreferenced(Set([digest] + files + patches), connection, logger: logger)
         }
     }
 
@@ -90,6 +95,9 @@ extension PostgresModelCatalog {
                 SELECT DISTINCT version.sha256, version.size, model.name FROM version JOIN model ON model.id = version.model_id
                 UNION SELECT DISTINCT version_file.sha256, version_file.size, model.name FROM version_file
                     JOIN version ON version.id = version_file.version_id JOIN model ON model.id = version.model_id
+                UNION SELECT DISTINCT version_patch.sha256, version_patch.size, model.name FROM version_patch
+                    JOIN version ON version.id = version_patch.version_id JOIN model ON model.id = version.model_id
+                    WHERE version_patch.sha256 IS NOT NULL
                 """, logger: logger)
             for try await (sha256, size, name) in rows.decode((String, Int, String).self) {
                 references[sha256, default: BlobReference(sha256: sha256, size: size, models: [])].models.append(try ModelName(name))

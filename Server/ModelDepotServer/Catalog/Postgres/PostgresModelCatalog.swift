@@ -118,9 +118,13 @@ public final class PostgresModelCatalog: ModelCatalog {
             guard digests.isEmpty || force else {
                 throw CatalogRule.modelHasVersions(name, count: digests.count)
             }
+            let patches = try await connection.column("""
+                SELECT version_patch.sha256 FROM version_patch JOIN version ON version.id = version_patch.version_id
+                WHERE version.model_id = \(model.id) AND version_patch.sha256 IS NOT NULL
+                """, as: String.self, logger: logger)
             try await connection.query("DELETE FROM model WHERE id = \(model.id)", logger: logger)
             try await Self.announce(.model, name.rawValue, connection, logger: logger)
-            return try await Self.unreferenced(Set(digests + files), connection, logger: logger)
+            return try await Self.unreferenced(Set(digests + files + patches), connection, logger: logger)
         }
     }
 
@@ -165,12 +169,13 @@ public final class PostgresModelCatalog: ModelCatalog {
         return id
     }
 
-    /// Those of `digests` no version references any more, as its model or a companion file.
+    /// Those of `digests` no version references any more, as its model, a companion file or a patch.
     static func unreferenced(_ digests: Set<String>, _ connection: PostgresConnection, logger: Logger) async throws -> Set<String> {
         guard !digests.isEmpty else { return [] }
         let still = try await connection.column("""
             SELECT sha256 FROM version WHERE sha256 = ANY(\(Array(digests)))
             UNION SELECT sha256 FROM version_file WHERE sha256 = ANY(\(Array(digests)))
+            UNION SELECT sha256 FROM version_patch WHERE sha256 = ANY(\(Array(digests)))
             """, as: String.self, logger: logger)
         return digests.subtracting(still)
     }

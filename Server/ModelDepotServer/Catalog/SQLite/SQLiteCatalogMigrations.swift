@@ -183,6 +183,21 @@ enum SQLiteCatalogMigrations {
             }
             try db.alter(table: "rolloutChange") { t in t.add(column: "reason", .text) }
         }
+        migrator.registerMigration("v12: patches") { db in
+            // A patch made from one version's file to another's (file '' is the model, else a
+            // companion file's name); sha256 NULL: made, but too large to offer. Gone with either version.
+            try db.create(table: "versionPatch", options: .withoutRowID) { t in
+                t.column("versionId", .integer).notNull().references("version", onDelete: .cascade)
+                t.column("fromVersionId", .integer).notNull().references("version", onDelete: .cascade)
+                t.column("file", .text).notNull().check(sql: "length(file) <= 64")
+                t.column("fromSha256", .text).notNull().check(sql: "length(fromSha256) = 64 AND fromSha256 NOT GLOB '*[^0-9a-f]*'")
+                t.column("sha256", .text).check(sql: "sha256 IS NULL OR (length(sha256) = 64 AND sha256 NOT GLOB '*[^0-9a-f]*')")
+                t.column("size", .integer).notNull().check { $0 >= 0 }
+                t.primaryKey(["versionId", "fromVersionId", "file"])
+            }
+            try db.create(index: "versionPatch_on_fromVersionId", on: "versionPatch", columns: ["fromVersionId"])
+            try db.create(index: "versionPatch_on_sha256", on: "versionPatch", columns: ["sha256"])
+        }
         return migrator
     }
 }

@@ -24,6 +24,7 @@ extension SQLiteModelCatalog {
                       createdAt: $0.createdAt, publishedAt: $0.publishedAt, tflite: $0.tflite,
                       files: try (files[$0.id!] ?? []).map { try $0.file() }, uploadedBy: $0.uploadedBy)
             }
+            snapshot.patches = try Self.patches(where: "1", arguments: [], db)
             snapshot.keys = try AccessKeyRecord.fetchAll(db).map { .init(key: try $0.key(), secretHash: Array($0.secretHash)) }
             snapshot.rollouts = try RolloutRecord.fetchAll(db).map { .init(model: try name($0.modelId), document: $0.document, updatedAt: $0.updatedAt) }
             snapshot.guards = try RolloutGuardRecord.fetchAll(db).map { .init(model: try name($0.modelId), guards: $0.document, running: $0.running) }

@@ -67,8 +67,9 @@ public struct SQLiteModelCatalog: ModelCatalog {
                 throw CatalogRule.modelHasVersions(name, count: versions.count)
             }
             let files = try VersionFileRecord.filter(versions.compactMap(\.id).contains(VersionFileRecord.Columns.versionId)).fetchAll(db)
+            let patches = try patchDigests(of: versions.compactMap(\.id), db)
             _ = try model.delete(db)
-            return try unreferenced(Set(versions.map(\.sha256) + files.map(\.sha256)), db)
+            return try unreferenced(Set(versions.map(\.sha256) + files.map(\.sha256) + patches), db)
         }
     }
 
@@ -122,9 +123,10 @@ public struct SQLiteModelCatalog: ModelCatalog {
             let record = try versionRecord(number, of: model, db)
             try ensureNotInRollout(number, of: model, db, doing: "delete")
             let files = try VersionFileRecord.filter(VersionFileRecord.Columns.versionId == record.id).fetchAll(db)
+            let patches = try patchDigests(of: [record.id!], db)
             _ = try record.delete(db)
             try Self.advanceManifestVersion(name.rawValue, at: nil, db)
-            return try unreferenced(Set([record.sha256] + files.map(\.sha256)), db)
+            return try unreferenced(Set([record.sha256] + files.map(\.sha256) + patches), db)
         }
     }
 
@@ -143,6 +145,9 @@ public struct SQLiteModelCatalog: ModelCatalog {
                 SELECT DISTINCT version.sha256, version.size, model.name FROM version JOIN model ON model.id = version.modelId
                 UNION SELECT DISTINCT versionFile.sha256, versionFile.size, model.name FROM versionFile
                     JOIN version ON version.id = versionFile.versionId JOIN model ON model.id = version.modelId
+                UNION SELECT DISTINCT versionPatch.sha256, versionPatch.size, model.name FROM versionPatch
+                    JOIN version ON version.id = versionPatch.versionId JOIN model ON model.id = version.modelId
+                    WHERE versionPatch.sha256 IS NOT NULL
                 """)
             while let row = try rows.next() {
                 let sha256: String = row[0]
@@ -334,7 +339,17 @@ public struct SQLiteModelCatalog: ModelCatalog {
         try digests.filter {
             try VersionRecord.filter(VersionRecord.Columns.sha256 == $0).fetchCount(db) == 0
                 && VersionFileRecord.filter(VersionFileRecord.Columns.sha256 == $0).fetchCount(db) == 0
+                && Int.fetchOne(db, sql: "SELECT COUNT(*) FROM versionPatch WHERE sha256 = ?", arguments: [$0]) == 0
         }
+    }
+
+    /// The offered patches' digests to or from the versions with these ids (deleted with them).
+    private func patchDigests(of versionIDs: [Int64], _ db: Database) throws -> [String] {
+        guard !versionIDs.isEmpty else { return [] }
+        let ids = versionIDs.map(String.init).joined(separator: ",")
+        return try String.fetchAll(db, sql: """
+            SELECT sha256 FROM versionPatch WHERE sha256 IS NOT NULL AND (versionId IN (\(ids)) OR fromVersionId IN (\(ids)))
+            """)
     }
 
     /// A version with its companion files, in upload order.

@@ -69,6 +69,16 @@ public struct FileSystemBlobStore: BlobStore {
         location(of: sha256)
     }
 
+    public func withLocalFile<Result: Sendable>(of sha256: String, size: Int, in directory: URL,
+                                                _ body: (String) async throws -> Result) async throws -> Result {
+        let path = location(of: sha256)
+        var status = stat()
+        guard stat(path, &status) == 0, Int(status.st_size) == size else {
+            throw DepotError(.internalError, "Blob \(sha256) is missing from '\(blobsDirectory)' or is not \(size) bytes long. Restore it from a backup ('depot fsck' lists damaged blobs).")
+        }
+        return try await body(path)
+    }
+
     /// Where a blob's file is, or would be.
     func location(of sha256: String) -> String {
         blobsDirectory + "/" + sha256.prefix(2) + "/" + sha256

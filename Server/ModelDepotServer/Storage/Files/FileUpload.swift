@@ -84,7 +84,7 @@ final class FileUpload: BlobUpload, @unchecked Sendable {
 
     func verify(policy: TFLiteVerificationPolicy) async throws(DepotError) -> TFLiteModelDescription {
         let path = temporaryPath
-        return try await VerificationThread.run { () throws(DepotError) in
+        return try await DedicatedThread.run { () throws(DepotError) in
             try MappedFile(path: path).withBytes { bytes throws(DepotError) in try TFLiteVerifier(policy: policy).verify(bytes) }
         }
     }

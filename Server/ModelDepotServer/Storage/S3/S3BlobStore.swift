@@ -123,6 +123,24 @@ public struct S3BlobStore: BlobStore {
         return response.body
     }
 
+    public func withLocalFile<Result: Sendable>(of sha256: String, size: Int, in directory: URL,
+                                                _ body: (String) async throws -> Result) async throws -> Result {
+        let path = directory.appendingPathComponent("blob-\(UUID().uuidString).part").path
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            throw DepotError(.internalError, "Could not create '\(path)' for a copy of blob \(sha256).")
+        }
+        defer { unlink(path) }
+        do {
+            defer { try? handle.close() }
+            if size > 0 {
+                for try await piece in try await stream(sha256, range: 0...(size - 1), size: size) {
+                    try handle.write(contentsOf: piece.readableBytesView)
+                }
+            }
+        }
+        return try await body(path)
+    }
+
     /// A URL that serves the blob without credentials until it expires.
     func presignedURL(_ sha256: String, lifetime: Int) -> String {
         client.presignedURL(for: blobKey(sha256), expires: lifetime)

@@ -52,7 +52,7 @@ actor S3Upload: BlobUpload {
         let pages = PagedBytes(count: size, pageSize: 1 << 20, capacity: 16) { [client, key] offset, count in
             try Self.blocking { try await client.bytes(of: key, range: offset...(offset + count - 1)) }.readableBytesView.map { $0 }
         }
-        return try await VerificationThread.run { () throws(DepotError) in try TFLiteVerifier(policy: policy).verify(pages) }
+        return try await DedicatedThread.run { () throws(DepotError) in try TFLiteVerifier(policy: policy).verify(pages) }
     }
 
     func commit(sha256: String) async throws(DepotError) {

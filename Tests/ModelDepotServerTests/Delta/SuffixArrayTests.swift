@@ -34,8 +34,7 @@ import Testing
     }
 
     @Test func aRealModelSortsLikeTheDefinition() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let model = try [UInt8](Data(contentsOf: root.appendingPathComponent("Tests/Fixtures/tflite/float_classifier.tflite")))
+        let model = try Fixtures.bytes("float_classifier")
         let bytes = Array(model.prefix(6_000))
         let sorted = Self.suffixArray(model)
         #expect(sorted.count == model.count && Set(sorted).count == model.count, "a permutation of the offsets")

@@ -6,7 +6,7 @@ import TestSupport
 /// Exactly one replica reviews guarded rollouts at a time: while one holds the lock, another's
 /// try is skipped and its wait lasts until the first is done. One process (SQLite) and two
 /// replicas sharing PostgreSQL (two catalogs, two connection pools, one database).
-@Suite struct GuardReviewLockTests {
+@Suite struct ReplicaWorkLockTests {
     enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case local, postgres
         var testDescription: String { rawValue }
@@ -17,10 +17,10 @@ import TestSupport
         func add(_ entry: String) { entries.append(entry) }
     }
 
-    func withTwoReplicas(_ backend: Backend, _ body: (any GuardReviewLock, any GuardReviewLock) async throws -> Void) async throws {
+    func withTwoReplicas(_ backend: Backend, _ body: (any ReplicaWorkLock, any ReplicaWorkLock) async throws -> Void) async throws {
         switch backend {
         case .local:
-            let lock = LocalGuardReviewLock()
+            let lock = LocalReplicaWorkLock()
             try await body(lock, lock)
         case .postgres:
             let url = try TestPostgres.freshDatabase()
@@ -28,7 +28,8 @@ import TestSupport
             defer { first.close() }
             let second = try await PostgresModelCatalog.connect(try PostgresLocation(url: url))
             defer { second.close() }
-            try await body(PostgresGuardReviewLock(catalog: first), PostgresGuardReviewLock(catalog: second))
+            try await body(PostgresReplicaWorkLock(catalog: first, key: PostgresReplicaWorkLock.guardReview),
+                           PostgresReplicaWorkLock(catalog: second, key: PostgresReplicaWorkLock.guardReview))
         }
     }
 
@@ -39,7 +40,7 @@ import TestSupport
             let (entered, enter) = AsyncStream<Void>.makeStream()
             let (released, release) = AsyncStream<Void>.makeStream()
             let reviewing = Task {
-                try await first.reviewing(wait: false) {
+                try await first.exclusively(wait: false) {
                     await log.add("first in")
                     enter.yield()
                     for await _ in released { break }
@@ -48,17 +49,17 @@ import TestSupport
                 }
             }
             for await _ in entered { break }
-            let skipped = try await second.reviewing(wait: false) {
+            let skipped = try await second.exclusively(wait: false) {
                 await log.add("second ran while the first reviewed")
                 return 2
             }
             #expect(skipped == nil, "the second replica's try is skipped")
-            let waiting = Task { try await second.reviewing(wait: true) { await log.add("second in"); return 3 } }
+            let waiting = Task { try await second.exclusively(wait: true) { await log.add("second in"); return 3 } }
             release.yield()
             #expect(try await reviewing.value == 1)
             #expect(try await waiting.value == 3)
             #expect(await log.entries == ["first in", "first out", "second in"])
-            #expect(try await first.reviewing(wait: false) { 4 } == 4, "the lock is free again")
+            #expect(try await first.exclusively(wait: false) { 4 } == 4, "the lock is free again")
         }
     }
 }

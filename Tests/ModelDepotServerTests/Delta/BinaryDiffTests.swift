@@ -16,11 +16,6 @@ import Testing
         try PatchTests.apply(PatchMaker.patch(from: old, to: new), to: old, newSize: new.count)
     }
 
-    static func fixture(_ name: String) throws -> [UInt8] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return try [UInt8](Data(contentsOf: root.appendingPathComponent("Tests/Fixtures/tflite/\(name).tflite")))
-    }
-
     @Test func emptyTinyGrowingAndShrinkingFilesRoundTrip() throws {
         let pairs: [([UInt8], [UInt8])] = [
             ([], []), ([], [1, 2, 3]), ([1, 2, 3], []), ([7], [7]), ([7], [8]), ([1, 2], [2, 1]),
@@ -53,8 +48,8 @@ import Testing
     }
 
     @Test func aModelWithLabelsAddedCostsLittleMoreThanTheLabels() throws {
-        let old = try Self.fixture("float_classifier")
-        let new = try Self.fixture("float_classifier_labels")
+        let old = try Fixtures.bytes("float_classifier")
+        let new = try Fixtures.bytes("float_classifier_labels")
         let diff = BinaryDiff(from: old, to: new)
         #expect(try Self.roundTrip(old, new) == new)
         let added = new.count - old.count

@@ -19,8 +19,7 @@ import Testing
 
     static var inputs: [(String, [UInt8])] {
         var generator = SystemRandomNumberGenerator()
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let model = (try? [UInt8](Data(contentsOf: root.appendingPathComponent("Tests/Fixtures/tflite/float_classifier_labels.tflite")))) ?? []
+        let model = try! Fixtures.bytes("float_classifier_labels")
         return [
             ("empty", []), ("one byte", [42]), ("three", [1, 2, 3]),
             ("zeros", [UInt8](repeating: 0, count: 300_000)),

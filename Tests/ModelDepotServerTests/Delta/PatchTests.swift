@@ -21,11 +21,6 @@ import Testing
         return try [UInt8](Data(contentsOf: output))
     }
 
-    static func fixture(_ name: String) throws -> [UInt8] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return try [UInt8](Data(contentsOf: root.appendingPathComponent("Tests/Fixtures/tflite/\(name).tflite")))
-    }
-
     static func refusal(_ patch: [UInt8], to old: [UInt8], newSize: Int) -> DepotError? {
         do {
             _ = try apply(patch, to: old, newSize: newSize)
@@ -44,7 +39,7 @@ import Testing
         let pairs: [(String, [UInt8], [UInt8])] = [
             ("empty to empty", [], []), ("empty to tiny", [], [9, 9]), ("tiny to empty", [7], []),
             ("edited", random, edited), ("shrunk", random, Array(random.prefix(100))), ("grown", Array(random.prefix(100)), random),
-            ("labels added", try Self.fixture("float_classifier"), try Self.fixture("float_classifier_labels")),
+            ("labels added", try Fixtures.bytes("float_classifier"), try Fixtures.bytes("float_classifier_labels")),
         ]
         for (name, old, new) in pairs {
             let patch = PatchMaker.patch(from: old, to: new)
@@ -55,8 +50,8 @@ import Testing
     }
 
     @Test func damagedOrHostilePatchesAreRefused() throws {
-        let old = try Self.fixture("float_classifier")
-        let new = try Self.fixture("float_classifier_labels")
+        let old = try Fixtures.bytes("float_classifier")
+        let new = try Fixtures.bytes("float_classifier_labels")
         let patch = PatchMaker.patch(from: old, to: new)
         var badMagic = patch
         badMagic[0] = 0x4E
