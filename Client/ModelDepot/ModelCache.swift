@@ -101,6 +101,24 @@ struct ModelCache: Sendable {
         return names.sorted().compactMap { try? ModelName($0) }.compactMap { current($0)?.model }
     }
 
+    /// The files of every kept version of a model (its model file and companion files) by
+    /// SHA-256: what a patch may apply to. Each was verified when its version was installed.
+    func heldFiles(_ name: ModelName) -> [String: URL] {
+        let folder = modelDirectory(name)
+        var held: [String: URL] = [:]
+        for directory in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where directory.hasPrefix("v") {
+            guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent("\(directory)/manifest.json").path),
+                  let stored = try? JSONDecoder().decode(StoredModel.self, from: data) else { continue }
+            let model = folder.appendingPathComponent("\(directory)/model.tflite")
+            if Self.size(of: model) == stored.manifest.size { held[stored.manifest.sha256] = model }
+            for companion in stored.manifest.files {
+                let file = folder.appendingPathComponent("\(directory)/files/\(companion.name)")
+                if Self.size(of: file) == companion.size { held[companion.sha256] = file }
+            }
+        }
+        return held
+    }
+
     func delete(_ name: ModelName) throws {
         let folder = modelDirectory(name)
         if FileManager.default.fileExists(atPath: folder.path) { try FileManager.default.removeItem(at: folder) }

@@ -9,6 +9,12 @@ public enum ModelDownloadEvent: Sendable, Hashable {
     case upToDate(model: ModelName, version: Int)
     /// Bytes of the new version on the device so far, out of its size (resumed bytes included).
     case downloading(model: ModelName, version: Int, bytes: Int, total: Int)
+    /// The new version's files are on the device: `patched` counts those made by applying a
+    /// patch to a file of a version the device holds (0: all downloaded whole); `fetched` is
+    /// the bytes downloaded for them this time (a patch that turned out bad included), `saved`
+    /// the bytes not downloaded thanks to what the device held: the files patches made, less the
+    /// patches, and files the version shares with one the device holds (copied, not fetched).
+    case downloaded(model: ModelName, version: Int, patched: Int, fetched: Int, saved: Int)
     /// Checking size, SHA-256 and TFLite structure.
     case verifying(model: ModelName, version: Int)
     /// The new version is verified and in use.

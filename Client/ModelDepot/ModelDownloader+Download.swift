@@ -19,8 +19,10 @@ extension ModelDownloader {
     }
 
     /// Downloads the manifest's companion files, each like a model file (resumable ranges, the same
-    /// origin and size checks) into its own partial file; returns them by name, not yet verified.
-    func downloadCompanions(_ manifest: ModelManifest, conditions: DownloadConditions) async throws -> [String: URL] {
+    /// origin and size checks, by patch when one applies to a file in `held`) into its own partial
+    /// file; returns them by name, not yet verified.
+    func downloadCompanions(_ manifest: ModelManifest, held: [String: URL], conditions: DownloadConditions,
+                            transfer: inout Transfer) async throws -> [String: URL] {
         var files: [String: URL] = [:]
         for file in manifest.files {
             try CompanionFile.check(name: file.name)
@@ -31,7 +33,7 @@ extension ModelDownloader {
             blob.sha256 = file.sha256
             blob.size = file.size
             blob.downloadURL = file.downloadURL
-            files[file.name] = try await download(blob, conditions: conditions)
+            files[file.name] = try await fetch(blob, patches: file.patches, held: held, conditions: conditions, transfer: &transfer)
         }
         return files
     }

@@ -136,7 +136,7 @@ public actor ModelDownloader {
             for progress in progresses.removeValue(forKey: model) ?? [] { progress.completedUnitCount = progress.totalUnitCount }
         case .failed(let model, _):
             for progress in progresses.removeValue(forKey: model) ?? [] { progress.cancel() }
-        case .checking, .verifying:
+        case .checking, .downloaded, .verifying:
             break
         }
     }
@@ -255,10 +255,12 @@ public actor ModelDownloader {
         }
         var file: URL
         var companions: [String: URL]
+        let held = cache.heldFiles(model)
+        var transfer = Transfer()
         do {
             do {
-                file = try await download(manifest, conditions: conditions)
-                companions = try await downloadCompanions(manifest, conditions: conditions)
+                file = try await fetch(manifest, patches: manifest.patches, held: held, conditions: conditions, transfer: &transfer)
+                companions = try await downloadCompanions(manifest, held: held, conditions: conditions, transfer: &transfer)
             } catch let error as DepotError where [.notFound, .forbidden].contains(error.code) {
                 // The download URL expired or the blob went away: ask again which version to use.
                 let (data, response) = try await configuration.transport.data(for: manifestRequest(model, etag: nil),
@@ -266,14 +268,15 @@ public actor ModelDownloader {
                 guard response.statusCode == 200 else { throw Self.serverError(data, response) }
                 manifest = try await verifiedManifest(data, response, for: model)
                 etag = response.value(forHTTPHeaderField: "ETag")
-                file = try await download(manifest, conditions: conditions)
-                companions = try await downloadCompanions(manifest, conditions: conditions)
+                file = try await fetch(manifest, patches: manifest.patches, held: held, conditions: conditions, transfer: &transfer)
+                companions = try await downloadCompanions(manifest, held: held, conditions: conditions, transfer: &transfer)
             }
         } catch let error as DepotError {
             if error.code != .cancelled, error.code != .conditionsNotMet { outcomes.record(.downloadFailed, code: error.code, manifest: manifest) }
             throw DepotError(error.code, "\(error.message) \(kept)")
         }
         outcomes.record(.downloadFinished, manifest: manifest)
+        emit(.downloaded(model: model, version: manifest.version, patched: transfer.patched, fetched: transfer.fetched, saved: transfer.saved))
         emit(.verifying(model: model, version: manifest.version))
         let verified: VerifiedModel
         do throws(DepotError) {

@@ -36,10 +36,11 @@ import Testing
         var seen: [ModelDownloadEvent] = []
         for await event in events {
             seen.append(event)
-            if seen.count == 7 { break }
+            if seen.count == 8 { break }
         }
         #expect(seen == [.checking(model: name), .downloading(model: name, version: 1, bytes: 0, total: 992),
-                         .downloading(model: name, version: 1, bytes: 992, total: 992), .verifying(model: name, version: 1),
+                         .downloading(model: name, version: 1, bytes: 992, total: 992),
+                         .downloaded(model: name, version: 1, patched: 0, fetched: 992, saved: 0), .verifying(model: name, version: 1),
                          .installed(model: name, version: 1), .checking(model: name), .upToDate(model: name, version: 1)])
         #expect(notifications.received.withLock { $0 } == [.modelDownloadDidSucceed])
     }

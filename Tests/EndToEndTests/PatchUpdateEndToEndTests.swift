@@ -1,0 +1,217 @@
+import Crypto
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import ModelDepot
+import ModelDepotShared
+import TestSupport
+import Testing
+
+/// Updates by patch through a real `depot serve` that makes its patches after a publish: the
+/// device downloads the patch instead of the file (the server's byte counter says how much went
+/// out), applies it to the version it holds, and installs the same verified bytes a full
+/// download would give; any patch that is bad, or makes other bytes, ends in a full download.
+@Suite struct PatchUpdateEndToEndTests {
+    static let served = "depot_blob_bytes_served_total"
+
+    /// Publishes `path` as the next version of `flowers` and waits until the server made its
+    /// `count` patches.
+    @discardableResult
+    static func publish(_ path: String, on server: ServerProcess, patches count: Int = 1) async throws -> (ModelVersion, [VersionPatch]) {
+        let version = try Command.depot(["upload", "flowers", path, "--publish", "--json"], environment: server.environment).decode(ModelVersion.self)
+        let list = {
+            try Command.depot(["versions", "flowers", "\(version.version)", "--patches", "--json"], environment: server.environment)
+                .decode(VersionPatchList.self).patches
+        }
+        #expect(try await eventually { try list().count >= count }, "the server made the patches of v\(version.version)")
+        return (version, try list())
+    }
+
+    /// The events a downloader sent until it installed a version (or failed).
+    static func events(of downloader: ModelDownloader, during body: () async throws -> Void) async throws -> [ModelDownloadEvent] {
+        let stream = await downloader.events()
+        try await body()
+        var seen: [ModelDownloadEvent] = []
+        for await event in stream {
+            seen.append(event)
+            if case .installed = event { break }
+            if case .failed = event { break }
+        }
+        return seen
+    }
+
+    static func downloaded(_ events: [ModelDownloadEvent]) -> (patched: Int, fetched: Int, saved: Int)? {
+        for case .downloaded(_, _, let patched, let fetched, let saved) in events { return (patched, fetched, saved) }
+        return nil
+    }
+
+    enum Store: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case files, s3
+        var testDescription: String { rawValue }
+    }
+
+    @Test(arguments: Store.allCases)
+    func anUpdateDownloadsThePatchAndInstallsTheSignedFile(_ store: Store) async throws {
+        let s3 = store == .s3 ? try TestS3.settings() : nil
+        let published = try PublishedModel(arguments: ["--patch-from", "3"] + (s3.map { ["--blobs", $0.freshURL()] } ?? []),
+                                           environment: s3?.environment ?? [:])
+        let downloader = try published.downloader()
+        #expect(try await downloader.model(named: "flowers").version == 1)
+        let (v2, patches) = try await Self.publish(Binaries.fixture("float_classifier_labels"), on: published.server)
+        let patch = try #require(patches.first)
+        #expect(patch.offered && patch.fromVersion == 1 && patch.size < v2.size)
+
+        let before = try published.server.metric(Self.served)
+        var model: VerifiedModel?
+        let events = try await Self.events(of: downloader) { model = try await downloader.model(named: "flowers") }
+        #expect(model?.version == 2 && model?.sha256 == v2.sha256)
+        #expect(try Data(contentsOf: try #require(model).fileURL) == Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier_labels"))))
+        #expect(try published.server.metric(Self.served) - before == patch.size, "only the patch went out")
+        #expect(Self.downloaded(events)! == (1, patch.size, v2.size - patch.size))
+        #expect(!FileManager.default.fileExists(atPath: published.cache.appendingPathComponent("partial/\(patch.sha256!).part").path))
+    }
+
+    @Test func aDamagedPatchIsRefusedByItsDigestAndTheFileDownloadedWhole() async throws {
+        let published = try PublishedModel(arguments: ["--patch-from", "3"])
+        try await AttackerProxy.running(in: published.server.url) { proxy in
+            let downloader = try published.downloader { $0.serverURL = proxy.url }
+            #expect(try await downloader.model(named: "flowers").version == 1)
+            let (v2, patches) = try await Self.publish(Binaries.fixture("float_classifier_labels"), on: published.server)
+            let patch = try #require(patches.first?.sha256)
+            let real = try await proxy.forward("/v1/blobs/sha256/\(patch)", headers: ["Authorization": "Bearer \(published.appKey)"]).body
+            var damaged = real
+            damaged[damaged.count / 2] ^= 0xFF
+            proxy.take("/v1/blobs/sha256/\(patch)", .response(status: .ok, headers: [:], body: damaged))
+
+            var model: VerifiedModel?
+            let events = try await Self.events(of: downloader) { model = try await downloader.model(named: "flowers") }
+            #expect(model?.version == 2 && model?.sha256 == v2.sha256)
+            #expect(Self.downloaded(events)! == (0, damaged.count + v2.size, 0), "the bad patch's bytes, then the whole file")
+        }
+    }
+
+    @Test func aSignedPatchThatMakesOtherBytesEndsInAFullDownload() async throws {
+        let published = try PublishedModel(arguments: ["--patch-from", "3"])
+        try await AttackerProxy.running(in: published.server.url) { proxy in
+            let downloader = try published.downloader { $0.serverURL = proxy.url }
+            let v1 = try await downloader.model(named: "flowers")
+            let (v2, _) = try await Self.publish(Binaries.fixture("float_classifier_labels"), on: published.server)
+            // A well-formed patch that inserts v2's length of other bytes, listed in v2's manifest
+            // by someone holding the online key: its own digest checks out, its result's does not.
+            let other = [UInt8](repeating: 7, count: v2.size)
+            let streams = [Patch.encodedStep(added: 0, inserted: other.count, seek: 0), [], other].map { $0.withUnsafeBufferPointer { Deflater.compress($0) } }
+            let forged = Patch.Header(oldSize: v1.manifest.size, newSize: v2.size, steps: 1, controlsLength: streams[0].count,
+                                      addedLength: streams[1].count, insertedLength: streams[2].count).encoded + streams.joined()
+            let digest = SHA256.hash(data: forged).hex
+            proxy.take("/v1/blobs/sha256/\(digest)", .response(status: .ok, headers: [:], body: Data(forged)))
+            let real = try await proxy.forward("/v1/models/flowers/manifest", headers: [
+                "Authorization": "Bearer \(published.appKey)", "Depot-Installation-ID": downloader.installationID,
+            ]).body
+            let keyID = try #require(try JSONDecoder().decode(SignedEnvelope.self, from: real).signatures.first?.keyid)
+            let stolen = try Curve25519.Signing.PrivateKey(
+                fileText: String(contentsOf: published.server.storage.appendingPathComponent("keys/\(keyID).ed25519"), encoding: .utf8), path: "stolen")
+            var manifest = try manifestPayload(real)
+            manifest.patches = [.init(from: v1.sha256, sha256: digest, size: forged.count, downloadURL: "/v1/blobs/sha256/\(digest)")]
+            proxy.take("/v1/models/flowers/manifest", .response(status: .ok, headers: ["Content-Type": "application/json"],
+                                                                body: try SignedEnvelope(signing: manifest, with: [stolen]).encoded()))
+
+            var model: VerifiedModel?
+            let events = try await Self.events(of: downloader) { model = try await downloader.model(named: "flowers") }
+            #expect(model?.version == 2 && model?.sha256 == v2.sha256)
+            #expect(try SHA256.digest(ofFileAt: try #require(model).fileURL.path).hex == v2.sha256)
+            #expect(Self.downloaded(events)! == (0, forged.count + v2.size, 0))
+        }
+    }
+
+    /// URLSession, failing every range after the first of the first download attempt.
+    final class CutAfterFirstRange: ModelTransport, @unchecked Sendable {
+        // @unchecked: `ranges` and `cut` are only touched by the downloader's actor, one call at a time.
+        let real = URLSessionTransport()
+        var ranges = 0
+        var cut = true
+
+        func data(for request: URLRequest, limits: TransferLimits) async throws -> (Data, HTTPURLResponse) { try await real.data(for: request, limits: limits) }
+
+        func download(_ request: URLRequest, limits: TransferLimits) async throws -> (URL, HTTPURLResponse) {
+            ranges += 1
+            if cut, ranges > 1 { throw URLError(.networkConnectionLost) }
+            return try await real.download(request, limits: limits)
+        }
+    }
+
+    @Test func anInterruptedPatchDownloadResumesWhereItStopped() async throws {
+        let published = try PublishedModel(arguments: ["--patch-from", "3"])
+        let transport = CutAfterFirstRange()
+        transport.cut = false
+        let downloader = try published.downloader {
+            $0.transport = transport
+            $0.downloadChunkSize = 64
+            $0.retryDelay = .milliseconds(1)
+        }
+        #expect(try await downloader.model(named: "flowers").version == 1)
+        let (v2, patches) = try await Self.publish(Binaries.fixture("float_classifier_labels"), on: published.server)
+        let patch = try #require(patches.first)
+        #expect(patch.size > 64, "the patch takes more than one range")
+
+        let before = try published.server.metric(Self.served)
+        (transport.ranges, transport.cut) = (0, true)
+        let error = await #expect(throws: DepotError.self) { try await downloader.model(named: "flowers") }
+        #expect(error?.code == .unavailable)
+        let partial = published.cache.appendingPathComponent("partial/\(patch.sha256!).part")
+        #expect((try FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? NSNumber)?.intValue == 64,
+                "the first range stays for the next attempt")
+
+        transport.cut = false
+        let model = try await downloader.model(named: "flowers")
+        #expect(model.version == 2 && model.sha256 == v2.sha256)
+        #expect(try published.server.metric(Self.served) - before == patch.size, "each byte of the patch went out once")
+    }
+
+    @Test func aDeviceTooFarBehindForAnyPatchDownloadsTheFile() async throws {
+        let published = try PublishedModel(arguments: ["--patch-from", "1"])
+        let downloader = try published.downloader()
+        #expect(try await downloader.model(named: "flowers").version == 1)
+        try await Self.publish(Binaries.fixture("int8_conv"), on: published.server)
+        let (v3, patches) = try await Self.publish(Binaries.fixture("float_classifier_labels"), on: published.server)
+        #expect(patches.map(\.fromVersion) == [2], "only from the version before")
+
+        let before = try published.server.metric(Self.served)
+        var model: VerifiedModel?
+        let events = try await Self.events(of: downloader) { model = try await downloader.model(named: "flowers") }
+        #expect(model?.version == 3)
+        #expect(try published.server.metric(Self.served) - before == v3.size)
+        #expect(Self.downloaded(events)! == (0, v3.size, 0))
+    }
+
+    @Test func aCompanionFileIsUpdatedByPatch() async throws {
+        let published = try PublishedModel([], arguments: ["--patch-from", "3"])
+        let export = { (changed: Int?) throws -> String in
+            let directory = published.scratch.url.appendingPathComponent("export-\(changed ?? -1)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let automl = CompanionFilesEndToEndTests.automl
+            for name in ["model.tflite", "tflite_metadata.json"] {
+                try FileManager.default.copyItem(at: automl.appendingPathComponent(name), to: directory.appendingPathComponent(name))
+            }
+            let labels = (0..<500).map { $0 == changed ? "a renamed class" : "class \($0)" }.joined(separator: "\n")
+            try Data(labels.utf8).write(to: directory.appendingPathComponent("dict.txt"))
+            return directory.path
+        }
+        _ = try await Self.publish(try export(nil), on: published.server, patches: 0)
+        let downloader = try published.downloader()
+        let first = try await downloader.model(named: "flowers")
+        #expect(first.labels.count == 500)
+        let (v2, patches) = try await Self.publish(try export(250), on: published.server, patches: 1)
+        let patch = try #require(patches.first)
+        #expect(patches.count == 1 && patch.file == "labels" && patch.offered, "the model and settings did not change")
+        let labels = try #require(v2.files.first { $0.name == "labels" })
+
+        let before = try published.server.metric(Self.served)
+        var model: VerifiedModel?
+        let events = try await Self.events(of: downloader) { model = try await downloader.model(named: "flowers") }
+        #expect(model?.version == 2 && model?.labels[250] == "a renamed class" && model?.labels.count == 500)
+        #expect(try published.server.metric(Self.served) - before == patch.size, "the unchanged model and settings were copied")
+        let unchanged = v2.size + v2.files.filter { $0.name != "labels" }.map(\.size).reduce(0, +)
+        #expect(Self.downloaded(events)! == (1, patch.size, unchanged + labels.size - patch.size))
+    }
+}
