@@ -16,10 +16,17 @@ struct BinaryDiff: Sendable, Hashable {
 
     var steps: [Step]
 
-    /// The difference that turns `old` into `new`.
+    /// The difference that turns `old` into `new`, its steps kept.
     init(from old: [UInt8], to new: [UInt8]) {
-        let order = old.withUnsafeBufferPointer { SuffixArray.of($0) }
-        steps = []
+        var steps: [Step] = []
+        old.withUnsafeBufferPointer { old in new.withUnsafeBufferPointer { new in Self.forEachStep(from: old, to: new) { steps.append($0) } } }
+        self.steps = steps
+    }
+
+    /// Hands each step of the difference that turns `old` into `new` to `body`, in order, keeping
+    /// none: memory is the old file's suffix array and one step.
+    static func forEachStep(from old: UnsafeBufferPointer<UInt8>, to new: UnsafeBufferPointer<UInt8>, _ body: (Step) -> Void) {
+        let order = SuffixArray.of(old)
         var scan = 0, length = 0, position = 0
         var lastScan = 0, lastPosition = 0, lastOffset = 0
         while scan < new.count {
@@ -63,7 +70,7 @@ struct BinaryDiff: Sendable, Hashable {
             }
             let added = (0..<forward).map { new[lastScan + $0] &- old[lastPosition + $0] }
             let inserted = Array(new[(lastScan + forward)..<(scan - backward)])
-            steps.append(Step(added: added, inserted: inserted, seek: (position - backward) - (lastPosition + forward)))
+            body(Step(added: added, inserted: inserted, seek: (position - backward) - (lastPosition + forward)))
             lastScan = scan - backward
             lastPosition = position - backward
             lastOffset = position - scan
@@ -72,7 +79,7 @@ struct BinaryDiff: Sendable, Hashable {
 
     /// The longest prefix of `target` found in `old`, and where: binary search over the sorted
     /// suffixes, then the better of the two neighbours it ends between.
-    static func longestMatch(of target: ArraySlice<UInt8>, in old: [UInt8], order: [Int32]) -> (length: Int, position: Int) {
+    static func longestMatch(of target: Slice<UnsafeBufferPointer<UInt8>>, in old: UnsafeBufferPointer<UInt8>, order: [Int32]) -> (length: Int, position: Int) {
         guard !order.isEmpty else { return (0, 0) }
         var low = 0, high = order.count - 1
         while high - low >= 2 {
@@ -84,7 +91,7 @@ struct BinaryDiff: Sendable, Hashable {
         return first > second ? (first, Int(order[low])) : (second, Int(order[high]))
     }
 
-    static func commonPrefix(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Int {
+    static func commonPrefix(_ a: Slice<UnsafeBufferPointer<UInt8>>, _ b: Slice<UnsafeBufferPointer<UInt8>>) -> Int {
         var length = 0
         for (x, y) in zip(a, b) {
             guard x == y else { break }

@@ -8,10 +8,10 @@ import ServiceLifecycle
 /// of its own at a low priority, and on one replica at a time. A patch worth offering (at most
 /// ``largestOffered`` of the file it makes) is stored as a blob and recorded for the manifest;
 /// one that is not is recorded without a blob, so it is not made again.
-struct PatchService: Sendable {
+public struct PatchService: Sendable {
     /// The largest patch offered, as a share of the file it makes: a larger one saves too little
     /// to be worth a second way of updating.
-    static let largestOffered = 0.8
+    public static let largestOffered = 0.8
 
     let catalog: any ModelCatalog
     let blobs: any BlobStore
@@ -75,9 +75,7 @@ struct PatchService: Sendable {
         let directory = FileManager.default.temporaryDirectory
         let bytes = try await blobs.withLocalFile(of: job.fromSha256, size: job.fromSize, in: directory) { old in
             try await blobs.withLocalFile(of: job.sha256, size: job.size, in: directory) { new in
-                try await DedicatedThread.run(background: true) { () throws(DepotError) in
-                    PatchMaker.patch(from: try MappedFile(path: old).withBytes { Array($0) }, to: try MappedFile(path: new).withBytes { Array($0) })
-                }
+                try await DedicatedThread.run(background: true) { () throws(DepotError) in try PatchMaker.patch(fromFileAt: old, toFileAt: new) }
             }
         }
         var patch = StoredPatch(model: job.model, version: job.version, fromVersion: job.fromVersion, file: job.file, fromSha256: job.fromSha256,
