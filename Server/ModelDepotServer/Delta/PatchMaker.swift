@@ -1,7 +1,7 @@
 import ModelDepotShared
 
 /// Makes a ``Patch`` from one version of a file to the next: a ``BinaryDiff``, its three streams
-/// compressed with ``Deflater``. Memory: both files (mapped), the old file's suffix array (4
+/// compressed with ``Deflater`` (the added bytes, mostly zeros, as ``ZeroRuns`` first). Memory: both files (mapped), the old file's suffix array (4
 /// bytes a byte), the streams before and after compression (at most about twice the new file).
 public enum PatchMaker {
     public static func patch(from old: [UInt8], to new: [UInt8]) -> [UInt8] {
@@ -19,7 +19,7 @@ public enum PatchMaker {
             inserted += step.inserted
             steps += 1
         }
-        let streams = [controls, added, inserted].map { $0.withUnsafeBufferPointer { Deflater.compress($0) } }
+        let streams = [controls, ZeroRuns.encode(added), inserted].map { $0.withUnsafeBufferPointer { Deflater.compress($0) } }
         let header = Patch.Header(oldSize: old.count, newSize: new.count, steps: steps, controlsLength: streams[0].count,
                                   addedLength: streams[1].count, insertedLength: streams[2].count)
         return header.encoded + streams.joined()

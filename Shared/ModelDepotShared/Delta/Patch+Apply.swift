@@ -14,12 +14,14 @@ extension Patch {
         let header = try header(of: patch, oldSize: old.count, newSize: newSize)
         let controlsEnd = headerSize + header.controlsLength
         let addedEnd = controlsEnd + header.addedLength
-        let streams = try [("controls", headerSize..<controlsEnd, header.steps * 24), ("added", controlsEnd..<addedEnd, newSize),
+        // Runs of added bytes take at most 3 bytes for 2 (a zero, then one literal, over and over).
+        let streams = try [("controls", headerSize..<controlsEnd, header.steps * 24), ("added", controlsEnd..<addedEnd, newSize / 2 * 3 + 32),
                            ("inserted", addedEnd..<patch.count, newSize)].map { name, range, limit throws(DepotError) in
             try StreamFile(inflating: UnsafeRawBufferPointer(rebasing: patch[range]), limit: limit, name: name, in: temporaryDirectory)
         }
         defer { for stream in streams { stream.remove() } }
-        let (controls, added, inserted) = (streams[0], streams[1], streams[2])
+        let (controls, inserted) = (streams[0], streams[2])
+        let added = ZeroRunReader(streams[1])
         guard controls.size == header.steps * 24 else { throw invalid("its controls hold \(controls.size) bytes for \(header.steps) steps") }
         var oldOffset = 0
         var written = 0
@@ -50,7 +52,7 @@ extension Patch {
             guard !overflow else { throw invalid("a step moves outside the old file") }
             oldOffset = moved
         }
-        guard written == newSize, added.remaining == 0, inserted.remaining == 0 else {
+        guard written == newSize, added.isFinished, inserted.remaining == 0 else {
             throw invalid("its steps make \(written) bytes of \(newSize), with bytes left over")
         }
     }
@@ -60,6 +62,67 @@ extension Patch {
             try output.write(contentsOf: bytes)
         } catch {
             throw DepotError(.fileUnreadable, "Could not write the patched file.", cause: "\(error)")
+        }
+    }
+
+    /// The added bytes, decoded from their runs (``ZeroRuns``) as the steps ask for them.
+    private final class ZeroRunReader {
+        private let stream: StreamFile
+        private var buffer: [UInt8] = []
+        private var position = 0
+        private var zeros = 0
+        private var literals = 0
+
+        init(_ stream: StreamFile) { self.stream = stream }
+
+        /// Whether every run was used up.
+        var isFinished: Bool { zeros == 0 && literals == 0 && position == buffer.count && stream.remaining == 0 }
+
+        /// The next `count` added bytes (a patch whose runs hold fewer is invalid).
+        func read(_ count: Int) throws(DepotError) -> [UInt8] {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(count)
+            while bytes.count < count {
+                if zeros == 0 && literals == 0 {
+                    zeros = try number()
+                    literals = try number()
+                    continue
+                }
+                let wanted = count - bytes.count
+                if zeros > 0 {
+                    let taken = min(zeros, wanted)
+                    bytes.append(contentsOf: repeatElement(0, count: taken))
+                    zeros -= taken
+                } else {
+                    if position == buffer.count { try refill() }
+                    let taken = min(literals, wanted, buffer.count - position)
+                    bytes += buffer[position..<(position + taken)]
+                    position += taken
+                    literals -= taken
+                }
+            }
+            return bytes
+        }
+
+        private func number() throws(DepotError) -> Int {
+            var value = 0
+            for shift in stride(from: 0, to: 63, by: 7) {
+                if position == buffer.count { try refill() }
+                let byte = buffer[position]
+                position += 1
+                value |= Int(byte & 0x7F) << shift
+                if byte < 0x80 {
+                    guard value >= 0 else { break }
+                    return value
+                }
+            }
+            throw Patch.invalid("its added stream holds a count past 2^62")
+        }
+
+        private func refill() throws(DepotError) {
+            guard stream.remaining > 0 else { throw Patch.invalid("a step needs more bytes than its streams hold") }
+            buffer = try stream.read(min(1 << 20, stream.remaining))
+            position = 0
         }
     }
 

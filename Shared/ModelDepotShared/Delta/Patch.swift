@@ -5,7 +5,7 @@ import Foundation
 ///
 ///     "MDPATCH1"  old size  new size  steps  controls length  added length  inserted length
 ///     controls: DEFLATE of each step's (added count, inserted count, seek as two's complement)
-///     added:    DEFLATE of the bytes added to the old file's, every step's in turn
+///     added:    DEFLATE of the runs (``ZeroRuns``) of the bytes added to the old file's, every step's in turn
 ///     inserted: DEFLATE of the bytes inserted as they are, every step's in turn
 ///
 /// Applying checks every length against the others and against the files, so a damaged or

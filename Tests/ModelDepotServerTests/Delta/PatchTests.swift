@@ -74,11 +74,30 @@ import Testing
         #expect(Self.refusal(outside, to: [1, 2, 3], newSize: 10)?.code == .invalidPatch)
         let backwards = Self.handMade(steps: [(added: 0, inserted: 1, seek: -4), (added: 1, inserted: 0, seek: 0)], added: [0], inserted: [5])
         #expect(Self.refusal(backwards, to: [1, 2, 3], newSize: 2)?.code == .invalidPatch)
+        // Runs of added bytes that lie: a count past 2^62, a count cut off, more or fewer bytes than the steps add.
+        let step = [(added: 3, inserted: 0, seek: 0)]
+        let runs: [(String, [UInt8])] = [
+            ("a huge count", [UInt8](repeating: 0xFF, count: 9) + [0x7F, 0]), ("a cut count", [0x83]), ("runs left over", [3, 0, 5, 0]),
+            ("too few", [1, 1, 9]), ("literals past the stream", [0, 200, 1, 2]),
+        ]
+        for (name, runs) in runs {
+            #expect(Self.refusal(Self.handMade(steps: step, added: [], inserted: [], runs: runs), to: [1, 2, 3], newSize: 3)?.code == .invalidPatch, "\(name)")
+        }
+        let honest = Self.handMade(steps: step, added: [], inserted: [], runs: [1, 2, 7, 9])
+        #expect(Self.refusal(honest, to: [1, 2, 3], newSize: 3) == nil, "the same patch with honest runs applies")
     }
 
-    static func handMade(steps: [(added: Int, inserted: Int, seek: Int)], added: [UInt8], inserted: [UInt8]) -> [UInt8] {
+    @Test func runsOfZerosCostAlmostNothing() {
+        #expect(ZeroRuns.encode([UInt8](repeating: 0, count: 1 << 20)).count <= 4)
+        #expect(ZeroRuns.encode([]).isEmpty)
+        let mixed: [UInt8] = [0, 0, 0, 0, 5, 0, 6, 0, 0, 0, 7]
+        #expect(ZeroRuns.encode(mixed) == [4, 3, 5, 0, 6, 3, 1, 7], "a zero inside a literal stretch stays a literal")
+    }
+
+    /// A patch of `steps`, its added bytes as runs (or `runs` as they are).
+    static func handMade(steps: [(added: Int, inserted: Int, seek: Int)], added: [UInt8], inserted: [UInt8], runs: [UInt8]? = nil) -> [UInt8] {
         let controls = steps.flatMap { Patch.littleEndian($0.added) + Patch.littleEndian($0.inserted) + Patch.littleEndian($0.seek) }
-        let streams = [controls, added, inserted].map { $0.withUnsafeBufferPointer { Deflater.compress($0) } }
+        let streams = [controls, runs ?? ZeroRuns.encode(added), inserted].map { $0.withUnsafeBufferPointer { Deflater.compress($0) } }
         return Patch.Header(oldSize: 3, newSize: steps.reduce(0) { $0 + $1.added + $1.inserted }, steps: steps.count,
                             controlsLength: streams[0].count, addedLength: streams[1].count, insertedLength: streams[2].count).encoded
             + streams.joined()
