@@ -10,7 +10,8 @@ run makes the same files):
   - new-model            another model of the same architecture (another initialisation)
 and OUT/plain/<float32|int8>.tflite, the model without metadata, for delta_metadata.py to make
 the labels-only and metadata-added pairs. With --large, also OUT/large-retrain-last-layer, a
-ResNet50 (about 100 MB in float32) with its head retrained: the patch creation time target.
+ResNet50 (about 100 MB in float32, a head of 20 classes) with its head retrained: the patch
+creation time target.
 The models are MobileNetV2 (alpha 1.0, 224x224, a head of 20 classes) with random weights: an update
 changes bytes where training would, which is what a patch sees; accuracy plays no part.
 """
@@ -101,5 +102,5 @@ for precision in ("float32", "int8"):
 if LARGE:
     tf.keras.utils.set_random_seed(11)
     resnet = tf.keras.applications.ResNet50(input_shape=(224, 224, 3), include_top=False, weights=None, pooling="avg")
-    large = tf.keras.Model(resnet.input, tf.keras.layers.Dense(1000, activation="softmax", name="head")(resnet.output))
+    large = tf.keras.Model(resnet.input, tf.keras.layers.Dense(20, activation="softmax", name="head")(resnet.output))
     write("large-retrain-last-layer-float32", convert(large, False, 224), convert(retrained_head(large, 12), False, 224))

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A bsdiff-style difference between two files (Percival, "Naive differences of executable
 /// code", 2003): the new file as a sequence of steps, each adding bytes of the old file to a
 /// stretch of the new one (so a stretch that moved and changed a little becomes mostly zeros,
@@ -27,6 +29,7 @@ struct BinaryDiff: Sendable, Hashable {
     /// none: memory is the old file's suffix array and one step.
     static func forEachStep(from old: UnsafeBufferPointer<UInt8>, to new: UnsafeBufferPointer<UInt8>, _ body: (Step) -> Void) {
         let order = SuffixArray.of(old)
+        let buckets = PrefixBuckets(old)
         var scan = 0, length = 0, position = 0
         var lastScan = 0, lastPosition = 0, lastOffset = 0
         while scan < new.count {
@@ -34,7 +37,7 @@ struct BinaryDiff: Sendable, Hashable {
             scan += length
             var scored = scan
             while scan < new.count {
-                (length, position) = Self.longestMatch(of: new[scan...], in: old, order: order)
+                (length, position) = Self.longestMatch(of: new, from: scan, in: old, order: order, buckets: buckets)
                 while scored < scan + length {
                     if scored + lastOffset < old.count && old[scored + lastOffset] == new[scored] { oldScore += 1 }
                     scored += 1
@@ -77,26 +80,40 @@ struct BinaryDiff: Sendable, Hashable {
         }
     }
 
-    /// The longest prefix of `target` found in `old`, and where: binary search over the sorted
-    /// suffixes, then the better of the two neighbours it ends between.
-    static func longestMatch(of target: Slice<UnsafeBufferPointer<UInt8>>, in old: UnsafeBufferPointer<UInt8>, order: [Int32]) -> (length: Int, position: Int) {
-        guard !order.isEmpty else { return (0, 0) }
+    /// The longest prefix of `new[start...]` found in `old`, and where: binary search over the
+    /// sorted suffixes (within those sharing its first bytes, each comparison one `memcmp`),
+    /// then the better of the two neighbours it ends between.
+    static func longestMatch(of new: UnsafeBufferPointer<UInt8>, from start: Int, in old: UnsafeBufferPointer<UInt8>,
+                             order: [Int32], buckets: PrefixBuckets) -> (length: Int, position: Int) {
+        guard !order.isEmpty, start < new.count, let oldBase = old.baseAddress, let newBase = new.baseAddress else { return (0, 0) }
+        let target = newBase + start
+        let targetCount = new.count - start
         var low = 0, high = order.count - 1
+        if let bucket = buckets.range(of: target, count: targetCount) {
+            // None shares the first bytes: the best is one of the two around where they would be.
+            (low, high) = bucket.isEmpty ? (max(0, bucket.lowerBound - 1), min(order.count - 1, bucket.lowerBound))
+                                         : (bucket.lowerBound, bucket.upperBound - 1)
+        }
         while high - low >= 2 {
             let middle = low + (high - low) / 2
-            if old[Int(order[middle])...].lexicographicallyPrecedes(target) { low = middle } else { high = middle }
+            let suffix = Int(order[middle])
+            let count = old.count - suffix
+            let compared = memcmp(oldBase + suffix, target, min(count, targetCount))
+            if compared < 0 || (compared == 0 && count < targetCount) { low = middle } else { high = middle }
         }
-        let first = commonPrefix(old[Int(order[low])...], target)
-        let second = commonPrefix(old[Int(order[high])...], target)
+        let first = commonPrefix(oldBase + Int(order[low]), old.count - Int(order[low]), target, targetCount)
+        let second = commonPrefix(oldBase + Int(order[high]), old.count - Int(order[high]), target, targetCount)
         return first > second ? (first, Int(order[low])) : (second, Int(order[high]))
     }
 
-    static func commonPrefix(_ a: Slice<UnsafeBufferPointer<UInt8>>, _ b: Slice<UnsafeBufferPointer<UInt8>>) -> Int {
+    static func commonPrefix(_ a: UnsafePointer<UInt8>, _ aCount: Int, _ b: UnsafePointer<UInt8>, _ bCount: Int) -> Int {
+        let count = min(aCount, bCount)
         var length = 0
-        for (x, y) in zip(a, b) {
-            guard x == y else { break }
-            length += 1
+        while length + 8 <= count,
+              UnsafeRawPointer(a + length).loadUnaligned(as: UInt64.self) == UnsafeRawPointer(b + length).loadUnaligned(as: UInt64.self) {
+            length += 8
         }
+        while length < count, a[length] == b[length] { length += 1 }
         return length
     }
 
