@@ -15,11 +15,13 @@ extension Patch {
         let controlsEnd = headerSize + header.controlsLength
         let addedEnd = controlsEnd + header.addedLength
         // Runs of added bytes take at most 3 bytes for 2 (a zero, then one literal, over and over).
-        let streams = try [("controls", headerSize..<controlsEnd, header.steps * 24), ("added", controlsEnd..<addedEnd, newSize / 2 * 3 + 32),
-                           ("inserted", addedEnd..<patch.count, newSize)].map { name, range, limit throws(DepotError) in
-            try StreamFile(inflating: UnsafeRawBufferPointer(rebasing: patch[range]), limit: limit, name: name, in: temporaryDirectory)
-        }
+        var streams: [StreamFile] = []
+        // Every temporary file goes, whether the patch applies or is refused halfway.
         defer { for stream in streams { stream.remove() } }
+        for (name, range, limit) in [("controls", headerSize..<controlsEnd, header.steps * 24), ("added", controlsEnd..<addedEnd, newSize / 2 * 3 + 32),
+                                     ("inserted", addedEnd..<patch.count, newSize)] {
+            streams.append(try StreamFile(inflating: UnsafeRawBufferPointer(rebasing: patch[range]), limit: limit, name: name, in: temporaryDirectory))
+        }
         let (controls, inserted) = (streams[0], streams[2])
         let added = ZeroRunReader(streams[1])
         guard controls.size == header.steps * 24 else { throw invalid("its controls hold \(controls.size) bytes for \(header.steps) steps") }
@@ -145,15 +147,18 @@ extension Patch {
                 do { try writer.write(contentsOf: piece) } catch { failure = error }
             }
             try? writer.close()
-            if let failure { throw DepotError(.fileUnreadable, "Could not write a temporary file to apply a patch.", cause: "\(failure)") }
-            switch result {
-            case .success(let produced): size = produced
-            case .failure(.tooLarge): throw Patch.invalid("its \(name) stream inflates past \(limit) bytes")
-            case .failure(.damaged(let why)): throw Patch.invalid("its \(name) stream is damaged (\(why))")
+            var refusal: DepotError? = switch result {
+            case .success: nil
+            case .failure(.tooLarge): Patch.invalid("its \(name) stream inflates past \(limit) bytes")
+            case .failure(.damaged(let why)): Patch.invalid("its \(name) stream is damaged (\(why))")
             }
-            guard let reader = FileHandle(forReadingAtPath: url.path) else {
-                throw DepotError(.fileUnreadable, "Could not read back a temporary file while applying a patch.")
+            if let failure { refusal = DepotError(.fileUnreadable, "Could not write a temporary file to apply a patch.", cause: "\(failure)") }
+            let reader = refusal == nil ? FileHandle(forReadingAtPath: url.path) : nil
+            guard let reader, case .success(let produced) = result else {
+                try? FileManager.default.removeItem(at: url)
+                throw refusal ?? DepotError(.fileUnreadable, "Could not read back a temporary file while applying a patch.")
             }
+            size = produced
             handle = reader
         }
 

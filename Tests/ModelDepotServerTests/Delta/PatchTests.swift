@@ -13,11 +13,15 @@ import Testing
         let output = directory.appendingPathComponent("new")
         FileManager.default.createFile(atPath: output.path, contents: nil)
         let handle = try FileHandle(forWritingTo: output)
-        try patch.withUnsafeBytes { patch in
-            try old.withUnsafeBytes { old in try Patch.apply(patch, to: old, newSize: newSize, output: handle, temporaryDirectory: directory) }
+        let applied = Result {
+            try patch.withUnsafeBytes { patch in
+                try old.withUnsafeBytes { old in try Patch.apply(patch, to: old, newSize: newSize, output: handle, temporaryDirectory: directory) }
+            }
         }
         try handle.close()
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["new"], "the streams' temporary files are gone")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["new"],
+                "the streams' temporary files are gone, whether the patch applied or was refused")
+        try applied.get()
         return try [UInt8](Data(contentsOf: output))
     }
 
