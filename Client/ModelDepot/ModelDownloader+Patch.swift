@@ -21,7 +21,9 @@ extension ModelDownloader {
     /// - Returns: The complete file, not yet verified as a model (its size and SHA-256 are).
     func fetch(_ manifest: ModelManifest, patches: [ModelManifest.Patch], held: [String: URL], conditions: DownloadConditions,
                transfer: inout Transfer) async throws -> URL {
-        if let same = held[manifest.sha256] {
+        let free = configuration.deviceStatus.status(for: configuration.cacheDirectory).freeSpace - conditions.minimumFreeSpace
+        // A file damaged on disk since its version was installed is neither copied nor patched.
+        if let same = held[manifest.sha256], Int64(manifest.size) <= free, (try? SHA256.digest(ofFileAt: same.path).hex) == manifest.sha256 {
             let partial = cache.partialFile(manifest.sha256)
             try? FileManager.default.removeItem(at: partial)
             try FileManager.default.createDirectory(at: partial.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -30,7 +32,11 @@ extension ModelDownloader {
             return partial
         }
         let remaining = manifest.size - Self.size(of: cache.partialFile(manifest.sha256))
-        let usable = patches.filter { held[$0.from] != nil && $0.size - Self.size(of: cache.partialFile($0.sha256)) < remaining }
+        // Applying writes the new file and its streams beside the patch: up to about 3.5 times the file.
+        let usable = patches.filter {
+            held[$0.from] != nil && $0.size - Self.size(of: cache.partialFile($0.sha256)) < remaining
+                && Int64($0.size) + Int64(manifest.size) * 7 / 2 <= free
+        }
         if let patch = usable.min(by: { $0.size < $1.size }), let old = held[patch.from] {
             var blob = manifest
             (blob.sha256, blob.size, blob.downloadURL) = (patch.sha256, patch.size, patch.downloadURL)
@@ -43,7 +49,7 @@ extension ModelDownloader {
                 transfer.patched += 1
                 transfer.saved += manifest.size - patch.size
                 return file
-            } catch let error as DepotError where ![.cancelled, .conditionsNotMet, .notEnoughSpace, .unavailable].contains(error.code) {
+            } catch let error as DepotError where Self.meansABadPatch.contains(error.code) {
                 try? FileManager.default.removeItem(at: cache.partialFile(patch.sha256))
             }
         }
@@ -53,12 +59,21 @@ extension ModelDownloader {
         return file
     }
 
+    /// The failures that say the patch itself cannot be used (not what was signed, not applicable,
+    /// not there, not fetchable from where it is): the file is then downloaded whole. Any other
+    /// failure (the network, the pace, the server's errors, space, conditions, cancellation) ends
+    /// the attempt with the partial patch kept for the next.
+    static let meansABadPatch: Set<DepotError.Code> = [.digestMismatch, .sizeMismatch, .invalidPatch, .notFound, .forbidden,
+                                                         .originNotAllowed, .insecureRedirect, .invalidMetadata]
+
     /// Checks a downloaded patch against its digest, applies it to `old` and checks the result
     /// against the manifest's size and SHA-256; the result becomes the file's partial download.
     /// - Throws: ``DepotError`` `digest_mismatch` for a patch or a result that is not what was
     ///   signed, `invalid_patch` for one that does not apply, `size_mismatch` for a result of
     ///   another size.
-    private func apply(_ patchFile: URL, as patch: ModelManifest.Patch, to old: URL, making manifest: ModelManifest) async throws -> URL {
+    /// Runs off the downloader's actor: hashing and applying take seconds for a large model.
+    @concurrent
+    private nonisolated func apply(_ patchFile: URL, as patch: ModelManifest.Patch, to old: URL, making manifest: ModelManifest) async throws -> URL {
         let what = "The patch to '\(manifest.model)' v\(manifest.version)"
         guard try SHA256.digest(ofFileAt: patchFile.path).hex == patch.sha256 else {
             throw DepotError(.digestMismatch, "\(what) is not the one the manifest signed (its SHA-256 differs); it was discarded.")
@@ -66,6 +81,7 @@ extension ModelDownloader {
         let result = cache.partialFile(manifest.sha256).appendingPathExtension("patched")
         defer { try? FileManager.default.removeItem(at: result) }
         guard FileManager.default.createFile(atPath: result.path, contents: nil), let output = FileHandle(forWritingAtPath: result.path) else {
+            try? FileManager.default.removeItem(at: result)
             throw DepotError(.fileUnreadable, "Could not create '\(result.path)' to apply the patch to '\(manifest.model)' v\(manifest.version).")
         }
         do {

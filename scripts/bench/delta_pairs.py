@@ -9,9 +9,8 @@ run makes the same files):
   - finetune-all         every weight moved a little
   - new-model            another model of the same architecture (another initialisation)
 and OUT/plain/<float32|int8>.tflite, the model without metadata, for delta_metadata.py to make
-the labels-only and metadata-added pairs. With --large, also OUT/large-retrain-last-layer, a
-ResNet50 (about 100 MB in float32, a head of 20 classes) with its head retrained: the patch
-creation time target.
+the labels-only and metadata-added pairs. With --large, also two ResNet50s (94 and 102 MB in
+float32, heads of 20 and 1000 classes) with their heads retrained: the patch creation time target.
 The models are MobileNetV2 (alpha 1.0, 224x224, a head of 20 classes) with random weights: an update
 changes bytes where training would, which is what a patch sees; accuracy plays no part.
 """
@@ -100,7 +99,8 @@ for precision in ("float32", "int8"):
         write(f"{name}-{precision}", old, convert(model, precision == "int8", SIZE))
 
 if LARGE:
-    tf.keras.utils.set_random_seed(11)
-    resnet = tf.keras.applications.ResNet50(input_shape=(224, 224, 3), include_top=False, weights=None, pooling="avg")
-    large = tf.keras.Model(resnet.input, tf.keras.layers.Dense(20, activation="softmax", name="head")(resnet.output))
-    write("large-retrain-last-layer-float32", convert(large, False, 224), convert(retrained_head(large, 12), False, 224))
+    for classes in (20, 1000):
+        tf.keras.utils.set_random_seed(11)
+        resnet = tf.keras.applications.ResNet50(input_shape=(224, 224, 3), include_top=False, weights=None, pooling="avg")
+        large = tf.keras.Model(resnet.input, tf.keras.layers.Dense(classes, activation="softmax", name="head")(resnet.output))
+        write(f"large-{classes}-classes-retrain-last-layer-float32", convert(large, False, 224), convert(retrained_head(large, 12), False, 224))

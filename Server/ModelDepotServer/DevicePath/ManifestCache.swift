@@ -114,7 +114,11 @@ final class ManifestCache: Sendable {
         }
         var manifestVersion = known ?? 0
         if known == nil { manifestVersion = try await agreedManifestVersion(of: model, generation: generation, at: now, catalog: catalog) }
-        let patches = Dictionary(grouping: try await catalog.patches(to: found.version, of: model), by: \.file).mapValues { patches in
+        // The patches from the nearest versions first, so that many files and a large --patch-from
+        // still leave the manifest well inside the 64 KiB a device reads.
+        let offered = try await catalog.patches(to: found.version, of: model).filter { $0.sha256 != nil }
+            .sorted { $0.fromVersion > $1.fromVersion }.prefix(Self.maximumPatches)
+        let patches = Dictionary(grouping: offered, by: \.file).mapValues { patches in
             patches.compactMap { patch in
                 patch.sha256.map { ModelManifest.Patch(from: patch.fromSha256, sha256: $0, size: patch.size, downloadURL: DeviceRoute.blob(sha256: $0)) }
             }
@@ -134,6 +138,9 @@ final class ManifestCache: Sendable {
                                             refreshAt: now.addingTimeInterval(lifetime / 2), rootVersion: signer.rootVersion))
         return (entry, store(entry, for: key, of: model, generation: generation))
     }
+
+    /// The most patches one manifest lists (about 370 bytes each in the envelope: 18 KiB).
+    static let maximumPatches = 48
 
     /// Forgets a model's answers after an admin change; its next manifests get a higher version.
     func invalidate(_ model: ModelName) {

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Logging
 import ModelDepotShared
@@ -58,6 +59,8 @@ public struct PatchService: Sendable {
                                  maximumSize: maximumSize)
             var made: [StoredPatch] = []
             for job in plan.jobs {
+                // A server shutting down stops between patches (one being made is finished).
+                try Task.checkCancellation()
                 do {
                     if let patch = try await make(job) { made.append(patch) }
                 } catch {
@@ -73,14 +76,21 @@ public struct PatchService: Sendable {
     /// Makes one patch and records it; `nil` when a version went meanwhile.
     private func make(_ job: PatchPlan.Job) async throws -> StoredPatch? {
         let directory = FileManager.default.temporaryDirectory
-        let bytes = try await blobs.withLocalFile(of: job.fromSha256, size: job.fromSize, in: directory) { old in
+        let (bytes, makesTheFile) = try await blobs.withLocalFile(of: job.fromSha256, size: job.fromSize, in: directory) { old in
             try await blobs.withLocalFile(of: job.sha256, size: job.size, in: directory) { new in
-                try await DedicatedThread.run(background: true) { () throws(DepotError) in try PatchMaker.patch(fromFileAt: old, toFileAt: new) }
+                try await DedicatedThread.run(background: true) { () throws(DepotError) in
+                    let patch = try PatchMaker.patch(fromFileAt: old, toFileAt: new)
+                    return (patch, try Self.applies(patch, to: old, making: job, in: directory))
+                }
             }
         }
         var patch = StoredPatch(model: job.model, version: job.version, fromVersion: job.fromVersion, file: job.file, fromSha256: job.fromSha256,
                                 sha256: nil, size: bytes.count)
-        guard Double(bytes.count) <= Self.largestOffered * Double(job.size) else {
+        if !makesTheFile {
+            logger.error("a patch made does not make its file; it is recorded as not offered", metadata: [
+                "model": "\(job.model)", "version": "\(job.version)", "from": "\(job.fromVersion)", "file": "\(job.file)"])
+        }
+        guard makesTheFile, Double(bytes.count) <= Self.largestOffered * Double(job.size) else {
             return try await catalog.addPatch(patch) ? patch : nil
         }
         let upload = try blobs.beginUpload()
@@ -98,12 +108,40 @@ public struct PatchService: Sendable {
         let (catalog, recording) = (catalog, patch)
         // A patch committed but not recorded (its version went) is left to the next collection.
         let recorded = try await collectionLock.naming {
-            try await upload.commit(sha256: digest)
+            do {
+                try await upload.commit(sha256: digest)
+            } catch {
+                await upload.discard()
+                throw error
+            }
             return try await catalog.addPatch(recording)
         }
         guard recorded else { return nil }
         await caches.changed(.model, job.model.rawValue)
         return patch
+    }
+}
+
+extension PatchService {
+    /// Whether `patch` applied to the file at `old` makes the job's file (its size and SHA-256),
+    /// as a device will check: a patch that does not is never offered.
+    static func applies(_ patch: [UInt8], to old: String, making job: PatchPlan.Job, in directory: URL) throws(DepotError) -> Bool {
+        let output = directory.appendingPathComponent("patched-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        guard FileManager.default.createFile(atPath: output.path, contents: nil), let handle = FileHandle(forWritingAtPath: output.path) else {
+            throw DepotError(.internalError, "Could not create '\(output.path)' to check a patch.")
+        }
+        let mapped = try MappedFile(path: old)
+        let applied = patch.withUnsafeBytes { patch in
+            Result { () throws(DepotError) in
+                try mapped.withBytes { (old) throws(DepotError) in
+                    try Patch.apply(patch, to: old, newSize: job.size, output: handle, temporaryDirectory: directory)
+                }
+            }
+        }
+        try? handle.close()
+        guard case .success = applied else { return false }
+        return try SHA256.digest(ofFileAt: output.path).hex == job.sha256
     }
 }
 
@@ -128,6 +166,8 @@ struct PatchWorker: Service {
                 for await _ in patches.wakeUps {
                     do {
                         try await patches.makeMissing()
+                    } catch is CancellationError {
+                        return
                     } catch {
                         patches.logger.error("could not look for patches to make; trying again later", metadata: ["error": "\(error)"])
                     }

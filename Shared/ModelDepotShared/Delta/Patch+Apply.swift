@@ -139,6 +139,7 @@ extension Patch {
         init(inflating compressed: UnsafeRawBufferPointer, limit: Int, name: String, in directory: URL) throws(DepotError) {
             url = directory.appendingPathComponent("patch-\(name)-\(UUID().uuidString)")
             guard FileManager.default.createFile(atPath: url.path, contents: nil), let writer = FileHandle(forWritingAtPath: url.path) else {
+                try? FileManager.default.removeItem(at: url)
                 throw DepotError(.fileUnreadable, "Could not create a temporary file to apply a patch in '\(directory.path)'.")
             }
             var failure: (any Error)?

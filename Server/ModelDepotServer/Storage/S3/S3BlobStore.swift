@@ -126,10 +126,10 @@ public struct S3BlobStore: BlobStore {
     public func withLocalFile<Result: Sendable>(of sha256: String, size: Int, in directory: URL,
                                                 _ body: (String) async throws -> Result) async throws -> Result {
         let path = directory.appendingPathComponent("blob-\(UUID().uuidString).part").path
+        defer { unlink(path) }
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
             throw DepotError(.internalError, "Could not create '\(path)' for a copy of blob \(sha256).")
         }
-        defer { unlink(path) }
         do {
             defer { try? handle.close() }
             if size > 0 {
