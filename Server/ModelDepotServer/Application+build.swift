@@ -89,7 +89,8 @@ func buildRouter(configuration: ServerConfiguration, deployment: Deployment, ind
     let keyService = KeyService(catalog: catalog, caches: caches, sessions: sessions, clock: clock)
     let rolloutService = RolloutService(catalog: catalog, caches: caches, clock: clock)
     let patches = PatchService(catalog: catalog, blobs: blobs, lock: deployment.patchLock, collectionLock: deployment.collectionLock,
-                               caches: caches, sources: configuration.patchSources, maximumSize: configuration.patchMaximumSize, logger: logger)
+                               caches: caches, sources: configuration.patchSources, maximumSize: configuration.patchMaximumSize, logger: logger,
+                               clock: clock)
 
     let routes = RouteInventory(router: Router(context: AppRequestContext.self))
     routes.add(middleware: RequestLogMiddleware(metrics: metrics, log: requestLog))

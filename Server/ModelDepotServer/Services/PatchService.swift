@@ -24,12 +24,15 @@ public struct PatchService: Sendable {
     /// The largest file (old or new) that gets patches.
     let maximumSize: Int
     let logger: Logger
+    let clock: @Sendable () -> Date
+    /// The jobs that failed, tried again later and later.
+    let failures = PatchFailures()
     private let wakeUp: AsyncStream<Void>.Continuation
     /// A wake-up after each version published here (``nudge()``).
     let wakeUps: AsyncStream<Void>
 
     init(catalog: any ModelCatalog, blobs: any BlobStore, lock: any ReplicaWorkLock, collectionLock: any BlobCollectionLock,
-         caches: CatalogCaches, sources: Int, maximumSize: Int, logger: Logger) {
+         caches: CatalogCaches, sources: Int, maximumSize: Int, logger: Logger, clock: @escaping @Sendable () -> Date) {
         self.catalog = catalog
         self.blobs = blobs
         self.lock = lock
@@ -38,6 +41,7 @@ public struct PatchService: Sendable {
         self.sources = sources
         self.maximumSize = maximumSize
         self.logger = logger
+        self.clock = clock
         (wakeUps, wakeUp) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -58,15 +62,17 @@ public struct PatchService: Sendable {
             let plan = PatchPlan(files: try await catalog.publishedFiles(), made: try await catalog.patches(), sources: sources,
                                  maximumSize: maximumSize)
             var made: [StoredPatch] = []
-            for job in plan.jobs {
+            for job in plan.jobs where failures.isDue(job, at: clock()) {
                 // A server shutting down stops between patches (one being made is finished).
                 try Task.checkCancellation()
                 do {
                     if let patch = try await make(job) { made.append(patch) }
+                    failures.succeeded(job)
                 } catch {
+                    let retryAt = failures.failed(job, at: clock())
                     logger.error("could not make a patch; trying again later", metadata: [
                         "model": "\(job.model)", "version": "\(job.version)", "from": "\(job.fromVersion)", "file": "\(job.file)",
-                        "error": "\(error)"])
+                        "retry": "\(retryAt)", "error": "\(error)"])
                 }
             }
             return made
