@@ -50,6 +50,31 @@ struct VisionTasksEndToEndTests {
         }
     }
 
+    @Test(arguments: ["image_classifier", "image_classifier_uint8"])
+    func regionClassificationsEqualTheTaskLibrarys(fixture: String) async throws {
+        let (published, model) = try await verified(fixture)
+        defer { withExtendedLifetime(published) {} }
+        let classifier = try ImageClassifier(model: model, library: try LiteRTLibrary(path: try LiteRTRuntime.libraryPath()),
+                                             options: .init(maximumResults: 5))
+        // Boxes inside, at each edge, of one pixel's width, and the whole image.
+        let boxes: [(String, PixelRegion)] = [
+            ("scene_300x200", PixelRegion(x: 30, y: 20, width: 120, height: 90)), ("scene_300x200", PixelRegion(x: 0, y: 0, width: 64, height: 200)),
+            ("scene_300x200", PixelRegion(x: 250, y: 150, width: 50, height: 50)), ("scene_300x200", PixelRegion(x: 100, y: 60, width: 1, height: 37)),
+            ("scene_50x37", PixelRegion(x: 0, y: 0, width: 50, height: 37)), ("scene_50x37", PixelRegion(x: 13, y: 7, width: 21, height: 9)),
+        ]
+        for (image, box) in boxes {
+            let picture = Self.images.appendingPathComponent("\(image).png")
+            let ours = try classifier.classify(try PixelBuffer(contentsOfFile: picture.path), region: box)
+            let theirs = try Self.reference([ReferenceCategory].self, ["classify-region", model.fileURL.path, picture.path, "5",
+                                                                      "\(box.x)", "\(box.y)", "\(box.width)", "\(box.height)"])
+            #expect(ours.count == 5 && theirs.count == 5, "\(image) \(box)")
+            #expect(Self.groups(ours.map { ($0.score, $0.label) }) == Self.groups(theirs.map { ($0.score, $0.label) }), "\(image) \(box): \(ours) vs \(theirs)")
+            for (mine, reference) in zip(ours, theirs) {
+                #expect(abs(mine.score - reference.score) <= 1e-5, "\(image) \(box): \(mine) vs \(reference)")
+            }
+        }
+    }
+
     static func groups(_ ranked: [(Float, String)]) -> [Set<String>] {
         var groups: [(Float, Set<String>)] = []
         for (score, label) in ranked {

@@ -3,6 +3,8 @@
 
     task_library_reference.py classify MODEL IMAGE MAX_RESULTS [THRESHOLD]
         -> [{"index", "label", "score"}, ...]          (ImageClassifier, best first)
+    task_library_reference.py classify-region MODEL IMAGE MAX_RESULTS X Y WIDTH HEIGHT
+        -> the same for the box (ImageClassifier.classify(image, bounding_box))
     task_library_reference.py detect MODEL IMAGE [THRESHOLD]
         -> [{"x", "y", "width", "height", "classIndex", "label", "score"}, ...]   (ObjectDetector)
     task_library_reference.py pixels MODEL IMAGE
@@ -25,6 +27,14 @@ def classify(model, image, max_results, threshold=None):
     classifier = vision.ImageClassifier.create_from_options(vision.ImageClassifierOptions(
         base_options=core.BaseOptions(file_name=model), classification_options=options))
     result = classifier.classify(vision.TensorImage.create_from_file(image))
+    return [{"index": c.index, "label": c.category_name, "score": c.score} for c in result.classifications[0].categories]
+
+
+def classify_region(model, image, max_results, x, y, width, height):
+    classifier = vision.ImageClassifier.create_from_options(vision.ImageClassifierOptions(
+        base_options=core.BaseOptions(file_name=model), classification_options=processor.ClassificationOptions(max_results=int(max_results))))
+    box = processor.BoundingBox(origin_x=int(x), origin_y=int(y), width=int(width), height=int(height))
+    result = classifier.classify(vision.TensorImage.create_from_file(image), box)
     return [{"index": c.index, "label": c.category_name, "score": c.score} for c in result.classifications[0].categories]
 
 
@@ -51,7 +61,7 @@ def pixels(model, image):
 
 
 def main(arguments):
-    commands = {"classify": classify, "detect": detect, "pixels": pixels}
+    commands = {"classify": classify, "classify-region": classify_region, "detect": detect, "pixels": pixels}
     if not arguments or arguments[0] not in commands:
         sys.exit(__doc__)
     print(json.dumps(commands[arguments[0]](*arguments[1:])))
