@@ -100,7 +100,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "depot-benchmark",
-            dependencies: ["ModelDepotShared", "ModelDepot", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["ModelDepotShared", "ModelDepot", "ModelDepotLiteRT", .product(name: "Crypto", package: "swift-crypto")],
             path: "Benchmarks/depot-benchmark"
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),

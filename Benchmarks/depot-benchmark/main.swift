@@ -7,6 +7,7 @@
 //   depot-benchmark sdk-install SERVER KEY ROOT_KEY MODEL CACHE [--url-session]   one download-verify-install
 //   depot-benchmark signing          Ed25519 sign/verify per second; signed manifests made/checked per second
 //   depot-benchmark patch-apply OLD PATCH NEW_SIZE   the SDK's Patch.apply, mapped files to a temporary file, 5 times: MB/s
+//   depot-benchmark track < DETECTIONS.jsonl   ObjectTracker on a stream of detections (scripts/bench/tracking)
 import Foundation
 import Crypto
 import ModelDepotShared
@@ -59,7 +60,9 @@ case "patch-apply":
         exit(2)
     }
     try PatchBenchmark.apply(old: values[0], patch: values[1], newSize: size)
+case "track":
+    try TrackBenchmark.run()
 default:
-    print("usage: depot-benchmark verify FILE... | sha256 FILE | rules | sdk-verify FILE | sdk-install SERVER KEY ROOT_KEY MODEL CACHE [--url-session] | signing | patch-apply OLD PATCH NEW_SIZE")
+    print("usage: depot-benchmark track < DETECTIONS.jsonl | verify FILE... | sha256 FILE | rules | sdk-verify FILE | sdk-install SERVER KEY ROOT_KEY MODEL CACHE [--url-session] | signing | patch-apply OLD PATCH NEW_SIZE")
     exit(2)
 }

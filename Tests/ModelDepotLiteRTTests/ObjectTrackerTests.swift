@@ -78,7 +78,7 @@ import TestSupport
         let tracker = ObjectTracker()
         #expect(tracker.update(Self.observe([Self.box(0, 0)])).map(\.id) == [1])
         for step in 1...5 {
-            let weak = tracker.update(Self.observe([Self.box(Double(step) * 2, 0), Self.box(400, 400)], score: 0.3))
+            let weak = tracker.update(Self.observe([Self.box(Double(step) * 2, 0), Self.box(400, 400)], score: 0.2))
             #expect(weak.map(\.id) == [1], "the weak detection on its path keeps track 1; the other starts nothing")
         }
         #expect(tracker.update(Self.observe([Self.box(12, 0)])).map(\.id) == [1])

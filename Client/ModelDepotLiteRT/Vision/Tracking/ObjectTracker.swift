@@ -7,13 +7,14 @@
 /// track missed for more than `maximumMissedFrames` ends. Ids count up from 1 and are never
 /// reused. One tracker per stream; not for concurrent use.
 public final class ObjectTracker {
+    /// ByteTrack's thresholds as `supervision`'s `ByteTrack` sets them by default.
     public struct Options: Sendable, Hashable {
-        /// Detections at or above this are paired first and may start tracks.
-        public var highScore: Float = 0.5
+        /// Detections at or above this are paired first.
+        public var highScore: Float = 0.25
         /// Detections from this up to `highScore` only keep tracks alive; below, ignored.
         public var lowScore: Float = 0.1
         /// A detection starts a track at or above this.
-        public var newTrackScore: Float = 0.6
+        public var newTrackScore: Float = 0.35
         /// The least IoU of a confident detection with a track's predicted box.
         public var firstMatchIoU = 0.2
         /// The least IoU of a weak detection with a track's predicted box.
