@@ -133,7 +133,7 @@ def score(directory):
     import motmetrics as mm
 
     results = {}
-    for name in sorted(os.listdir(directory)):
+    for name in sorted(entry for entry in os.listdir(directory) if os.path.isdir(os.path.join(directory, entry))):
         gt = read(os.path.join(directory, name, "gt.jsonl"))
         for tracker in ("bytetrack", "ours"):
             accumulator = mm.MOTAccumulator(auto_id=True)
