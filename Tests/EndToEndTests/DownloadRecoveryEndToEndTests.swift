@@ -10,12 +10,15 @@ import Testing
 
 /// Retries, re-resolving a download URL that went away, and cancellation, against a real server.
 @Suite struct DownloadRecoveryEndToEndTests {
-    /// URLSession with hooks: fail the first range requests (a network blip), or change the
-    /// server's state right after the manifest arrived.
+    /// URLSession with hooks: fail the first range requests (a network blip), fail every range
+    /// once some have passed (a connection lost for good mid-download), or change the server's
+    /// state right after the manifest arrived.
     final class HookedTransport: ModelTransport, @unchecked Sendable {
         // @unchecked: the counters are only touched by the downloader's actor, one call at a time.
         let real = URLSessionTransport()
         var failingRanges: Int
+        /// Ranges that still pass before every later one fails; `nil` never cuts.
+        var passingRangesBeforeCut: Int?
         var afterManifest: (() throws -> Void)?
 
         init(failingRanges: Int = 0, afterManifest: (() throws -> Void)? = nil) {
@@ -36,6 +39,10 @@ import Testing
             if failingRanges > 0 {
                 failingRanges -= 1
                 throw URLError(.networkConnectionLost)
+            }
+            if let passing = passingRangesBeforeCut {
+                guard passing > 0 else { throw URLError(.networkConnectionLost) }
+                passingRangesBeforeCut = passing - 1
             }
             return try await real.download(request, limits: limits)
         }

@@ -1,8 +1,5 @@
 import Crypto
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import ModelDepot
 import ModelDepotShared
 import TestSupport
@@ -108,9 +105,7 @@ import Testing
             let real = try await proxy.forward("/v1/models/flowers/manifest", headers: [
                 "Authorization": "Bearer \(published.appKey)", "Depot-Installation-ID": downloader.installationID,
             ]).body
-            let keyID = try #require(try JSONDecoder().decode(SignedEnvelope.self, from: real).signatures.first?.keyid)
-            let stolen = try Curve25519.Signing.PrivateKey(
-                fileText: String(contentsOf: published.server.storage.appendingPathComponent("keys/\(keyID).ed25519"), encoding: .utf8), path: "stolen")
+            let stolen = try published.stolenKey(thatSigned: real)
             var manifest = try manifestPayload(real)
             manifest.patches = [.init(from: v1.sha256, sha256: digest, size: forged.count, downloadURL: "/v1/blobs/sha256/\(digest)")]
             proxy.take("/v1/models/flowers/manifest", .response(status: .ok, headers: ["Content-Type": "application/json"],
@@ -124,26 +119,9 @@ import Testing
         }
     }
 
-    /// URLSession, failing every range after the first of the first download attempt.
-    final class CutAfterFirstRange: ModelTransport, @unchecked Sendable {
-        // @unchecked: `ranges` and `cut` are only touched by the downloader's actor, one call at a time.
-        let real = URLSessionTransport()
-        var ranges = 0
-        var cut = true
-
-        func data(for request: URLRequest, limits: TransferLimits) async throws -> (Data, HTTPURLResponse) { try await real.data(for: request, limits: limits) }
-
-        func download(_ request: URLRequest, limits: TransferLimits) async throws -> (URL, HTTPURLResponse) {
-            ranges += 1
-            if cut, ranges > 1 { throw URLError(.networkConnectionLost) }
-            return try await real.download(request, limits: limits)
-        }
-    }
-
     @Test func anInterruptedPatchDownloadResumesWhereItStopped() async throws {
         let published = try PublishedModel(arguments: ["--patch-from", "3"])
-        let transport = CutAfterFirstRange()
-        transport.cut = false
+        let transport = DownloadRecoveryEndToEndTests.HookedTransport()
         let downloader = try published.downloader {
             $0.transport = transport
             $0.downloadChunkSize = 64
@@ -155,17 +133,31 @@ import Testing
         #expect(patch.size > 64, "the patch takes more than one range")
 
         let before = try published.server.metric(Self.served)
-        (transport.ranges, transport.cut) = (0, true)
+        transport.passingRangesBeforeCut = 1
         let error = await #expect(throws: DepotError.self) { try await downloader.model(named: "flowers") }
         #expect(error?.code == .unavailable)
         let partial = published.cache.appendingPathComponent("partial/\(patch.sha256!).part")
         #expect((try FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? NSNumber)?.intValue == 64,
                 "the first range stays for the next attempt")
 
-        transport.cut = false
+        transport.passingRangesBeforeCut = nil
         let model = try await downloader.model(named: "flowers")
         #expect(model.version == 2 && model.sha256 == v2.sha256)
         #expect(try published.server.metric(Self.served) - before == patch.size, "each byte of the patch went out once")
+    }
+
+    @Test func depotDiffShowsThePatchAnUpdateWouldCost() throws {
+        struct Result: Decodable { let oldSize: Int, newSize: Int, patchSize: Int, share: Double, offered: Bool }
+        let scratch = try Scratch()
+        let (old, new) = (Binaries.fixture("float_classifier"), Binaries.fixture("float_classifier_labels"))
+        let result = try Command.depot(["diff", old, new, "--out", scratch.path("patch"), "--json"], environment: [:]).decode(Result.self)
+        let written = try Data(contentsOf: scratch.url.appendingPathComponent("patch"))
+        #expect(result.patchSize == written.count && result.oldSize == 992 && result.newSize == 1127 && result.offered)
+        #expect(abs(result.share - Double(written.count) / 1127) < 1e-9)
+        let text = try Command.depot(["diff", old, new], environment: [:])
+        #expect(text.status == 0 && text.text.contains("\(written.count) bytes") && text.text.contains("of the new file's 1127"), "\(text.text)")
+        let missing = try Command.depot(["diff", scratch.path("absent.tflite"), new], environment: [:])
+        #expect(missing.status == 1 && missing.error.contains("absent.tflite"), "\(missing.error)")
     }
 
     @Test func aDeviceTooFarBehindForAnyPatchDownloadsTheFile() async throws {

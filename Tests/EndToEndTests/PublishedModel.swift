@@ -1,6 +1,8 @@
+import Crypto
 import Foundation
 import ModelDepot
 import ModelDepotShared
+import Testing
 
 /// A running `depot serve` with root document v1 signed by a fresh root key, the model `flowers`
 /// (the given fixtures uploaded and published, in order) and a read-only app key: what the SDK's
@@ -34,6 +36,15 @@ final class PublishedModel {
                                                          cacheDirectory: cache)
         change(&configuration)
         return try ModelDownloader(configuration: configuration)
+    }
+}
+
+extension PublishedModel {
+    /// The online key that signed `manifest`, as an attacker who stole it from the server has it.
+    func stolenKey(thatSigned manifest: Data) throws -> Curve25519.Signing.PrivateKey {
+        let keyID = try #require(try JSONDecoder().decode(SignedEnvelope.self, from: manifest).signatures.first?.keyid)
+        let file = server.storage.appendingPathComponent("keys/\(keyID).ed25519")
+        return try Curve25519.Signing.PrivateKey(fileText: String(contentsOf: file, encoding: .utf8), path: "stolen")
     }
 }
 

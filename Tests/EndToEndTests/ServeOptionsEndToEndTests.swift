@@ -12,6 +12,9 @@ import Testing
         (["--console-idle-timeout", "5"], "'5'"),
         (["--console-session-lifetime", "99999999999999999999"], "99999999999999999999"),
         (["--max-associated-files-size=-1"], "-1"),
+        (["--patch-from", "17"], "must be 0 to 16, not 17"),
+        (["--patch-max-size", "2147483648"], "not 2147483648"),
+        (["--patch-interval", "5"], "must be 10 to 86400 seconds, not 5"),
     ])
     func aBadValueStopsTheServerNamingIt(arguments: [String], named: String) throws {
         let scratch = try Scratch()

@@ -35,9 +35,7 @@ import Testing
 
         /// The online key that signed `manifest`, as an attacker who stole it from the server has it.
         func stolenKey(thatSigned manifest: Data) throws -> Curve25519.Signing.PrivateKey {
-            let keyID = try #require(try JSONDecoder().decode(SignedEnvelope.self, from: manifest).signatures.first?.keyid)
-            let file = published.server.storage.appendingPathComponent("keys/\(keyID).ed25519")
-            return try Curve25519.Signing.PrivateKey(fileText: String(contentsOf: file, encoding: .utf8), path: "stolen")
+            try published.stolenKey(thatSigned: manifest)
         }
 
         /// Another downloader on the same cache and proxy, configured by `change`.

@@ -46,17 +46,12 @@ import TestSupport
         ]
         try JSONSerialization.data(withJSONObject: request).write(to: directory.appendingPathComponent("request.json"))
         let run = try Subprocess.run("python3", [reference, directory.path])
-        guard run.status == 0 else { throw Failure("libyuv_frame_reference.py: \(run.error)") }
+        try #require(run.status == 0, "libyuv_frame_reference.py: \(run.error)")
         let read = try (0..<rowBytes.count).map { Array(try Data(contentsOf: directory.appendingPathComponent("plane\($0).bin"))) }
         let frame = try CameraFrame(width: width, height: height, format: test.format,
                                     planes: zip(read, strides).map { CameraFrame.Plane(bytes: $0, rowStride: $1) },
                                     colorSpace: test.colorSpace, colorRange: test.range, orientation: test.orientation.1)
         return (frame, Array(try Data(contentsOf: directory.appendingPathComponent("libyuv.rgb"))))
-    }
-
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
     }
 
     static func largestDifference(_ a: [UInt8], _ b: [UInt8]) -> Int {

@@ -6,7 +6,7 @@ import Foundation
 /// which compress well) and then inserting bytes the old file does not have. Matches are found
 /// by binary search in the old file's ``SuffixArray``. A ``Patch`` carries the steps, and
 /// applying it (``Patch/apply(_:to:newSize:output:temporaryDirectory:)``) replays them.
-struct BinaryDiff: Sendable, Hashable {
+enum BinaryDiff {
     /// One step: `added.count` bytes of the new file made by adding `added` to the old file's bytes
     /// from the current old offset, then `inserted` taken as they are, then the old offset moved
     /// by `seek` (after the added stretch).
@@ -14,15 +14,6 @@ struct BinaryDiff: Sendable, Hashable {
         var added: [UInt8]
         var inserted: [UInt8]
         var seek: Int
-    }
-
-    var steps: [Step]
-
-    /// The difference that turns `old` into `new`, its steps kept.
-    init(from old: [UInt8], to new: [UInt8]) {
-        var steps: [Step] = []
-        old.withUnsafeBufferPointer { old in new.withUnsafeBufferPointer { new in Self.forEachStep(from: old, to: new) { steps.append($0) } } }
-        self.steps = steps
     }
 
     /// Hands each step of the difference that turns `old` into `new` to `body`, in order, keeping
