@@ -183,6 +183,9 @@ public struct DepotError: Error, Sendable, Hashable, Codable, CustomStringConver
         // MARK: Vision tasks (ModelDepotLiteRT)
         /// The model does not have the inputs or outputs the task needs (an image in, scores or detections out).
         case unsupportedModel = "unsupported_model"
+        /// A task's options are out of range (a threshold outside 0–1, a count below 1) or ask
+        /// for what was not given (classification without a classifier).
+        case invalidOptions = "invalid_options"
 
         /// A code this version does not know, sent by a newer server: the message says what happened.
         case unrecognized = "unrecognized"

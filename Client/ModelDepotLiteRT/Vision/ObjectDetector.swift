@@ -66,6 +66,8 @@ public final class ObjectDetector: @unchecked Sendable {
     private let layout: Layout
     private let labels: [String]
     private let threshold: Float
+    /// The score threshold the model's metadata gives, if it gives one.
+    let metadataThreshold: Float?
     private let maximumResults: Int
 
     /// - Parameters:
@@ -125,7 +127,8 @@ public final class ObjectDetector: @unchecked Sendable {
         self.layout = layout
         let valueLabels = description.labelFiles.filter { $0.output == layout.classes }
         labels = (valueLabels.first { $0.locale == options.locale && options.locale != nil } ?? valueLabels.first)?.labels ?? model.labels(locale: options.locale)
-        threshold = options.scoreThreshold ?? tensors?.outputs.dropFirst(layout.scores).first?.scoreThreshold ?? 0
+        metadataThreshold = tensors?.outputs.dropFirst(layout.scores).first?.scoreThreshold
+        threshold = options.scoreThreshold ?? metadataThreshold ?? 0
         maximumResults = options.maximumResults ?? settings?.maxDetections ?? Int.max
         interpreter = try LiteRTInterpreter(model: model, library: library, outcomes: outcomes)
     }
@@ -139,23 +142,34 @@ public final class ObjectDetector: @unchecked Sendable {
     ///   at most `maximumResults`.
     /// - Throws: ``DepotError`` for a region outside the image, or LiteRT's failures.
     public func detect(_ image: PixelBuffer, region: PixelRegion? = nil) throws -> [Detection] {
+        try detect(image, region: region, minimumScore: threshold)
+    }
+
+    /// Detects as ``detect(_:region:)`` with another threshold.
+    func detect(_ image: PixelBuffer, region: PixelRegion?, minimumScore: Float) throws -> [Detection] {
         let area = region ?? PixelRegion(x: 0, y: 0, width: image.width, height: image.height)
         let resized = try image.rgb().resized(width: input.width, height: input.height, region: region)
         let outputs = try interpreter.run([input.value(for: resized)]).map { $0.float32Values ?? [] }
         let boxes = outputs[layout.boxes], classes = outputs[layout.classes], scores = outputs[layout.scores]
-        let count = min(Int(outputs[layout.count].first ?? 0), scores.count, classes.count, boxes.count / 4)
+        let count = min(Self.integer(outputs[layout.count].first ?? 0), scores.count, classes.count, boxes.count / 4)
         var detections: [Detection] = []
-        for index in 0..<max(count, 0) where scores[index] >= threshold && detections.count < maximumResults {
+        for index in 0..<max(count, 0) where scores[index] >= minimumScore && detections.count < maximumResults {
             let values = boxes[(index * 4)..<(index * 4 + 4)].map { $0 }
             let (left, top) = (values[layout.coordinates.left], values[layout.coordinates.top])
             let (right, bottom) = (values[layout.coordinates.right], values[layout.coordinates.bottom])
             let width = Float(area.width), height = Float(area.height)
-            let box = Box(x: area.x + Int(left * width), y: area.y + Int(top * height),
-                          width: Int((abs(right - left) * width).rounded()), height: Int((abs(bottom - top) * height).rounded()))
-            let classIndex = Int(classes[index])
+            let box = Box(x: area.x + Self.integer(left * width), y: area.y + Self.integer(top * height),
+                          width: Self.integer((abs(right - left) * width).rounded()), height: Self.integer((abs(bottom - top) * height).rounded()))
+            let classIndex = Self.integer(classes[index])
             detections.append(Detection(box: box, classIndex: classIndex,
                                         label: classIndex >= 0 && classIndex < labels.count ? labels[classIndex] : "", score: scores[index]))
         }
         return detections
+    }
+
+    /// A model's number as an integer, truncated: a model's outputs are not trusted to be finite
+    /// or in range (NaN is 0; anything beyond ±2^30 is held there).
+    static func integer(_ value: Float) -> Int {
+        value.isNaN ? 0 : Int(min(max(value, -0x1p30), 0x1p30))
     }
 }
