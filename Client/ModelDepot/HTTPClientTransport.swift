@@ -15,11 +15,15 @@ import Synchronization
 /// the connection at once: what a hostile server gets in is the limit plus the sockets' buffers.
 ///
 /// Redirects come back as they are; bodies are never decompressed; connections are pooled in
-/// one client shared by every transport of the process.
+/// one client shared by every transport of the process. A connection that cannot be made fails
+/// at once (AsyncHTTPClient would otherwise try again until its 30-second connect timeout): the
+/// SDK's own retries and a bundled fallback take over without the wait.
 public struct HTTPClientTransport: ModelTransport {
-    private static let client = HTTPClient(
-        eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-        configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(30)), decompression: .disabled))
+    private static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(30)), decompression: .disabled)
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
 
     /// Creates a transport.
     public init() {}
