@@ -1,8 +1,10 @@
-"""Synthetic video sequences with ground truth, for scripts/bench/tracking (run in a venv with
-numpy<2, pandas<2.3, motmetrics 1.4.0 and supervision 0.26.1).
+"""Synthetic video sequences with ground truth, for the tracking score test
+(TrackingScoreEndToEndTests) and scripts/bench/tracking. Run with the Python of
+.build/tracking-reference (scripts/bootstrap: numpy<2, pandas<2.3, motmetrics 1.4.0 and
+supervision 0.26.1).
 
-    python3 tracking_sequences.py make DIR      writes DIR/<sequence>/{gt,detections,bytetrack}.jsonl
-    python3 tracking_sequences.py score DIR     scores DIR/<sequence>/{bytetrack,ours}.jsonl with motmetrics
+    python3 sequences.py make DIR      writes DIR/<sequence>/{gt,detections,bytetrack}.jsonl
+    python3 sequences.py score DIR     scores DIR/<sequence>/{bytetrack,ours}.jsonl with motmetrics
 
 Each sequence is 640x480, 300 frames, seeded: objects of 30 to 90 pixels that move at a steady
 velocity with a little wobble, bounce off the edges, cross one another, leave the frame and come
