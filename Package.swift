@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "depot", targets: ["depot"]),
         .executable(name: "depot-classify", targets: ["depot-classify"]),
         .executable(name: "depot-detect", targets: ["depot-detect"]),
+        .executable(name: "depot-track", targets: ["depot-track"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
@@ -99,6 +100,14 @@ let package = Package(
             path: "Examples/depot-detect"
         ),
         .executableTarget(
+            name: "depot-track",
+            dependencies: [
+                "ModelDepot", "ModelDepotLiteRT", "ModelDepotShared",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/depot-track"
+        ),
+        .executableTarget(
             name: "depot-benchmark",
             dependencies: ["ModelDepotShared", "ModelDepot", "ModelDepotLiteRT", .product(name: "Crypto", package: "swift-crypto")],
             path: "Benchmarks/depot-benchmark"
@@ -130,7 +139,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ModelDepotShared", "ModelDepot", "ModelDepotLiteRT", "depot", "depot-classify", "depot-detect", "TestSupport",
+            dependencies: ["ModelDepotShared", "ModelDepot", "ModelDepotLiteRT", "depot", "depot-classify", "depot-detect", "depot-track", "TestSupport",
                            .product(name: "Crypto", package: "swift-crypto"), .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Tests/EndToEndTests"
