@@ -8,6 +8,7 @@
 //   depot-benchmark signing          Ed25519 sign/verify per second; signed manifests made/checked per second
 //   depot-benchmark patch-apply OLD PATCH NEW_SIZE   the SDK's Patch.apply, mapped files to a temporary file, 5 times: MB/s
 //   depot-benchmark track < DETECTIONS.jsonl   ObjectTracker on a stream of detections (scripts/bench/tracking)
+//   depot-benchmark camera SERVER KEY ROOT_KEY CACHE LIBLITERT FRAMES.nv12   CustomObjectDetector per frame (scripts/bench/camera)
 import Foundation
 import Crypto
 import ModelDepotShared
@@ -62,7 +63,9 @@ case "patch-apply":
     try PatchBenchmark.apply(old: values[0], patch: values[1], newSize: size)
 case "track":
     try TrackBenchmark.run()
+case "camera":
+    try await CameraBenchmark.run(Array(arguments.dropFirst()))
 default:
-    print("usage: depot-benchmark track < DETECTIONS.jsonl | verify FILE... | sha256 FILE | rules | sdk-verify FILE | sdk-install SERVER KEY ROOT_KEY MODEL CACHE [--url-session] | signing | patch-apply OLD PATCH NEW_SIZE")
+    print("usage: depot-benchmark track < DETECTIONS.jsonl | camera SERVER KEY ROOT_KEY CACHE LIBLITERT FRAMES.nv12 | verify FILE... | sha256 FILE | rules | sdk-verify FILE | sdk-install SERVER KEY ROOT_KEY MODEL CACHE [--url-session] | signing | patch-apply OLD PATCH NEW_SIZE")
     exit(2)
 }

@@ -18,8 +18,12 @@ public struct TensorValue: Sendable, Hashable {
 
     /// A float32 tensor.
     public init(float32 values: [Float], shape: [Int]) {
-        self.init(type: .float32, shape: shape, bytes: values.flatMap { value in
-            withUnsafeBytes(of: value.bitPattern.littleEndian) { Array($0) }
+        self.init(type: .float32, shape: shape, bytes: [UInt8](unsafeUninitializedCapacity: values.count * 4) { bytes, count in
+            let raw = UnsafeMutableRawBufferPointer(bytes)
+            for (index, value) in values.enumerated() {
+                raw.storeBytes(of: value.bitPattern.littleEndian, toByteOffset: index * 4, as: UInt32.self)
+            }
+            count = values.count * 4
         })
     }
 
@@ -31,8 +35,8 @@ public struct TensorValue: Sendable, Hashable {
     /// The elements as float32, or `nil` for another type.
     public var float32Values: [Float]? {
         guard type == .float32 else { return nil }
-        return stride(from: 0, to: bytes.count, by: 4).map { offset in
-            Float(bitPattern: UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24)
+        return bytes.withUnsafeBytes { raw in
+            (0..<(raw.count / 4)).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
         }
     }
 

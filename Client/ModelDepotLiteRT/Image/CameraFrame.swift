@@ -115,40 +115,52 @@ public struct CameraFrame: Sendable {
         case (.bt709, .video): .bt709Video
         case (.bt709, .full): .bt709Full
         }
-        var rgb = [UInt8](repeating: 0, count: outWidth * outHeight * 3)
-        rgb.withUnsafeMutableBufferPointer { out in
-            var index = 0
-            for y in 0..<outHeight {
-                for x in 0..<outWidth {
-                    let source = orientation.source(ofX: x, y: y, width: width, height: height)
-                    (out[index], out[index + 1], out[index + 2]) = pixel(x: source.x, y: source.y, conversion)
-                    index += 3
-                }
+        // Where the frame's pixel (0, 0) lands in the upright image, and how far one step right
+        // and one row down move it there (in pixels).
+        let place = orientation.destination(ofX: 0, y: 0, width: width, height: height)
+        let right = orientation.destination(ofX: 1, y: 0, width: width, height: height)
+        let down = orientation.destination(ofX: 0, y: 1, width: width, height: height)
+        let origin = place.y * outWidth + place.x
+        let stepX = (right.y - place.y) * outWidth + (right.x - place.x)
+        let stepY = (down.y - place.y) * outWidth + (down.x - place.x)
+        let rgb = [UInt8](unsafeUninitializedCapacity: outWidth * outHeight * 3) { out, count in
+            for y in 0..<height {
+                convertRow(y, into: out.baseAddress!, at: origin + y * stepY, step: stepX, conversion)
             }
+            count = outWidth * outHeight * 3
         }
         return try PixelBuffer(width: outWidth, height: outHeight, format: .rgb8, bytes: rgb)
     }
 
-    /// The red, green and blue of the frame's pixel (`x`, `y`).
-    @inline(__always)
-    private func pixel(x: Int, y: Int, _ conversion: YUVConversion) -> (UInt8, UInt8, UInt8) {
-        switch format {
-        case .bgra:
-            let base = y * planes[0].rowStride + x * 4
-            return (planes[0].bytes[base + 2], planes[0].bytes[base + 1], planes[0].bytes[base])
-        case .rgba:
-            let base = y * planes[0].rowStride + x * 4
-            return (planes[0].bytes[base], planes[0].bytes[base + 1], planes[0].bytes[base + 2])
-        case .nv12, .nv21:
-            let luma = planes[0].bytes[y * planes[0].rowStride + x]
-            let base = (y / 2) * planes[1].rowStride + (x / 2) * 2
-            let (first, second) = (planes[1].bytes[base], planes[1].bytes[base + 1])
-            return format == .nv12 ? conversion.rgb(y: luma, u: first, v: second) : conversion.rgb(y: luma, u: second, v: first)
-        case .i420:
-            let luma = planes[0].bytes[y * planes[0].rowStride + x]
-            let u = planes[1].bytes[(y / 2) * planes[1].rowStride + x / 2]
-            let v = planes[2].bytes[(y / 2) * planes[2].rowStride + x / 2]
-            return conversion.rgb(y: luma, u: u, v: v)
+    /// Converts the frame's row `y`, writing its pixel `x` at pixel `start + x * step` of `out`.
+    private func convertRow(_ y: Int, into out: UnsafeMutablePointer<UInt8>, at start: Int, step: Int, _ conversion: YUVConversion) {
+        @inline(__always) func write(_ x: Int, _ pixel: (UInt8, UInt8, UInt8)) {
+            let target = (start + x * step) * 3
+            (out[target], out[target + 1], out[target + 2]) = pixel
+        }
+        planes[0].bytes.withUnsafeBufferPointer { first in
+            let row = first.baseAddress! + y * planes[0].rowStride
+            switch format {
+            case .bgra:
+                for x in 0..<width { write(x, (row[x * 4 + 2], row[x * 4 + 1], row[x * 4])) }
+            case .rgba:
+                for x in 0..<width { write(x, (row[x * 4], row[x * 4 + 1], row[x * 4 + 2])) }
+            case .nv12, .nv21:
+                planes[1].bytes.withUnsafeBufferPointer { second in
+                    let chroma = second.baseAddress! + (y / 2) * planes[1].rowStride
+                    let (uOffset, vOffset) = format == .nv12 ? (0, 1) : (1, 0)
+                    for x in 0..<width {
+                        write(x, conversion.rgb(y: row[x], u: chroma[(x / 2) * 2 + uOffset], v: chroma[(x / 2) * 2 + vOffset]))
+                    }
+                }
+            case .i420:
+                planes[1].bytes.withUnsafeBufferPointer { second in
+                    planes[2].bytes.withUnsafeBufferPointer { third in
+                        let u = second.baseAddress! + (y / 2) * planes[1].rowStride, v = third.baseAddress! + (y / 2) * planes[2].rowStride
+                        for x in 0..<width { write(x, conversion.rgb(y: row[x], u: u[x / 2], v: v[x / 2])) }
+                    }
+                }
+            }
         }
     }
 }

@@ -44,15 +44,14 @@ public struct FrameOrientation: Sendable, Hashable {
         rotation == 90 || rotation == 270 ? (height, width) : (width, height)
     }
 
-    /// Where the upright image's pixel (`x`, `y`) comes from in a frame of `width` by `height`.
-    func source(ofX x: Int, y: Int, width: Int, height: Int) -> (x: Int, y: Int) {
-        // Undo the rotation, then the mirror.
-        let (unrotatedX, unrotatedY) = switch rotation {
-        case 90: (y, height - 1 - x)
-        case 180: (width - 1 - x, height - 1 - y)
-        case 270: (width - 1 - y, x)
-        default: (x, y)
+    /// Where the frame's pixel (`x`, `y`) lands in the upright image, for a frame of `width` by `height`.
+    func destination(ofX x: Int, y: Int, width: Int, height: Int) -> (x: Int, y: Int) {
+        let mirroredX = mirrored ? width - 1 - x : x
+        return switch rotation {
+        case 90: (height - 1 - y, mirroredX)
+        case 180: (width - 1 - mirroredX, height - 1 - y)
+        case 270: (y, width - 1 - mirroredX)
+        default: (mirroredX, y)
         }
-        return (mirrored ? width - 1 - unrotatedX : unrotatedX, unrotatedY)
     }
 }

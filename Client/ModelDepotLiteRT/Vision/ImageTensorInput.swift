@@ -60,10 +60,19 @@ struct ImageTensorInput {
             return TensorValue(type: .int8, shape: tensor.shape, bytes: bytes)
         default:
             guard let (mean, std) = normalization else { return TensorValue(float32: pixels.map(Float.init), shape: tensor.shape) }
-            let inverse = (0..<3).map { 1 / Self.pick(std, $0) }
-            let means = (0..<3).map { Self.pick(mean, $0) }
-            return TensorValue(float32: pixels.enumerated().map { index, pixel in inverse[index % 3] * (Float(pixel) - means[index % 3]) },
-                               shape: tensor.shape)
+            let inverse = (1 / Self.pick(std, 0), 1 / Self.pick(std, 1), 1 / Self.pick(std, 2))
+            let means = (Self.pick(mean, 0), Self.pick(mean, 1), Self.pick(mean, 2))
+            var values = [Float](repeating: 0, count: pixels.count)
+            values.withUnsafeMutableBufferPointer { out in
+                pixels.withUnsafeBufferPointer { source in
+                    for pixel in stride(from: 0, to: source.count - 2, by: 3) {
+                        out[pixel] = inverse.0 * (Float(source[pixel]) - means.0)
+                        out[pixel + 1] = inverse.1 * (Float(source[pixel + 1]) - means.1)
+                        out[pixel + 2] = inverse.2 * (Float(source[pixel + 2]) - means.2)
+                    }
+                }
+            }
+            return TensorValue(float32: values, shape: tensor.shape)
         }
     }
 
