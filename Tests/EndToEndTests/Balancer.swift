@@ -64,7 +64,7 @@ final class Balancer {
     deinit {
         // SIGKILL: nginx started by this process inherits a signal mask that may hold SIGTERM back.
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        _ = process.waitForExit()
     }
 
     var environment: [String: String] { ["DEPOT_SERVER": url.absoluteString, "DEPOT_TOKEN": ServerProcess.adminToken] }

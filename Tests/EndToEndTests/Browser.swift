@@ -43,7 +43,7 @@ final class Browser: @unchecked Sendable {
 
     deinit {
         driver.terminate()
-        driver.waitUntilExit()
+        _ = driver.waitForExit()
     }
 
     func quit() async {

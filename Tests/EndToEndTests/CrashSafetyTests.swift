@@ -43,7 +43,7 @@ import Testing
             }
             #expect(arrived, "round \(round): the upload never reached \(threshold) bytes")
             server.stop(signal: SIGKILL)
-            upload.waitUntilExit()
+            _ = upload.waitForExit()
 
             let restarted = try ServerProcess(storage: storage)
             #expect(try FileManager.default.contentsOfDirectory(atPath: storage.appendingPathComponent("tmp").path).isEmpty)
@@ -77,8 +77,7 @@ import Testing
         #expect(eventually { !((try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []).isEmpty })
 
         #expect(server.stop(signal: SIGTERM) == 0)
-        upload.waitUntilExit()
-        #expect(upload.terminationStatus == 0)
+        #expect(upload.waitForExit() == 0)
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         let version = try decoder.decode(ModelVersion.self, from: Data(contentsOf: URL(fileURLWithPath: scratch.path("response.json"))))

@@ -41,7 +41,7 @@ import TestSupport
         deinit {
             try? input.fileHandleForWriting.close()
             process.terminate()
-            process.waitUntilExit()
+            _ = process.waitForExit()
         }
 
         func cut() throws { try signal(SIGUSR1, acknowledged: "cut") }

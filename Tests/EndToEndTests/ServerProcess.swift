@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// `depot serve` as a real process on a free port of 127.0.0.1, with its own storage directory.
 final class ServerProcess: @unchecked Sendable {
@@ -48,7 +49,7 @@ final class ServerProcess: @unchecked Sendable {
     deinit {
         if process.isRunning {
             process.terminate()
-            process.waitUntilExit()
+            _ = process.waitForExit()
         }
     }
 
@@ -56,8 +57,7 @@ final class ServerProcess: @unchecked Sendable {
     @discardableResult
     func stop(signal: Int32) -> Int32 {
         kill(process.processIdentifier, signal)
-        process.waitUntilExit()
-        return process.terminationStatus
+        return process.waitForExit()
     }
 
     /// What the server has logged so far.

@@ -152,7 +152,7 @@ import Testing
         let file = Binaries.fixture("int8_conv")
         let cli = try Command.depot(["upload", "flowers", file], environment: ["DEPOT_SERVER": "http://127.0.0.1:\(port)", "DEPOT_TOKEN": "t"])
         #expect(cli.status == 1 && cli.error.contains("recorded"), "\(cli.error)")
-        listener.waitUntilExit()
+        _ = listener.waitForExit()
 
         struct Recorded: Decodable { let head: [String]; let body: String; let trailer: String }
         let recorded = try JSONDecoder().decode(Recorded.self, from: Data(contentsOf: URL(fileURLWithPath: report)))

@@ -54,9 +54,9 @@ public enum Subprocess {
             errorRead.signal()
         }
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let status = process.waitForExit()
         errorRead.wait()
-        return Output(status: process.terminationStatus, output: outputData, error: String(decoding: errorData.value, as: UTF8.self))
+        return Output(status: status, output: outputData, error: String(decoding: errorData.value, as: UTF8.self))
     }
 
     /// Runs a program found on the PATH.
@@ -82,4 +82,25 @@ private final class DataBox: @unchecked Sendable {
     private var data = Data()
     func set(_ value: Data) { lock.withLock { data = value } }
     var value: Data { lock.withLock { data } }
+}
+
+extension Process {
+    /// Waits for the process to end; returns its exit code (or the signal that ended it).
+    ///
+    /// Not `waitUntilExit()`: Foundation on Linux sometimes misses a child's exit when many
+    /// start and end at once, and then waits forever beside a zombie (seen here: the whole test
+    /// run hung on two). The child is looked at directly with `waitid(WNOWAIT)`, which leaves it
+    /// for Foundation to reap; Foundation's own answer is taken whenever it has one.
+    public func waitForExit() -> Int32 {
+        while true {
+            if !isRunning { return terminationStatus }
+            var info = siginfo_t()
+            if waitid(P_PID, id_t(processIdentifier), &info, WEXITED | WNOHANG | WNOWAIT) == 0, info._sifields._sigchld.si_pid != 0 {
+                // Give Foundation a moment to reap it and set its state, then answer either way.
+                usleep(20_000)
+                return isRunning ? info._sifields._sigchld.si_status : terminationStatus
+            }
+            usleep(5_000)
+        }
+    }
 }

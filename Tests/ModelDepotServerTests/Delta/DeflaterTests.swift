@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 @testable import ModelDepotServer
 @testable import ModelDepotShared
 import Testing
@@ -52,8 +53,7 @@ import Testing
             python.standardOutput = output
             try python.run()
             let inflated = output.fileHandleForReading.readDataToEndOfFile()
-            python.waitUntilExit()
-            #expect(python.terminationStatus == 0 && [UInt8](inflated) == bytes, "\(name)")
+            #expect(python.waitForExit() == 0 && [UInt8](inflated) == bytes, "\(name)")
         }
     }
 
