@@ -16,7 +16,8 @@ enum CameraBenchmark {
             print("usage: depot-benchmark camera SERVER KEY ROOT_KEY CACHE LIBLITERT FRAMES.nv12")
             exit(2)
         }
-        let downloader = try ModelDownloader(configuration: .init(serverURL: URL(string: values[0])!, appKey: values[1],
+        guard let server = URL(string: values[0]) else { throw DepotError(.badRequest, "'\(values[0])' is not a URL.") }
+        let downloader = try ModelDownloader(configuration: .init(serverURL: server, appKey: values[1],
                                                                   trustedRoot: .publicKey(values[2]), cacheDirectory: URL(fileURLWithPath: values[3])))
         let detector = try await downloader.model(named: "detector")
         let classifier = try await downloader.model(named: "classifier")
@@ -62,12 +63,16 @@ enum CameraBenchmark {
         guard let file = FileHandle(forReadingAtPath: path) else { throw DepotError(.fileUnreadable, "Could not read '\(path)'.") }
         defer { try? file.close() }
         var frames: [CameraFrame] = []
-        while let data = try file.read(upToCount: frameSize), data.count == frameSize {
+        while let data = try file.read(upToCount: frameSize), !data.isEmpty {
+            guard data.count == frameSize else {
+                throw DepotError(.invalidImage, "'\(path)' ends within a frame: \(data.count) bytes of \(frameSize).")
+            }
             let bytes = Array(data)
             frames.append(try CameraFrame(width: width, height: height, format: .nv12,
                                           planes: [.init(bytes: Array(bytes[..<(width * height)]), rowStride: width),
                                                    .init(bytes: Array(bytes[(width * height)...]), rowStride: width)]))
         }
+        guard !frames.isEmpty else { throw DepotError(.invalidImage, "'\(path)' holds no frame.") }
         return frames
     }
 

@@ -46,7 +46,12 @@ struct Track: AsyncParsableCommand {
         guard (frames == nil) != (nv12 == nil) else { throw ValidationError("Give either --frames DIR or --nv12 FILE.") }
         if nv12 != nil {
             guard let width, let height, width > 0, height > 0 else { throw ValidationError("--nv12 needs --width and --height, both positive.") }
+            guard width <= PixelBuffer.maximumPixels / height else {
+                throw ValidationError("A frame of \(width)x\(height) pixels is more than the \(PixelBuffer.maximumPixels) a frame may have.")
+            }
         }
+        guard [0, 90, 180, 270].contains(rotation) else { throw ValidationError("--rotation is \(rotation); give 0, 90, 180 or 270.") }
+        guard maxLabels >= 1 else { throw ValidationError("--max-labels is \(maxLabels); give 1 or more.") }
         if bundledClassifier != nil, classifier == nil { throw ValidationError("--bundled-classifier needs --classifier NAME.") }
     }
 

@@ -35,14 +35,35 @@ struct BlockScene {
         return pixels
     }
 
-    func frame(_ blocks: [Block], orientation: FrameOrientation = .up) throws -> CameraFrame {
-        let pixels = rgb(blocks)
+    /// The scene as an upright camera frame.
+    func frame(_ blocks: [Block]) throws -> CameraFrame {
+        try Self.nv12(rgb(blocks), width: width, height: height, orientation: .up)
+    }
+
+    /// The scene as a camera held on its side delivers it: the sensor's frame is the scene turned
+    /// 90° counter-clockwise (`height` wide, `width` high), tagged `.right` to stand it upright.
+    func turnedFrame(_ blocks: [Block]) throws -> CameraFrame {
+        let upright = rgb(blocks)
+        let (sensorWidth, sensorHeight) = (height, width)
+        var sensor = [UInt8](repeating: 0, count: upright.count)
+        for y in 0..<sensorHeight {
+            for x in 0..<sensorWidth {
+                // `.right` puts the sensor's pixel (x, y) at the upright (sensorHeight - 1 - y, x).
+                let source = (x * width + (sensorHeight - 1 - y)) * 3
+                sensor[(y * sensorWidth + x) * 3..<(y * sensorWidth + x) * 3 + 3] = upright[source..<source + 3]
+            }
+        }
+        return try Self.nv12(sensor, width: sensorWidth, height: sensorHeight, orientation: .right)
+    }
+
+    /// RGB pixels as an NV12 frame (BT.601 full range, 2x2 chroma averaged); even sizes.
+    static func nv12(_ pixels: [UInt8], width: Int, height: Int, orientation: FrameOrientation) throws -> CameraFrame {
         var luma = [UInt8](repeating: 0, count: width * height)
         var chroma = [UInt8](repeating: 0, count: width * height / 2)
         func component(_ x: Int, _ y: Int, _ channel: Int) -> Double { Double(pixels[(y * width + x) * 3 + channel]) }
         for y in 0..<height {
             for x in 0..<width {
-                luma[y * width + x] = Self.byte(0.299 * component(x, y, 0) + 0.587 * component(x, y, 1) + 0.114 * component(x, y, 2))
+                luma[y * width + x] = byte(0.299 * component(x, y, 0) + 0.587 * component(x, y, 1) + 0.114 * component(x, y, 2))
             }
         }
         for y in stride(from: 0, to: height, by: 2) {
@@ -53,8 +74,8 @@ struct BlockScene {
                     u += (-0.168736 * r - 0.331264 * g + 0.5 * b + 128) / 4
                     v += (0.5 * r - 0.418688 * g - 0.081312 * b + 128) / 4
                 }
-                chroma[(y / 2) * width + x] = Self.byte(u)
-                chroma[(y / 2) * width + x + 1] = Self.byte(v)
+                chroma[(y / 2) * width + x] = byte(u)
+                chroma[(y / 2) * width + x + 1] = byte(v)
             }
         }
         return try CameraFrame(width: width, height: height, format: .nv12,

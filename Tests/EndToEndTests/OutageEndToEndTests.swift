@@ -31,7 +31,7 @@ import TestSupport
         private static func line(from handle: FileHandle) throws -> String {
             var line = Data()
             while !line.contains(UInt8(ascii: "\n")) {
-                let chunk = handle.availableData
+                let chunk = handle.readChunk()
                 guard !chunk.isEmpty else { throw E2EFailure("tcp_cut_proxy.py ended before printing a line") }
                 line.append(chunk)
             }

@@ -73,7 +73,7 @@ final class ServerProcess: @unchecked Sendable {
         DispatchQueue.global().async {
             var buffer = Data()
             while true {
-                let chunk = handle.availableData
+                let chunk = handle.readChunk()
                 if chunk.isEmpty { break }
                 buffer.append(chunk)
                 if let line = String(decoding: buffer, as: UTF8.self).split(separator: "\n").first(where: { $0.contains(text) }) {

@@ -1,4 +1,11 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+private let systemRead = Glibc.read
+#else
+import Darwin
+private let systemRead = Darwin.read
+#endif
 
 /// Runs programs for tests: to completion, capturing what they print, or in the background.
 public enum Subprocess {
@@ -50,10 +57,10 @@ public enum Subprocess {
         let errorData = DataBox()
         let errorRead = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
-            errorData.set(error.fileHandleForReading.readDataToEndOfFile())
+            errorData.set(error.fileHandleForReading.readAll())
             errorRead.signal()
         }
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let outputData = output.fileHandleForReading.readAll()
         let status = process.waitForExit()
         errorRead.wait()
         return Output(status: status, output: outputData, error: String(decoding: errorData.value, as: UTF8.self))
@@ -95,12 +102,39 @@ extension Process {
         while true {
             if !isRunning { return terminationStatus }
             var info = siginfo_t()
-            if waitid(P_PID, id_t(processIdentifier), &info, WEXITED | WNOHANG | WNOWAIT) == 0, info._sifields._sigchld.si_pid != 0 {
-                // Give Foundation a moment to reap it and set its state, then answer either way.
-                usleep(20_000)
-                return isRunning ? info._sifields._sigchld.si_status : terminationStatus
+            if waitid(P_PID, id_t(processIdentifier), &info, WEXITED | WNOHANG | WNOWAIT) == 0 {
+                #if canImport(Glibc)
+                let (pid, status) = (info._sifields._sigchld.si_pid, info._sifields._sigchld.si_status)
+                #else
+                let (pid, status) = (info.si_pid, info.si_status)
+                #endif
+                if pid != 0 { return status }
             }
             usleep(5_000)
+        }
+    }
+}
+
+extension FileHandle {
+    /// The next bytes (at most 64 KiB), waiting for them; empty at the end. Not `availableData`,
+    /// whose `try!` ends the process when a signal interrupts the read (seen here: a child's
+    /// SIGCHLD, in the middle of a test run): an interrupted read is tried again.
+    public func readChunk() -> Data {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { systemRead(fileDescriptor, $0.baseAddress, $0.count) }
+            if count >= 0 { return Data(buffer.prefix(count)) }
+            if errno != EINTR { return Data() }
+        }
+    }
+
+    /// Everything until the end (see ``readChunk()``).
+    public func readAll() -> Data {
+        var data = Data()
+        while true {
+            let chunk = readChunk()
+            if chunk.isEmpty { return data }
+            data.append(chunk)
         }
     }
 }

@@ -35,11 +35,11 @@ def main(directory, threads):
         base_options=base("detector_300.tflite"), detection_options=processor.DetectionOptions(max_results=5, score_threshold=0.35)))
     classifier = vision.ImageClassifier.create_from_options(vision.ImageClassifierOptions(
         base_options=base("classifier_224.tflite"), classification_options=processor.ClassificationOptions(max_results=10)))
-    frames = np.fromfile(folder / "frames.rgb", dtype=np.uint8).reshape(-1, HEIGHT, WIDTH, 3)
+    frames = np.memmap(folder / "frames.rgb", dtype=np.uint8, mode="r").reshape(-1, HEIGHT, WIDTH, 3)
     times, counts, first = [], [], None
     for frame in frames:
         start = time.perf_counter()
-        image = vision.TensorImage.create_from_array(frame)
+        image = vision.TensorImage.create_from_array(np.ascontiguousarray(frame))
         objects = []
         for detection in detector.detect(image).detections:
             box = inside(detection.bounding_box)

@@ -33,7 +33,7 @@ extension CustomObjectDetector {
         /// every this many frames (staggered by tracking id), carried over in between.
         public var classificationInterval = 5
         /// Ours, stream mode: the tracker's thresholds (its score to start a track is replaced by
-        /// the detection score threshold).
+        /// the detection score threshold, and its score to pair first lowered to it when it is lower).
         public var tracking = ObjectTracker.Options()
         /// The label files' locale when the models have several; `nil` for their first.
         public var locale: String?
@@ -55,6 +55,15 @@ extension CustomObjectDetector {
                 if let value, !(0...1).contains(value) {
                     throw DepotError(.invalidOptions, "\(name) is \(value); a confidence lies between 0 and 1.")
                 }
+            }
+            let scores = [("tracking.highScore", tracking.highScore), ("tracking.lowScore", tracking.lowScore), ("tracking.newTrackScore", tracking.newTrackScore)]
+            let overlaps = [("tracking.firstMatchIoU", tracking.firstMatchIoU), ("tracking.secondMatchIoU", tracking.secondMatchIoU),
+                            ("tracking.confirmationIoU", tracking.confirmationIoU)]
+            for (name, value) in scores.map({ ($0.0, Double($0.1)) }) + overlaps where !(0...1).contains(value) {
+                throw DepotError(.invalidOptions, "\(name) is \(value); it lies between 0 and 1.")
+            }
+            guard tracking.maximumMissedFrames >= 0 else {
+                throw DepotError(.invalidOptions, "tracking.maximumMissedFrames is \(tracking.maximumMissedFrames); give 0 or more frames.")
             }
             guard maxPerObjectLabelCount >= 1 else {
                 throw DepotError(.invalidOptions, "maxPerObjectLabelCount is \(maxPerObjectLabelCount); give 1 or more (ML Kit's default is 10).")

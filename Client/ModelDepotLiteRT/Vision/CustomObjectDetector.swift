@@ -27,10 +27,10 @@ public final class CustomObjectDetector: @unchecked Sendable {
     private let classifier: ImageClassifier?
     private let detectionThreshold: Float
     private let tracker: ObjectTracker?
-    /// Stream mode: each tracked object's labels, the frame they were computed in and the frame
-    /// the object was last reported in.
-    private var labels: [Int: (labels: [Label], computed: Int, seen: Int)] = [:]
-    /// Stream mode without multiple objects: the object reported last, kept while it is tracked.
+    /// Stream mode: each tracked object's labels and the frame the object was last reported in.
+    private var labels: [Int: (labels: [Label], seen: Int)] = [:]
+    /// Stream mode without multiple objects: the object chosen, kept while it is tracked (in a
+    /// frame that misses it, nothing is reported).
     private var prominentID: Int?
 
     /// - Parameters:
@@ -57,6 +57,7 @@ public final class CustomObjectDetector: @unchecked Sendable {
         if options.detectorMode == .stream {
             var tracking = options.tracking
             tracking.newTrackScore = detectionThreshold
+            tracking.highScore = min(tracking.highScore, detectionThreshold)
             tracker = ObjectTracker(options: tracking)
         } else {
             tracker = nil
@@ -87,8 +88,8 @@ public final class CustomObjectDetector: @unchecked Sendable {
         let chosen: [ObjectTracker.TrackedObject]
         if options.shouldEnableMultipleObjects {
             chosen = tracked.sorted { $0.score != $1.score ? $0.score > $1.score : $0.id < $1.id }.prefix(Self.maximumObjects).sorted { $0.id < $1.id }
-        } else if let kept = tracked.first(where: { $0.id == prominentID }) {
-            chosen = [kept]
+        } else if let prominentID, tracker.isTracking(prominentID) {
+            chosen = tracked.filter { $0.id == prominentID }
         } else {
             chosen = Self.mostProminent(tracked.map { ($0, proposals[$0.observation]) }).map { [$0] } ?? []
         }
@@ -105,12 +106,12 @@ public final class CustomObjectDetector: @unchecked Sendable {
     /// A tracked object's labels: computed when it first appears and on every
     /// `classificationInterval`-th frame counted from its id, else those computed last.
     private func labels(of id: Int, in image: PixelBuffer, region: PixelRegion, frame: Int) throws -> [Label] {
-        if let known = labels[id], (frame + id) % options.classificationInterval != 0 || known.computed == frame {
+        if let known = labels[id], (frame + id) % options.classificationInterval != 0 {
             labels[id]?.seen = frame
             return known.labels
         }
         let fresh = try classify(image, region)
-        labels[id] = (fresh, frame, frame)
+        labels[id] = (fresh, frame)
         return fresh
     }
 

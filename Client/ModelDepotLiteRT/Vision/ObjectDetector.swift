@@ -160,7 +160,7 @@ public final class ObjectDetector: @unchecked Sendable {
             let width = Float(area.width), height = Float(area.height)
             let box = Box(x: area.x + Self.integer(left * width), y: area.y + Self.integer(top * height),
                           width: Self.integer((abs(right - left) * width).rounded()), height: Self.integer((abs(bottom - top) * height).rounded()))
-            let classIndex = Self.integer(classes[index])
+            let classIndex = classes[index].isNaN ? -1 : Self.integer(classes[index])
             detections.append(Detection(box: box, classIndex: classIndex,
                                         label: classIndex >= 0 && classIndex < labels.count ? labels[classIndex] : "", score: scores[index]))
         }

@@ -52,7 +52,7 @@ import Testing
             let output = Pipe()
             python.standardOutput = output
             try python.run()
-            let inflated = output.fileHandleForReading.readDataToEndOfFile()
+            let inflated = output.fileHandleForReading.readAll()
             #expect(python.waitForExit() == 0 && [UInt8](inflated) == bytes, "\(name)")
         }
     }

@@ -68,6 +68,12 @@ public final class ObjectTracker {
         self.options = options
     }
 
+    /// Whether the track `id` is still followed: confirmed, and missed for at most
+    /// `maximumMissedFrames` frames so far.
+    public func isTracking(_ id: Int) -> Bool {
+        tracks.contains { $0.id == id && $0.confirmed }
+    }
+
     /// Tracks one frame's detections; returns the confirmed tracks seen in it, by id.
     public func update(_ observations: [Observation]) -> [TrackedObject] {
         frame += 1
