@@ -54,7 +54,7 @@ final class Balancer {
         process.arguments = ["-p", dir, "-c", directory.appendingPathComponent("nginx.conf").path]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runSerially()
         url = URL(string: "http://127.0.0.1:\(port)")!
         guard try eventually(within: 20, { try Command.curl(["-o", "/dev/null", "-w", "%{http_code}", url.absoluteString + "/healthz"]).text == "200" }) else {
             throw E2EFailure("nginx did not answer on \(url): \((try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? "")")

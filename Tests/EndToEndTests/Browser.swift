@@ -25,7 +25,7 @@ final class Browser: @unchecked Sendable {
         let output = Pipe()
         driver.standardOutput = output
         driver.standardError = FileHandle.nullDevice
-        try driver.run()
+        try driver.runSerially()
         _ = try ServerProcess.readLine(output.fileHandleForReading, containing: "started successfully", within: 30)
         let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": ["browserName": "chrome", "goog:chromeOptions": [
             "binary": "/usr/bin/chromium",

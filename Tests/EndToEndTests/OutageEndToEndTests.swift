@@ -20,7 +20,7 @@ import TestSupport
             process.arguments = ["python3", Binaries.repository.appendingPathComponent("scripts/tcp_cut_proxy.py").path, host, String(target)]
             process.standardInput = input
             process.standardOutput = output
-            try process.run()
+            try process.runSerially()
             guard let port = Int(try Self.line(from: output.fileHandleForReading)) else {
                 throw E2EFailure("tcp_cut_proxy.py printed no port")
             }

@@ -33,7 +33,7 @@ final class ServerProcess: @unchecked Sendable {
         logFile = log ?? storage.deletingLastPathComponent().appendingPathComponent(storage.lastPathComponent + ".serve.log")
         FileManager.default.createFile(atPath: logFile.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: logFile)
-        try process.run()
+        try process.runSerially()
         let line: String
         do {
             line = try Self.readLine(output.fileHandleForReading, containing: "listening on", within: 60)

@@ -52,7 +52,7 @@ public enum Subprocess {
         let error = Pipe()
         process.standardOutput = output
         process.standardError = error
-        try process.run()
+        try process.runSerially()
         // Read both pipes at once so that neither fills up and blocks the child.
         let errorData = DataBox()
         let errorRead = DispatchSemaphore(value: 0)
@@ -78,7 +78,7 @@ public enum Subprocess {
         process.arguments = [program] + arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runSerially()
         return process
     }
 }
@@ -91,7 +91,17 @@ private final class DataBox: @unchecked Sendable {
     var value: Data { lock.withLock { data } }
 }
 
+/// Held while Foundation starts a process: its `Process.run()` on Linux is not safe to call from
+/// several threads at once (seen here: a segmentation fault inside it, in `memcpy`, with many
+/// tests starting processes together).
+private let launching = NSLock()
+
 extension Process {
+    /// `run()`, one process at a time (see `launching`).
+    public func runSerially() throws {
+        try launching.withLock { try run() }
+    }
+
     /// Waits for the process to end; returns its exit code (or the signal that ended it).
     ///
     /// Not `waitUntilExit()`: Foundation on Linux sometimes misses a child's exit when many

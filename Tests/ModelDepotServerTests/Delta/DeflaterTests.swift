@@ -51,7 +51,7 @@ import Testing
                                 input.path]
             let output = Pipe()
             python.standardOutput = output
-            try python.run()
+            try python.runSerially()
             let inflated = output.fileHandleForReading.readAll()
             #expect(python.waitForExit() == 0 && [UInt8](inflated) == bytes, "\(name)")
         }
