@@ -17,7 +17,7 @@ struct Track: AsyncParsableCommand {
             Frames: --frames DIR (its .png files, by name), or --nv12 FILE with --width and --height \
             (frames one after another: the Y plane, then the interleaved U and V at half size).
             Each line: {"frame": n, "objects": [{"id": 1, "x": …, "y": …, "width": …, "height": …, \
-            "labels": [{"index": …, "text": "…", "confidence": …}]}]} ("id" is null with --single-image).
+            "labels": [{"index": …, "text": "…", "confidence": …}]}]} (no "id" with --single-image).
             """
     )
 
@@ -70,11 +70,12 @@ struct Track: AsyncParsableCommand {
                                                    maxPerObjectLabelCount: maxLabels)
         let pipeline = try CustomObjectDetector(detector: proposer, classifier: labeller, library: try LiteRTLibrary(path: litert), options: options)
         let orientation = try FrameOrientation(rotation: rotation, mirrored: mirrored)
+        let encoder = JSONEncoder()
         var index = 0
         try forEachFrame(orientation) { frame in
             let objects = try pipeline.results(in: frame)
             let line = FrameLine(frame: index, objects: objects.map(ObjectLine.init))
-            print(String(decoding: try JSONEncoder().encode(line), as: UTF8.self))
+            print(String(decoding: try encoder.encode(line), as: UTF8.self))
             index += 1
         }
     }
@@ -86,9 +87,10 @@ struct Track: AsyncParsableCommand {
             guard !names.isEmpty else { throw ValidationError("'\(frames)' holds no .png files.") }
             for name in names {
                 let image = try PixelBuffer(contentsOfFile: URL(fileURLWithPath: frames).appendingPathComponent(name).path).rgb()
-                var rgba = [UInt8]()
-                rgba.reserveCapacity(image.width * image.height * 4)
-                for pixel in stride(from: 0, to: image.bytes.count, by: 3) { rgba += image.bytes[pixel..<(pixel + 3)] + [255] }
+                var rgba = [UInt8](repeating: 255, count: image.width * image.height * 4)
+                for pixel in 0..<(image.width * image.height) {
+                    rgba[pixel * 4..<pixel * 4 + 3] = image.bytes[pixel * 3..<pixel * 3 + 3]
+                }
                 try body(try CameraFrame(width: image.width, height: image.height, format: .rgba,
                                          planes: [.init(bytes: rgba, rowStride: image.width * 4)], orientation: orientation))
             }
@@ -130,17 +132,5 @@ struct ObjectLine: Encodable {
         id = object.trackingID
         (x, y, width, height) = (object.frame.x, object.frame.y, object.frame.width, object.frame.height)
         labels = object.labels.map { Label(index: $0.index, text: $0.text, confidence: $0.confidence) }
-    }
-
-    enum CodingKeys: String, CodingKey { case id, x, y, width, height, labels }
-
-    func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(x, forKey: .x)
-        try container.encode(y, forKey: .y)
-        try container.encode(width, forKey: .width)
-        try container.encode(height, forKey: .height)
-        try container.encode(labels, forKey: .labels)
     }
 }
