@@ -1,4 +1,5 @@
 import Foundation
+import ModelDepot
 import ModelDepotLiteRT
 
 /// The tracker on a stream of detections, for scripts/bench/tracking: reads one JSON line per
@@ -22,8 +23,7 @@ enum TrackBenchmark {
             }
             let start = ContinuousClock.now
             let tracked = tracker.update(observations)
-            let elapsed = ContinuousClock.now - start
-            times.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
+            times.append((ContinuousClock.now - start).seconds * 1e6)
             let tracks = tracked.map { "[\($0.id), \($0.box.x), \($0.box.y), \($0.box.width), \($0.box.height)]" }.joined(separator: ", ")
             print("{\"frame\": \(frame.frame), \"tracks\": [\(tracks)]}")
         }

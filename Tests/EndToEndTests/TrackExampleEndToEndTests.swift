@@ -105,5 +105,13 @@ import Testing
         #expect(turned.status != 0 && turned.error.contains("--rotation is 45; give 0, 90, 180 or 270."), "\(turned.error)")
         let neither = try track(published, [])
         #expect(neither.status != 0 && neither.error.contains("Give either --frames DIR or --nv12 FILE."))
+        let noLabels = try track(published, ["--nv12", file, "--width", "320", "--height", "240", "--max-labels", "0"])
+        #expect(noLabels.status != 0 && noLabels.error.contains("--max-labels is 0; give 1 or more."), "\(noLabels.error)")
+        let bundledAlone = try track(published, ["--nv12", file, "--width", "320", "--height", "240", "--bundled-classifier", file])
+        #expect(bundledAlone.status != 0 && bundledAlone.error.contains("--bundled-classifier needs --classifier NAME."), "\(bundledAlone.error)")
+        let empty = published.scratch.path("no-frames")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let noPNGs = try track(published, ["--frames", empty])
+        #expect(noPNGs.status != 0 && noPNGs.error.contains("holds no .png files"), "\(noPNGs.error)")
     }
 }
