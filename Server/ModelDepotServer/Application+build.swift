@@ -132,7 +132,8 @@ func buildRouter(configuration: ServerConfiguration, deployment: Deployment, ind
                       rollouts: rolloutService, guards: guards, experiments: experimentService, stats: stats, signer: signer,
                       templates: templates, clock: clock)
         .register(in: routes)
-    return (routes, HotPaths(authenticator: authenticator, manifests: manifestController, blobs: blobsController, metrics: metrics, log: requestLog),
+    return (routes, HotPaths(authenticator: authenticator, manifests: manifestController, blobs: blobsController,
+                             experiments: experimentService, metrics: metrics, log: requestLog),
             caches, collector, guards, patches)
 }
 

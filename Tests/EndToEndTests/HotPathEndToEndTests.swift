@@ -151,6 +151,84 @@ import Testing
         #expect(try published.server.metric("depot_fast_path_answers_total") == 3)
     }
 
+    /// Outcome batches the SDK sends are answered before the router, once committed, with the
+    /// router's answer (`Connection: close` sends a batch to the router); a batch the catalog
+    /// refuses is answered by the router with its reason; pipelined requests keep their order.
+    @Test func outcomeBatchesAreAnsweredBeforeTheRouterWithTheRoutersAnswer() throws {
+        let published = try PublishedModel()
+        let script = PythonAnswerReader.function + """
+            import json, socket, time, uuid
+            host, port, key = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+            now = int(time.time())
+            def body(batch, version=1, metric="accepted"):
+                return json.dumps({"batch": batch, "installation": "device-1", "dropped": 0, "events": [
+                    {"metric": "installed", "version": version, "arm": "default", "at": now},
+                    {"metric": metric, "version": version, "arm": "default", "at": now, "value": 2.5, "count": 2}]}).encode()
+            def batch(payload, close=False):
+                return ("POST /v1/models/flowers/events HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer %s\\r\\n%s"
+                        "Content-Type: application/json\\r\\nContent-Length: %d\\r\\n\\r\\n"
+                        % (key, "Connection: close\\r\\n" if close else "", len(payload))).encode() + payload
+            manifest = ("GET /v1/models/flowers/manifest HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer %s\\r\\n\\r\\n" % key).encode()
+            def one(payload, close):
+                s = socket.create_connection((host, port), timeout=10)
+                s.sendall(batch(payload, close))
+                data = b""
+                while b"\\r\\n\\r\\n" not in data or len(data.split(b"\\r\\n\\r\\n", 1)[1]) < int(data.lower().split(b"content-length:")[1].split(b"\\r\\n")[0]):
+                    chunk = s.recv(65536)
+                    if not chunk: sys.exit("closed after %r" % data)
+                    data += chunk
+                s.close()
+                head, answer = data.split(b"\\r\\n\\r\\n", 1)
+                lines = head.decode().split("\\r\\n")
+                fields = sorted(l.split(":")[0].lower() for l in lines[1:] if l.split(":")[0].lower() not in ("date", "connection"))
+                return lines[0], fields, json.dumps(json.loads(answer), sort_keys=True)
+            # The first request with the key, and the first manifest, need a load: the router's.
+            s = socket.create_connection((host, port), timeout=10)
+            s.sendall(manifest)
+            read_answers(s, 1)
+            hot, routed = str(uuid.uuid4()), str(uuid.uuid4())
+            results = {"hot": one(body(hot), False), "routed": one(body(routed), True),
+                       "hot_again": one(body(hot), False), "routed_again": one(body(routed), True)}
+            s = socket.create_connection((host, port), timeout=10)
+            s.sendall(batch(body(str(uuid.uuid4()), version=9)) + manifest + batch(body(str(uuid.uuid4()))) + manifest)
+            results["pipelined"] = [(status, answer.decode()) for status, answer in read_answers(s, 4)]
+            print(json.dumps({"hot_id": hot, "routed_id": routed, **results}))
+            """
+        let url: URL = published.server.url
+        let output = try Subprocess.run("python3", ["-c", script, url.host ?? "127.0.0.1", "\(url.port ?? 0)", published.appKey])
+        #expect(output.status == 0, "\(output.error)")
+        let answers = try #require(try JSONSerialization.jsonObject(with: Data(output.text.utf8)) as? [String: Any])
+        let (hotID, routedID) = (answers["hot_id"] as? String ?? "", answers["routed_id"] as? String ?? "")
+        func answer(_ name: String) -> (status: String, fields: [String], body: String) {
+            let parts = answers[name] as? [Any] ?? []
+            return (parts.first as? String ?? "", parts.dropFirst().first as? [String] ?? [], parts.last as? String ?? "")
+        }
+        func receipt(_ id: String, accepted: Int, duplicate: Bool) -> String {
+            #"{"accepted": \#(accepted), "batch": "\#(id)", "duplicate": \#(duplicate)}"#
+        }
+        #expect(answer("hot").status == "HTTP/1.1 200 OK")
+        #expect(answer("hot").fields == answer("routed").fields)
+        #expect(answer("hot").body == receipt(hotID, accepted: 2, duplicate: false))
+        #expect(answer("routed").body == receipt(routedID, accepted: 2, duplicate: false))
+        #expect(answer("hot_again").body == receipt(hotID, accepted: 0, duplicate: true))
+        #expect(answer("routed_again").body == receipt(routedID, accepted: 0, duplicate: true))
+        let pipelined = answers["pipelined"] as? [[String]] ?? []
+        #expect(pipelined.map { $0.first ?? "" } == ["400", "200", "200", "200"])
+        #expect(pipelined.first?.last?.contains("version 9") == true, "the router's reason: \(pipelined.first?.last ?? "")")
+        #expect(pipelined.dropFirst().first?.last?.contains("payload") == true, "the manifest after the refused batch")
+        #expect(pipelined.dropFirst(2).first?.last?.contains("\"accepted\":2") == true)
+
+        // Three batches applied (one hot, one routed, one pipelined), each counted once per installation.
+        let results = try Command.depot(["experiment", "show", "flowers", "--json"], environment: published.server.environment).text
+        #expect(results.contains("\"accepted\""), "the app metric was recorded: \(results.prefix(200))")
+        #expect(try published.server.metric(#"depot_http_requests_total{route="/v1/models/{name}/events",method="POST",status="200"}"#) == 5)
+        #expect(try published.server.metric(#"depot_http_requests_total{route="/v1/models/{name}/manifest",method="GET",status="200"}"#) == 3)
+        #expect(try published.server.metric(#"depot_http_requests_total{route="/v1/models/{name}/events",method="POST",status="400"}"#) == 1)
+        // Before the router: the three batches not sent with `Connection: close` or refused, and the two manifests after the first.
+        let fast = try published.server.metric("depot_fast_path_answers_total")
+        #expect(fast == 5, "\(fast)")
+    }
+
     @Test func sigtermLetsAHotDownloadFinish() throws {
         let scratch = try Scratch()
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))

@@ -2,12 +2,17 @@
 import NIOCore
 
 /// Reads one head; a head longer than the bytes given, or than the reader's limit, is a finding,
-/// and so is a request for the router longer than a head and the largest body it may wait for.
+/// and so is a request (a batch, or one for the router) longer than a head and the largest body it may wait for.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzHotRequestHead(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let buffer = ByteBuffer(bytes: UnsafeBufferPointer(start: data, count: size))
     if case .request(let request, let length) = HotRequestHead.parse(buffer) {
         precondition(length <= size && length <= HotRequestHead.maxLength, "a head of \(length) bytes in \(size)")
+        precondition(request.path.hasPrefix("/"), "target '\(request.path)'")
+    }
+    if case .posted(let request, let head, let length) = HotRequestHead.parse(buffer) {
+        precondition(head <= size && head <= HotRequestHead.maxLength && length >= head && length - head <= HotRequestHead.maxRoutedBody,
+                     "a head of \(head) bytes in \(size), a request of \(length)")
         precondition(request.path.hasPrefix("/"), "target '\(request.path)'")
     }
     if case .routed(let length) = HotRequestHead.parse(buffer) {

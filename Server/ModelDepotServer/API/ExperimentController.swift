@@ -7,6 +7,9 @@ import ModelDepotShared
 struct ExperimentController {
     let service: ExperimentService
 
+    /// The route of outcome batches, as the request log names it.
+    static let eventsRoute = "/v1/models/{name}/events"
+
     func registerDevice(in group: RouterGroup<AppRequestContext>) {
         group.post("models/:name/events", use: ingest)
     }

@@ -84,7 +84,7 @@ final class ServerMetrics: Sendable {
             "# HELP depot_manifest_not_modified_ratio Share of manifest answers that were 304.",
             "# TYPE depot_manifest_not_modified_ratio gauge",
             "depot_manifest_not_modified_ratio \(manifests == 0 ? 0 : Double(counts.manifestsNotModified) / Double(manifests))",
-            "# HELP depot_fast_path_answers_total Manifests and blobs answered from caches before the router (also counted above).",
+            "# HELP depot_fast_path_answers_total Manifests and blobs answered from caches, and outcome batches, before the router (also counted above).",
             "# TYPE depot_fast_path_answers_total counter",
             "depot_fast_path_answers_total \(fastPathAnswers.load(ordering: .relaxed))",
             "# HELP depot_authentication_failures_total Requests with a missing, malformed or wrong key (401, or 429 once throttled).",

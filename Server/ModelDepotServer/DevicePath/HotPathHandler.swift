@@ -6,17 +6,21 @@ import NIOPosix
 /// router; manifests go out as one buffer, blobs with `sendfile` (a `FileRegion`, the file
 /// opened on NIO's thread pool, never on the event loop).
 ///
-/// Requests are read with ``HotRequestHead``. A plain `GET` that ``HotPaths`` does not answer (it
-/// needs a load, or is an error), and a request of another method with no body or a small
-/// `Content-Length` one (an outcome batch; its body goes on as it arrives, so an early answer
-/// such as a `401` still comes before the body), goes alone to NIO's HTTP/1 decoder and the
-/// router; what arrives after it waits here until the router's answer is written
+/// Outcome batches (`POST /v1/models/{name}/events` with a small `Content-Length` body) are read
+/// here once their body has arrived, checked by ``HotPaths/outcomeBatch(_:body:from:verified:)``
+/// and answered once ``OutcomeWriter`` has committed them; what arrives meanwhile waits here.
+///
+/// Requests are read with ``HotRequestHead``. A plain `GET` or outcome batch that ``HotPaths``
+/// does not answer (it needs a load, or is an error, which the router answers with its reason),
+/// and a request of another method with no body or a small `Content-Length` one (its body goes on
+/// as it arrives, so an early answer such as a `401` still comes before the body), goes alone to
+/// NIO's HTTP/1 decoder and the router; what arrives after it waits here until the router's answer is written
 /// (``RequestProgressReporter`` reports it), then the connection is answered here again. Any other
 /// request (a chunked or large body, an upgrade, a malformed head) goes to the decoder with
 /// everything after it, and the connection stays with the router. Either way, pipelined answers
 /// keep their order.
 ///
-/// One file is sent at a time, and nothing more is answered while the channel is not writable;
+/// One file is sent, or one batch written, at a time, and nothing more is answered while the channel is not writable;
 /// meanwhile requests wait here, up to ``HotRequestHead/maxLength`` bytes, then go to the router.
 ///
 /// Graceful shutdown: Hummingbird's connection-state handler (further on) closes a connection it
@@ -49,8 +53,8 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var mode = Mode.answering
     /// A request was handed to the decoder during the current read: its end goes on too.
     private var handedDuringRead = false
-    /// A blob is being opened or sent.
-    private var sendingFile = false
+    /// A blob is being opened or sent, or an outcome batch written.
+    private var busy = false
     /// The key this connection authenticated with.
     private var verified: HotPaths.VerifiedKey?
     /// The client's IP address, formatted once per connection and only once the throttle
@@ -115,12 +119,12 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Answers the complete requests received, until one goes to the router, a file is being
-    /// opened or sent, or the channel is not writable.
+    /// opened or sent, a batch written, or the channel is not writable.
     private func answerReceived(_ context: ChannelHandlerContext, duringRead: Bool) {
         var answered = false
         defer { if answered { context.flush() } }
         while let bytes = received, bytes.readableBytes > 0 {
-            guard !sendingFile, context.channel.isWritable else {
+            guard !busy, context.channel.isWritable else {
                 if bytes.readableBytes > HotRequestHead.maxLength { pass(context, duringRead: duringRead) }
                 return
             }
@@ -131,6 +135,18 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 return pass(context, duringRead: duringRead)
             case .routed(let length):
                 return hand(length, context, duringRead: duringRead)
+            case .posted(let request, let head, let length):
+                guard HotPaths.isOutcomeBatch(request.path) else { return hand(length, context, duringRead: duringRead) }
+                // The connection's guard times the body (and the batch's write) as a body, not a head.
+                context.triggerUserOutboundEvent(ConnectionGuard.Event.headReceived, promise: nil)
+                guard bytes.readableBytes >= length else { return }
+                let start = ContinuousClock.now
+                let submission = bytes.withUnsafeReadableBytes { all in
+                    paths.outcomeBatch(request, body: UnsafeRawBufferPointer(rebasing: all[head..<length]), from: address(context),
+                                       verified: &verified)
+                }
+                guard let submission else { return hand(length, context, duringRead: duringRead) }
+                return write(submission, request: request, length: length, start: start, context)
             case .request(let request, let length):
                 let start = ContinuousClock.now
                 guard let (answer, route, key) = paths.answer(request, from: address(context), verified: &verified) else {
@@ -142,8 +158,28 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 consume(length, context)
                 respond(context, answer, file: nil)
                 answered = true
-                paths.log(request, route: route, status: Int(answer.status.code), start: start, key: key)
+                paths.log(request, method: "GET", route: route, status: Int(answer.status.code), start: start, key: key)
             }
+        }
+    }
+
+    /// Has ``OutcomeWriter`` apply a checked batch, then answers it; a batch the catalog refused
+    /// (or failed to write) goes to the router, which finds the same and answers why.
+    private func write(_ submission: OutcomeSubmission, request: HotRequest, length: Int, start: ContinuousClock.Instant,
+                       _ context: ChannelHandlerContext) {
+        busy = true
+        let written = context.eventLoop.makePromise(of: HotAnswer?.self)
+        paths.submit(submission) { written.succeed($0) }
+        written.futureResult.assumeIsolated().whenSuccess { [self] answer in
+            busy = false
+            guard context.channel.isActive, mode == .answering else { return }
+            guard let answer else { return hand(length, context, duringRead: false) }
+            consume(length, context)
+            respond(context, answer, file: nil)
+            context.flush()
+            paths.log(request, method: "POST", route: ExperimentController.eventsRoute, status: Int(answer.status.code), start: start,
+                      key: submission.key)
+            answerReceived(context, duringRead: false)
         }
     }
 
@@ -165,7 +201,7 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// since the index was loaded sends the request to the router, which answers the error.
     private func openThenSend(_ path: String, _ identity: FileIdentity?, _ answer: HotAnswer, request: HotRequest, length: Int,
                               route: String, key: String, start: ContinuousClock.Instant, _ context: ChannelHandlerContext) {
-        sendingFile = true
+        busy = true
         let opened = NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) { () -> NIOFileHandle? in
             guard let handle = try? NIOFileHandle(_deprecatedPath: path) else { return nil }
             guard let identity, (try? handle.withUnsafeFileDescriptor { FileIdentity(descriptor: $0) }) == identity else {
@@ -175,7 +211,7 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return handle
         }
         opened.assumeIsolated().whenComplete { [self] result in
-            sendingFile = false
+            busy = false
             let file = try? result.get()
             guard context.channel.isActive, mode == .answering else {
                 try? file?.close()
@@ -185,7 +221,7 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
             consume(length, context)
             respond(context, answer, file: file)
             context.flush()
-            paths.log(request, route: route, status: Int(answer.status.code), start: start, key: key)
+            paths.log(request, method: "GET", route: route, status: Int(answer.status.code), start: start, key: key)
         }
     }
 
@@ -222,7 +258,7 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.byteBuffer(HotAnswerEncoder.encode(answer, allocator: context.channel.allocator))), promise: nil)
         defer { context.triggerUserOutboundEvent(ConnectionGuard.Event.answerWritten, promise: nil) }
         guard let file, let range = answer.file?.range else { return }
-        sendingFile = true
+        busy = true
         answer.file?.onStart()
         let sent = context.eventLoop.makePromise(of: Void.self)
         context.write(wrapOutboundOut(.fileRegion(FileRegion(fileHandle: file, readerIndex: range.lowerBound, endIndex: range.upperBound + 1))),
@@ -230,7 +266,7 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
         sent.futureResult.assumeIsolated().whenComplete { [self] result in
             try? file.close()
             if case .success = result { answer.file?.onComplete() }
-            sendingFile = false
+            busy = false
             if mode == .answering { answerReceived(context, duringRead: false) }
         }
     }

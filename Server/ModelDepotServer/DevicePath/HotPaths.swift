@@ -1,10 +1,11 @@
 import Hummingbird
 import ModelDepotShared
 
-/// The two requests every device makes — its manifest and the blob it names — answered from
-/// memory by the resolvers the routes use (``ManifestController/resolve(model:key:headers:loaded:)``,
-/// ``BlobsController/plan(hex:key:headers:)``), for ``HotPathHandler`` to send before the router.
-/// Anything that needs a load, or is not a success, is left to the router.
+/// The requests every device makes — its manifest and the blob it names, answered from memory by
+/// the resolvers the routes use (``ManifestController/resolve(model:key:headers:loaded:)``,
+/// ``BlobsController/plan(hex:key:headers:)``), and its outcome batches (``outcomeBatch(_:body:from:verified:)``)
+/// — for ``HotPathHandler`` to answer before the router. Anything that needs a load, or is not a
+/// success, is left to the router.
 struct HotPaths: Sendable {
     /// The key a connection authenticated with: a keep-alive connection sending the same
     /// `Authorization` again is not hashed again while no key changed.
@@ -17,6 +18,7 @@ struct HotPaths: Sendable {
     let authenticator: Authenticator
     let manifests: ManifestController
     let blobs: BlobsController
+    let experiments: ExperimentService
     let metrics: ServerMetrics
     let log: RequestLog
 
@@ -43,15 +45,15 @@ struct HotPaths: Sendable {
         return nil
     }
 
-    func log(_ request: HotRequest, route: String, status: Int, start: ContinuousClock.Instant, key: String) {
+    func log(_ request: HotRequest, method: String, route: String, status: Int, start: ContinuousClock.Instant, key: String) {
         metrics.recordFastPathAnswer()
-        RequestLogMiddleware.record(metrics, log, method: "GET", path: request.path,
+        RequestLogMiddleware.record(metrics, log, method: method, path: request.path,
                                     route: route, status: status, start: start, key: key, error: nil)
     }
 
     /// The request's key, from the connection's verified key when the header is the same and
     /// the client need not wait.
-    private func key(_ request: HotRequest, client: @autoclosure () -> String?, verified: inout VerifiedKey?) -> AccessKey? {
+    func key(_ request: HotRequest, client: @autoclosure () -> String?, verified: inout VerifiedKey?) -> AccessKey? {
         guard let header = request.fields[device: .authorization] else { return nil }
         if let known = verified, known.header == header, authenticator.keys.isCurrent(known.generation),
            authenticator.throttle.wait(address: client()) == nil {

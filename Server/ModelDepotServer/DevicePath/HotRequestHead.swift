@@ -6,9 +6,10 @@ import Darwin
 import NIOCore
 
 /// A request head read straight from a connection's bytes, for ``HotPathHandler``, keeping only
-/// its ``DeviceField``s: only the plainest requests — `GET /target HTTP/1.1`, one `Host`, well-formed fields of visible ASCII, no
-/// body and nothing that changes the connection — are taken; anything else, well-formed or not,
-/// is `.other` and goes to NIO's HTTP/1 decoder and the router, which answer it as always.
+/// its ``DeviceField``s: only the plainest requests — `GET /target HTTP/1.1` (or a `POST` with a
+/// small `Content-Length` body), one `Host`, well-formed fields of visible ASCII and nothing that
+/// changes the connection — are taken; anything else, well-formed or not, is `.other` and goes to
+/// NIO's HTTP/1 decoder and the router, which answer it as always.
 enum HotRequestHead: Equatable {
     /// The head has not fully arrived yet.
     case incomplete
@@ -16,8 +17,11 @@ enum HotRequestHead: Equatable {
     case other
     /// A plain `GET` whose head takes `length` bytes.
     case request(HotRequest, length: Int)
-    /// A request for the router whose end is known: any method, the same plain head, and no body
-    /// or a `Content-Length` one of at most ``maxRoutedBody`` bytes; `length` counts head and
+    /// A plain `POST` with a `Content-Length` body of at most ``maxRoutedBody`` bytes (an outcome
+    /// batch): the head takes `head` bytes, head and body `length`.
+    case posted(HotRequest, head: Int, length: Int)
+    /// A request for the router whose end is known: any other method, the same plain head, and no
+    /// body or a `Content-Length` one of at most ``maxRoutedBody`` bytes; `length` counts head and
     /// body. It goes to the router alone, and the connection comes back here after its answer.
     case routed(length: Int)
 
@@ -49,7 +53,7 @@ enum HotRequestHead: Equatable {
         buffer.withUnsafeReadableBytes { bytes in
             var reader = LineReader(bytes: bytes)
             guard let first = reader.nextLine() else { return reader.complete ? .other : .incomplete }
-            guard let (isGet, target) = requestLine(first) else { return .other }
+            guard let (method, target) = requestLine(first) else { return .other }
             var fields = HotFields()
             var hasHost = false
             var bodyLength: Int?
@@ -73,14 +77,26 @@ enum HotRequestHead: Equatable {
                 }
             }
             guard hasHost else { return .other }
-            guard isGet, bodyLength == nil else { return .routed(length: reader.offset + (bodyLength ?? 0)) }
-            return .request(HotRequest(path: String(decoding: target, as: UTF8.self), fields: fields), length: reader.offset)
+            switch (method, bodyLength) {
+            case (.get, nil):
+                return .request(HotRequest(path: String(decoding: target, as: UTF8.self), fields: fields), length: reader.offset)
+            case (.post, let body?):
+                return .posted(HotRequest(path: String(decoding: target, as: UTF8.self), fields: fields), head: reader.offset,
+                               length: reader.offset + body)
+            default:
+                return .routed(length: reader.offset + (bodyLength ?? 0))
+            }
         }
     }
 
-    /// `METHOD /target HTTP/1.1`: whether the method is `GET`, and the target (visible ASCII,
-    /// starting with `/`). The method is 1 to 16 token characters.
-    private static func requestLine(_ line: UnsafeRawBufferPointer) -> (isGet: Bool, target: UnsafeRawBufferPointer)? {
+    /// The methods told apart here.
+    private enum Method {
+        case get, post, other
+    }
+
+    /// `METHOD /target HTTP/1.1`: the method and the target (visible ASCII, starting with `/`).
+    /// The method is 1 to 16 token characters.
+    private static func requestLine(_ line: UnsafeRawBufferPointer) -> (method: Method, target: UnsafeRawBufferPointer)? {
         let suffix: StaticString = " HTTP/1.1"
         guard line.count > suffix.utf8CodeUnitCount,
               memcmp(line.baseAddress! + (line.count - suffix.utf8CodeUnitCount), suffix.utf8Start, suffix.utf8CodeUnitCount) == 0,
@@ -91,7 +107,7 @@ enum HotRequestHead: Equatable {
         let target = UnsafeRawBufferPointer(rebasing: line[(space + 1)..<(line.count - suffix.utf8CodeUnitCount)])
         guard target.first == UInt8(ascii: "/") else { return nil }
         for byte in target where byte < 0x21 || byte > 0x7E { return nil }
-        return (method.elementsEqual("GET".utf8), target)
+        return (method.elementsEqual("GET".utf8) ? .get : method.elementsEqual("POST".utf8) ? .post : .other, target)
     }
 
     /// A `Content-Length` of 1 to 6 digits, at most ``maxRoutedBody``; `nil` otherwise.

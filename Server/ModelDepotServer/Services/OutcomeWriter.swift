@@ -1,15 +1,24 @@
 import ModelDepotShared
+import NIOConcurrencyHelpers
 
 /// Applies outcome batches in groups: while one transaction commits, the batches that arrive
-/// wait and go together in the next (each whole or not at all, by its own savepoint). A device
-/// gets its answer only once its batch is committed, and the commits (the fsync of SQLite's WAL,
-/// a round trip to PostgreSQL) are shared by every batch of a group.
-actor OutcomeWriter {
-    private typealias Waiting = (model: ModelName, batch: OutcomeBatchRecord, answer: CheckedContinuation<Bool, any Error>)
+/// wait and go together in the next (each whole or not at all). A device gets its answer only
+/// once its batch is committed, and the commits (the fsync of SQLite's WAL, a round trip to
+/// PostgreSQL) are shared by every batch of a group.
+///
+/// Batches come from the router (``record(_:of:)``) and from the fast path's event loops
+/// (``submit(_:of:completion:)``, no task per batch); one task writes while there are any.
+final class OutcomeWriter: Sendable {
+    typealias Completion = @Sendable (Result<Bool, any Error>) -> Void
+    private typealias Waiting = (model: ModelName, batch: OutcomeBatchRecord, completion: Completion)
+
+    private struct State {
+        var waiting: [Waiting] = []
+        var writing = false
+    }
 
     private let catalog: any ModelCatalog
-    private var waiting: [Waiting] = []
-    private var writing = false
+    private let state = NIOLockedValueBox(State())
 
     /// The most batches one transaction applies.
     static let groupSize = 256
@@ -23,25 +32,35 @@ actor OutcomeWriter {
     /// - Throws: The batch's refusal (``ModelCatalog/recordOutcomes(_:)``), or the transaction's failure.
     func record(_ batch: OutcomeBatchRecord, of model: ModelName) async throws -> Bool {
         try await withCheckedThrowingContinuation { answer in
-            waiting.append((model, batch, answer))
-            if !writing {
-                writing = true
-                Task { await writeGroups() }
-            }
+            submit(batch, of: model) { answer.resume(with: $0) }
         }
     }
 
+    /// Queues a batch; `completion` runs on the writing task once its group is committed or failed.
+    func submit(_ batch: OutcomeBatchRecord, of model: ModelName, completion: @escaping Completion) {
+        let start = state.withLockedValue { state in
+            state.waiting.append((model, batch, completion))
+            defer { state.writing = true }
+            return !state.writing
+        }
+        if start { Task { await writeGroups() } }
+    }
+
     private func writeGroups() async {
-        while !waiting.isEmpty {
-            let group = Array(waiting.prefix(Self.groupSize))
-            waiting.removeFirst(group.count)
+        while true {
+            let group = state.withLockedValue { state in
+                let group = Array(state.waiting.prefix(Self.groupSize))
+                state.waiting.removeFirst(group.count)
+                if group.isEmpty { state.writing = false }
+                return group
+            }
+            guard !group.isEmpty else { return }
             do {
                 let results = try await catalog.recordOutcomes(group.map { ($0.model, $0.batch) })
-                for (entry, result) in zip(group, results) { entry.answer.resume(with: result.mapError { $0 }) }
+                for (entry, result) in zip(group, results) { entry.completion(result.mapError { $0 }) }
             } catch {
-                for entry in group { entry.answer.resume(throwing: error) }
+                for entry in group { entry.completion(.failure(error)) }
             }
         }
-        writing = false
     }
 }

@@ -4,6 +4,8 @@ public enum DeviceRoute {
     /// `/v1/models/{name}/manifest` is this, the model's name, then ``manifestSuffix``.
     public static let manifestPrefix = "/v1/models/"
     public static let manifestSuffix = "/manifest"
+    /// `/v1/models/{name}/events` is ``manifestPrefix``, the model's name, then this.
+    public static let eventsSuffix = "/events"
     /// `/v1/blobs/sha256/{hex}` is this, then the blob's SHA-256 in lower-case hex.
     public static let blobPrefix = "/v1/blobs/sha256/"
 
@@ -14,7 +16,7 @@ public enum DeviceRoute {
     public static func manifest(of model: ModelName) -> String { manifestPrefix + model.rawValue + manifestSuffix }
 
     /// `/v1/models/{name}/events`, where the SDK sends outcome batches.
-    public static func events(of model: ModelName) -> String { manifestPrefix + model.rawValue + "/events" }
+    public static func events(of model: ModelName) -> String { manifestPrefix + model.rawValue + eventsSuffix }
 
     public static func blob(sha256: String) -> String { blobPrefix + sha256 }
 

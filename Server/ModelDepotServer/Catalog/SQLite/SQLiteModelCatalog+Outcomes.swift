@@ -5,14 +5,13 @@ import ModelDepotShared
 extension SQLiteModelCatalog {
     public func recordOutcomes(_ batches: [(model: ModelName, batch: OutcomeBatchRecord)]) async throws -> [Result<Bool, DepotError>] {
         try await writeWithoutWaitingForTheDisk { db in
-            try batches.map { name, batch in
-                var applied = false
+            // What the batches are checked against, read once per model and group.
+            var models: [ModelName: OutcomeModel] = [:]
+            return try batches.map { name, batch in
                 do {
-                    try db.inSavepoint {
-                        applied = try record(batch, of: name, db)
-                        return .commit
-                    }
-                    return .success(applied)
+                    var model = try models[name] ?? OutcomeModel(name, catalog: self, db)
+                    defer { models[name] = model }
+                    return .success(try record(batch, of: &model, db))
                 } catch let error as DepotError {
                     return .failure(error)
                 }
@@ -20,51 +19,67 @@ extension SQLiteModelCatalog {
         }
     }
 
-    /// Applies one batch (see ``recordOutcomes(_:)``); throws its refusal.
-    private func record(_ batch: OutcomeBatchRecord, of name: ModelName, _ db: Database) throws -> Bool {
-        let model = try modelRecord(name, db)
-        let modelID = model.id
-        try db.execute(sql: "INSERT OR IGNORE INTO outcomeBatch (modelId, id, hour) VALUES (?, ?, ?)",
-                       arguments: [modelID, batch.id, batch.receivedHour])
+    /// A model as outcome batches are checked against it, kept up to date by the batches of a group.
+    private struct OutcomeModel {
+        let name: ModelName
+        let id: Int64?
+        let versions: Set<Int>
+        var metrics: Set<String>
+        var undeclared: Int
+
+        init(_ name: ModelName, catalog: SQLiteModelCatalog, _ db: Database) throws {
+            self.name = name
+            id = try catalog.modelRecord(name, db).id
+            versions = try Int.fetchSet(db.cachedStatement(sql: "SELECT number FROM version WHERE modelId = ?"), arguments: [id])
+            metrics = try String.fetchSet(db.cachedStatement(sql: "SELECT name FROM experimentMetric WHERE modelId = ?"), arguments: [id])
+            undeclared = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM experimentMetric WHERE modelId = ? AND NOT declared"),
+                                          arguments: [id]) ?? 0
+        }
+    }
+
+    /// Applies one batch (see ``recordOutcomes(_:)``); throws its refusal. Every rule is checked
+    /// before anything of the batch is written but its id, which a refusal deletes again.
+    private func record(_ batch: OutcomeBatchRecord, of model: inout OutcomeModel, _ db: Database) throws -> Bool {
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO outcomeBatch (modelId, id, hour) VALUES (?, ?, ?)")
+            .execute(arguments: [model.id, batch.id, batch.receivedHour])
         guard db.changesCount == 1 else { return false }
-        let versions = try Int.fetchSet(db, sql: "SELECT number FROM version WHERE modelId = ?", arguments: [modelID])
-        try CatalogRule.checkOutcomeVersions(batch, of: name, existing: versions)
-        try db.execute(sql: """
+        let new = batch.appMetrics.subtracting(model.metrics)
+        do {
+            try CatalogRule.checkOutcomeVersions(batch, of: model.name, existing: model.versions)
+            let sent = try Int.fetchOne(db.cachedStatement(sql: "SELECT events FROM outcomeQuota WHERE modelId = ? AND installation = ? AND hour = ?"),
+                                        arguments: [model.id, batch.installation, batch.receivedHour]) ?? 0
+            try CatalogRule.checkHourlyEvents(sent + batch.events, of: model.name)
+            if !new.isEmpty { try CatalogRule.checkUndeclared(new, of: model.name, alreadyUndeclared: model.undeclared) }
+        } catch {
+            try db.cachedStatement(sql: "DELETE FROM outcomeBatch WHERE modelId = ? AND id = ?").execute(arguments: [model.id, batch.id])
+            throw error
+        }
+        try db.cachedStatement(sql: """
             INSERT INTO outcomeQuota (modelId, installation, hour, events) VALUES (?, ?, ?, ?)
             ON CONFLICT (modelId, installation, hour) DO UPDATE SET events = events + excluded.events
-            """, arguments: [modelID, batch.installation, batch.receivedHour, batch.events])
-        let sent = try Int.fetchOne(db, sql: "SELECT events FROM outcomeQuota WHERE modelId = ? AND installation = ? AND hour = ?",
-                                    arguments: [modelID, batch.installation, batch.receivedHour]) ?? 0
-        try CatalogRule.checkHourlyEvents(sent, of: name)
-        if !batch.appMetrics.isEmpty {
-            let known = try String.fetchSet(db, sql: "SELECT name FROM experimentMetric WHERE modelId = ?", arguments: [modelID])
-            let new = batch.appMetrics.subtracting(known)
-            if !new.isEmpty {
-                let undeclared = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM experimentMetric WHERE modelId = ? AND NOT declared",
-                                                  arguments: [modelID]) ?? 0
-                try CatalogRule.checkUndeclared(new, of: name, alreadyUndeclared: undeclared)
-                for metric in new {
-                    try db.execute(sql: """
-                        INSERT INTO experimentMetric (modelId, name, kind, direction, tolerance, guardrail, declared)
-                        VALUES (?, ?, 'sum', 'increase', 0, 0, 0)
-                        """, arguments: [modelID, metric])
-                }
-            }
+            """).execute(arguments: [model.id, batch.installation, batch.receivedHour, batch.events])
+        for metric in new {
+            try db.cachedStatement(sql: """
+                INSERT INTO experimentMetric (modelId, name, kind, direction, tolerance, guardrail, declared)
+                VALUES (?, ?, 'sum', 'increase', 0, 0, 0)
+                """).execute(arguments: [model.id, metric])
         }
+        model.metrics.formUnion(new)
+        model.undeclared += new.count
         let total = try db.cachedStatement(sql: """
             INSERT INTO outcome (modelId, metric, arm, version, hour, installation, count, sum) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (modelId, installation, metric, arm, version, hour)
             DO UPDATE SET count = count + excluded.count, sum = sum + excluded.sum
             """)
         for row in batch.totals {
-            try total.execute(arguments: [modelID, row.metric, row.arm.stored, row.version, row.hour, batch.installation, row.count, row.sum])
+            try total.execute(arguments: [model.id, row.metric, row.arm.stored, row.version, row.hour, batch.installation, row.count, row.sum])
         }
         let exposure = try db.cachedStatement(sql: """
             INSERT INTO outcomeExposure (modelId, arm, version, installation, hour) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (modelId, arm, version, installation) DO UPDATE SET hour = min(hour, excluded.hour)
             """)
         for seen in batch.exposures {
-            try exposure.execute(arguments: [modelID, seen.arm.stored, seen.version, batch.installation, seen.hour])
+            try exposure.execute(arguments: [model.id, seen.arm.stored, seen.version, batch.installation, seen.hour])
         }
         return true
     }
