@@ -146,7 +146,7 @@ public final class OutcomeRecorder: Sendable {
                                        value: totals.sum, code: entry.code, count: totals.count)
                 }
                 for start in stride(from: 0, to: events.count, by: OutcomeBatch.maximumEvents) {
-                    state.batches.append(Batch(id: UUID().uuidString.lowercased(), model: model,
+                    state.batches.append(Batch(id: OutcomeBatch.makeID(), model: model,
                                                events: Array(events[start..<min(start + OutcomeBatch.maximumEvents, events.count)]),
                                                dropped: start == 0 ? state.dropped[model] ?? 0 : 0))
                 }

@@ -25,9 +25,12 @@ function init(args)
     math.randomseed(os.time() * 1000 + number)
 end
 
--- A random version 4 UUID.
+-- A batch id as the SDK makes them (OutcomeBatch.makeID): a version 7 UUID, the time in ms then random bits.
+local sent = 0
 local function uuid()
-    return string.format("%08x-%04x-4%03x-%04x-%06x%06x", math.random(0, 0xffffffff), math.random(0, 0xffff), math.random(0, 0xfff),
+    sent = sent + 1
+    local ms = os.time() * 1000 + sent % 1000
+    return string.format("%08x-%04x-7%03x-%04x-%06x%06x", math.floor(ms / 65536), ms % 65536, math.random(0, 0xfff),
         0x8000 + math.random(0, 0x3fff), math.random(0, 0xffffff), math.random(0, 0xffffff))
 end
 

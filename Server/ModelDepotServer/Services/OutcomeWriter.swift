@@ -1,10 +1,11 @@
 import ModelDepotShared
 import NIOConcurrencyHelpers
 
-/// Applies outcome batches in groups: while one transaction commits, the batches that arrive
-/// wait and go together in the next (each whole or not at all). A device gets its answer only
-/// once its batch is committed, and the commits (the fsync of SQLite's WAL, a round trip to
-/// PostgreSQL) are shared by every batch of a group.
+/// Applies outcome batches in groups: a group starts at most every ``pace`` after the one before,
+/// and the batches that arrive meanwhile wait and go together in it (each whole or not at all).
+/// A device gets its answer only once its batch is committed, and what a transaction costs
+/// besides its batches (reading the model, the commit: SQLite's WAL writes, a round trip to
+/// PostgreSQL) is shared by every batch of a group. A batch after a quiet moment goes at once.
 ///
 /// Batches come from the router (``record(_:of:)``) and from the fast path's event loops
 /// (``submit(_:of:completion:)``, no task per batch); one task writes while there are any.
@@ -21,7 +22,9 @@ final class OutcomeWriter: Sendable {
     private let state = NIOLockedValueBox(State())
 
     /// The most batches one transaction applies.
-    static let groupSize = 256
+    static let groupSize = 1_024
+    /// The shortest time from one group's start to the next one's.
+    static let pace = Duration.milliseconds(10)
 
     init(catalog: any ModelCatalog) {
         self.catalog = catalog
@@ -47,7 +50,10 @@ final class OutcomeWriter: Sendable {
     }
 
     private func writeGroups() async {
+        var started: ContinuousClock.Instant?
         while true {
+            if let started { try? await Task.sleep(until: started + Self.pace, clock: .continuous) }
+            started = .now
             let group = state.withLockedValue { state in
                 let group = Array(state.waiting.prefix(Self.groupSize))
                 state.waiting.removeFirst(group.count)

@@ -43,7 +43,7 @@ public struct OutcomeBatch: Sendable, Hashable, Codable {
         }
     }
 
-    /// A random UUID chosen by the device: a batch the server has applied is not applied again.
+    /// A UUID chosen by the device (``makeID(at:)``): a batch the server has applied is not applied again.
     public var batch: String
     /// The installation id the SDK sends with manifests.
     public var installation: String
@@ -65,6 +65,20 @@ public struct OutcomeBatch: Sendable, Hashable, Codable {
     public static let maximumSkew: TimeInterval = 600
     /// The largest absolute value.
     public static let maximumValue = 1e12
+
+    /// A new batch id: a version 7 UUID (RFC 9562), the milliseconds since 1970 then random bits,
+    /// in lower case. Ids made one after the other sort in time, so the server adds each to the
+    /// end of its index of applied ids rather than to a random page of it.
+    public static func makeID(at date: Date = Date()) -> String {
+        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255) }
+        let milliseconds = UInt64(min(max(0, date.timeIntervalSince1970 * 1_000), 0xFFFF_FFFF_FFFF))
+        for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: milliseconds >> (40 - 8 * UInt64(index))) }
+        bytes[6] = 0x70 | (bytes[6] & 0x0F)
+        bytes[8] = 0x80 | (bytes[8] & 0x3F)
+        let hex = bytes.map { String($0, radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
+        let text = Array(hex)
+        return [text[0..<8], text[8..<12], text[12..<16], text[16..<20], text[20..<32]].map { String($0) }.joined(separator: "-")
+    }
 
     /// Creates a batch.
     public init(batch: String, installation: String, events: [Event], dropped: Int = 0) {

@@ -198,6 +198,23 @@ enum SQLiteCatalogMigrations {
             try db.create(index: "versionPatch_on_fromVersionId", on: "versionPatch", columns: ["fromVersionId"])
             try db.create(index: "versionPatch_on_sha256", on: "versionPatch", columns: ["sha256"])
         }
+        migrator.registerMigration("v13: fewer pages per outcome batch") { db in
+            // An installation's first hour with a version through an arm is the least hour of its
+            // outcome rows: read from them, not written again with every batch.
+            try db.drop(table: "outcomeExposure")
+            // Keyed by hour first, the hourly limit's rows are pruned by their key: no index to
+            // write with every batch.
+            try db.create(table: "outcomeQuotaByHour", options: .withoutRowID) { t in
+                t.belongsTo("model", onDelete: .cascade).notNull()
+                t.column("hour", .integer).notNull()
+                t.column("installation", .integer).notNull()
+                t.column("events", .integer).notNull()
+                t.primaryKey(["modelId", "hour", "installation"])
+            }
+            try db.execute(sql: "INSERT INTO outcomeQuotaByHour (modelId, hour, installation, events) SELECT modelId, hour, installation, events FROM outcomeQuota")
+            try db.drop(table: "outcomeQuota")
+            try db.rename(table: "outcomeQuotaByHour", to: "outcomeQuota")
+        }
         return migrator
     }
 }

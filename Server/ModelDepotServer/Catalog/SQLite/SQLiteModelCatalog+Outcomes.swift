@@ -9,7 +9,7 @@ extension SQLiteModelCatalog {
             var models: [ModelName: OutcomeModel] = [:]
             return try batches.map { name, batch in
                 do {
-                    var model = try models[name] ?? OutcomeModel(name, catalog: self, db)
+                    var model = try models[name] ?? OutcomeModel(name, db)
                     defer { models[name] = model }
                     return .success(try record(batch, of: &model, db))
                 } catch let error as DepotError {
@@ -22,14 +22,17 @@ extension SQLiteModelCatalog {
     /// A model as outcome batches are checked against it, kept up to date by the batches of a group.
     private struct OutcomeModel {
         let name: ModelName
-        let id: Int64?
+        let id: Int64
         let versions: Set<Int>
         var metrics: Set<String>
         var undeclared: Int
 
-        init(_ name: ModelName, catalog: SQLiteModelCatalog, _ db: Database) throws {
+        init(_ name: ModelName, _ db: Database) throws {
             self.name = name
-            id = try catalog.modelRecord(name, db).id
+            guard let id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM model WHERE name = ?"), arguments: [name.rawValue]) else {
+                throw CatalogRule.noModel(name)
+            }
+            self.id = id
             versions = try Int.fetchSet(db.cachedStatement(sql: "SELECT number FROM version WHERE modelId = ?"), arguments: [id])
             metrics = try String.fetchSet(db.cachedStatement(sql: "SELECT name FROM experimentMetric WHERE modelId = ?"), arguments: [id])
             undeclared = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM experimentMetric WHERE modelId = ? AND NOT declared"),
@@ -46,8 +49,8 @@ extension SQLiteModelCatalog {
         let new = batch.appMetrics.subtracting(model.metrics)
         do {
             try CatalogRule.checkOutcomeVersions(batch, of: model.name, existing: model.versions)
-            let sent = try Int.fetchOne(db.cachedStatement(sql: "SELECT events FROM outcomeQuota WHERE modelId = ? AND installation = ? AND hour = ?"),
-                                        arguments: [model.id, batch.installation, batch.receivedHour]) ?? 0
+            let sent = try Int.fetchOne(db.cachedStatement(sql: "SELECT events FROM outcomeQuota WHERE modelId = ? AND hour = ? AND installation = ?"),
+                                        arguments: [model.id, batch.receivedHour, batch.installation]) ?? 0
             try CatalogRule.checkHourlyEvents(sent + batch.events, of: model.name)
             if !new.isEmpty { try CatalogRule.checkUndeclared(new, of: model.name, alreadyUndeclared: model.undeclared) }
         } catch {
@@ -55,9 +58,9 @@ extension SQLiteModelCatalog {
             throw error
         }
         try db.cachedStatement(sql: """
-            INSERT INTO outcomeQuota (modelId, installation, hour, events) VALUES (?, ?, ?, ?)
-            ON CONFLICT (modelId, installation, hour) DO UPDATE SET events = events + excluded.events
-            """).execute(arguments: [model.id, batch.installation, batch.receivedHour, batch.events])
+            INSERT INTO outcomeQuota (modelId, hour, installation, events) VALUES (?, ?, ?, ?)
+            ON CONFLICT (modelId, hour, installation) DO UPDATE SET events = events + excluded.events
+            """).execute(arguments: [model.id, batch.receivedHour, batch.installation, batch.events])
         for metric in new {
             try db.cachedStatement(sql: """
                 INSERT INTO experimentMetric (modelId, name, kind, direction, tolerance, guardrail, declared)
@@ -73,13 +76,6 @@ extension SQLiteModelCatalog {
             """)
         for row in batch.totals {
             try total.execute(arguments: [model.id, row.metric, row.arm.stored, row.version, row.hour, batch.installation, row.count, row.sum])
-        }
-        let exposure = try db.cachedStatement(sql: """
-            INSERT INTO outcomeExposure (modelId, arm, version, installation, hour) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT (modelId, arm, version, installation) DO UPDATE SET hour = min(hour, excluded.hour)
-            """)
-        for seen in batch.exposures {
-            try exposure.execute(arguments: [model.id, seen.arm.stored, seen.version, batch.installation, seen.hour])
         }
         return true
     }
@@ -103,8 +99,10 @@ extension SQLiteModelCatalog {
         try await read { db in
             let model = try modelRecord(name, db)
             var exposures: [CountedArm: [OutcomeExposure]] = [:]
-            let cursor = try Row.fetchCursor(db, sql: "SELECT arm, version, installation, hour FROM outcomeExposure WHERE modelId = ?",
-                                             arguments: [model.id])
+            // The first hour of each installation with each version through each arm.
+            let cursor = try Row.fetchCursor(db, sql: """
+                SELECT arm, version, installation, MIN(hour) AS hour FROM outcome WHERE modelId = ? GROUP BY arm, version, installation
+                """, arguments: [model.id])
             while let row = try cursor.next() {
                 exposures[CountedArm(stored: row["arm"]), default: []].append(
                     OutcomeExposure(version: row["version"], hour: row["hour"], installation: row["installation"]))
@@ -149,7 +147,7 @@ extension SQLiteModelCatalog {
     public func pruneOutcomeBatches(beforeHour hour: Int) async throws {
         try await write { db in
             try db.execute(sql: "DELETE FROM outcomeBatch WHERE hour < ?", arguments: [hour])
-            try db.execute(sql: "DELETE FROM outcomeQuota WHERE hour < ?", arguments: [hour])
+            try db.execute(sql: "DELETE FROM outcomeQuota WHERE modelId IN (SELECT id FROM model) AND hour < ?", arguments: [hour])
         }
     }
 }

@@ -46,7 +46,9 @@ extension SQLiteModelCatalog {
                 .init(model: try name($0["modelId"]), metric: $0["metric"], arm: $0["arm"],
                       row: OutcomeRow(version: $0["version"], hour: $0["hour"], installation: $0["installation"], count: $0["count"], sum: $0["sum"]))
             }
-            snapshot.exposures = try Row.fetchAll(db, sql: "SELECT modelId, arm, version, installation, hour FROM outcomeExposure").map {
+            snapshot.exposures = try Row.fetchAll(db, sql: """
+                SELECT modelId, arm, version, installation, MIN(hour) AS hour FROM outcome GROUP BY modelId, arm, version, installation
+                """).map {
                 .init(model: try name($0["modelId"]), arm: $0["arm"],
                       exposure: OutcomeExposure(version: $0["version"], hour: $0["hour"], installation: $0["installation"]))
             }

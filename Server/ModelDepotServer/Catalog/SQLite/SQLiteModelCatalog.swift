@@ -374,8 +374,8 @@ public struct SQLiteModelCatalog: ModelCatalog {
     func writeWithoutWaitingForTheDisk<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
         do {
             return try await database.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA synchronous = NORMAL")
-                defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
+                try db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute()
+                defer { try? db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute() }
                 var result: T?
                 try db.inTransaction {
                     result = try body(db)
