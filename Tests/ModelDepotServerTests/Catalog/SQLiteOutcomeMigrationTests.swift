@@ -1,0 +1,52 @@
+import Foundation
+import GRDB
+@testable import ModelDepotServer
+import ModelDepotShared
+import Testing
+
+/// A catalog written before v13 (exposures kept in their own table, the hourly limit keyed by
+/// installation) opens with the same exposures, read from the outcome rows, and the same limits.
+@Suite struct SQLiteOutcomeMigrationTests {
+    @Test func aV12CatalogKeepsItsExposuresAndHourlyLimits() async throws {
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("depot-v12-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: storage, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: storage) }
+        let path = storage + "/depot.sqlite"
+        let old = try DatabasePool(path: path)
+        try SQLiteCatalogMigrations.migrator.migrate(old, upTo: "v12: patches")
+        let hour = Int(Date().timeIntervalSince1970 / 3_600)
+        try await old.write { db in
+            try db.execute(sql: "INSERT INTO model (name, createdAt) VALUES ('flowers', '2026-11-27 00:00:00')")
+            try db.execute(sql: """
+                INSERT INTO version (modelId, number, sha256, size, createdAt, tflite) VALUES (1, 1, '\(String(repeating: "a", count: 64))', 1, '2026-11-27 00:00:00', '{}')
+                """)
+            for (installation, first) in [(7, hour - 5), (8, hour - 2)] {
+                for row in 0..<3 {
+                    try db.execute(sql: "INSERT INTO outcome VALUES (1, 'installed', 'default', 1, ?, ?, 1, 1)",
+                                   arguments: [first + row, installation])
+                }
+                try db.execute(sql: "INSERT INTO outcomeExposure VALUES (1, 'default', 1, ?, ?)", arguments: [installation, first])
+            }
+            try db.execute(sql: "INSERT INTO outcomeQuota VALUES (1, 7, ?, ?)", arguments: [hour, OutcomeBatch.maximumEventsPerHour - 1])
+        }
+        try old.close()
+
+        let catalog = try SQLiteModelCatalog(path: path)
+        let flowers = CatalogFixtures.name("flowers")
+        let exposures = try await catalog.exposures(of: flowers)[.default] ?? []
+        #expect(Set(exposures.map { "\($0.installation)@\($0.hour)" }) == ["7@\(hour - 5)", "8@\(hour - 2)"])
+        func batch(installation: Int64, events: Int) -> OutcomeBatchRecord {
+            OutcomeBatchRecord(id: OutcomeBatch.makeID(), installation: installation, receivedHour: hour, events: events,
+                               totals: [.init(metric: "installed", arm: .default, version: 1, hour: hour, count: events, sum: Double(events))],
+                               exposures: [.init(arm: .default, version: 1, hour: hour)], appMetrics: [])
+        }
+        let results = try await catalog.recordOutcomes([(flowers, batch(installation: 7, events: 1)), (flowers, batch(installation: 7, events: 1)),
+                                                        (flowers, batch(installation: 9, events: 2))])
+        #expect((try? results[0].get()) == true, "the last event of the hour the old catalog counted")
+        #expect(throws: DepotError.self, "one more is over the limit") { try results[1].get() }
+        #expect((try? results[2].get()) == true)
+        let after = try await catalog.exposures(of: flowers)[.default] ?? []
+        #expect(Set(after.map { "\($0.installation)@\($0.hour)" }) == ["7@\(hour - 5)", "8@\(hour - 2)", "9@\(hour)"],
+                "a later batch does not move an installation's first hour")
+    }
+}
