@@ -199,6 +199,25 @@ enum SQLiteCatalogMigrations {
             try db.create(index: "versionPatch_on_sha256", on: "versionPatch", columns: ["sha256"])
         }
         migrator.registerMigration("v13: fewer pages per outcome batch") { db in
+            // Outcome rows are appended in the order batches arrive (a batch writes the end of the
+            // table and of its index, not a random page of a large key) and added up when read: an
+            // installation normally sends one batch per hour, so rows rarely share a key.
+            try db.create(table: "outcomeAppended") { t in
+                t.belongsTo("model", onDelete: .cascade).notNull()
+                t.column("metric", .text).notNull()
+                t.column("arm", .text).notNull()
+                t.column("version", .integer).notNull()
+                t.column("hour", .integer).notNull()
+                t.column("installation", .integer).notNull()
+                t.column("count", .integer).notNull().check { $0 >= 0 }
+                t.column("sum", .double).notNull()
+            }
+            try db.execute(sql: """
+                INSERT INTO outcomeAppended (modelId, metric, arm, version, hour, installation, count, sum)
+                SELECT modelId, metric, arm, version, hour, installation, count, sum FROM outcome
+                """)
+            try db.drop(table: "outcome")
+            try db.rename(table: "outcomeAppended", to: "outcome")
             // An installation's first hour with a version through an arm is the least hour of its
             // outcome rows: read from them, not written again with every batch.
             try db.drop(table: "outcomeExposure")

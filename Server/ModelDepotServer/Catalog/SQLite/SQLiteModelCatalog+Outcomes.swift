@@ -69,15 +69,24 @@ extension SQLiteModelCatalog {
         }
         model.metrics.formUnion(new)
         model.undeclared += new.count
-        let total = try db.cachedStatement(sql: """
-            INSERT INTO outcome (modelId, metric, arm, version, hour, installation, count, sum) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (modelId, installation, metric, arm, version, hour)
-            DO UPDATE SET count = count + excluded.count, sum = sum + excluded.sum
-            """)
-        for row in batch.totals {
-            try total.execute(arguments: [model.id, row.metric, row.arm.stored, row.version, row.hour, batch.installation, row.count, row.sum])
+        // Appended (read back added up), up to 8 rows a statement: the SDK's hour of model health is about that many.
+        for start in stride(from: 0, to: batch.totals.count, by: 8) {
+            let rows = batch.totals[start..<min(start + 8, batch.totals.count)]
+            var arguments = StatementArguments()
+            for row in rows {
+                arguments += [model.id, row.metric, row.arm.stored, row.version, row.hour, batch.installation, row.count, row.sum]
+            }
+            try db.cachedStatement(sql: Self.outcomeInsert[rows.count - 1]).execute(arguments: arguments)
         }
         return true
+    }
+
+    /// The insert of 1 to 8 outcome rows.
+    private static let outcomeInsert = (1...8).map { count in
+        """
+        INSERT INTO outcome (modelId, metric, arm, version, hour, installation, count, sum)
+        VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?)", count: count).joined(separator: ", "))
+        """
     }
 
     public func outcomes(of name: ModelName) async throws -> [String: [CountedArm: [OutcomeRow]]] {
@@ -85,7 +94,8 @@ extension SQLiteModelCatalog {
             let model = try modelRecord(name, db)
             var rows: [String: [CountedArm: [OutcomeRow]]] = [:]
             let cursor = try Row.fetchCursor(db, sql: """
-                SELECT metric, arm, version, hour, installation, count, sum FROM outcome WHERE modelId = ?
+                SELECT metric, arm, version, hour, installation, SUM(count) AS count, SUM(sum) AS sum FROM outcome WHERE modelId = ?
+                GROUP BY metric, arm, version, hour, installation
                 """, arguments: [model.id])
             while let row = try cursor.next() {
                 rows[row["metric"], default: [:]][CountedArm(stored: row["arm"]), default: []].append(

@@ -42,7 +42,10 @@ extension SQLiteModelCatalog {
             snapshot.roots = try Row.fetchAll(db, sql: "SELECT version, envelope, createdAt FROM rootDocument ORDER BY version").map {
                 .init(version: $0["version"], envelope: $0["envelope"], createdAt: $0["createdAt"])
             }
-            snapshot.outcomes = try Row.fetchAll(db, sql: "SELECT modelId, metric, arm, version, hour, installation, count, sum FROM outcome").map {
+            snapshot.outcomes = try Row.fetchAll(db, sql: """
+                SELECT modelId, metric, arm, version, hour, installation, SUM(count) AS count, SUM(sum) AS sum FROM outcome
+                GROUP BY modelId, metric, arm, version, hour, installation
+                """).map {
                 .init(model: try name($0["modelId"]), metric: $0["metric"], arm: $0["arm"],
                       row: OutcomeRow(version: $0["version"], hour: $0["hour"], installation: $0["installation"], count: $0["count"], sum: $0["sum"]))
             }
