@@ -25,7 +25,7 @@ import NIOPosix
 ///
 /// Graceful shutdown: Hummingbird's connection-state handler (further on) closes a connection it
 /// believes idle when the server quiesces. It never sees the answers sent here, so the quiesce
-/// event is held back until they are written, and from then on every request goes to the router,
+/// event is held back until they are written (and a batch being written is answered first), and from then on every request goes to the router,
 /// which closes the connection after its answer.
 final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
@@ -55,6 +55,14 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var handedDuringRead = false
     /// A blob is being opened or sent, or an outcome batch written.
     private var busy = false
+    /// An outcome batch is being written: its bytes are still the first received, and must not
+    /// go to the router (which would apply it again), so nothing is passed on until it is answered.
+    private var writingBatch = false
+    /// A read the channel asked for while a batch was being written and more than a head's worth
+    /// was waiting: done once the batch is answered.
+    private var heldRead = false
+    /// The server began to quiesce while a batch was being written: handled once it is answered.
+    private var heldQuiesce: Any?
     /// The key this connection authenticated with.
     private var verified: HotPaths.VerifiedKey?
     /// The client's IP address, formatted once per connection and only once the throttle
@@ -98,6 +106,25 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         guard event is ChannelShouldQuiesceEvent else { return context.fireUserInboundEventTriggered(event) }
+        guard !writingBatch else {
+            heldQuiesce = event
+            return
+        }
+        quiesce(context, event)
+    }
+
+    /// While a batch is being written, reading stops once more than a head's worth waits behind it.
+    func read(context: ChannelHandlerContext) {
+        if writingBatch, (received?.readableBytes ?? 0) > HotRequestHead.maxLength {
+            heldRead = true
+            return
+        }
+        context.read()
+    }
+
+    /// From now on every request goes to the router; the quiesce event goes on once every answer
+    /// sent here is out.
+    private func quiesce(_ context: ChannelHandlerContext, _ event: Any) {
         if mode != .passing { pass(context, duringRead: false) }
         // Writes complete in order: once this empty one has, every answer sent here is out.
         let written = context.eventLoop.makePromise(of: Void.self)
@@ -125,7 +152,7 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
         defer { if answered { context.flush() } }
         while let bytes = received, bytes.readableBytes > 0 {
             guard !busy, context.channel.isWritable else {
-                if bytes.readableBytes > HotRequestHead.maxLength { pass(context, duringRead: duringRead) }
+                if bytes.readableBytes > HotRequestHead.maxLength, !writingBatch { pass(context, duringRead: duringRead) }
                 return
             }
             switch HotRequestHead.parse(bytes) {
@@ -168,18 +195,31 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func write(_ submission: OutcomeSubmission, request: HotRequest, length: Int, start: ContinuousClock.Instant,
                        _ context: ChannelHandlerContext) {
         busy = true
+        writingBatch = true
         let written = context.eventLoop.makePromise(of: HotAnswer?.self)
         paths.submit(submission) { written.succeed($0) }
         written.futureResult.assumeIsolated().whenSuccess { [self] answer in
-            busy = false
+            (busy, writingBatch) = (false, false)
             guard context.channel.isActive, mode == .answering else { return }
-            guard let answer else { return hand(length, context, duringRead: false) }
-            consume(length, context)
-            respond(context, answer, file: nil)
-            context.flush()
-            paths.log(request, method: "POST", route: ExperimentController.eventsRoute, status: Int(answer.status.code), start: start,
-                      key: submission.key)
-            answerReceived(context, duringRead: false)
+            if let answer {
+                consume(length, context)
+                respond(context, answer, file: nil)
+                context.flush()
+                paths.log(request, method: "POST", route: ExperimentController.eventsRoute, status: Int(answer.status.code), start: start,
+                          key: submission.key)
+            } else {
+                hand(length, context, duringRead: false)
+            }
+            if let event = heldQuiesce {
+                heldQuiesce = nil
+                quiesce(context, event)
+            } else if mode == .answering {
+                answerReceived(context, duringRead: false)
+            }
+            if heldRead {
+                heldRead = false
+                context.read()
+            }
         }
     }
 

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#else
-import Darwin
-#endif
 import ModelDepotShared
 
 /// Reads an ``OutcomeBatch`` from JSON for the fast path, without `JSONDecoder`: only the plain
@@ -150,18 +145,9 @@ enum OutcomeBatchReader {
                 guard let exponent = digits(from: end) else { return nil }
                 end = exponent
             }
-            guard end - offset <= 32 else { return nil }
-            var text: (UInt64, UInt64, UInt64, UInt64, UInt8) = (0, 0, 0, 0, 0)
-            let value = withUnsafeMutableBytes(of: &text) { buffer -> Double? in
-                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
-                buffer[end - offset] = 0
-                let characters = buffer.baseAddress!.assumingMemoryBound(to: CChar.self)
-                var parsedEnd: UnsafeMutablePointer<CChar>?
-                let value = strtod(characters, &parsedEnd)
-                guard parsedEnd == characters + (end - offset) else { return nil }
-                return value
-            }
-            guard let value, value.isFinite, value == 0 ? !hasNonZeroDigit(offset..<end) : abs(value) >= 1e-300 else { return nil }
+            guard end - offset <= 32,
+                  let value = Double(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<end]), as: UTF8.self)) else { return nil }
+            guard value.isFinite, value == 0 ? !hasNonZeroDigit(offset..<end) : abs(value) >= 1e-300 else { return nil }
             offset = end
             return value
         }

@@ -153,16 +153,41 @@ final class GuardedRolloutFleet: Sendable {
 
     /// A model with versions 1 and 2, rule `main` giving every device version 1, and an app key;
     /// the clock starts five minutes into an hour.
-    static func prepare(_ client: TestServer.Client, clock: MovableClock) async throws -> HTTPFields {
+    /// Creates model `flowers` with versions 1 and 2 and rule `main` (all on version 1), and an app key.
+    ///
+    /// The rule's salt is new each run. A salt that would split `devices` devices so unevenly at a
+    /// guard stage that the sample-ratio check flags it (about 1 salt in 200 for 1,000 devices) is
+    /// drawn again, so that a test sees a mismatch only where it makes one.
+    static func prepare(_ client: TestServer.Client, clock: MovableClock, devices: Int = 0) async throws -> HTTPFields {
         let seconds = clock.now.timeIntervalSince1970
         clock.advance(by: 3_600 - seconds.truncatingRemainder(dividingBy: 3_600) + 300)
         try await client.createModel("flowers")
         _ = try await client.upload("float_classifier", to: "flowers")
         _ = try await client.upload("int8_conv", to: "flowers")
         let rule = RolloutRuleChange(conditions: [], shares: [.init(version: 1, basisPoints: 10_000)])
-        let set = try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/main", rule)
-        guard set.status == .ok else { throw TestServer.Failure("rule: \(set.status) \(set.text)") }
-        return try await client.appKey()
+        for _ in 0..<20 {
+            let set = try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/main", rule)
+            guard set.status == .ok else { throw TestServer.Failure("rule: \(set.status) \(set.text)") }
+            let rollout = try await client.request(.get, "/v1/admin/models/flowers/rollout").decode(Rollout.self)
+            guard let salt = rollout.rules.first(where: { $0.name == "main" })?.salt else { throw TestServer.Failure("rule main is missing") }
+            if try splitsEvenly(devices, salt: salt) { return try await client.appKey() }
+            _ = try await client.request(.delete, "/v1/admin/models/flowers/rollout/rules/main")
+        }
+        throw TestServer.Failure("20 salts in a row split \(devices) devices unevenly")
+    }
+
+    /// Whether the guard's stages (1, 5, 25 and 50 % for version 2) give version 2 as many of the
+    /// devices as the sample-ratio check accepts.
+    private static func splitsEvenly(_ devices: Int, salt: String) throws -> Bool {
+        let buckets = (0..<devices).map { RolloutBucket.bucket(salt: salt, installationID: "sim-device-\($0)") }
+        var split = try RolloutSplit(shares: [(version: 1, basisPoints: 10_000)])
+        for share in [100, 500, 2_500, 5_000] {
+            split = try split.resized(to: [1: 10_000 - share, 2: share])
+            var observed: [Int: Int] = [:]
+            for bucket in buckets { if let version = split.version(forBucket: bucket) { observed[version, default: 0] += 1 } }
+            if SampleRatioCheck(rule: "main", name: "main", shares: [1: 10_000 - share, 2: share], observed: observed).mismatch { return false }
+        }
+        return true
     }
 
     /// Starts guarding rule `main` with version 2.

@@ -21,7 +21,7 @@ import TestSupport
     @Test func aVersionThatFailsToLoadOnFivePercentOfDevicesIsRolledBackBeforeItPassesTheFivePercentStage() async throws {
         let clock = MovableClock()
         try await server(clock).run(live: true) { client in
-            let key = try await GuardedRolloutFleet.prepare(client, clock: clock)
+            let key = try await GuardedRolloutFleet.prepare(client, clock: clock, devices: 5_000)
             let failing = GuardedRolloutFleet.Share(1, in: 20)
             let fleet = GuardedRolloutFleet(client: client, key: key, clock: clock, devices: 5_000) { device, version in
                 .init(loadFails: version == 2 && failing.contains(device, on: 2))
@@ -61,7 +61,7 @@ import TestSupport
     @Test func aNeutralVersionWalksEveryStageToAHundredPercent() async throws {
         let clock = MovableClock()
         try await server(clock).run(live: true) { client in
-            let key = try await GuardedRolloutFleet.prepare(client, clock: clock)
+            let key = try await GuardedRolloutFleet.prepare(client, clock: clock, devices: 1_000)
             let fleet = GuardedRolloutFleet(client: client, key: key, clock: clock, devices: 1_000) { _, _ in .init() }
             try await fleet.hour()
             // The first stage gives version 2 about 10 of the 1,000 devices (the rule's salt is new
@@ -82,7 +82,7 @@ import TestSupport
     @Test func aSampleRatioMismatchPausesTheRollout() async throws {
         let clock = MovableClock()
         try await server(clock).run(live: true) { client in
-            let key = try await GuardedRolloutFleet.prepare(client, clock: clock)
+            let key = try await GuardedRolloutFleet.prepare(client, clock: clock, devices: 2_000)
             // Four in ten devices on version 2 stop reporting (as if it crashed the app first).
             let fleet = GuardedRolloutFleet(client: client, key: key, clock: clock, devices: 2_000) { device, version in
                 .init(reports: version != 2 || device % 10 >= 4)

@@ -224,7 +224,7 @@ enum SQLiteCatalogMigrations {
             // Keyed by hour first, the hourly limit's rows are pruned by their key: no index to
             // write with every batch.
             try db.create(table: "outcomeQuotaByHour", options: .withoutRowID) { t in
-                t.belongsTo("model", onDelete: .cascade).notNull()
+                t.belongsTo("model", onDelete: .cascade, indexed: false).notNull()
                 t.column("hour", .integer).notNull()
                 t.column("installation", .integer).notNull()
                 t.column("events", .integer).notNull()
