@@ -59,3 +59,10 @@ extension AppMetric {
         return AppMetric(metric: metric, declared: declared)
     }
 }
+
+extension OutcomeBatchRecord {
+    /// The answer to the device: the events applied, or that the batch was applied before.
+    func receipt(applied: Bool) -> OutcomeReceipt {
+        OutcomeReceipt(batch: id, accepted: applied ? events : 0, duplicate: !applied)
+    }
+}

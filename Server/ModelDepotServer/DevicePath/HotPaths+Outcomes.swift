@@ -18,8 +18,7 @@ extension HotPaths {
         let path = request.path.utf8
         guard Self.isOutcomeBatch(request.path),
               let name = try? ModelName(String(Substring(path.dropFirst(DeviceRoute.manifestPrefix.utf8.count).dropLast(DeviceRoute.eventsSuffix.utf8.count)))),
-              let key = key(request, client: authenticator.proxies.client(peer: peer(), forwardedFor: request.fields[device: .forwardedFor],
-                                                                          forwardedProto: nil).address, verified: &verified),
+              let key = key(request, peer: peer(), verified: &verified),
               (try? key.checkMayRead(name)) != nil,
               let batch = OutcomeBatchReader.read(body),
               let record = try? batch.record(now: experiments.clock()) else { return nil }
@@ -41,7 +40,7 @@ extension HotPaths {
         let record = submission.record
         experiments.writer.submit(record, of: submission.model) { result in
             guard case .success(let applied) = result else { return completion(nil) }
-            completion(Self.receipt(OutcomeReceipt(batch: record.id, accepted: applied ? record.events : 0, duplicate: !applied)))
+            completion(Self.receipt(record.receipt(applied: applied)))
         }
     }
 

@@ -26,9 +26,7 @@ struct HotPaths: Sendable {
     /// A client address that must wait (``AuthenticationThrottle``) goes to the router, which refuses it.
     func answer(_ request: HotRequest, from peer: @autoclosure () -> String?,
                 verified: inout VerifiedKey?) -> (answer: HotAnswer, route: String, key: String)? {
-        guard let key = key(request, client: authenticator.proxies.client(peer: peer(), forwardedFor: request.fields[device: .forwardedFor],
-                                                                           forwardedProto: nil).address,
-                             verified: &verified) else { return nil }
+        guard let key = key(request, peer: peer(), verified: &verified) else { return nil }
         let target = request.path.utf8
         let path = target.prefix { $0 != UInt8(ascii: "?") }
         if let rest = Self.remainder(of: path, after: DeviceRoute.manifestPrefix), let slash = rest.firstIndex(of: UInt8(ascii: "/")),
@@ -52,9 +50,12 @@ struct HotPaths: Sendable {
     }
 
     /// The request's key, from the connection's verified key when the header is the same and
-    /// the client need not wait.
-    func key(_ request: HotRequest, client: @autoclosure () -> String?, verified: inout VerifiedKey?) -> AccessKey? {
+    /// the client (the peer, or the address a trusted proxy forwarded for) need not wait.
+    func key(_ request: HotRequest, peer: @autoclosure () -> String?, verified: inout VerifiedKey?) -> AccessKey? {
         guard let header = request.fields[device: .authorization] else { return nil }
+        func client() -> String? {
+            authenticator.proxies.client(peer: peer(), forwardedFor: request.fields[device: .forwardedFor], forwardedProto: nil).address
+        }
         if let known = verified, known.header == header, authenticator.keys.isCurrent(known.generation),
            authenticator.throttle.wait(address: client()) == nil {
             authenticator.throttle.succeeded(address: client())

@@ -20,7 +20,7 @@ struct ExperimentService {
     func ingest(_ batch: OutcomeBatch, of model: ModelName) async throws -> OutcomeReceipt {
         let record = try batch.record(now: clock())
         let applied = try await writer.record(record, of: model)
-        return OutcomeReceipt(batch: record.id, accepted: applied ? batch.events.count : 0, duplicate: !applied)
+        return record.receipt(applied: applied)
     }
 
     /// The model-health metrics, then the app's (declared or recorded).

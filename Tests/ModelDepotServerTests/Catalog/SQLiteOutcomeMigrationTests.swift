@@ -25,8 +25,9 @@ import Testing
                     try db.execute(sql: "INSERT INTO outcome VALUES (1, 'installed', 'default', 1, ?, ?, 1, 1)",
                                    arguments: [first + row, installation])
                 }
-                try db.execute(sql: "INSERT INTO outcomeExposure VALUES (1, 'default', 1, ?, ?)", arguments: [installation, first])
             }
+            // Only installation 7's exposure was kept: 8's first hour can come only from its outcome rows.
+            try db.execute(sql: "INSERT INTO outcomeExposure VALUES (1, 'default', 1, 7, ?)", arguments: [hour - 5])
             try db.execute(sql: "INSERT INTO outcomeQuota VALUES (1, 7, ?, ?)", arguments: [hour, OutcomeBatch.maximumEventsPerHour - 1])
         }
         try old.close()
