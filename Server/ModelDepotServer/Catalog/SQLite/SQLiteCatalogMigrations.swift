@@ -234,6 +234,24 @@ enum SQLiteCatalogMigrations {
             try db.drop(table: "outcomeQuota")
             try db.rename(table: "outcomeQuotaByHour", to: "outcomeQuota")
         }
+        migrator.registerMigration("v14: hourly counts in the batch rows") { db in
+            // A batch's row holds its installation and number of events: the hourly limit adds
+            // them up once per hour and process (SQLiteHourlyEvents), and no page of counts is
+            // written with every batch. The covering index is in hour and batch id order, so
+            // that a time-ordered id (a version 7 UUID) writes its end.
+            try db.alter(table: "outcomeBatch") { t in
+                t.add(column: "installation", .integer).notNull().defaults(to: 0)
+                t.add(column: "events", .integer).notNull().defaults(to: 0)
+            }
+            // The counts kept so far become rows of their own, under an id no device sends (not a UUID).
+            try db.execute(sql: """
+                INSERT INTO outcomeBatch (modelId, id, hour, installation, events)
+                SELECT modelId, 'counted before v14: ' || hour || ' ' || installation, hour, installation, events FROM outcomeQuota
+                """)
+            try db.drop(table: "outcomeQuota")
+            try db.drop(index: "outcomeBatch_on_hour")
+            try db.create(index: "outcomeBatch_by_hour", on: "outcomeBatch", columns: ["hour", "id", "modelId", "installation", "events"])
+        }
         return migrator
     }
 }

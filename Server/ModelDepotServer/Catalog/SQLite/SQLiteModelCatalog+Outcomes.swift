@@ -5,13 +5,16 @@ import ModelDepotShared
 extension SQLiteModelCatalog {
     public func recordOutcomes(_ batches: [(model: ModelName, batch: OutcomeBatchRecord)]) async throws -> [Result<Bool, DepotError>] {
         try await writeWithoutWaitingForTheDisk { db in
+            try hourlyEvents.prepare(hours: Set(batches.map(\.batch.receivedHour)), db)
+            var counted = SQLiteHourlyEvents.Pending()
+            defer { hourlyEvents.count(counted, db) }
             // What the batches are checked against, read once per model and group.
             var models: [ModelName: OutcomeModel] = [:]
             return try batches.map { name, batch in
                 do {
                     var model = try models[name] ?? OutcomeModel(name, db)
                     defer { models[name] = model }
-                    return .success(try record(batch, of: &model, db))
+                    return .success(try record(batch, of: &model, counted: &counted, db))
                 } catch let error as DepotError {
                     return .failure(error)
                 }
@@ -42,25 +45,27 @@ extension SQLiteModelCatalog {
 
     /// Applies one batch (see ``recordOutcomes(_:)``); throws its refusal. Every rule is checked
     /// before anything of the batch is written but its id, which a refusal deletes again.
-    private func record(_ batch: OutcomeBatchRecord, of model: inout OutcomeModel, _ db: Database) throws -> Bool {
-        try db.cachedStatement(sql: "INSERT OR IGNORE INTO outcomeBatch (modelId, id, hour) VALUES (?, ?, ?)")
-            .execute(arguments: [model.id, batch.id, batch.receivedHour])
+    private func record(_ batch: OutcomeBatchRecord, of model: inout OutcomeModel, counted: inout SQLiteHourlyEvents.Pending,
+                        _ db: Database) throws -> Bool {
+        let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO outcomeBatch (modelId, id, hour, installation, events) VALUES (?, ?, ?, ?, ?)")
+        insert.bind(model.id, at: 1)
+        insert.bind(batch.id, at: 2)
+        insert.bind(batch.receivedHour, at: 3)
+        insert.bind(batch.installation, at: 4)
+        insert.bind(batch.events, at: 5)
+        try insert.run(db)
         guard db.changesCount == 1 else { return false }
         let new = batch.appMetrics.subtracting(model.metrics)
+        let key = SQLiteHourlyEvents.Key(model: model.id, installation: batch.installation)
         do {
             try CatalogRule.checkOutcomeVersions(batch, of: model.name, existing: model.versions)
-            let sent = try Int.fetchOne(db.cachedStatement(sql: "SELECT events FROM outcomeQuota WHERE modelId = ? AND hour = ? AND installation = ?"),
-                                        arguments: [model.id, batch.receivedHour, batch.installation]) ?? 0
-            try CatalogRule.checkHourlyEvents(sent + batch.events, of: model.name)
+            try CatalogRule.checkHourlyEvents(hourlyEvents.events(key, hour: batch.receivedHour, pending: counted) + batch.events, of: model.name)
             if !new.isEmpty { try CatalogRule.checkUndeclared(new, of: model.name, alreadyUndeclared: model.undeclared) }
         } catch {
             try db.cachedStatement(sql: "DELETE FROM outcomeBatch WHERE modelId = ? AND id = ?").execute(arguments: [model.id, batch.id])
             throw error
         }
-        try db.cachedStatement(sql: """
-            INSERT INTO outcomeQuota (modelId, hour, installation, events) VALUES (?, ?, ?, ?)
-            ON CONFLICT (modelId, hour, installation) DO UPDATE SET events = events + excluded.events
-            """).execute(arguments: [model.id, batch.receivedHour, batch.installation, batch.events])
+        counted.add(batch.events, to: key, hour: batch.receivedHour)
         for metric in new {
             try db.cachedStatement(sql: """
                 INSERT INTO experimentMetric (modelId, name, kind, direction, tolerance, guardrail, declared)
@@ -72,11 +77,19 @@ extension SQLiteModelCatalog {
         // Appended (read back added up), up to 8 rows a statement: the SDK's hour of model health is about that many.
         for start in stride(from: 0, to: batch.totals.count, by: 8) {
             let rows = batch.totals[start..<min(start + 8, batch.totals.count)]
-            var arguments = StatementArguments()
-            for row in rows {
-                arguments += [model.id, row.metric, row.arm.stored, row.version, row.hour, batch.installation, row.count, row.sum]
+            let insert = try db.cachedStatement(sql: Self.outcomeInsert[rows.count - 1])
+            for (offset, row) in rows.enumerated() {
+                let first = Int32(offset * 8 + 1)
+                insert.bind(model.id, at: first)
+                insert.bind(row.metric, at: first + 1)
+                insert.bind(row.arm.stored, at: first + 2)
+                insert.bind(row.version, at: first + 3)
+                insert.bind(row.hour, at: first + 4)
+                insert.bind(batch.installation, at: first + 5)
+                insert.bind(row.count, at: first + 6)
+                insert.bind(row.sum, at: first + 7)
             }
-            try db.cachedStatement(sql: Self.outcomeInsert[rows.count - 1]).execute(arguments: arguments)
+            try insert.run(db)
         }
         return true
     }
@@ -157,7 +170,6 @@ extension SQLiteModelCatalog {
     public func pruneOutcomeBatches(beforeHour hour: Int) async throws {
         try await write { db in
             try db.execute(sql: "DELETE FROM outcomeBatch WHERE hour < ?", arguments: [hour])
-            try db.execute(sql: "DELETE FROM outcomeQuota WHERE modelId IN (SELECT id FROM model) AND hour < ?", arguments: [hour])
         }
     }
 }

@@ -5,6 +5,8 @@ import ModelDepotShared
 /// The catalog in an embedded SQLite database (GRDB `DatabasePool`, WAL, `synchronous=FULL`).
 public struct SQLiteModelCatalog: ModelCatalog {
     let database: DatabasePool
+    /// The hourly limit's counts (``SQLiteHourlyEvents``).
+    let hourlyEvents = SQLiteHourlyEvents()
 
     /// Opens (creating and migrating) the database file.
     /// - Parameter path: The SQLite file, e.g. `storage/depot.sqlite`.
