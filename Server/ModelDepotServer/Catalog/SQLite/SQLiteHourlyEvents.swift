@@ -33,7 +33,7 @@ final class SQLiteHourlyEvents: Sendable {
     /// Reads the hours a transaction's batches arrived in, unless known and nobody else wrote the file since.
     /// Call it in the transaction, before any of its batches is written.
     func prepare(hours: Set<Int>, _ db: Database) throws {
-        let dataVersion = try Int64.fetchOne(db, sql: "PRAGMA data_version")
+        let dataVersion = try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version"))
         try state.withLock { state in
             if state.dataVersion != dataVersion {
                 state.hours = [:]
