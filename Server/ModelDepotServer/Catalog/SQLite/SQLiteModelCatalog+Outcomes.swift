@@ -7,10 +7,9 @@ extension SQLiteModelCatalog {
         try await writeWithoutWaitingForTheDisk { db in
             try hourlyEvents.prepare(hours: Set(batches.map(\.batch.receivedHour)), db)
             var counted = SQLiteHourlyEvents.Pending()
-            defer { hourlyEvents.count(counted, db) }
             // What the batches are checked against, read once per model and group.
             var models: [ModelName: OutcomeModel] = [:]
-            return try batches.map { name, batch in
+            let results: [Result<Bool, DepotError>] = try batches.map { name, batch in
                 do {
                     var model = try models[name] ?? OutcomeModel(name, db)
                     defer { models[name] = model }
@@ -19,6 +18,8 @@ extension SQLiteModelCatalog {
                     return .failure(error)
                 }
             }
+            hourlyEvents.count(counted, db)
+            return results
         }
     }
 
