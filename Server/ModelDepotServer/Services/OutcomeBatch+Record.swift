@@ -8,7 +8,7 @@ extension OutcomeBatch {
     /// - Throws: ``DepotError`` (`invalid_events`) naming the first event or field that breaks a
     ///   rule, and what to send instead.
     func record(now: Date) throws -> OutcomeBatchRecord {
-        guard let id = UUID(uuidString: batch) else {
+        guard let id = Self.lowercasedID(batch) else {
             throw DepotError(.invalidEvents, "Batch id '\(batch.prefix(80))' is not a UUID; give each batch a random UUID (sending a batch again with the same id is harmless).")
         }
         guard (1...256).contains(installation.utf8.count) else {
@@ -23,22 +23,25 @@ extension OutcomeBatch {
         let seconds = now.timeIntervalSince1970
         let oldest = Int(seconds - Self.maximumAge)
         let newest = Int(seconds + Self.maximumSkew)
-        var totals: [TotalKey: (count: Int, sum: Double)] = [:]
+        var totals: [TotalKey: Sum] = Dictionary(minimumCapacity: events.count)
         var exposures: [ExposureKey: Int] = [:]
         var appMetrics: Set<String> = []
+        // The SDK sends one arm for all of a batch's events: read once while it stays the same.
+        var lastArm: (text: String, arm: CountedArm)?
         for (index, event) in events.enumerated() {
-            let (arm, health) = try check(event, at: index, oldest: oldest, newest: newest)
+            let (arm, health) = try check(event, at: index, oldest: oldest, newest: newest, arm: lastArm?.text == event.arm ? lastArm?.arm : nil)
+            lastArm = (event.arm, arm)
             if health == nil { appMetrics.insert(event.metric) }
             let hour = event.at / 3_600
-            let key = TotalKey(metric: event.metric, arm: arm, version: event.version, hour: hour)
-            let total = totals[key] ?? (0, 0)
             let count = event.count ?? 1
-            totals[key] = (total.count + count, total.sum + (event.value ?? Double(count)))
+            let value = event.value ?? Double(count)
+            totals[TotalKey(metric: event.metric, arm: arm, version: event.version, hour: hour), default: Sum()].add(count, value)
             let exposure = ExposureKey(arm: arm, version: event.version)
-            exposures[exposure] = min(exposures[exposure] ?? hour, hour)
+            if let first = exposures[exposure], first <= hour { continue }
+            exposures[exposure] = hour
         }
         return OutcomeBatchRecord(
-            id: id.uuidString.lowercased(), installation: UsageCounter.hash(installation.lowercased()),
+            id: id, installation: UsageCounter.hash(installation.lowercased()),
             receivedHour: Int(seconds / 3_600), events: events.count,
             totals: totals.map { .init(metric: $0.key.metric, arm: $0.key.arm, version: $0.key.version, hour: $0.key.hour,
                                        count: $0.value.count, sum: $0.value.sum) },
@@ -53,13 +56,25 @@ extension OutcomeBatch {
         let hour: Int
     }
 
+    /// The count and sum of a total, added to in place.
+    private struct Sum {
+        var count = 0
+        var sum = 0.0
+
+        mutating func add(_ count: Int, _ value: Double) {
+            self.count += count
+            sum += value
+        }
+    }
+
     private struct ExposureKey: Hashable {
         let arm: CountedArm
         let version: Int
     }
 
     /// The event's arm and model-health metric (`nil` for an app's), or the error naming what it breaks.
-    private func check(_ event: Event, at index: Int, oldest: Int, newest: Int) throws -> (CountedArm, ExperimentMetric.Health?) {
+    /// - Parameter known: The arm `event.arm` reads as, when an event before it had the same text.
+    private func check(_ event: Event, at index: Int, oldest: Int, newest: Int, arm known: CountedArm?) throws -> (CountedArm, ExperimentMetric.Health?) {
         func refuse(_ what: String) -> DepotError {
             DepotError(.invalidEvents, "Event \(index) (metric '\(event.metric.prefix(80))'): \(what); nothing of the batch was stored.")
         }
@@ -69,14 +84,16 @@ extension OutcomeBatch {
             throw DepotError(.invalidEvents, "Event \(index): \(error.message)")
         }
         guard event.version >= 1 else { throw refuse("version \(event.version) is not a version number (1, 2, 3, …)") }
-        let arm = CountedArm(stored: event.arm)
-        switch arm {
-        case .pin, .default, .latest:
-            break
-        case .rule(let id) where Self.isRuleID(id):
-            break
-        case .rule, .unknown, .unrecognized:
-            throw refuse("arm '\(event.arm.prefix(80))' is not one a manifest hands out (default, pin, latest or rule:<id>); send the signed manifest's arm")
+        let arm = known ?? CountedArm(stored: event.arm)
+        if known == nil {
+            switch arm {
+            case .pin, .default, .latest:
+                break
+            case .rule(let id) where Self.isRuleID(id):
+                break
+            case .rule, .unknown, .unrecognized:
+                throw refuse("arm '\(event.arm.prefix(80))' is not one a manifest hands out (default, pin, latest or rule:<id>); send the signed manifest's arm")
+            }
         }
         guard (oldest...newest).contains(event.at) else {
             throw refuse("its time \(event.at) is not within the last 7 days of the server's clock (\(newest - Int(OutcomeBatch.maximumSkew))); send events within a week, in seconds since 1970")
@@ -95,6 +112,26 @@ extension OutcomeBatch {
             throw refuse("a latency needs a value of 0 ms or more")
         }
         return (arm, health)
+    }
+
+    /// A UUID in its 36-character form (any case) in lower case, or `nil`: the form
+    /// `UUID(uuidString:)` reads, without making a `UUID` and its text again.
+    static func lowercasedID(_ text: String) -> String? {
+        guard text.utf8.count == 36 else { return nil }
+        var lower = true
+        for (index, byte) in text.utf8.enumerated() {
+            switch index {
+            case 8, 13, 18, 23:
+                guard byte == UInt8(ascii: "-") else { return nil }
+            default:
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): break
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): lower = false
+                default: return nil
+                }
+            }
+        }
+        return lower ? text : text.lowercased()
     }
 
     /// A rule id as the server makes them (`r-1a2b3c4d`): 1 to 64 characters of a-z, 0-9 and '-'.

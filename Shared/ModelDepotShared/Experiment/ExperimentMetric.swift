@@ -79,13 +79,13 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
     /// Refuses a name that breaks the naming rule.
     /// - Throws: ``DepotError`` (`invalid_metric`).
     public static func checkName(_ name: String) throws(DepotError) {
-        let bytes = Array(name.utf8)
+        let bytes = name.utf8
         func isLetter(_ byte: UInt8) -> Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) }
         func isAllowed(_ byte: UInt8) -> Bool {
             isLetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
                 || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
         }
-        guard (1...64).contains(bytes.count), isLetter(bytes[0]), bytes.allSatisfy(isAllowed) else {
+        guard (1...64).contains(bytes.count), let first = bytes.first, isLetter(first), bytes.allSatisfy(isAllowed) else {
             throw DepotError(.invalidMetric, "Metric name '\(String(decoding: bytes.prefix(80), as: UTF8.self))' is not allowed: use 1 to 64 characters of a-z, 0-9, '_', '.' and '-', starting with a letter (for example 'accepted').")
         }
     }
