@@ -196,30 +196,36 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
                        _ context: ChannelHandlerContext) {
         busy = true
         writingBatch = true
-        let written = context.eventLoop.makePromise(of: HotAnswer?.self)
-        paths.submit(submission) { written.succeed($0) }
-        written.futureResult.assumeIsolated().whenSuccess { [self] answer in
-            (busy, writingBatch) = (false, false)
-            guard context.channel.isActive, mode == .answering else { return }
-            if let answer {
-                consume(length, context)
-                respond(context, answer, file: nil)
-                context.flush()
-                paths.log(request, method: "POST", route: ExperimentController.eventsRoute, status: Int(answer.status.code), start: start,
-                          key: submission.key)
-            } else {
-                hand(length, context, duringRead: false)
-            }
-            if let event = heldQuiesce {
-                heldQuiesce = nil
-                quiesce(context, event)
-            } else if mode == .answering {
-                answerReceived(context, duringRead: false)
-            }
-            if heldRead {
-                heldRead = false
-                context.read()
-            }
+        let bound = NIOLoopBound((self, context, request), eventLoop: context.eventLoop)
+        paths.submit(submission, on: context.eventLoop) { answer in
+            let (handler, context, request) = bound.value
+            handler.written(answer, of: submission, request: request, length: length, start: start, context)
+        }
+    }
+
+    /// Answers a batch ``write(_:request:length:start:_:)`` had applied, on the event loop.
+    private func written(_ answer: HotAnswer?, of submission: OutcomeSubmission, request: HotRequest, length: Int,
+                         start: ContinuousClock.Instant, _ context: ChannelHandlerContext) {
+        (busy, writingBatch) = (false, false)
+        guard context.channel.isActive, mode == .answering else { return }
+        if let answer {
+            consume(length, context)
+            respond(context, answer, file: nil)
+            context.flush()
+            paths.log(request, method: "POST", route: ExperimentController.eventsRoute, status: Int(answer.status.code), start: start,
+                      key: submission.key)
+        } else {
+            hand(length, context, duringRead: false)
+        }
+        if let event = heldQuiesce {
+            heldQuiesce = nil
+            quiesce(context, event)
+        } else if mode == .answering {
+            answerReceived(context, duringRead: false)
+        }
+        if heldRead {
+            heldRead = false
+            context.read()
         }
     }
 

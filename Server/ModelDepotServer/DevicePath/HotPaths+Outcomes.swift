@@ -1,4 +1,5 @@
 import Hummingbird
+import NIOCore
 import ModelDepotShared
 
 /// An outcome batch read and checked on the fast path, for ``HotPaths/submit(_:completion:)``.
@@ -33,12 +34,12 @@ extension HotPaths {
             && !path.contains(UInt8(ascii: "?"))
     }
 
-    /// Applies a checked batch with the others waiting (``OutcomeWriter``); `completion` gets the
-    /// receipt the router would send, or `nil` when the catalog refused the batch or failed (the
-    /// router then answers the request, and finds the same).
-    func submit(_ submission: OutcomeSubmission, completion: @escaping @Sendable (HotAnswer?) -> Void) {
+    /// Applies a checked batch with the others waiting (``OutcomeWriter``); `completion` runs on
+    /// `eventLoop` with the receipt the router would send, or `nil` when the catalog refused the
+    /// batch or failed (the router then answers the request, and finds the same).
+    func submit(_ submission: OutcomeSubmission, on eventLoop: any EventLoop, completion: @escaping @Sendable (HotAnswer?) -> Void) {
         let record = submission.record
-        experiments.writer.submit(record, of: submission.model) { result in
+        experiments.writer.submit(record, of: submission.model, on: eventLoop) { result in
             guard case .success(let applied) = result else { return completion(nil) }
             completion(Self.receipt(record.receipt(applied: applied)))
         }

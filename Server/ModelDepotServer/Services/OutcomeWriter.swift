@@ -1,5 +1,6 @@
 import ModelDepotShared
 import NIOConcurrencyHelpers
+import NIOCore
 
 /// Applies outcome batches in groups: a group starts at most every ``pace`` after the one before,
 /// and the batches that arrive meanwhile wait and go together in it (each whole or not at all).
@@ -8,10 +9,11 @@ import NIOConcurrencyHelpers
 /// PostgreSQL) is shared by every batch of a group. A batch after a quiet moment goes at once.
 ///
 /// Batches come from the router (``record(_:of:)``) and from the fast path's event loops
-/// (``submit(_:of:completion:)``, no task per batch); one task writes while there are any.
+/// (``submit(_:of:on:completion:)``, no task per batch); one task writes while there are any.
+/// A group's answers for one event loop go to it together, in one task.
 final class OutcomeWriter: Sendable {
     typealias Completion = @Sendable (Result<Bool, any Error>) -> Void
-    private typealias Waiting = (model: ModelName, batch: OutcomeBatchRecord, completion: Completion)
+    private typealias Waiting = (model: ModelName, batch: OutcomeBatchRecord, eventLoop: (any EventLoop)?, completion: Completion)
 
     private struct State {
         var waiting: [Waiting] = []
@@ -35,14 +37,15 @@ final class OutcomeWriter: Sendable {
     /// - Throws: The batch's refusal (``ModelCatalog/recordOutcomes(_:)``), or the transaction's failure.
     func record(_ batch: OutcomeBatchRecord, of model: ModelName) async throws -> Bool {
         try await withCheckedThrowingContinuation { answer in
-            submit(batch, of: model) { answer.resume(with: $0) }
+            submit(batch, of: model, on: nil) { answer.resume(with: $0) }
         }
     }
 
-    /// Queues a batch; `completion` runs on the writing task once its group is committed or failed.
-    func submit(_ batch: OutcomeBatchRecord, of model: ModelName, completion: @escaping Completion) {
+    /// Queues a batch; `completion` runs once its group is committed or failed: on `eventLoop`,
+    /// or on the writing task when `nil`.
+    func submit(_ batch: OutcomeBatchRecord, of model: ModelName, on eventLoop: (any EventLoop)?, completion: @escaping Completion) {
         let start = state.withLockedValue { state in
-            state.waiting.append((model, batch, completion))
+            state.waiting.append((model, batch, eventLoop, completion))
             defer { state.writing = true }
             return !state.writing
         }
@@ -61,11 +64,29 @@ final class OutcomeWriter: Sendable {
                 return group
             }
             guard !group.isEmpty else { return }
+            let results: [Result<Bool, any Error>]
             do {
-                let results = try await catalog.recordOutcomes(group.map { ($0.model, $0.batch) })
-                for (entry, result) in zip(group, results) { entry.completion(result.mapError { $0 }) }
+                results = try await catalog.recordOutcomes(group.map { ($0.model, $0.batch) }).map { $0.mapError { $0 } }
             } catch {
-                for entry in group { entry.completion(.failure(error)) }
+                results = Array(repeating: .failure(error), count: group.count)
+            }
+            Self.answer(group, results)
+        }
+    }
+
+    /// Runs each batch's completion with its result, those of one event loop in one task on it.
+    private static func answer(_ group: [Waiting], _ results: [Result<Bool, any Error>]) {
+        var byLoop: [ObjectIdentifier: (eventLoop: any EventLoop, answers: [(Completion, Result<Bool, any Error>)])] = [:]
+        for (entry, result) in zip(group, results) {
+            guard let eventLoop = entry.eventLoop else {
+                entry.completion(result)
+                continue
+            }
+            byLoop[ObjectIdentifier(eventLoop), default: (eventLoop, [])].answers.append((entry.completion, result))
+        }
+        for (eventLoop, answers) in byLoop.values {
+            eventLoop.execute {
+                for (completion, result) in answers { completion(result) }
             }
         }
     }
