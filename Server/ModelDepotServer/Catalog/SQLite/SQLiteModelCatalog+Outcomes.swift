@@ -76,6 +76,8 @@ extension SQLiteModelCatalog {
         model.metrics.formUnion(new)
         model.undeclared += new.count
         // Appended (read back added up), up to 8 rows a statement: the SDK's hour of model health is about that many.
+        // A batch's rows mostly have one arm: its text is made once while it stays the same.
+        var arm = (value: CountedArm.default, text: CountedArm.default.stored)
         for start in stride(from: 0, to: batch.totals.count, by: 8) {
             let rows = batch.totals[start..<min(start + 8, batch.totals.count)]
             let insert = try db.cachedStatement(sql: Self.outcomeInsert[rows.count - 1])
@@ -83,7 +85,8 @@ extension SQLiteModelCatalog {
                 let first = Int32(offset * 8 + 1)
                 insert.bind(model.id, at: first)
                 insert.bind(row.metric, at: first + 1)
-                insert.bind(row.arm.stored, at: first + 2)
+                if row.arm != arm.value { arm = (row.arm, row.arm.stored) }
+                insert.bind(arm.text, at: first + 2)
                 insert.bind(row.version, at: first + 3)
                 insert.bind(row.hour, at: first + 4)
                 insert.bind(batch.installation, at: first + 5)
