@@ -2,7 +2,7 @@ import Hummingbird
 import NIOCore
 import ModelDepotShared
 
-/// An outcome batch read and checked on the fast path, for ``HotPaths/submit(_:completion:)``.
+/// An outcome batch read and checked on the fast path, for ``HotPaths/submit(_:on:completion:)``.
 struct OutcomeSubmission: Sendable {
     let model: ModelName
     let record: OutcomeBatchRecord

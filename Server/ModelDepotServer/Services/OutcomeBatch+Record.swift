@@ -114,8 +114,9 @@ extension OutcomeBatch {
         return (arm, health)
     }
 
-    /// A UUID in its 36-character form (any case) in lower case, or `nil`: the form
-    /// `UUID(uuidString:)` reads, without making a `UUID` and its text again.
+    /// A UUID in its 36-character form (hex digits in any case) in lower case, or `nil`: read as
+    /// `UUID(uuidString:)` reads it, without making a `UUID` and its text again, except that a
+    /// space or '-' where a hex digit belongs (which Foundation takes) is refused.
     static func lowercasedID(_ text: String) -> String? {
         guard text.utf8.count == 36 else { return nil }
         var lower = true
