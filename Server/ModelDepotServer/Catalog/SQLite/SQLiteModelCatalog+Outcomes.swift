@@ -49,11 +49,11 @@ extension SQLiteModelCatalog {
     private func record(_ batch: OutcomeBatchRecord, of model: inout OutcomeModel, counted: inout SQLiteHourlyEvents.Pending,
                         _ db: Database) throws -> Bool {
         let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO outcomeBatch (modelId, id, hour, installation, events) VALUES (?, ?, ?, ?, ?)")
-        insert.bind(model.id, at: 1)
-        insert.bind(batch.id, at: 2)
-        insert.bind(batch.receivedHour, at: 3)
-        insert.bind(batch.installation, at: 4)
-        insert.bind(batch.events, at: 5)
+        try insert.bind(model.id, at: 1)
+        try insert.bind(batch.id, at: 2)
+        try insert.bind(batch.receivedHour, at: 3)
+        try insert.bind(batch.installation, at: 4)
+        try insert.bind(batch.events, at: 5)
         try insert.run(db)
         guard db.changesCount == 1 else { return false }
         let new = batch.appMetrics.subtracting(model.metrics)
@@ -83,15 +83,15 @@ extension SQLiteModelCatalog {
             let insert = try db.cachedStatement(sql: Self.outcomeInsert[rows.count - 1])
             for (offset, row) in rows.enumerated() {
                 let first = Int32(offset * 8 + 1)
-                insert.bind(model.id, at: first)
-                insert.bind(row.metric, at: first + 1)
+                try insert.bind(model.id, at: first)
+                try insert.bind(row.metric, at: first + 1)
                 if row.arm != arm.value { arm = (row.arm, row.arm.stored) }
-                insert.bind(arm.text, at: first + 2)
-                insert.bind(row.version, at: first + 3)
-                insert.bind(row.hour, at: first + 4)
-                insert.bind(batch.installation, at: first + 5)
-                insert.bind(row.count, at: first + 6)
-                insert.bind(row.sum, at: first + 7)
+                try insert.bind(arm.text, at: first + 2)
+                try insert.bind(row.version, at: first + 3)
+                try insert.bind(row.hour, at: first + 4)
+                try insert.bind(batch.installation, at: first + 5)
+                try insert.bind(row.count, at: first + 6)
+                try insert.bind(row.sum, at: first + 7)
             }
             try insert.run(db)
         }
