@@ -56,6 +56,7 @@ enum CatalogRule {
 
     /// Outcome events name only versions the model has.
     static func checkOutcomeVersions(_ batch: OutcomeBatchRecord, of name: ModelName, existing: Set<Int>) throws {
+        guard !batch.exposures.allSatisfy({ existing.contains($0.version) }) else { return }
         if let version = batch.versions.sorted().first(where: { !existing.contains($0) }) {
             throw DepotError(.invalidEvents, "Batch \(batch.id) reports version \(version) of '\(name)', which does not exist; nothing of the batch was stored. Send events only for versions a manifest handed out.")
         }

@@ -252,6 +252,28 @@ enum SQLiteCatalogMigrations {
             try db.drop(index: "outcomeBatch_on_hour")
             try db.create(index: "outcomeBatch_by_hour", on: "outcomeBatch", columns: ["hour", "id", "modelId", "installation", "events"])
         }
+        migrator.registerMigration("v15: one index keyed by batch id") { db in
+            // Batch ids from many devices arrive out of order (a device makes an id with its batch
+            // and sends it when it may), so every index keyed by id writes a page of its own per
+            // batch: three did (the table, its model index, the by-hour index), now one does (the
+            // uniqueness index). Rows are appended in the order batches arrive, found by hour
+            // through an index in hour and arrival order, which a batch writes at its end.
+            try db.create(table: "outcomeBatchAppended") { t in
+                t.belongsTo("model", onDelete: .cascade, indexed: false).notNull()
+                t.column("id", .text).notNull()
+                t.column("hour", .integer).notNull()
+                t.column("installation", .integer).notNull()
+                t.column("events", .integer).notNull()
+            }
+            try db.execute(sql: """
+                INSERT INTO outcomeBatchAppended (modelId, id, hour, installation, events)
+                SELECT modelId, id, hour, installation, events FROM outcomeBatch ORDER BY hour
+                """)
+            try db.drop(table: "outcomeBatch")
+            try db.rename(table: "outcomeBatchAppended", to: "outcomeBatch")
+            try db.create(index: "outcomeBatch_id", on: "outcomeBatch", columns: ["modelId", "id"], unique: true)
+            try db.create(index: "outcomeBatch_by_hour", on: "outcomeBatch", columns: ["hour"])
+        }
         return migrator
     }
 }

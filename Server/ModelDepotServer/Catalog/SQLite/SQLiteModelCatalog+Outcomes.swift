@@ -56,7 +56,7 @@ extension SQLiteModelCatalog {
         try insert.bind(batch.events, at: 5)
         try insert.run(db)
         guard db.changesCount == 1 else { return false }
-        let new = batch.appMetrics.subtracting(model.metrics)
+        let new = batch.appMetrics.isSubset(of: model.metrics) ? [] : batch.appMetrics.subtracting(model.metrics)
         let key = SQLiteHourlyEvents.Key(model: model.id, installation: batch.installation)
         do {
             try CatalogRule.checkOutcomeVersions(batch, of: model.name, existing: model.versions)
