@@ -4,8 +4,8 @@ import GRDB
 import ModelDepotShared
 import Testing
 
-/// Outcome batches commit without waiting for the disk; every other write of the SQLite catalog
-/// still waits for it (`synchronous=FULL`), whether the batches were applied or refused.
+/// Outcome batches and usage flushes commit without waiting for the disk; every other write of the
+/// SQLite catalog still waits for it (`synchronous=FULL`), whether the batches were applied or refused.
 @Suite struct SQLiteOutcomeCommitTests {
     @Test func outcomeBatchesLeaveTheCatalogsOtherWritesWaitingForTheDisk() async throws {
         let storage = FileManager.default.temporaryDirectory.appendingPathComponent("depot-commit-\(UUID().uuidString)").path
@@ -30,5 +30,10 @@ import Testing
         #expect(throws: DepotError.self) { try results[1].get() }
         #expect(try await synchronous() == 2, "FULL again after a group with an applied and a refused batch")
         #expect(try await catalog.outcomes(of: flowers)["installed"]?[.default]?.count == 1, "the applied batch is kept")
+
+        let seen = UsageCounter.Installation(model: flowers, arm: .default, version: 1, installation: 7)
+        try await catalog.recordUsage([.init(subject: .manifest(model: flowers, version: 1), arm: .default, minute: 1): 1], installations: [seen: 1])
+        #expect(try await synchronous() == 2, "FULL again after a usage flush")
+        #expect(try await catalog.installations(of: flowers, sinceMinute: 0).map(\.count) == [1], "the flush is kept")
     }
 }

@@ -210,7 +210,9 @@ public struct SQLiteModelCatalog: ModelCatalog {
 
     public func recordUsage(_ counts: [UsageCounter.Key: Int], installations: [UsageCounter.Installation: Int]) async throws {
         guard !counts.isEmpty || !installations.isEmpty else { return }
-        try await write { db in
+        // Counts wait in memory for the next flush anyway: a power failure loses the last of
+        // them either way, and the commit need not wait for the disk (nor make batches wait).
+        try await writeWithoutWaitingForTheDisk { db in
             let insert = try db.cachedStatement(sql: """
                 INSERT OR IGNORE INTO armInstallation (modelId, arm, version, installation, minute)
                 SELECT id, ?, ?, ?, ? FROM model WHERE name = ?
@@ -372,7 +374,8 @@ public struct SQLiteModelCatalog: ModelCatalog {
     /// A write whose commit does not wait for the disk: `synchronous=NORMAL` for its transaction
     /// alone. In WAL mode the database stays consistent and a crash of the process loses nothing;
     /// a power failure can lose the transactions since the last synced commit or checkpoint.
-    /// Outcome batches use it, so that devices are not answered at the disk's pace.
+    /// Outcome batches use it, so that devices are not answered at the disk's pace, and usage
+    /// flushes, whose counts wait in memory until then anyway.
     func writeWithoutWaitingForTheDisk<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
         do {
             return try await database.writeWithoutTransaction { db in
