@@ -10,10 +10,10 @@ import Testing
 /// again with every flush for an hour.
 @Suite struct UsageCounterTests {
     @Test func installationsAreWrittenInPartsAndNotSentAgainForAnHour() async throws {
-        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("depot-usage-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: storage, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: storage) }
-        let catalog = try SQLiteModelCatalog(path: storage + "/depot.sqlite")
+        try await CatalogBackend.sqlite.withCatalog { catalog in try await writtenInParts(try #require(catalog as? SQLiteModelCatalog)) }
+    }
+
+    func writtenInParts(_ catalog: SQLiteModelCatalog) async throws {
         let flowers = CatalogFixtures.name("flowers")
         _ = try await catalog.createModel(ModelCreation(name: flowers), at: CatalogFixtures.instant)
         _ = try await catalog.addVersion(CatalogFixtures.upload("a"), to: flowers, publish: true, at: CatalogFixtures.instant)

@@ -63,9 +63,9 @@ public final class UsageCounter: Sendable {
             return written.contains(installation)
         }
 
-        mutating func remember(_ installations: some Sequence<Installation>, count: Int, at now: Date) {
+        mutating func remember(_ installations: some Collection<Installation>, at now: Date) {
             forgetWritten(at: now)
-            if written.count + count > UsageCounter.installationCapacity { (written, writtenSince) = ([], nil) }
+            if written.count + installations.count > UsageCounter.installationCapacity { (written, writtenSince) = ([], nil) }
             if writtenSince == nil { writtenSince = now }
             for installation in installations { written.insert(installation.hashValue) }
         }
@@ -127,7 +127,7 @@ public final class UsageCounter: Sendable {
             repeat {
                 let part = seen[written..<min(written + Self.installationsPerWrite, seen.count)]
                 try await catalog.recordUsage(written == 0 ? batch : [:], installations: Dictionary(uniqueKeysWithValues: part))
-                installations.withLock { $0.remember(part.lazy.map(\.0), count: part.count, at: clock()) }
+                installations.withLock { $0.remember(part.lazy.map(\.0), at: clock()) }
                 written += part.count
             } while written < seen.count
         } catch {
