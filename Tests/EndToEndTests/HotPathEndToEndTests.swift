@@ -192,8 +192,8 @@ import Testing
             s = socket.create_connection((host, port), timeout=10)
             s.sendall(batch(body(str(uuid.uuid4()), version=9)) + manifest + batch(body(str(uuid.uuid4()))) + manifest)
             results["pipelined"] = [(status, answer.decode()) for status, answer in read_answers(s, 4)]
-            # Right after a batch was written, a batch of 12 KB waits for the writer's next group (10 ms
-            # later); another and a manifest sent meanwhile are more than a head's worth behind it
+            # Right after a batch was written, a batch of 12 KB waits for the writer's next group (until no batch
+            # has arrived for 3 ms); another and a manifest sent meanwhile are more than a head's worth behind it
             # (when they arrive in a read of their own: the test cannot force that).
             def large(batch):
                 return json.dumps({"batch": batch, "installation": "device-2", "dropped": 0, "events": [
