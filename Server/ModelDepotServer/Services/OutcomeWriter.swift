@@ -1,6 +1,7 @@
 import ModelDepotShared
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOPosix
 
 /// Applies outcome batches in groups: after a group, the batches that arrive go together in the
 /// next one (each whole or not at all), which starts once none has arrived for ``quiet`` or
@@ -12,7 +13,9 @@ import NIOCore
 /// than it takes them all to send. A batch after a quiet moment goes at once.
 ///
 /// Batches come from the router (``record(_:of:)``) and from the fast path's event loops
-/// (``submit(_:of:on:completion:)``, no task per batch); one task writes while there are any.
+/// (``submit(_:of:on:completion:)``, no task per batch); a task writes each group. While a group
+/// gathers, an event loop's timer looks at the arrivals (the loop is awake for the requests
+/// anyway), not a sleeping task that a thread has to wake for every look.
 /// A group's answers for one event loop go to it together, in one task.
 final class OutcomeWriter: Sendable {
     typealias Completion = @Sendable (Result<Bool, any Error>) -> Void
@@ -20,24 +23,28 @@ final class OutcomeWriter: Sendable {
 
     private struct State {
         var waiting: [Waiting] = []
-        var lastArrival = ContinuousClock.now
-        var writing = false
+        var lastArrival = NIODeadline.now()
+        /// A group is being written, or the next one gathers.
+        var busy = false
     }
 
     private let catalog: any ModelCatalog
+    /// The event loop whose timer looks at a gathering group.
+    private let timers: any EventLoop
     private let state = NIOLockedValueBox(State())
 
     /// The most batches one transaction applies.
     static let groupSize = 1_024
     /// The longest time from one group's start to the next one's while batches keep arriving.
-    static let pace = Duration.milliseconds(50)
+    static let pace = TimeAmount.milliseconds(50)
     /// How long no batch arrives before the next group starts sooner than ``pace``: several
     /// times the gap between batches at a rate where grouping them saves the server's CPU
     /// (1,500 a second: 0.7 ms on average, and a gap of 3 ms about once in 90).
-    static let quiet = Duration.milliseconds(3)
+    static let quiet = TimeAmount.milliseconds(3)
 
-    init(catalog: any ModelCatalog) {
+    init(catalog: any ModelCatalog, timers: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()) {
         self.catalog = catalog
+        self.timers = timers
     }
 
     /// Applies a batch with the others waiting.
@@ -54,25 +61,22 @@ final class OutcomeWriter: Sendable {
     func submit(_ batch: OutcomeBatchRecord, of model: ModelName, on eventLoop: (any EventLoop)?, completion: @escaping Completion) {
         let start = state.withLockedValue { state in
             state.waiting.append((model, batch, eventLoop, completion))
-            state.lastArrival = .now
-            defer { state.writing = true }
-            return !state.writing
+            state.lastArrival = .now()
+            defer { state.busy = true }
+            return !state.busy
         }
         if start { Task { await writeGroups() } }
     }
 
+    /// Writes groups while the next one may start at once; then leaves it to ``gather(since:)``.
     private func writeGroups() async {
-        var started: ContinuousClock.Instant?
         while true {
-            if let started { await gather(since: started) }
-            started = .now
+            let started = NIODeadline.now()
             let group = state.withLockedValue { state in
                 let group = Array(state.waiting.prefix(Self.groupSize))
                 state.waiting.removeFirst(group.count)
-                if group.isEmpty { state.writing = false }
                 return group
             }
-            guard !group.isEmpty else { return }
             let results: [Result<Bool, any Error>]
             do {
                 results = try await catalog.recordOutcomes(group.map { ($0.model, $0.batch) }).map { $0.mapError { $0 } }
@@ -80,18 +84,43 @@ final class OutcomeWriter: Sendable {
                 results = Array(repeating: .failure(error), count: group.count)
             }
             Self.answer(group, results)
+            guard gather(since: started) else { return }
         }
     }
 
-    /// Waits while batches keep arriving: until none has for ``quiet``, a group is full, or
-    /// ``pace`` after `started`.
-    private func gather(since started: ContinuousClock.Instant) async {
-        let deadline = started + Self.pace
-        while true {
-            let (waiting, lastArrival) = state.withLockedValue { ($0.waiting.count, $0.lastArrival) }
-            let wake = min(lastArrival + Self.quiet, deadline)
-            guard waiting < Self.groupSize, ContinuousClock.now < wake else { return }
-            try? await Task.sleep(until: wake, clock: .continuous)
+    /// What follows a group.
+    private enum Next {
+        /// The next group starts at once.
+        case now
+        /// The timer loop looks again then.
+        case lookAgain(NIODeadline)
+        /// None is waiting: the next batch starts the writer again.
+        case stop
+    }
+
+    /// Whether the next group may start now: a group is full, no batch has arrived for
+    /// ``quiet``, or it is ``pace`` after `started`. Otherwise the timer loop looks again then
+    /// (and starts the group's task once it may); with none waiting the writer stops until the
+    /// next batch.
+    private func gather(since started: NIODeadline) -> Bool {
+        let next: Next = state.withLockedValue { state in
+            guard !state.waiting.isEmpty else {
+                state.busy = false
+                return .stop
+            }
+            let wake = min(state.lastArrival + Self.quiet, started + Self.pace)
+            return state.waiting.count < Self.groupSize && NIODeadline.now() < wake ? .lookAgain(wake) : .now
+        }
+        switch next {
+        case .now:
+            return true
+        case .stop:
+            return false
+        case .lookAgain(let wake):
+            timers.scheduleTask(deadline: wake) {
+                if self.gather(since: started) { Task { await self.writeGroups() } }
+            }
+            return false
         }
     }
 
