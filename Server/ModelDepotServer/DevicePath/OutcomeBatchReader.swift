@@ -132,25 +132,46 @@ enum OutcomeBatchReader {
         /// A JSON number of at most 32 characters whose value is finite and 0 or at least 1e-300 in size.
         mutating func number() -> Double? {
             var end = offset
-            if end < bytes.count, bytes[end] == UInt8(ascii: "-") { end += 1 }
+            let negative = end < bytes.count && bytes[end] == UInt8(ascii: "-")
+            if negative { end += 1 }
             guard let integral = digits(from: end), bytes[end] != UInt8(ascii: "0") || integral == end + 1 else { return nil }
+            let integralDigits = integral - end
             end = integral
+            var fractionDigits = 0
             if end < bytes.count, bytes[end] == UInt8(ascii: ".") {
                 guard let fraction = digits(from: end + 1) else { return nil }
+                fractionDigits = fraction - end - 1
                 end = fraction
             }
+            var exact = integralDigits + fractionDigits <= 15
             if end < bytes.count, bytes[end] | 0x20 == UInt8(ascii: "e") {
+                exact = false
                 end += 1
                 if end < bytes.count, bytes[end] == UInt8(ascii: "+") || bytes[end] == UInt8(ascii: "-") { end += 1 }
                 guard let exponent = digits(from: end) else { return nil }
                 end = exponent
             }
             guard end - offset <= 32,
-                  let value = Double(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<end]), as: UTF8.self)) else { return nil }
+                  let value = exact ? decimal(offset..<end, negative: negative, fractionDigits: fractionDigits)
+                    : Double(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<end]), as: UTF8.self)) else { return nil }
             guard value.isFinite, value == 0 ? !hasNonZeroDigit(offset..<end) : abs(value) >= 1e-300 else { return nil }
             offset = end
             return value
         }
+
+        /// A number of at most 15 digits without an exponent, as `Double(String)` reads it: its
+        /// digits and the power of ten are exact doubles, and one division rounds correctly.
+        private func decimal(_ range: Range<Int>, negative: Bool, fractionDigits: Int) -> Double {
+            var digits = 0
+            for index in range where (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+                digits = digits * 10 + Int(bytes[index] - UInt8(ascii: "0"))
+            }
+            let value = Double(digits) / Self.powersOfTen[fractionDigits]
+            return negative ? -value : value
+        }
+
+        /// 1e0 to 1e15, each exact.
+        private static let powersOfTen: [Double] = (0...15).map { (0..<$0).reduce(1.0) { power, _ in power * 10 } }
 
         /// The end of one or more digits starting at `start`, or `nil`.
         private func digits(from start: Int) -> Int? {

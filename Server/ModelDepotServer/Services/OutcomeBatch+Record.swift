@@ -23,8 +23,10 @@ extension OutcomeBatch {
         let seconds = now.timeIntervalSince1970
         let oldest = Int(seconds - Self.maximumAge)
         let newest = Int(seconds + Self.maximumSkew)
-        var totals: [TotalKey: Sum] = Dictionary(minimumCapacity: events.count)
-        var exposures: [ExposureKey: Int] = [:]
+        // Keyed by the arm's text, which names one arm (``CountedArm/init(stored:)``), so that
+        // no arm's text is made again to compare or hash it.
+        var totals = KeyPositions<TotalKey>(), sums: [OutcomeBatchRecord.Total] = []
+        var exposures = KeyPositions<ExposureKey>(), firstHours: [OutcomeBatchRecord.Exposure] = []
         var appMetrics: Set<String> = []
         // The SDK sends one arm for all of a batch's events: read once while it stays the same.
         var lastArm: (text: String, arm: CountedArm)?
@@ -35,41 +37,36 @@ extension OutcomeBatch {
             let hour = event.at / 3_600
             let count = event.count ?? 1
             let value = event.value ?? Double(count)
-            totals[TotalKey(metric: event.metric, arm: arm, version: event.version, hour: hour), default: Sum()].add(count, value)
-            let exposure = ExposureKey(arm: arm, version: event.version)
-            if let first = exposures[exposure], first <= hour { continue }
-            exposures[exposure] = hour
+            let total = totals.position(of: TotalKey(version: event.version, hour: hour, metric: event.metric, arm: event.arm))
+            if total.inserted {
+                sums.append(.init(metric: event.metric, arm: arm, version: event.version, hour: hour, count: count, sum: value))
+            } else {
+                sums[total.position].count += count
+                sums[total.position].sum += value
+            }
+            let exposure = exposures.position(of: ExposureKey(version: event.version, arm: event.arm))
+            if exposure.inserted {
+                firstHours.append(.init(arm: arm, version: event.version, hour: hour))
+            } else if hour < firstHours[exposure.position].hour {
+                firstHours[exposure.position].hour = hour
+            }
         }
         return OutcomeBatchRecord(
-            id: id, installation: UsageCounter.hash(installation.lowercased()),
-            receivedHour: Int(seconds / 3_600), events: events.count,
-            totals: totals.map { .init(metric: $0.key.metric, arm: $0.key.arm, version: $0.key.version, hour: $0.key.hour,
-                                       count: $0.value.count, sum: $0.value.sum) },
-            exposures: exposures.map { .init(arm: $0.key.arm, version: $0.key.version, hour: $0.value) },
-            appMetrics: appMetrics)
+            id: id, installation: UsageCounter.hashLowercased(installation), receivedHour: Int(seconds / 3_600), events: events.count,
+            totals: sums, exposures: firstHours, appMetrics: appMetrics)
     }
 
+    /// Cheap comparisons first: the version and hour before the texts.
     private struct TotalKey: Hashable {
-        let metric: String
-        let arm: CountedArm
         let version: Int
         let hour: Int
-    }
-
-    /// The count and sum of a total, added to in place.
-    private struct Sum {
-        var count = 0
-        var sum = 0.0
-
-        mutating func add(_ count: Int, _ value: Double) {
-            self.count += count
-            sum += value
-        }
+        let metric: String
+        let arm: String
     }
 
     private struct ExposureKey: Hashable {
-        let arm: CountedArm
         let version: Int
+        let arm: String
     }
 
     /// The event's arm and model-health metric (`nil` for an app's), or the error naming what it breaks.

@@ -111,6 +111,17 @@ public final class UsageCounter: Sendable {
         return Int64(bitPattern: hash)
     }
 
+    /// ``hash(_:)`` of `id.lowercased()`, without making that text when `id` is ASCII.
+    static func hashLowercased(_ id: String) -> Int64 {
+        guard id.utf8.allSatisfy({ $0 < 0x80 }) else { return hash(id.lowercased()) }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in id.utf8 {
+            let lower = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+            hash = (hash ^ UInt64(lower)) &* 0x100_0000_01b3
+        }
+        return Int64(bitPattern: hash)
+    }
+
     /// Writes what was counted, the installations in transactions of ``installationsPerWrite``
     /// (the counts with the first); on failure puts back what was not written, for the next attempt.
     func flush(to catalog: any ModelCatalog) async throws {

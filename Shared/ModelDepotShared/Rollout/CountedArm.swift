@@ -74,9 +74,14 @@ public enum CountedArm: Sendable, Hashable, Comparable, Codable, CustomStringCon
     /// The text the arm is stored as (``stored``).
     public var description: String { stored }
 
-    /// Whether two arms have the same text.
+    /// Whether two arms have the same text (two arms of one case compare without making it).
     public static func == (lhs: CountedArm, rhs: CountedArm) -> Bool {
-        lhs.stored == rhs.stored
+        switch (lhs, rhs) {
+        case (.pin, .pin), (.default, .default), (.latest, .latest), (.unknown, .unknown): true
+        case (.rule(let left), .rule(let right)): left == right
+        case (.unrecognized(let left), .unrecognized(let right)): left == right
+        default: lhs.stored == rhs.stored
+        }
     }
 
     /// Hashes the arm's text.

@@ -61,6 +61,25 @@ import Testing
         #expect(fast == decoded(text))
     }
 
+    /// Numbers of up to 15 digits without an exponent (read without `Double(String)`) and longer
+    /// ones are read to the same bits as `JSONDecoder` reads them.
+    @Test func readsDecimalsAsJSONDecoderDoes() throws {
+        var random = SeededGenerator(seed: 26)
+        for _ in 0..<5_000 {
+            func digits(_ count: ClosedRange<Int>) -> String {
+                String((0..<Int.random(in: count, using: &random)).map { _ in "0123456789".randomElement(using: &random)! })
+            }
+            let leading = digits(0...9).drop { $0 == "0" }
+            var number = leading.isEmpty ? "0" : String(leading)
+            if Bool.random(using: &random) { number += "." + digits(1...12) }
+            if Bool.random(using: &random) { number = "-" + number }
+            let text = #"{"batch":"b","installation":"i","dropped":0,"events":[{"metric":"m","version":1,"arm":"a","at":5,"value":"# + number + "}]}"
+            let expected = try #require(decoded(text)?.events.first?.value, "\(text)")
+            let fast = try #require(read(text)?.events.first?.value, "\(text)")
+            #expect(fast.bitPattern == expected.bitPattern, "\(text): \(fast) against \(expected)")
+        }
+    }
+
     /// Valid JSON outside the plain subset, and invalid JSON, go to the router.
     @Test(arguments: [
         #"{"batch":"b","installation":"i","dropped":0,"events":[],"extra":1}"#,

@@ -46,10 +46,12 @@ import Testing
         let metrics = ["installed", "load_failed", "inference_latency_ms", "accepted", "thumbs_up"]
         let arms = ["default", "pin", "latest", "rule:r-1a2b3c4d", "rule:r-9f8e7d6c"]
         let newest = Int(Self.now.timeIntervalSince1970)
+        // Totals are found one by one while they are few, through a dictionary past that: both are tried.
+        var longest = 0
         for _ in 0..<200 {
             // Mostly one arm, as the SDK sends them; sometimes another in between.
             let usual = arms.randomElement(using: &random)!
-            let events = (0..<Int.random(in: 1...40, using: &random)).map { _ in
+            let events = (0..<Int.random(in: 1...120, using: &random)).map { _ in
                 OutcomeBatch.Event(metric: metrics.randomElement(using: &random)!, version: Int.random(in: 1...3, using: &random),
                                    arm: Int.random(in: 0..<4, using: &random) == 0 ? arms.randomElement(using: &random)! : usual,
                                    at: newest - Int.random(in: 0...20_000, using: &random),
@@ -68,6 +70,7 @@ import Testing
                 exposures[exposure] = min(exposures[exposure] ?? .max, event.at / 3_600)
             }
             #expect(record.totals.count == totals.count)
+            longest = max(longest, totals.count)
             for total in record.totals {
                 let expected = totals["\(total.metric) \(total.arm.stored) \(total.version) \(total.hour)"]
                 #expect(expected?.count == total.count && expected?.sum == total.sum)
@@ -77,6 +80,13 @@ import Testing
             #expect(record.events == events.count && record.installation == UsageCounter.hash("device-1"))
             #expect(record.appMetrics == Set(events.map(\.metric)).intersection(["accepted", "thumbs_up"]))
         }
+        #expect(longest > 2 * KeyPositions<Int>.linearCount)
+    }
+
+    /// A batch's installation is hashed as its lower-cased text is, whether ASCII or not.
+    @Test(arguments: ["device-1", "8D1E5F0C-1B3D-4C5E-9F7A-0123456789AB", "Dévice-Ä", "İSTANBUL-1", "", "ǅ-ß-Σ"])
+    func installationsAreHashedLowerCased(_ installation: String) {
+        #expect(UsageCounter.hashLowercased(installation) == UsageCounter.hash(installation.lowercased()))
     }
 
     /// An arm is checked whenever its text changes: a bad one after good ones is refused, naming its event.
