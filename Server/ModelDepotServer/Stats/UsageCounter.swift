@@ -104,20 +104,19 @@ public final class UsageCounter: Sendable {
     /// FNV-1a (64 bits) of the id's UTF-8 bytes (``DeviceContext`` lower-cased it already, as
     /// devices are bucketed).
     static func hash(_ id: String) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in id.utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-        return Int64(bitPattern: hash)
+        hash(bytes: id.utf8)
     }
 
     /// ``hash(_:)`` of `id.lowercased()`, without making that text when `id` is ASCII.
     static func hashLowercased(_ id: String) -> Int64 {
         guard id.utf8.allSatisfy({ $0 < 0x80 }) else { return hash(id.lowercased()) }
+        return hash(bytes: id.utf8.lazy.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0 })
+    }
+
+    private static func hash(bytes: some Sequence<UInt8>) -> Int64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in id.utf8 {
-            let lower = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
-            hash = (hash ^ UInt64(lower)) &* 0x100_0000_01b3
+        for byte in bytes {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
         }
         return Int64(bitPattern: hash)
     }
