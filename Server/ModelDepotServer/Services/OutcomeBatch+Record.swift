@@ -25,8 +25,8 @@ extension OutcomeBatch {
         let newest = Int(seconds + Self.maximumSkew)
         // Keyed by the arm's text, which names one arm (``CountedArm/init(stored:)``), so that
         // no arm's text is made again to compare or hash it.
-        var totals = KeyPositions<TotalKey>(), sums: [OutcomeBatchRecord.Total] = []
-        var exposures = KeyPositions<ExposureKey>(), firstHours: [OutcomeBatchRecord.Exposure] = []
+        var totalKeys = KeyPositions<TotalKey>(), totals: [OutcomeBatchRecord.Total] = []
+        var exposureKeys = KeyPositions<ExposureKey>(), exposures: [OutcomeBatchRecord.Exposure] = []
         var appMetrics: Set<String> = []
         // The SDK sends one arm for all of a batch's events: read once while it stays the same.
         var lastArm: (text: String, arm: CountedArm)?
@@ -37,23 +37,23 @@ extension OutcomeBatch {
             let hour = event.at / 3_600
             let count = event.count ?? 1
             let value = event.value ?? Double(count)
-            let total = totals.position(of: TotalKey(version: event.version, hour: hour, metric: event.metric, arm: event.arm))
+            let total = totalKeys.position(of: TotalKey(version: event.version, hour: hour, metric: event.metric, arm: event.arm))
             if total.inserted {
-                sums.append(.init(metric: event.metric, arm: arm, version: event.version, hour: hour, count: count, sum: value))
+                totals.append(.init(metric: event.metric, arm: arm, version: event.version, hour: hour, count: count, sum: value))
             } else {
-                sums[total.position].count += count
-                sums[total.position].sum += value
+                totals[total.position].count += count
+                totals[total.position].sum += value
             }
-            let exposure = exposures.position(of: ExposureKey(version: event.version, arm: event.arm))
+            let exposure = exposureKeys.position(of: ExposureKey(version: event.version, arm: event.arm))
             if exposure.inserted {
-                firstHours.append(.init(arm: arm, version: event.version, hour: hour))
-            } else if hour < firstHours[exposure.position].hour {
-                firstHours[exposure.position].hour = hour
+                exposures.append(.init(arm: arm, version: event.version, hour: hour))
+            } else if hour < exposures[exposure.position].hour {
+                exposures[exposure.position].hour = hour
             }
         }
         return OutcomeBatchRecord(
             id: id, installation: UsageCounter.hashLowercased(installation), receivedHour: Int(seconds / 3_600), events: events.count,
-            totals: sums, exposures: firstHours, appMetrics: appMetrics)
+            totals: totals, exposures: exposures, appMetrics: appMetrics)
     }
 
     /// Cheap comparisons first: the version and hour before the texts.
