@@ -62,13 +62,16 @@ public protocol ModelCatalog: Sendable {
     func installations(of model: ModelName, sinceMinute minute: Int) async throws -> [InstallationCount]
 
     /// Applies checked outcome batches in one transaction, each whole or not at all (a savepoint
-    /// each), so that many devices' batches share one commit. The commit does not wait for the
-    /// disk (SQLite `synchronous=NORMAL`, PostgreSQL `synchronous_commit=off`, for this
-    /// transaction alone): a power failure can lose the last moments of acknowledged batches.
+    /// each), so that many devices' batches share one commit; PostgreSQL, where each batch takes
+    /// round trips, in transactions of at most 64, so that none nears its deadline. The commit
+    /// does not wait for the disk (SQLite `synchronous=NORMAL`, PostgreSQL
+    /// `synchronous_commit=off`, for this transaction alone): a power failure can lose the last
+    /// moments of acknowledged batches.
     /// - Returns: Per batch, in order: `false` when a batch with its id was applied before
     ///   (nothing changes), `true` when applied, or why it was refused: `not_found` (no such
     ///   model), `invalid_events` (a version the model does not have, one undeclared metric too
-    ///   many), `too_many_requests` (past the installation's hourly events).
+    ///   many), `too_many_requests` (past the installation's hourly events), or the failure of
+    ///   its transaction when another of PostgreSQL's was committed.
     /// - Throws: ``DepotError`` when the transaction itself fails (then no batch was applied).
     func recordOutcomes(_ batches: [(model: ModelName, batch: OutcomeBatchRecord)]) async throws -> [Result<Bool, DepotError>]
     /// The model's outcome rows, per metric and arm, read in one pass (the rows are kept by

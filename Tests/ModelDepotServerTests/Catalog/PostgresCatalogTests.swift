@@ -106,4 +106,34 @@ import TestSupport
         #expect(location.description == "postgres://d@pot@db.example:6543/catalog", "no password in logs")
         #expect(try PostgresLocation(url: "postgres://u@h/db").port == 5432)
     }
+
+    /// A group goes in transactions of 64: one that fails (here a row its CHECK refuses, which no
+    /// checked batch holds) fails its own batches, not those committed before or after it.
+    @Test func outcomeBatchesGoInTransactionsOfTheirOwn() async throws {
+        let catalog = try await PostgresModelCatalog.connect(try PostgresLocation(url: try TestPostgres.freshDatabase()))
+        defer { catalog.close() }
+        let flowers = CatalogFixtures.name("flowers")
+        _ = try await catalog.createModel(ModelCreation(name: flowers), at: CatalogFixtures.instant)
+        _ = try await catalog.addVersion(CatalogFixtures.upload("a"), to: flowers, publish: true, at: CatalogFixtures.instant)
+        let size = PostgresModelCatalog.outcomeTransactionSize
+        let broken = size + 5
+        let batches = (0..<(2 * size + 20)).map { index in
+            (model: flowers, batch: OutcomeBatchRecord(
+                id: UUID().uuidString.lowercased(), installation: Int64(index), receivedHour: 500_000, events: 1,
+                totals: [.init(metric: "installed", arm: .default, version: 1, hour: 500_000, count: index == broken ? -1 : 1, sum: 1)],
+                exposures: [.init(arm: .default, version: 1, hour: 500_000)], appMetrics: []))
+        }
+        let results = try await catalog.recordOutcomes(batches)
+        #expect(results.count == batches.count)
+        let failed = results.indices.filter { (try? results[$0].get()) == nil }
+        #expect(failed == Array(size..<(2 * size)), "the second transaction's batches, and only they, failed")
+        #expect(results.indices.filter { (try? results[$0].get()) == true }.count == size + 20)
+        if case .failure(let error) = results[size] { #expect(error.message.contains("outcome_count_check"), "\(error.message)") }
+        #expect(try await catalog.outcomes(of: flowers)["installed"]?[.default]?.count == size + 20)
+
+        // The failed ones are applied when sent again without the broken one.
+        let again = try await catalog.recordOutcomes(failed.filter { $0 != broken }.map { batches[$0] })
+        #expect(again.allSatisfy { (try? $0.get()) == true })
+        #expect(try await catalog.outcomes(of: flowers)["installed"]?[.default]?.count == 2 * size + 19)
+    }
 }

@@ -3,16 +3,42 @@ import ModelDepotShared
 import PostgresNIO
 
 extension PostgresModelCatalog {
+    /// The most batches one transaction applies: a group of the writer's (up to 1,024) goes in
+    /// several, so that none comes near the ``deadline`` (a batch takes about six round trips;
+    /// 1,127 in one transaction took 9.4 s, and on a loaded machine more than 10 s).
+    static let outcomeTransactionSize = 64
+
     public func recordOutcomes(_ batches: [(model: ModelName, batch: OutcomeBatchRecord)]) async throws -> [Result<Bool, DepotError>] {
+        var results: [Result<Bool, DepotError>] = []
+        var firstFailure: (any Error)?, committed = false
+        for start in stride(from: 0, to: batches.count, by: Self.outcomeTransactionSize) {
+            let part = Array(batches[start..<min(start + Self.outcomeTransactionSize, batches.count)])
+            do {
+                results += try await recordOutcomesTogether(part)
+                committed = true
+            } catch {
+                firstFailure = firstFailure ?? error
+                let failure = error as? DepotError ?? DepotError(.unavailable, "The catalog database failed to apply the batch: \(error). Send it again shortly.")
+                results += Array(repeating: .failure(failure), count: part.count)
+            }
+        }
+        // No transaction was committed: the group failed as one transaction would.
+        if let firstFailure, !committed { throw firstFailure }
+        return results
+    }
+
+    /// Applies batches in one transaction, each whole or not at all (a savepoint each).
+    private func recordOutcomesTogether(_ batches: [(model: ModelName, batch: OutcomeBatchRecord)]) async throws -> [Result<Bool, DepotError>] {
         try await transaction { [logger] connection in
             // The commit does not wait for the WAL flush (for this transaction alone): a crash of
             // the database server can lose the last moments of batches, never leave half of one.
             try await connection.query("SET LOCAL synchronous_commit = off", logger: logger)
+            var models: [ModelName: OutcomeModel] = [:]
             var results: [Result<Bool, DepotError>] = []
             for (name, batch) in batches {
                 try await connection.query("SAVEPOINT outcome_batch", logger: logger)
                 do {
-                    results.append(.success(try await Self.record(batch, of: name, connection, logger: logger)))
+                    results.append(.success(try await Self.record(batch, of: name, models: &models, connection, logger: logger)))
                     try await connection.query("RELEASE SAVEPOINT outcome_batch", logger: logger)
                 } catch let error as DepotError {
                     try await connection.query("ROLLBACK TO SAVEPOINT outcome_batch", logger: logger)
@@ -23,40 +49,67 @@ extension PostgresModelCatalog {
         }
     }
 
+    /// A model's id, versions and app metrics, read once per transaction (the versions again when
+    /// a batch names one they lack, the metrics when it names a new one: added since, perhaps).
+    private struct OutcomeModel {
+        let id: Int64
+        var versions: Set<Int>
+        var metrics: Set<String>?
+    }
+
     /// Applies one batch (see ``recordOutcomes(_:)``); throws its refusal.
-    private static func record(_ batch: OutcomeBatchRecord, of name: ModelName, _ connection: PostgresConnection,
-                               logger: Logger) async throws -> Bool {
-        let id = try await Self.modelID(name, connection, logger: logger)
+    private static func record(_ batch: OutcomeBatchRecord, of name: ModelName, models: inout [ModelName: OutcomeModel],
+                               _ connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        func versions(of id: Int64) async throws -> Set<Int> {
+            Set(try await connection.column("SELECT number::bigint FROM version WHERE model_id = \(id)", as: Int.self, logger: logger))
+        }
+        func metrics(of id: Int64) async throws -> Set<String> {
+            Set(try await connection.column("SELECT name FROM experiment_metric WHERE model_id = \(id)", as: String.self, logger: logger))
+        }
+        var model: OutcomeModel
+        if let known = models[name] {
+            model = known
+        } else {
+            let id = try await Self.modelID(name, connection, logger: logger)
+            model = OutcomeModel(id: id, versions: try await versions(of: id))
+        }
+        let id = model.id
         let inserted = try await connection.column("""
             INSERT INTO outcome_batch (model_id, id, hour) VALUES (\(id), \(batch.id), \(batch.receivedHour))
             ON CONFLICT DO NOTHING RETURNING 1
             """, as: Int32.self, logger: logger)
+        models[name] = model
         guard !inserted.isEmpty else { return false }
-        let versions = try await connection.column("SELECT number::bigint FROM version WHERE model_id = \(id)", as: Int.self, logger: logger)
-        try CatalogRule.checkOutcomeVersions(batch, of: name, existing: Set(versions))
+        if !batch.versions.isSubset(of: model.versions) {
+            model.versions = try await versions(of: id)
+            models[name] = model
+        }
+        try CatalogRule.checkOutcomeVersions(batch, of: name, existing: model.versions)
         let sent = try await connection.column("""
             INSERT INTO outcome_quota (model_id, installation, hour, events) VALUES (\(id), \(batch.installation), \(batch.receivedHour), \(batch.events))
             ON CONFLICT (model_id, installation, hour) DO UPDATE SET events = outcome_quota.events + excluded.events
             RETURNING events
             """, as: Int.self, logger: logger)
         try CatalogRule.checkHourlyEvents(sent.first ?? 0, of: name)
-        if !batch.appMetrics.isEmpty {
-            let known = try await connection.column("SELECT name FROM experiment_metric WHERE model_id = \(id)", as: String.self, logger: logger)
-            let new = batch.appMetrics.subtracting(known)
+        if !batch.appMetrics.isSubset(of: model.metrics ?? []) {
+            model.metrics = try await metrics(of: id)
+            models[name] = model
+            let new = batch.appMetrics.subtracting(model.metrics ?? [])
             if !new.isEmpty {
                 // Two batches adding names at once must not pass the limit together.
                 try await connection.query("SELECT id FROM model WHERE id = \(id) FOR UPDATE", logger: logger)
                 let undeclared = try await connection.column("""
                     SELECT COUNT(*)::bigint FROM experiment_metric WHERE model_id = \(id) AND NOT declared
                     """, as: Int.self, logger: logger)
-                let known = try await connection.column("SELECT name FROM experiment_metric WHERE model_id = \(id)", as: String.self, logger: logger)
-                let stillNew = new.subtracting(known)
+                let stillNew = new.subtracting(try await metrics(of: id))
                 try CatalogRule.checkUndeclared(stillNew, of: name, alreadyUndeclared: undeclared.first ?? 0)
                 let names = stillNew.sorted()
                 try await connection.query("""
                     INSERT INTO experiment_metric (model_id, name, kind, direction, tolerance, guardrail, declared)
                     SELECT \(id), n, 'sum', 'increase', 0, false, false FROM unnest(\(names)::text[]) AS n
                     """, logger: logger)
+                model.metrics?.formUnion(stillNew)
+                models[name] = model
             }
         }
         let totals = batch.totals.sorted { ($0.metric, $0.arm.stored, $0.version, $0.hour) < ($1.metric, $1.arm.stored, $1.version, $1.hour) }
