@@ -7,8 +7,10 @@ Makes COUNT installations (ids, platforms, app and OS versions, countries, attri
 a seed), asks the server for each one's manifest once with the SDK's full header set (8
 threads, keep-alive), and writes PARTS Lua tables for fleet.lua (OUT_PREFIX-1.lua …, one per
 wrk thread, installation i in part i mod PARTS + 1): per installation its headers, the ETag it
-got, its blob's download URL (with the arm token) and size, and its arm and version. Prints how the installations
-landed on the arms.
+got, its blob's download URL (with the arm token) and size, its arm and version, and the outcome
+batch it sends (its hour of model health and one app metric, 7 entries, as the SDK adds them up)
+after the batch id, so that the load generator does not build it for every request. Prints how
+the installations landed on the arms.
 Exits non-zero when a first check is not a 200.
 """
 import base64
@@ -18,6 +20,7 @@ import json
 import random
 import sys
 import threading
+import time
 import urllib.parse
 
 server, key, count, parts, prefix = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
@@ -85,6 +88,16 @@ for (arm, version), number in sorted(landed.items()):
     print("  %-14s v%d  %6d installations (%.2f%%)" % (arm, version, number, 100 * number / count))
 
 
+def batch_tail(device):
+    """The batch's JSON after its id: fleet.lua sends '{"batch":"<a fresh UUID>' followed by this."""
+    at = int(time.time()) - generator.randrange(3001)
+    entries = [("installed", 1, 1), ("download_finished", 1, 1), ("load_succeeded", 1, 1), ("inferences", 40, 40),
+               ("inference_latency_ms", 40, round(40 * (10 + generator.random() * 5), 3)), ("inference_failed", 1, 1), ("accepted", 3, 3)]
+    events = [{"metric": metric, "version": device["version"], "arm": device["arm"], "at": at, "count": count, "value": value}
+              for metric, count, value in entries]
+    return '",' + json.dumps({"installation": device["id"], "dropped": 0, "events": events}, separators=(",", ":"))[1:]
+
+
 def lua(text):
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -94,5 +107,5 @@ for part in range(parts):
         file.write("return {\n")
         for device in devices[part::parts]:
             fields = [device[name] for name in ("id", "platform", "app", "os", "country", "attributes", "etag", "download")]
-            file.write("{" + ",".join(lua(field) for field in fields) + ",%d,%s,%d},\n" % (device["size"], lua(device["arm"]), device["version"]))
+            file.write("{" + ",".join(lua(field) for field in fields) + ",%d,%s,%d,%s},\n" % (device["size"], lua(device["arm"]), device["version"], lua(batch_tail(device))))
         file.write("}\n")
