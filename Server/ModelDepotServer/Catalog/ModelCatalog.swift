@@ -63,7 +63,7 @@ public protocol ModelCatalog: Sendable {
 
     /// Applies checked outcome batches in one transaction, each whole or not at all (a savepoint
     /// each), so that many devices' batches share one commit; PostgreSQL, where each batch takes
-    /// round trips, in transactions of at most 64, so that none nears its deadline. The commit
+    /// round trips, in transactions of at most 16, so that none nears its deadline. The commit
     /// does not wait for the disk (SQLite `synchronous=NORMAL`, PostgreSQL
     /// `synchronous_commit=off`, for this transaction alone): a power failure can lose the last
     /// moments of acknowledged batches.

@@ -107,7 +107,7 @@ import TestSupport
         #expect(try PostgresLocation(url: "postgres://u@h/db").port == 5432)
     }
 
-    /// A group goes in transactions of 64: one that fails (here a row its CHECK refuses, which no
+    /// A group goes in transactions of 16: one that fails (here a row its CHECK refuses, which no
     /// checked batch holds) fails its own batches, not those committed before or after it.
     @Test func outcomeBatchesGoInTransactionsOfTheirOwn() async throws {
         let catalog = try await PostgresModelCatalog.connect(try PostgresLocation(url: try TestPostgres.freshDatabase()))
@@ -126,7 +126,11 @@ import TestSupport
         let results = try await catalog.recordOutcomes(batches)
         #expect(results.count == batches.count)
         let failed = results.indices.filter { (try? results[$0].get()) == nil }
-        #expect(failed == Array(size..<(2 * size)), "the second transaction's batches, and only they, failed")
+        let reasons = Set(failed.compactMap { index -> String? in
+            guard case .failure(let error) = results[index] else { return nil }
+            return error.message
+        })
+        #expect(failed == Array(size..<(2 * size)), "the second transaction's batches, and only they, failed: \(reasons)")
         #expect(results.indices.filter { (try? results[$0].get()) == true }.count == size + 20)
         if case .failure(let error) = results[size] { #expect(error.message.contains("outcome_count_check"), "\(error.message)") }
         #expect(try await catalog.outcomes(of: flowers)["installed"]?[.default]?.count == size + 20)

@@ -4,9 +4,10 @@ import PostgresNIO
 
 extension PostgresModelCatalog {
     /// The most batches one transaction applies: a group of the writer's (up to 1,024) goes in
-    /// several, so that none comes near the ``deadline`` (a batch takes about six round trips;
-    /// 1,127 in one transaction took 9.4 s, and on a loaded machine more than 10 s).
-    static let outcomeTransactionSize = 64
+    /// several, so that none comes near the ``deadline``. A batch takes about six round trips:
+    /// 1,127 in one transaction took 9.4 s alone, and on a machine loaded by the whole test run
+    /// transactions of 64 failed while one of 20 in the same call did not.
+    static let outcomeTransactionSize = 16
 
     public func recordOutcomes(_ batches: [(model: ModelName, batch: OutcomeBatchRecord)]) async throws -> [Result<Bool, DepotError>] {
         var results: [Result<Bool, DepotError>] = []
