@@ -12,7 +12,7 @@ enum PatchBenchmark {
         let output = directory.appendingPathComponent("new")
         var best = Double.infinity
         for _ in 0..<5 {
-            FileManager.default.createFile(atPath: output.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
             let handle = try FileHandle(forWritingTo: output)
             let start = ContinuousClock.now
             try MappedFile(path: patch).withBytes { (patchBytes) throws(DepotError) in

@@ -13,7 +13,7 @@ import Testing
 
         init() {
             for name in [Notification.Name.modelDownloadDidSucceed, .modelDownloadDidFail] {
-                center.addObserver(forName: name, object: nil, queue: nil) { [unowned self] note in
+                _ = center.addObserver(forName: name, object: nil, queue: nil) { [unowned self] note in
                     self.received.withLock { $0.append(note.name) }
                 }
             }

@@ -31,7 +31,7 @@ final class ServerProcess: @unchecked Sendable {
         let output = Pipe()
         process.standardOutput = output
         logFile = log ?? storage.deletingLastPathComponent().appendingPathComponent(storage.lastPathComponent + ".serve.log")
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: logFile)
         try process.runSerially()
         let line: String

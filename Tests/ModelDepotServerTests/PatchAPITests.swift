@@ -30,7 +30,7 @@ import Testing
     static func patched(_ old: [UInt8], with patch: [UInt8], size: Int) throws -> [UInt8] {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("patched-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: output) }
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let handle = try FileHandle(forWritingTo: output)
         try patch.withUnsafeBytes { patch in
             try old.withUnsafeBytes { old in
