@@ -74,16 +74,15 @@ extension PostgresModelCatalog {
             let id = try await Self.modelID(name, connection, logger: logger)
             model = OutcomeModel(id: id, versions: try await versions(of: id))
         }
+        defer { models[name] = model }
         let id = model.id
         let inserted = try await connection.column("""
             INSERT INTO outcome_batch (model_id, id, hour) VALUES (\(id), \(batch.id), \(batch.receivedHour))
             ON CONFLICT DO NOTHING RETURNING 1
             """, as: Int32.self, logger: logger)
-        models[name] = model
         guard !inserted.isEmpty else { return false }
         if !batch.versions.isSubset(of: model.versions) {
             model.versions = try await versions(of: id)
-            models[name] = model
         }
         try CatalogRule.checkOutcomeVersions(batch, of: name, existing: model.versions)
         let sent = try await connection.column("""
@@ -94,7 +93,6 @@ extension PostgresModelCatalog {
         try CatalogRule.checkHourlyEvents(sent.first ?? 0, of: name)
         if !batch.appMetrics.isSubset(of: model.metrics ?? []) {
             model.metrics = try await metrics(of: id)
-            models[name] = model
             let new = batch.appMetrics.subtracting(model.metrics ?? [])
             if !new.isEmpty {
                 // Two batches adding names at once must not pass the limit together.
@@ -110,7 +108,6 @@ extension PostgresModelCatalog {
                     SELECT \(id), n, 'sum', 'increase', 0, false, false FROM unnest(\(names)::text[]) AS n
                     """, logger: logger)
                 model.metrics?.formUnion(stillNew)
-                models[name] = model
             }
         }
         let totals = batch.totals.sorted { ($0.metric, $0.arm.stored, $0.version, $0.hour) < ($1.metric, $1.arm.stored, $1.version, $1.hour) }
