@@ -107,7 +107,7 @@ import TestSupport
         #expect(try PostgresLocation(url: "postgres://u@h/db").port == 5432)
     }
 
-    /// A group goes in transactions of 16: one that fails (here a row its CHECK refuses, which no
+    /// A group goes in transactions of `outcomeTransactionSize` (128): one that fails (here a row its CHECK refuses, which no
     /// checked batch holds) fails its own batches, not those committed before or after it.
     @Test func outcomeBatchesGoInTransactionsOfTheirOwn() async throws {
         let catalog = try await PostgresModelCatalog.connect(try PostgresLocation(url: try TestPostgres.freshDatabase()))

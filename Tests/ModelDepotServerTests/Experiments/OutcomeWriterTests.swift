@@ -3,14 +3,13 @@ import Foundation
 import ModelDepotShared
 import Testing
 
-/// The writer's groups on a real SQLite catalog: every batch sent at once is answered with its own
-/// result (more than a group holds, a batch sent twice, a refused one among them), and a batch
-/// after the writer went idle starts it again. (PostgreSQL's catalog takes about six round trips a
-/// batch: 1,127 at once take seconds alone and minutes on a machine loaded by the whole test run;
-/// its transactions are tested in `PostgresCatalogTests`.)
+/// The writer's groups on a real catalog of each kind: every batch sent at once is answered with
+/// its own result (more than a group holds, a batch sent twice, a refused one among them), and a
+/// batch after the writer went idle starts it again.
 @Suite struct OutcomeWriterTests {
-    @Test func batchesSentAtOnceAreEachAnsweredWithTheirOwnResult() async throws {
-        try await CatalogBackend.sqlite.withCatalog { catalog in
+    @Test(arguments: CatalogBackend.allCases)
+    func batchesSentAtOnceAreEachAnsweredWithTheirOwnResult(_ backend: CatalogBackend) async throws {
+        try await backend.withCatalog { catalog in
             let flowers = CatalogFixtures.name("flowers")
             _ = try await catalog.createModel(ModelCreation(name: flowers), at: CatalogFixtures.instant)
             _ = try await catalog.addVersion(CatalogFixtures.upload("a"), to: flowers, publish: true, at: CatalogFixtures.instant)

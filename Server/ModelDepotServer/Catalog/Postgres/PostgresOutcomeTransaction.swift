@@ -1,0 +1,209 @@
+import ModelDepotShared
+import PostgresNIO
+
+/// One model's batches of a PostgreSQL transaction, applied with one statement per step for
+/// all of them: their ids, the hourly counts (locked, then checked in order), the app metrics
+/// they add, their outcome rows and exposures. A batch refused by a check keeps nothing.
+struct PostgresOutcomeTransaction {
+    let model: ModelName
+    let batches: [OutcomeBatchRecord]
+    /// Whether each batch's id was new.
+    private var fresh: [Bool] = []
+    private var refusals: [Int: DepotError] = [:]
+
+    init(model: ModelName, batches: [OutcomeBatchRecord]) {
+        self.model = model
+        self.batches = batches
+    }
+
+    var results: [Result<Bool, DepotError>] {
+        batches.indices.map { index in refusals[index].map { .failure($0) } ?? .success(fresh[index]) }
+    }
+
+    private func accepted(_ index: Int) -> Bool { fresh[index] && refusals[index] == nil }
+
+    /// Records a batch's refusal by a rule, if the rule throws one.
+    private mutating func check(_ index: Int, _ rule: () throws -> Void) {
+        let refusal: DepotError?
+        do {
+            try rule()
+            refusal = nil
+        } catch {
+            refusal = error as? DepotError ?? DepotError(.internalError, "\(error)")
+        }
+        if let refusal { refusals[index] = refusal }
+    }
+
+    private struct QuotaKey: Hashable, Comparable {
+        let installation: Int64
+        let hour: Int
+        static func < (a: Self, b: Self) -> Bool { (a.installation, a.hour) < (b.installation, b.hour) }
+    }
+
+    mutating func apply(_ connection: PostgresConnection, logger: Logger) async throws {
+        let read = try await connection.query("""
+            SELECT m.id, ARRAY(SELECT number::bigint FROM version WHERE model_id = m.id),
+                   ARRAY(SELECT name FROM experiment_metric WHERE model_id = m.id)
+            FROM model m WHERE m.name = \(model.rawValue)
+            """, logger: logger)
+        var found: (id: Int64, versions: [Int], metrics: [String])?
+        for try await row in read.decode((Int64, [Int], [String]).self) { found = row }
+        guard let (id, versions, metrics) = found else {
+            fresh = batches.map { _ in false }
+            for index in batches.indices { refusals[index] = CatalogRule.noModel(model) }
+            return
+        }
+        let ids = batches.map(\.id).sorted()
+        let hours = Dictionary(batches.map { ($0.id, $0.receivedHour) }, uniquingKeysWith: { first, _ in first })
+        let inserted = Set(try await connection.column("""
+            INSERT INTO outcome_batch (model_id, id, hour)
+            SELECT \(id), u.id, u.hour FROM unnest(\(ids)::text[], \(ids.map { hours[$0] ?? 0 })::bigint[]) AS u(id, hour)
+            ON CONFLICT DO NOTHING RETURNING id
+            """, as: String.self, logger: logger))
+        fresh = batches.map { inserted.contains($0.id) }
+        let existing = Set(versions)
+        for index in batches.indices where accepted(index) {
+            let batch = batches[index], model = model
+            check(index) { try CatalogRule.checkOutcomeVersions(batch, of: model, existing: existing) }
+        }
+        let changed = try await countEvents(id, connection, logger: logger)
+        let added = try await addMetrics(id, known: Set(metrics), connection, logger: logger)
+        let refused = batches.indices.filter { fresh[$0] && refusals[$0] != nil }.map { batches[$0].id }
+        if !refused.isEmpty {
+            try await connection.query("DELETE FROM outcome_batch WHERE model_id = \(id) AND id = ANY(\(refused)::text[])", logger: logger)
+        }
+        if !changed.isEmpty {
+            try await connection.query("""
+                UPDATE outcome_quota AS q SET events = u.events
+                FROM unnest(\(changed.map(\.key.installation))::bigint[], \(changed.map(\.key.hour))::bigint[], \(changed.map(\.events))::bigint[])
+                     AS u(installation, hour, events)
+                WHERE q.model_id = \(id) AND q.installation = u.installation AND q.hour = u.hour
+                """, logger: logger)
+        }
+        if !added.isEmpty {
+            try await connection.query("""
+                INSERT INTO experiment_metric (model_id, name, kind, direction, tolerance, guardrail, declared)
+                SELECT \(id), n, 'sum', 'increase', 0, false, false FROM unnest(\(added)::text[]) AS n
+                """, logger: logger)
+        }
+        try await writeRows(id, connection, logger: logger)
+    }
+
+    /// Locks the hourly counts of the batches' installations (rows made at 0 where none is yet,
+    /// in one order, so that replicas wait for each other instead of deadlocking), checks each
+    /// batch against them in order, and returns the counts that changed.
+    private mutating func countEvents(_ id: Int64, _ connection: PostgresConnection, logger: Logger) async throws -> [(key: QuotaKey, events: Int)] {
+        let keys = Set(batches.indices.filter(accepted).map { QuotaKey(installation: batches[$0].installation, hour: batches[$0].receivedHour) }).sorted()
+        guard !keys.isEmpty else { return [] }
+        let rows = try await connection.query("""
+            INSERT INTO outcome_quota (model_id, installation, hour, events)
+            SELECT \(id), u.installation, u.hour, 0 FROM unnest(\(keys.map(\.installation))::bigint[], \(keys.map(\.hour))::bigint[]) AS u(installation, hour)
+            ON CONFLICT (model_id, installation, hour) DO UPDATE SET events = outcome_quota.events
+            RETURNING installation, hour, events
+            """, logger: logger)
+        var sent: [QuotaKey: Int] = [:]
+        for try await (installation, hour, events) in rows.decode((Int64, Int, Int).self) { sent[QuotaKey(installation: installation, hour: hour)] = events }
+        var changed: Set<QuotaKey> = []
+        for index in batches.indices where accepted(index) {
+            let key = QuotaKey(installation: batches[index].installation, hour: batches[index].receivedHour)
+            let total = (sent[key] ?? 0) + batches[index].events
+            let model = model
+            check(index) { try CatalogRule.checkHourlyEvents(total, of: model) }
+            if accepted(index) {
+                sent[key] = total
+                changed.insert(key)
+            }
+        }
+        return changed.sorted().map { ($0, sent[$0] ?? 0) }
+    }
+
+    /// Checks the app metrics the batches name that the model lacks, in order, and returns those
+    /// to add. The first new name locks the model's row and reads its metrics again, so that two
+    /// transactions adding names at once do not pass the limit together.
+    private mutating func addMetrics(_ id: Int64, known: Set<String>, _ connection: PostgresConnection, logger: Logger) async throws -> [String] {
+        var metrics = known, undeclared: Int?, added: [String] = []
+        for index in batches.indices where accepted(index) && !batches[index].appMetrics.isSubset(of: metrics) {
+            if undeclared == nil {
+                try await connection.query("SELECT id FROM model WHERE id = \(id) FOR UPDATE", logger: logger)
+                let rows = try await connection.query("SELECT name, declared FROM experiment_metric WHERE model_id = \(id)", logger: logger)
+                var count = 0
+                metrics = []
+                for try await (name, declared) in rows.decode((String, Bool).self) {
+                    metrics.insert(name)
+                    if !declared { count += 1 }
+                }
+                undeclared = count
+            }
+            let new = batches[index].appMetrics.subtracting(metrics)
+            guard !new.isEmpty else { continue }
+            let model = model, count = undeclared ?? 0
+            check(index) { try CatalogRule.checkUndeclared(new, of: model, alreadyUndeclared: count) }
+            guard accepted(index) else { continue }
+            metrics.formUnion(new)
+            undeclared = (undeclared ?? 0) + new.count
+            added += new.sorted()
+        }
+        return added
+    }
+
+    private struct RowKey: Hashable, Comparable {
+        let installation: Int64
+        let metric: String
+        let arm: String
+        let version: Int
+        let hour: Int
+        static func < (a: Self, b: Self) -> Bool {
+            (a.installation, a.metric, a.arm, a.version, a.hour) < (b.installation, b.metric, b.arm, b.version, b.hour)
+        }
+    }
+
+    private struct ExposureKey: Hashable, Comparable {
+        let arm: String
+        let version: Int
+        let installation: Int64
+        static func < (a: Self, b: Self) -> Bool { (a.arm, a.version, a.installation) < (b.arm, b.version, b.installation) }
+    }
+
+    /// The accepted batches' outcome rows and exposures, added up per key first (one statement
+    /// may not change a row twice), in key order.
+    private func writeRows(_ id: Int64, _ connection: PostgresConnection, logger: Logger) async throws {
+        var totals: [RowKey: (count: Int, sum: Double)] = [:]
+        var exposures: [ExposureKey: Int] = [:]
+        for index in batches.indices where accepted(index) {
+            let batch = batches[index]
+            for total in batch.totals {
+                let key = RowKey(installation: batch.installation, metric: total.metric, arm: total.arm.stored, version: total.version, hour: total.hour)
+                let known = totals[key] ?? (0, 0)
+                totals[key] = (known.count + total.count, known.sum + total.sum)
+            }
+            for exposure in batch.exposures {
+                let key = ExposureKey(arm: exposure.arm.stored, version: exposure.version, installation: batch.installation)
+                exposures[key] = min(exposures[key] ?? exposure.hour, exposure.hour)
+            }
+        }
+        let rows = totals.sorted { $0.key < $1.key }
+        if !rows.isEmpty {
+            try await connection.query("""
+                INSERT INTO outcome (model_id, metric, arm, version, hour, installation, count, sum)
+                SELECT \(id), u.metric, u.arm, u.version, u.hour, u.installation, u.count, u.sum
+                FROM unnest(\(rows.map(\.key.metric))::text[], \(rows.map(\.key.arm))::text[], \(rows.map(\.key.version))::bigint[],
+                            \(rows.map(\.key.hour))::bigint[], \(rows.map(\.key.installation))::bigint[], \(rows.map(\.value.count))::bigint[],
+                            \(rows.map(\.value.sum))::double precision[])
+                     AS u(metric, arm, version, hour, installation, count, sum)
+                ON CONFLICT (model_id, installation, metric, arm, version, hour)
+                DO UPDATE SET count = outcome.count + excluded.count, sum = outcome.sum + excluded.sum
+                """, logger: logger)
+        }
+        let first = exposures.sorted { $0.key < $1.key }
+        if !first.isEmpty {
+            try await connection.query("""
+                INSERT INTO outcome_exposure (model_id, arm, version, installation, hour)
+                SELECT \(id), u.arm, u.version, u.installation, u.hour
+                FROM unnest(\(first.map(\.key.arm))::text[], \(first.map(\.key.version))::bigint[], \(first.map(\.key.installation))::bigint[],
+                            \(first.map(\.value))::bigint[])
+                     AS u(arm, version, installation, hour)
+                ON CONFLICT (model_id, arm, version, installation) DO UPDATE SET hour = LEAST(outcome_exposure.hour, excluded.hour)
+                """, logger: logger)
+        }
+    }
+}
