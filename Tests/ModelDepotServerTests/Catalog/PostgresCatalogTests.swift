@@ -21,6 +21,49 @@ import TestSupport
         #expect(try await catalogs[5].models().map(\.name.rawValue) == ["flowers"], "every replica sees one catalog")
     }
 
+    /// Replicas writing outcome groups at once into the same rows add up, keep one hourly limit,
+    /// and wait for each other instead of deadlocking (every transaction locks in one order).
+    @Test func replicasRecordingOutcomesTogetherAddUpAndShareTheHourlyLimit() async throws {
+        let location = try PostgresLocation(url: try TestPostgres.freshDatabase())
+        let first = try await PostgresModelCatalog.connect(location)
+        let replicas = [first, try await PostgresModelCatalog.connect(location), try await PostgresModelCatalog.connect(location)]
+        defer { replicas.forEach { $0.close() } }
+        let flowers = CatalogFixtures.name("flowers"), hour = 500_000
+        _ = try await first.createModel(ModelCreation(name: flowers), at: CatalogFixtures.instant)
+        _ = try await first.addVersion(CatalogFixtures.upload("a"), to: flowers, publish: true, at: CatalogFixtures.instant)
+        // 3 replicas × 4 groups × 60 batches; installation 0 sends 1,000 events a batch (720 in all,
+        // so the limit refuses all but 20), the other 12 installations 1 event a batch.
+        let results = try await withThrowingTaskGroup(of: [(installation: Int64, applied: Bool)].self) { group in
+            for (replica, catalog) in replicas.enumerated() {
+                for call in 0..<4 {
+                    group.addTask {
+                        let batches = (0..<60).map { index in
+                            let installation = Int64((index + replica + call) % 13)
+                            return (model: flowers, batch: OutcomeBatchRecord(
+                                id: UUID().uuidString.lowercased(), installation: installation, receivedHour: hour,
+                                events: installation == 0 ? 1_000 : 1,
+                                totals: [.init(metric: "installed", arm: .default, version: 1, hour: hour, count: 1, sum: 2)],
+                                exposures: [.init(arm: .default, version: 1, hour: hour)], appMetrics: []))
+                        }
+                        let results = try await catalog.recordOutcomes(batches)
+                        return try zip(batches, results).map { sent, result in
+                            if case .failure(let error) = result, error.code != .tooManyRequests { throw error }
+                            return (sent.batch.installation, (try? result.get()) == true)
+                        }
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(results.count == 720)
+        let applied = Dictionary(results.filter(\.applied).map { ($0.installation, 1) }, uniquingKeysWith: +)
+        #expect(applied[0] == OutcomeBatch.maximumEventsPerHour / 1_000, "installation 0 up to the limit, across replicas")
+        #expect(results.filter { !$0.applied }.allSatisfy { $0.installation == 0 }, "only installation 0 was refused")
+        let rows = try await replicas[2].outcomes(of: flowers)["installed"]?[.default] ?? []
+        #expect(Dictionary(rows.map { ($0.installation, $0.count) }, uniquingKeysWith: +) == applied, "one row per installation, every batch counted")
+        #expect(rows.allSatisfy { $0.sum == Double(2 * $0.count) })
+    }
+
     @Test func aDatabaseFromANewerDepotIsRefused() async throws {
         let url = try TestPostgres.freshDatabase()
         try await PostgresModelCatalog.connect(try PostgresLocation(url: url)).close()
