@@ -185,7 +185,7 @@ import Testing
             for name in ["model.tflite", "tflite_metadata.json"] {
                 try FileManager.default.copyItem(at: automl.appendingPathComponent(name), to: directory.appendingPathComponent(name))
             }
-            let labels = (0..<500).map { $0 == changed ? "a renamed class" : "class \($0)" }.joined(separator: "\n")
+            let labels = (0..<500).map { (index: Int) in index == changed ? "a renamed class" : "class \(index)" }.joined(separator: "\n")
             try Data(labels.utf8).write(to: directory.appendingPathComponent("dict.txt"))
             return directory.path
         }

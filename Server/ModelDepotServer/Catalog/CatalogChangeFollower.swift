@@ -18,7 +18,7 @@ struct CatalogChangeFollower: Service {
 
     func run() async throws {
         let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { [feed, logger] in
                 while !Task.isCancelled {
                     do {
