@@ -53,11 +53,11 @@ struct PostgresOutcomeTransaction {
             for index in batches.indices { refusals[index] = CatalogRule.noModel(model) }
             return
         }
-        let ids = batches.map(\.id).sorted()
-        let hours = Dictionary(batches.map { ($0.id, $0.receivedHour) }, uniquingKeysWith: { first, _ in first })
+        // In id order, as every transaction inserts them: replicas sent the same batches wait instead of deadlocking.
+        let byID = batches.sorted { $0.id < $1.id }
         let inserted = Set(try await connection.column("""
             INSERT INTO outcome_batch (model_id, id, hour)
-            SELECT \(id), u.id, u.hour FROM unnest(\(ids)::text[], \(ids.map { hours[$0] ?? 0 })::bigint[]) AS u(id, hour)
+            SELECT \(id), u.id, u.hour FROM unnest(\(byID.map(\.id))::text[], \(byID.map(\.receivedHour))::bigint[]) AS u(id, hour)
             ON CONFLICT DO NOTHING RETURNING id
             """, as: String.self, logger: logger))
         fresh = batches.map { inserted.contains($0.id) }
