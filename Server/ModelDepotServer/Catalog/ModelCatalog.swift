@@ -61,10 +61,11 @@ public protocol ModelCatalog: Sendable {
     /// Installations first seen from `minute` on, counted per arm and version.
     func installations(of model: ModelName, sinceMinute minute: Int) async throws -> [InstallationCount]
 
-    /// Applies checked outcome batches in one transaction, each whole or not at all (a savepoint
-    /// each), so that many devices' batches share one commit; PostgreSQL, where each batch takes
-    /// round trips, in transactions of at most 16, so that none nears its deadline. The commit
-    /// does not wait for the disk (SQLite `synchronous=NORMAL`, PostgreSQL
+    /// Applies checked outcome batches together, each whole or not at all, with the answers
+    /// applying them one by one in order would give, so that many devices' batches share one
+    /// commit; PostgreSQL in transactions of at most
+    /// ``PostgresModelCatalog/outcomeTransactionSize``, so that none nears its deadline. The
+    /// commit does not wait for the disk (SQLite `synchronous=NORMAL`, PostgreSQL
     /// `synchronous_commit=off`, for this transaction alone): a power failure can lose the last
     /// moments of acknowledged batches.
     /// - Returns: Per batch, in order: `false` when a batch with its id was applied before

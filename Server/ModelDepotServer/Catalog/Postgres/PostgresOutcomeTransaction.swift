@@ -121,26 +121,25 @@ struct PostgresOutcomeTransaction {
     /// to add. The first new name locks the model's row and reads its metrics again, so that two
     /// transactions adding names at once do not pass the limit together.
     private mutating func addMetrics(_ id: Int64, known: Set<String>, _ connection: PostgresConnection, logger: Logger) async throws -> [String] {
-        var metrics = known, undeclared: Int?, added: [String] = []
+        var metrics = known, locked = false, undeclared = 0, added: [String] = []
         for index in batches.indices where accepted(index) && !batches[index].appMetrics.isSubset(of: metrics) {
-            if undeclared == nil {
+            if !locked {
                 try await connection.query("SELECT id FROM model WHERE id = \(id) FOR UPDATE", logger: logger)
                 let rows = try await connection.query("SELECT name, declared FROM experiment_metric WHERE model_id = \(id)", logger: logger)
-                var count = 0
                 metrics = []
                 for try await (name, declared) in rows.decode((String, Bool).self) {
                     metrics.insert(name)
-                    if !declared { count += 1 }
+                    if !declared { undeclared += 1 }
                 }
-                undeclared = count
+                locked = true
             }
             let new = batches[index].appMetrics.subtracting(metrics)
             guard !new.isEmpty else { continue }
-            let model = model, count = undeclared ?? 0
+            let model = model, count = undeclared
             check(index) { try CatalogRule.checkUndeclared(new, of: model, alreadyUndeclared: count) }
             guard accepted(index) else { continue }
             metrics.formUnion(new)
-            undeclared = (undeclared ?? 0) + new.count
+            undeclared += new.count
             added += new.sorted()
         }
         return added
