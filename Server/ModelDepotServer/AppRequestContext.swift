@@ -13,26 +13,25 @@ public struct AppRequestContext: RequestContext {
         nonmutating set { authenticated.withLock { $0 = newValue } }
     }
     private let authenticated = Authenticated()
-    /// The request's connection (`nil` under the router tester).
-    let channel: (any Channel)?
-    /// The event loop of the request's connection (`nil` under the router tester).
-    let eventLoop: (any EventLoop)?
-    /// The IP address of the connection's peer: the client, or a proxy (`nil` under the router tester).
+    /// The request's connection (under the router tester, a testing channel without a peer).
+    let channel: any Channel
+    /// The event loop of the request's connection.
+    var eventLoop: any EventLoop { channel.eventLoop }
+    /// The IP address of the connection's peer: the client, or a proxy (`nil` without a peer
+    /// address, as under the router tester).
     let peerAddress: String?
 
     public init(source: Source) {
         coreContext = .init(source: source)
-        channel = (source as? ApplicationRequestContextSource)?.channel
-        eventLoop = channel?.eventLoop
-        peerAddress = channel?.remoteAddress?.ipAddress
+        channel = source.channel
+        peerAddress = channel.remoteAddress?.ipAddress
     }
 
     /// The trailer fields that ended the request's chunked body, once the body has been read
     /// (`nil` when it had none, and on a connection without ``RequestProgressReporter``, as
     /// under the router tester).
     func requestTrailers() async throws -> HTTPFields? {
-        guard let channel else { return nil }
-        return try await channel.eventLoop.submit {
+        try await channel.eventLoop.submit { [channel] in
             (try? channel.pipeline.syncOperations.handler(type: RequestProgressReporter.self))?.trailers
         }.get()
     }

@@ -17,7 +17,7 @@ struct BlobFileBody {
     let fileIO = NonBlockingFileIO(threadPool: .singleton)
 
     /// - Parameter onComplete: Called once every byte of the range has been handed to the connection.
-    func body(path: String, range: ClosedRange<Int>, eventLoop: (any EventLoop)?,
+    func body(path: String, range: ClosedRange<Int>, eventLoop: any EventLoop,
               onComplete: @escaping @Sendable () -> Void) -> ResponseBody {
         ResponseBody(contentLength: range.count) { writer in
             try await fileIO.withFileHandle(path: path, mode: .read) { handle in
@@ -30,7 +30,7 @@ struct BlobFileBody {
                     guard chunk.readableBytes > 0 else { break }
                     try await writer.write(chunk)
                     chunks += 1
-                    if chunks % Self.chunksPerCatchUp == 0 { try await eventLoop?.submit {}.get() }
+                    if chunks % Self.chunksPerCatchUp == 0 { try await eventLoop.submit {}.get() }
                     offset += chunk.readableBytes
                 }
             }
