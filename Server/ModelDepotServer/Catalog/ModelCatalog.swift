@@ -75,6 +75,10 @@ public protocol ModelCatalog: Sendable {
     ///   its transaction when another of PostgreSQL's was committed.
     /// - Throws: ``DepotError`` when the transaction itself fails (then no batch was applied).
     func recordOutcomes(_ batches: [(model: ModelName, batch: OutcomeBatchRecord)]) async throws -> [Result<Bool, DepotError>]
+    /// The most outcome batches ``recordOutcomes(_:)`` commits in one transaction: the writer
+    /// hands it no more at once, so that each batch is answered as soon as its own transaction
+    /// has committed, not after the others of a larger group.
+    var outcomesPerTransaction: Int { get }
     /// The model's outcome rows, per metric and arm, read in one pass (the rows are kept by
     /// installation, so a query per metric would read them all each time).
     func outcomes(of model: ModelName) async throws -> [String: [CountedArm: [OutcomeRow]]]

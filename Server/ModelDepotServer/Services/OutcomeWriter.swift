@@ -4,13 +4,15 @@ import NIOCore
 import NIOPosix
 
 /// Applies outcome batches in groups: after a group, the batches that arrive go together in the
-/// next one (each whole or not at all), which starts once none has arrived for ``quiet`` or
-/// ``pace`` after the one before, whichever comes first. A device gets its answer only once its
-/// batch is committed, and what a transaction costs besides its batches (reading the model, the
-/// commit: SQLite's WAL writes, a round trip to PostgreSQL) is shared by every batch of a group:
-/// a steady stream of batches from many devices is written 20 times a second, and devices that
-/// each wait for their answer (a test's, a benchmark's connections) are not kept waiting longer
-/// than it takes them all to send. A batch after a quiet moment goes at once.
+/// next one (each whole or not at all, at most one of the catalog's transactions:
+/// ``ModelCatalog/outcomesPerTransaction``), which starts once none has arrived for ``quiet`` or
+/// ``pace`` after the one before, whichever comes first, or at once when a full group waits. A
+/// device gets its answer only once its batch is committed, and what a transaction costs besides
+/// its batches (reading the model, the commit: SQLite's WAL writes, a round trip to PostgreSQL) is
+/// shared by every batch of a group: a steady stream of batches from many devices is written 20
+/// times a second, and devices that each wait for their answer (a test's, a benchmark's
+/// connections) are not kept waiting longer than it takes them all to send. A batch after a quiet
+/// moment goes at once.
 ///
 /// Batches come from the router (``record(_:of:)``) and from the fast path's event loops
 /// (``submit(_:of:on:completion:)``, no task per batch); a task writes each group. While a group
@@ -19,6 +21,7 @@ import NIOPosix
 /// A group's answers for one event loop go to it together, in one task.
 final class OutcomeWriter: Sendable {
     typealias Completion = @Sendable (Result<Bool, any Error>) -> Void
+    typealias Apply = @Sendable ([(model: ModelName, batch: OutcomeBatchRecord)]) async throws -> [Result<Bool, DepotError>]
     private typealias Waiting = (model: ModelName, batch: OutcomeBatchRecord, eventLoop: (any EventLoop)?, completion: Completion)
 
     private struct State {
@@ -28,13 +31,14 @@ final class OutcomeWriter: Sendable {
         var busy = false
     }
 
-    private let catalog: any ModelCatalog
+    /// Applies a group: ``ModelCatalog/recordOutcomes(_:)``.
+    private let apply: Apply
+    /// The most batches in a group.
+    let groupSize: Int
     /// The event loop whose timer looks at a gathering group: one of those the server answers on.
     private let timers = MultiThreadedEventLoopGroup.singleton.next()
     private let state = NIOLockedValueBox(State())
 
-    /// The most batches one transaction applies.
-    static let groupSize = 1_024
     /// The longest time from one group's start to the next one's while batches keep arriving.
     static let pace = TimeAmount.milliseconds(50)
     /// How long no batch arrives before the next group starts sooner than ``pace``: several
@@ -42,8 +46,13 @@ final class OutcomeWriter: Sendable {
     /// (1,500 a second: 0.7 ms on average, and a gap of 3 ms about once in 90).
     static let quiet = TimeAmount.milliseconds(3)
 
-    init(catalog: any ModelCatalog) {
-        self.catalog = catalog
+    convenience init(catalog: any ModelCatalog) {
+        self.init(groupSize: catalog.outcomesPerTransaction, apply: catalog.recordOutcomes)
+    }
+
+    init(groupSize: Int, apply: @escaping Apply) {
+        self.groupSize = groupSize
+        self.apply = apply
     }
 
     /// Applies a batch with the others waiting.
@@ -72,13 +81,13 @@ final class OutcomeWriter: Sendable {
         while true {
             let started = NIODeadline.now()
             let group = state.withLockedValue { state in
-                let group = Array(state.waiting.prefix(Self.groupSize))
+                let group = Array(state.waiting.prefix(groupSize))
                 state.waiting.removeFirst(group.count)
                 return group
             }
             let results: [Result<Bool, any Error>]
             do {
-                results = try await catalog.recordOutcomes(group.map { ($0.model, $0.batch) }).map { $0.mapError { $0 } }
+                results = try await apply(group.map { ($0.model, $0.batch) }).map { $0.mapError { $0 } }
             } catch {
                 results = Array(repeating: .failure(error), count: group.count)
             }
@@ -108,7 +117,7 @@ final class OutcomeWriter: Sendable {
                 return .stop
             }
             let wake = min(state.lastArrival + Self.quiet, started + Self.pace)
-            return state.waiting.count < Self.groupSize && NIODeadline.now() < wake ? .lookAgain(wake) : .now
+            return state.waiting.count < groupSize && NIODeadline.now() < wake ? .lookAgain(wake) : .now
         }
         switch next {
         case .now:

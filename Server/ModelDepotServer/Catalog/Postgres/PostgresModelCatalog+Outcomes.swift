@@ -3,10 +3,12 @@ import ModelDepotShared
 import PostgresNIO
 
 extension PostgresModelCatalog {
-    /// The most batches one transaction applies: a group of the writer's (up to 1,024) goes in
-    /// several, so that none comes near the ``deadline`` on a loaded machine. A transaction takes
+    /// The most batches one transaction applies: more at once go in several, so that none comes
+    /// near the ``deadline`` on a loaded machine. A transaction takes
     /// about ten round trips whatever its size: each step is one statement for all its batches.
     static let outcomeTransactionSize = 128
+
+    public var outcomesPerTransaction: Int { Self.outcomeTransactionSize }
 
     public func recordOutcomes(_ batches: [(model: ModelName, batch: OutcomeBatchRecord)]) async throws -> [Result<Bool, DepotError>] {
         var results: [Result<Bool, DepotError>] = []

@@ -3,6 +3,10 @@ import GRDB
 import ModelDepotShared
 
 extension SQLiteModelCatalog {
+    /// One transaction for all the batches of a group, however many: SQLite applies 1,024 in a
+    /// few milliseconds, and each commit costs the writer more than a batch does.
+    public var outcomesPerTransaction: Int { 1_024 }
+
     public func recordOutcomes(_ batches: [(model: ModelName, batch: OutcomeBatchRecord)]) async throws -> [Result<Bool, DepotError>] {
         try await writeWithoutWaitingForTheDisk { db in
             try hourlyEvents.prepare(hours: Set(batches.map(\.batch.receivedHour)), db)
