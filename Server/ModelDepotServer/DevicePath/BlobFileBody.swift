@@ -1,9 +1,9 @@
 import Hummingbird
 import NIOCore
-import NIOPosix
+import NIOFileSystem
 
-/// Streams a byte range of a blob file as a response body: one chunk read (on NIO's thread
-/// pool) per chunk written.
+/// Streams a byte range of a blob file as a response body: one chunk read (on NIO's file
+/// system's thread pool) per chunk written.
 ///
 /// The response writer accepts a chunk as soon as the connection was last seen writable, and
 /// hands it to the connection's event loop; under load that loop falls behind and chunks pile
@@ -14,19 +14,17 @@ struct BlobFileBody {
     static let chunkSize = 128 * 1024
     /// Chunks written between waits for the event loop: at most 1 MB queued per connection.
     static let chunksPerCatchUp = 8
-    let fileIO = NonBlockingFileIO(threadPool: .singleton)
 
     /// - Parameter onComplete: Called once every byte of the range has been handed to the connection.
     func body(path: String, range: ClosedRange<Int>, eventLoop: any EventLoop,
               onComplete: @escaping @Sendable () -> Void) -> ResponseBody {
         ResponseBody(contentLength: range.count) { writer in
-            try await fileIO.withFileHandle(path: path, mode: .read) { handle in
+            try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
                 var offset = range.lowerBound
                 var chunks = 0
                 while offset <= range.upperBound {
                     let count = min(Self.chunkSize, range.upperBound - offset + 1)
-                    let chunk = try await fileIO.read(fileHandle: handle, fromOffset: Int64(offset), byteCount: count,
-                                                      allocator: ByteBufferAllocator())
+                    let chunk = try await handle.readChunk(fromAbsoluteOffset: Int64(offset), length: .bytes(Int64(count)))
                     guard chunk.readableBytes > 0 else { break }
                     try await writer.write(chunk)
                     chunks += 1
