@@ -61,7 +61,7 @@ import Testing
     }
 
     /// What the writer did, in order: a group handed to the catalog (its size), or a batch answered.
-    enum Step: Equatable {
+    enum Step {
         case applying(Int)
         case answered
     }

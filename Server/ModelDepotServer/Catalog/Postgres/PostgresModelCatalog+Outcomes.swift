@@ -4,8 +4,8 @@ import PostgresNIO
 
 extension PostgresModelCatalog {
     /// The most batches one transaction applies: more at once go in several, so that none comes
-    /// near the ``deadline`` on a loaded machine. A transaction takes
-    /// about ten round trips whatever its size: each step is one statement for all its batches.
+    /// near the ``deadline`` on a loaded machine. A transaction takes about ten round trips
+    /// whatever its size: each step is one statement for all its batches.
     static let outcomeTransactionSize = 128
 
     public var outcomesPerTransaction: Int { Self.outcomeTransactionSize }
