@@ -73,7 +73,7 @@ import Testing
         try await Self.withModel(backend) { (catalog: any ModelCatalog) async throws in
             let size = catalog.outcomesPerTransaction
             let steps = NIOLockedValueBox<[Step]>([])
-            let writer = OutcomeWriter(groupSize: catalog.outcomesPerTransaction) { batches in
+            let writer = OutcomeWriter(groupSize: size) { batches in
                 steps.withLockedValue { $0.append(.applying(batches.count)) }
                 return try await catalog.recordOutcomes(batches)
             }
