@@ -1,13 +1,18 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
+/// Apple CI sets MODELDEPOT_WARNINGS_AS_ERRORS: there a delegate or notification method that misses
+/// its signature compiles with only a warning, and is then never called.
+let sdkSettings: [SwiftSetting] = Context.environment["MODELDEPOT_WARNINGS_AS_ERRORS"] == nil ? [] : [.treatAllWarnings(as: .error)]
+
 let package = Package(
     name: "ModelDepot",
-    platforms: [.macOS(.v15), .iOS(.v18)],
+    platforms: [.macOS(.v15), .iOS(.v16)],
     products: [
         .library(name: "ModelDepotShared", targets: ["ModelDepotShared"]),
         .library(name: "ModelDepotServer", targets: ["ModelDepotServer"]),
         .library(name: "ModelDepot", targets: ["ModelDepot"]),
+        .library(name: "ModelDepotVision", targets: ["ModelDepotVision"]),
         .library(name: "ModelDepotLiteRT", targets: ["ModelDepotLiteRT"]),
         .executable(name: "depot", targets: ["depot"]),
         .executable(name: "depot-classify", targets: ["depot-classify"]),
@@ -67,11 +72,19 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux])),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: [.linux])),
             ],
-            path: "Client/ModelDepot"
+            path: "Client/ModelDepot",
+            resources: [.copy("PrivacyInfo.xcprivacy")],
+            swiftSettings: sdkSettings
+        ),
+        .target(
+            name: "ModelDepotVision",
+            dependencies: ["ModelDepot", "ModelDepotShared"],
+            path: "Client/ModelDepotVision",
+            swiftSettings: sdkSettings
         ),
         .target(
             name: "ModelDepotLiteRT",
-            dependencies: ["ModelDepot", "ModelDepotShared"],
+            dependencies: ["ModelDepot", "ModelDepotShared", "ModelDepotVision"],
             path: "Client/ModelDepotLiteRT"
         ),
         .executableTarget(
@@ -135,9 +148,9 @@ let package = Package(
             path: "Tests/ModelDepotTests"
         ),
         .testTarget(
-            name: "ModelDepotLiteRTTests",
-            dependencies: ["ModelDepotLiteRT", "ModelDepotShared", "TestSupport"],
-            path: "Tests/ModelDepotLiteRTTests"
+            name: "ModelDepotVisionTests",
+            dependencies: ["ModelDepot", "ModelDepotVision", "ModelDepotLiteRT", "ModelDepotShared", "TestSupport"],
+            path: "Tests/ModelDepotVisionTests"
         ),
         .testTarget(
             name: "EndToEndTests",

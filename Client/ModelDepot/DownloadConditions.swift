@@ -1,24 +1,40 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import ModelDepotShared
 
 /// When a model may be downloaded, as ML Kit's `ModelDownloadConditions` states it, plus what
-/// ML Kit lacks: free space and a bounded wait.
+/// ML Kit lacks: Low Data Mode, Low Power Mode, heat, free space and a bounded wait.
+///
+/// The conditions are checked before a download starts and again before each range of it; the
+/// network ones also travel with every request (``NetworkAccess``), so on Apple platforms the
+/// system stops a transfer that moves onto a network it may not use. Either way the bytes
+/// downloaded so far stay in the partial file, and the download goes on from there once the
+/// conditions hold again (within ``waitsUpTo``, or at the next call).
+///
+/// ```swift
+/// var conditions = DownloadConditions()
+/// conditions.allowsCellularAccess = false
+/// conditions.allowsConstrainedNetworkAccess = false
+/// conditions.waitsUpTo = .seconds(600)
+/// let model = try await downloader.model(named: "flowers", conditions: conditions)
+/// ```
 public struct DownloadConditions: Sendable, Hashable {
     /// Download over cellular.
     public var allowsCellularAccess = true
-    /// Download while the app is in the background (Apple platforms).
+    /// Download over networks that cost the user money: cellular, personal hotspots.
+    public var allowsExpensiveNetworkAccess = true
+    /// Download while the user has Low Data Mode on.
+    public var allowsConstrainedNetworkAccess = true
+    /// Download while the app is in the background.
     public var allowsBackgroundDownloading = false
     /// Only while the device charges.
     public var requiresCharging = false
-    /// Only while the device is idle.
+    /// Only while the device is idle (on Apple platforms: locked).
     public var requiresDeviceIdle = false
-    /// Only on an unmetered network.
-    public var requiresUnmeteredNetwork = false
+    /// Wait while Low Power Mode is on.
+    public var pausesInLowPowerMode = false
+    /// Wait while the device runs this hot or hotter; `nil` never waits for heat. By default a
+    /// download waits while the device is `critical`, when the system asks apps to do as little as
+    /// they can.
+    public var pausesAtThermalState: ThermalState? = .critical
     /// Bytes that must stay free after the download.
     public var minimumFreeSpace: Int64 = 0
     /// How long to wait for unmet conditions before failing; `nil` fails at once.
@@ -26,46 +42,20 @@ public struct DownloadConditions: Sendable, Hashable {
     /// How often to look again while waiting.
     public var pollInterval: Duration = .seconds(5)
 
-    /// Creates conditions; the defaults allow any download.
+    /// Creates conditions; the defaults allow any download but on a critically hot device.
     public init() {}
-}
 
-/// What the device is doing now, for download conditions.
-public struct DeviceStatus: Sendable, Hashable {
-    public var isOnCellular: Bool
-    public var isNetworkMetered: Bool
-    public var isCharging: Bool
-    public var isIdle: Bool
-    public var isInBackground: Bool
-    /// Free bytes on the volume of the cache directory.
-    public var freeSpace: Int64
-
-    public init(isOnCellular: Bool = false, isNetworkMetered: Bool = false, isCharging: Bool = true, isIdle: Bool = true,
-                isInBackground: Bool = false, freeSpace: Int64) {
-        self.isOnCellular = isOnCellular
-        self.isNetworkMetered = isNetworkMetered
-        self.isCharging = isCharging
-        self.isIdle = isIdle
-        self.isInBackground = isInBackground
-        self.freeSpace = freeSpace
+    /// Only on an unmetered network: the same as `allowsExpensiveNetworkAccess = false`.
+    @available(*, deprecated, renamed: "allowsExpensiveNetworkAccess", message: "Set allowsExpensiveNetworkAccess = false instead.")
+    public var requiresUnmeteredNetwork: Bool {
+        get { !allowsExpensiveNetworkAccess }
+        set { allowsExpensiveNetworkAccess = !newValue }
     }
-}
 
-/// Tells the SDK what the device is doing; injected so apps (and tests) can supply it.
-public protocol DeviceStatusProvider: Sendable {
-    /// The current status, with free space on the volume holding `directory`.
-    func status(for directory: URL) -> DeviceStatus
-}
-
-/// The default outside Apple platforms: an unmetered, powered, idle, foreground device, with the
-/// volume's real free space.
-public struct SystemDeviceStatus: DeviceStatusProvider {
-    public init() {}
-
-    public func status(for directory: URL) -> DeviceStatus {
-        var stats = statvfs()
-        let free = statvfs(directory.path, &stats) == 0 ? Int64(stats.f_bavail) * Int64(stats.f_frsize) : Int64.max
-        return DeviceStatus(freeSpace: free)
+    /// The networks a transfer under these conditions may use.
+    public var networkAccess: NetworkAccess {
+        NetworkAccess(allowsCellular: allowsCellularAccess, allowsExpensive: allowsExpensiveNetworkAccess,
+                      allowsConstrained: allowsConstrainedNetworkAccess)
     }
 }
 
@@ -74,9 +64,14 @@ extension DownloadConditions {
     func unmet(by status: DeviceStatus) -> [String] {
         var reasons: [String] = []
         if !allowsCellularAccess, status.isOnCellular { reasons.append("the device is on cellular and cellular downloads are not allowed") }
-        if requiresUnmeteredNetwork, status.isNetworkMetered { reasons.append("the network is metered and an unmetered one is required") }
+        if !allowsExpensiveNetworkAccess, status.isNetworkMetered {
+            reasons.append("the network is expensive (cellular or a personal hotspot) and expensive networks are not allowed")
+        }
+        if !allowsConstrainedNetworkAccess, status.isNetworkConstrained { reasons.append("Low Data Mode is on and constrained networks are not allowed") }
         if requiresCharging, !status.isCharging { reasons.append("the device is not charging") }
         if requiresDeviceIdle, !status.isIdle { reasons.append("the device is not idle") }
+        if pausesInLowPowerMode, status.isLowPowerModeEnabled { reasons.append("Low Power Mode is on") }
+        if let limit = pausesAtThermalState, status.thermalState >= limit { reasons.append("the device's thermal state is \(status.thermalState)") }
         if !allowsBackgroundDownloading, status.isInBackground { reasons.append("the app is in the background") }
         return reasons
     }

@@ -27,11 +27,12 @@ struct ModelCache: Sendable {
     func partialFile(_ sha256: String) -> URL { root.appendingPathComponent("partial/\(sha256).part") }
 
     /// The version in use and what is known of its manifest, or `nil`.
-    func current(_ name: ModelName) -> (model: VerifiedModel, cached: Current)? {
+    /// - Throws: ``DepotError`` (`storage_unreadable`) when its record exists but cannot be read.
+    func current(_ name: ModelName) throws(DepotError) -> (model: VerifiedModel, cached: Current)? {
         let folder = modelDirectory(name)
-        guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent("current.json").path),
+        guard let data = try StoredFile.contents(of: folder.appendingPathComponent("current.json")),
               let current = try? JSONDecoder().decode(Current.self, from: data),
-              let manifestData = FileManager.default.contents(atPath: folder.appendingPathComponent("\(current.directory)/manifest.json").path),
+              let manifestData = try StoredFile.contents(of: folder.appendingPathComponent("\(current.directory)/manifest.json")),
               let stored = try? JSONDecoder().decode(StoredModel.self, from: manifestData) else { return nil }
         let file = folder.appendingPathComponent("\(current.directory)/model.tflite")
         guard Self.size(of: file) == stored.manifest.size else { return nil }
@@ -72,8 +73,8 @@ struct ModelCache: Sendable {
                 installed[name] = target
             }
         }
-        try JSONEncoder().encode(StoredModel(manifest: manifest, description: description))
-            .write(to: destination.appendingPathComponent("manifest.json"), options: .atomic)
+        try StoredFile.write(JSONEncoder().encode(StoredModel(manifest: manifest, description: description)),
+                             to: destination.appendingPathComponent("manifest.json"))
         try setCurrent(manifest.model, Current(directory: name, etag: etag, expires: manifest.expires, confirmedAt: confirmedAt))
         try prune(folder, keeping: kept, current: name)
         var model = VerifiedModel(manifest: manifest, fileURL: modelFile, description: description, companionFiles: installed,
@@ -88,17 +89,17 @@ struct ModelCache: Sendable {
         var confirmed = current
         confirmed.confirmedAt = date
         try setCurrent(name, confirmed)
-        return self.current(name)?.model
+        return try self.current(name)?.model
     }
 
     private func setCurrent(_ name: ModelName, _ current: Current) throws {
-        try JSONEncoder().encode(current).write(to: modelDirectory(name).appendingPathComponent("current.json"), options: .atomic)
+        try StoredFile.write(JSONEncoder().encode(current), to: modelDirectory(name).appendingPathComponent("current.json"))
     }
 
-    /// Every model with a version in use.
+    /// Every model with a version in use (one whose record cannot be read now is left out).
     func models() -> [VerifiedModel] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("models").path)) ?? []
-        return names.sorted().compactMap { try? ModelName($0) }.compactMap { current($0)?.model }
+        return names.sorted().compactMap { try? ModelName($0) }.compactMap { try? current($0)?.model }
     }
 
     /// The files of every kept version of a model (its model file and companion files) by
@@ -107,7 +108,7 @@ struct ModelCache: Sendable {
         let folder = modelDirectory(name)
         var held: [String: URL] = [:]
         for directory in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where directory.hasPrefix("v") {
-            guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent("\(directory)/manifest.json").path),
+            guard let data = try? StoredFile.contents(of: folder.appendingPathComponent("\(directory)/manifest.json")),
                   let stored = try? JSONDecoder().decode(StoredModel.self, from: data) else { continue }
             let model = folder.appendingPathComponent("\(directory)/model.tflite")
             if Self.size(of: model) == stored.manifest.size { held[stored.manifest.sha256] = model }

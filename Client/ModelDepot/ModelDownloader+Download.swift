@@ -12,10 +12,7 @@ extension ModelDownloader {
             throw DepotError(.modelTooLarge, "'\(manifest.model)' v\(manifest.version) is \(manifest.size) bytes, more than the \(configuration.maximumModelSize) this app accepts (maximumModelSize); nothing was downloaded.")
         }
         let url = try blobURL(manifest)
-        try await waitFor(conditions, remaining: manifest.size - Self.size(of: cache.partialFile(manifest.sha256)), manifest)
-        emit(.downloading(model: manifest.model, version: manifest.version, bytes: Self.size(of: cache.partialFile(manifest.sha256)),
-                          total: manifest.size))
-        return try await fetchBlob(manifest, from: url)
+        return try await fetchBlob(manifest, from: url, conditions: conditions)
     }
 
     /// Downloads the manifest's companion files, each like a model file (resumable ranges, the same
@@ -63,16 +60,18 @@ extension ModelDownloader {
     /// Waits (up to the conditions' bound) until they hold; fails at once without enough space.
     private func waitFor(_ conditions: DownloadConditions, remaining: Int, _ manifest: ModelManifest) async throws {
         var waited: Duration = .zero
+        let have = manifest.size - remaining
+        let kept = have > 0 ? " The \(have) bytes downloaded so far are kept for next time." : ""
         while true {
-            let status = configuration.deviceStatus.status(for: configuration.cacheDirectory)
+            let status = deviceStatus()
             let needed = Int64(max(remaining, 0)) + conditions.minimumFreeSpace
             guard status.freeSpace >= needed else {
-                throw DepotError(.notEnoughSpace, "Downloading '\(manifest.model)' v\(manifest.version) needs \(needed) free bytes (\(max(remaining, 0)) for the file, \(conditions.minimumFreeSpace) to keep free); \(status.freeSpace) are free. Nothing was written.")
+                throw DepotError(.notEnoughSpace, "Downloading '\(manifest.model)' v\(manifest.version) needs \(needed) free bytes (\(max(remaining, 0)) for the file, \(conditions.minimumFreeSpace) to keep free); \(status.freeSpace) are free.\(kept.isEmpty ? " Nothing was written." : kept)")
             }
             let reasons = conditions.unmet(by: status)
             if reasons.isEmpty { return }
             guard let bound = conditions.waitsUpTo, waited < bound else {
-                throw DepotError(.conditionsNotMet, "'\(manifest.model)' v\(manifest.version) was not downloaded: \(reasons.joined(separator: "; "))\(conditions.waitsUpTo.map { " (waited \($0))" } ?? "").")
+                throw DepotError(.conditionsNotMet, "'\(manifest.model)' v\(manifest.version) was not downloaded: \(reasons.joined(separator: "; "))\(conditions.waitsUpTo.map { " (waited \($0))" } ?? "").\(kept)")
             }
             try await Task.sleep(for: conditions.pollInterval)
             waited += conditions.pollInterval
@@ -82,16 +81,30 @@ extension ModelDownloader {
     /// Downloads the blob into its partial file in ranges of `downloadChunkSize`, appending each
     /// as it arrives: a cut connection or a killed app loses at most one range, and the next
     /// attempt resumes from the partial file (`If-Range` makes sure it is still the same blob).
-    private func fetchBlob(_ manifest: ModelManifest, from url: URL) async throws -> URL {
+    /// The conditions are checked before each range, and a range cut while they stopped holding
+    /// (the device moved onto cellular, say) waits for them like the first one, keeping its bytes.
+    private func fetchBlob(_ manifest: ModelManifest, from url: URL, conditions: DownloadConditions) async throws -> URL {
         let partial = cache.partialFile(manifest.sha256)
         var have = Self.size(of: partial)
         if have > manifest.size {
             try? FileManager.default.removeItem(at: partial)
             have = 0
         }
-        while have < manifest.size {
+        var started = false
+        while !started || have < manifest.size {
+            try await waitFor(conditions, remaining: manifest.size - have, manifest)
+            if !started {
+                await emit(.downloading(model: manifest.model, version: manifest.version, bytes: have, total: manifest.size))
+                started = true
+            }
+            guard have < manifest.size else { break }
             let end = min(have + configuration.downloadChunkSize, manifest.size) - 1
-            let (body, response) = try await downloadRange(have...end, of: manifest, from: url)
+            let body: URL, response: HTTPURLResponse
+            do {
+                (body, response) = try await downloadRange(have...end, of: manifest, from: url, conditions: conditions)
+            } catch is ConditionsChanged {
+                continue
+            }
             defer { try? FileManager.default.removeItem(at: body) }
             switch response.statusCode {
             case 206:
@@ -123,20 +136,28 @@ extension ModelDownloader {
                 try? FileManager.default.removeItem(at: partial)
                 throw DepotError(.sizeMismatch, "The download of '\(manifest.model)' v\(manifest.version) is longer than the manifest's \(manifest.size) bytes; it was discarded.")
             }
-            emit(.downloading(model: manifest.model, version: manifest.version, bytes: have, total: manifest.size))
+            await emit(.downloading(model: manifest.model, version: manifest.version, bytes: have, total: manifest.size))
         }
         return partial
     }
 
     /// One range, tried again with exponential backoff after a network error or a 5xx. A refusal
     /// (of the answer's head, a redirect, the pace) is not tried again.
-    private func downloadRange(_ range: ClosedRange<Int>, of manifest: ModelManifest, from url: URL) async throws -> (URL, HTTPURLResponse) {
+    ///
+    /// A range that went silent while the app was suspended (it came back to the foreground since
+    /// the range began) is tried again without counting as a retry; a network error while the
+    /// conditions no longer hold ends in ``ConditionsChanged``, for the caller to wait for them.
+    private func downloadRange(_ range: ClosedRange<Int>, of manifest: ModelManifest, from url: URL,
+                               conditions: DownloadConditions) async throws -> (URL, HTTPURLResponse) {
         let resumes = "It resumes from byte \(range.lowerBound) next time."
         var attempt = 0
         while true {
             try Task.checkCancellation()
+            let activations = deviceStatus().activations
             do {
-                let (body, response) = try await followingRedirects(range, of: manifest, from: url)
+                let (body, response) = try await configuration.backgroundExecution.run(named: "ModelDepot \(manifest.model) v\(manifest.version)") {
+                    try await self.followingRedirects(range, of: manifest, from: url, network: conditions.networkAccess)
+                }
                 guard response.statusCode >= 500, attempt < configuration.retries else { return (body, response) }
                 try? FileManager.default.removeItem(at: body)
             } catch let error as DepotError {
@@ -144,11 +165,16 @@ extension ModelDownloader {
             } catch let exceeded as TransferLimitExceeded {
                 throw DepotError(.sizeMismatch, "The server sent more than the \(exceeded.limit) bytes asked for of '\(manifest.model)' v\(manifest.version) (\(manifest.size) signed bytes in all); reading stopped there and the answer was discarded.")
             } catch let stalled as TransferStalled {
-                throw DepotError(.transferStalled, "No byte of '\(manifest.model)' v\(manifest.version) arrived for \(stalled.timeout) (stallTimeout); the transfer was cancelled. \(resumes)")
+                let status = deviceStatus()
+                if status.activations != activations { continue }
+                guard status.isInBackground, attempt < configuration.retries else {
+                    throw DepotError(.transferStalled, "No byte of '\(manifest.model)' v\(manifest.version) arrived for \(stalled.timeout) (stallTimeout); the transfer was cancelled. \(resumes)")
+                }
             } catch let slow as TransferTooSlow {
                 throw DepotError(.transferTooSlow, "'\(manifest.model)' v\(manifest.version) arrived at \(slow.receivedInWindow) bytes in the last \(slow.minimum.window), below the minimum of \(slow.minimum.bytesPerSecond) bytes/s (minimumTransferRate); the transfer was cancelled. \(resumes)")
             } catch {
                 try Task.checkCancellation()
+                if !conditions.unmet(by: deviceStatus()).isEmpty { throw ConditionsChanged() }
                 guard attempt < configuration.retries else {
                     throw DepotError(.unavailable, "The download of '\(manifest.model)' v\(manifest.version) was interrupted: \(error.localizedDescription). \(resumes)")
                 }
@@ -162,7 +188,8 @@ extension ModelDownloader {
     /// the server's origin or an allowed one, never from `https` to `http`. The app key and
     /// `If-Range` go only to the server's own origin. The URL is the manifest's as signed, with
     /// the arm token that makes the server count the download for the manifest's arm.
-    private func followingRedirects(_ range: ClosedRange<Int>, of manifest: ModelManifest, from url: URL) async throws -> (URL, HTTPURLResponse) {
+    private func followingRedirects(_ range: ClosedRange<Int>, of manifest: ModelManifest, from url: URL,
+                                    network: NetworkAccess) async throws -> (URL, HTTPURLResponse) {
         let what = "The download of '\(manifest.model)' v\(manifest.version)"
         var target = url
         for _ in 0...configuration.maximumRedirects {
@@ -173,7 +200,9 @@ extension ModelDownloader {
                 request.setValue("Bearer \(configuration.appKey)", forHTTPHeaderField: "Authorization")
                 request.setValue("\"\(manifest.sha256)\"", forHTTPHeaderField: "If-Range")
             }
-            let (body, response) = try await configuration.transport.download(request, limits: rangeLimits(range, size: manifest.size))
+            var limits = rangeLimits(range, size: manifest.size)
+            limits.network = network
+            let (body, response) = try await configuration.transport.download(request, limits: limits)
             guard [301, 302, 303, 307, 308].contains(response.statusCode) else { return (body, response) }
             try? FileManager.default.removeItem(at: body)
             guard let location = response.value(forHTTPHeaderField: "Location"),
@@ -230,4 +259,12 @@ extension ModelDownloader {
     static func size(of file: URL) -> Int {
         (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? 0
     }
+
+    /// What the device is doing now.
+    func deviceStatus() -> DeviceStatus {
+        configuration.deviceStatus.status(for: configuration.cacheDirectory)
+    }
 }
+
+/// A range failed while the download conditions stopped holding: wait for them, keep the bytes.
+private struct ConditionsChanged: Error {}

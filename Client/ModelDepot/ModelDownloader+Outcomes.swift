@@ -20,7 +20,7 @@ extension ModelDownloader {
     @discardableResult
     public func sendOutcomes(conditions: DownloadConditions? = nil) async throws(DepotError) -> Int {
         guard outcomes.isEnabled else { return 0 }
-        let unmet = (conditions ?? configuration.outcomeConditions).unmet(by: configuration.deviceStatus.status(for: configuration.cacheDirectory))
+        let unmet = (conditions ?? configuration.outcomeConditions).unmet(by: deviceStatus())
         guard unmet.isEmpty else {
             throw DepotError(.conditionsNotMet, "Outcomes were not sent: \(unmet.joined(separator: "; ")). They stay queued.")
         }

@@ -21,7 +21,7 @@ extension ModelDownloader {
     /// - Returns: The complete file, not yet verified as a model (its size and SHA-256 are).
     func fetch(_ manifest: ModelManifest, patches: [ModelManifest.Patch], held: [String: URL], conditions: DownloadConditions,
                transfer: inout Transfer) async throws -> URL {
-        let free = configuration.deviceStatus.status(for: configuration.cacheDirectory).freeSpace - conditions.minimumFreeSpace
+        let free = deviceStatus().freeSpace - conditions.minimumFreeSpace
         // A file damaged on disk since its version was installed is neither copied nor patched.
         if let same = held[manifest.sha256], Int64(manifest.size) <= free, (try? SHA256.digest(ofFileAt: same.path).hex) == manifest.sha256 {
             let partial = cache.partialFile(manifest.sha256)

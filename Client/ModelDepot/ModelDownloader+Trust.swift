@@ -15,7 +15,7 @@ extension ModelDownloader {
         let signers = (try? SignedEnvelope.decode(data, limit: ModelManifest.maximumSize, what: ""))?.envelope.signatures.map(\.keyid) ?? []
         let advertised = response.value(forHTTPHeaderField: DepotHeader.rootVersion).flatMap(Int.init)
         let root = try await newestRoot(advertised: advertised, signers: signers)
-        var state = trust.state()
+        var state = try trust.state()
         let verified = try root.verifyManifest(data, for: model, now: configuration.clock(), clockSkew: configuration.clockSkew,
                                                minimumVersion: state.manifestVersions[model.rawValue])
         let manifest = verified.manifest
@@ -36,7 +36,7 @@ extension ModelDownloader {
     /// the one trusted already, and each returns the newest trusted when it ends.
     private func newestRoot(advertised: Int?, signers: [String]) async throws -> TrustedRoot {
         var root = try await startingRoot()
-        let checkedAt = trust.state().rootCheckedAt
+        let checkedAt = try trust.state().rootCheckedAt
         let stale = checkedAt.map { configuration.clock().timeIntervalSince($0) >= configuration.rootCheckInterval } ?? true
         let listed = Set(root.document.manifestKeys.map(\.keyid))
         guard stale || (advertised ?? 0) > root.document.version || !signers.contains(where: listed.contains) else { return root }
@@ -53,12 +53,12 @@ extension ModelDownloader {
                 continue
             }
             guard let next else {
-                var state = trust.state()
+                var state = try trust.state()
                 state.rootCheckedAt = configuration.clock()
                 try? trust.save(state)
                 break
             }
-            adopt(try root.successor(next))
+            try adopt(try root.successor(next))
             root = trustedRoot ?? root
         }
         if let trusted = trustedRoot, trusted.document.version > root.document.version { root = trusted }
@@ -69,10 +69,10 @@ extension ModelDownloader {
     /// manifest-version floors that it no longer vouches for (TUF's rule: when the root rotates
     /// the keys that signed a role's metadata, clients forget what those keys vouched for), so a
     /// version fast-forwarded by a stolen key does not lock the device out after the rotation.
-    private func adopt(_ root: TrustedRoot) {
+    private func adopt(_ root: TrustedRoot) throws(DepotError) {
         guard root.document.version > trustedRoot?.document.version ?? 0 else { return }
+        var state = try trust.state()
         trustedRoot = root
-        var state = trust.state()
         for (model, signers) in state.manifestSigners where !root.stillVouchesFor(signers) {
             state.manifestVersions[model] = nil
             state.manifestSigners[model] = nil
@@ -84,13 +84,13 @@ extension ModelDownloader {
     /// first root document it signed (1, 2, … — an app may pin a key introduced by a rotation).
     private func startingRoot() async throws -> TrustedRoot {
         if let trustedRoot { return trustedRoot }
-        if let stored = trust.root() {
-            adopt(stored)
+        if let stored = try trust.root() {
+            try adopt(stored)
             return trustedRoot ?? stored
         }
         switch configuration.trustedRoot {
         case .rootDocument(let data):
-            adopt(try TrustedRoot(first: data))
+            try adopt(try TrustedRoot(first: data))
         case .publicKey(let text):
             let key = try PublicSigningKey(publicKeyBase64: text)
             var failure: DepotError?
@@ -103,7 +103,7 @@ extension ModelDownloader {
                 }
                 guard let data else { break }
                 do throws(DepotError) {
-                    adopt(try TrustedRoot(first: data, pinnedKey: key))
+                    try adopt(try TrustedRoot(first: data, pinnedKey: key))
                 } catch {
                     failure = error
                 }

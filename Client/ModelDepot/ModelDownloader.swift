@@ -18,6 +18,9 @@ import ModelDepotShared
 /// ```
 public actor ModelDownloader {
     let configuration: ModelDownloaderConfiguration
+    /// What manifest checks say of the device: the configuration's ``ModelDownloaderConfiguration/device``,
+    /// with what it leaves unset filled in (platform, OS, app and SDK versions).
+    let device: DeviceContext
     let cache: ModelCache
     let trust: TrustStore
     /// The newest root document verified so far (also stored by ``trust``).
@@ -41,23 +44,25 @@ public actor ModelDownloader {
     /// `userInfo` key of the ``DepotError`` in `modelDownloadDidFail`.
     public static let errorKey = "error"
 
-    /// Creates a downloader; creates the cache directory and, unless the configuration gives
-    /// one, a random installation id persisted there.
-    /// - Throws: ``DepotError`` when the cache directory cannot be created.
+    /// Creates a downloader; creates the cache and state directories (see
+    /// ``ModelDownloaderConfiguration/stateDirectory``) and, unless the configuration gives one,
+    /// a random installation id persisted in the state directory.
+    /// - Throws: ``DepotError``: `file_unreadable` when a directory cannot be created;
+    ///   `storage_unreadable` when the installation id exists but cannot be read (before the first
+    ///   unlock), rather than making a new one that would move the device to another bucket.
     public init(configuration: ModelDownloaderConfiguration) throws {
         self.configuration = configuration
-        cache = ModelCache(root: configuration.cacheDirectory, verificationPolicy: configuration.verificationPolicy)
-        trust = TrustStore(cacheDirectory: configuration.cacheDirectory, pinned: configuration.trustedRoot)
+        device = configuration.device.filling(from: .automatic())
+        let storage = configuration.storage
+        cache = ModelCache(root: storage.cache, verificationPolicy: configuration.verificationPolicy)
+        trust = TrustStore(stateDirectory: storage.state, pinned: configuration.trustedRoot)
         do {
-            for folder in ["models", "partial"] {
-                try FileManager.default.createDirectory(at: configuration.cacheDirectory.appendingPathComponent(folder),
-                                                        withIntermediateDirectories: true)
-            }
+            try storage.prepare()
         } catch {
-            throw DepotError(.fileUnreadable, "Could not create the model cache at \(configuration.cacheDirectory.path): \(error.localizedDescription).")
+            throw DepotError(.fileUnreadable, "Could not create the model cache at \(storage.cache.path) and its state at \(storage.state.path): \(error.localizedDescription).")
         }
-        installationID = configuration.installationID?.lowercased() ?? Self.persistedInstallationID(in: configuration.cacheDirectory)
-        outcomes = OutcomeRecorder(directory: configuration.cacheDirectory, enabled: configuration.recordsOutcomes, clock: configuration.clock)
+        installationID = try configuration.installationID?.lowercased() ?? Self.persistedInstallationID(in: storage.state)
+        outcomes = OutcomeRecorder(directory: storage.state, enabled: configuration.recordsOutcomes, clock: configuration.clock)
         outcomeSchedule = (configuration.clock().addingTimeInterval(configuration.outcomeSendInterval.seconds), OutcomeSchedule.firstBackoff)
     }
 
@@ -77,13 +82,13 @@ public actor ModelDownloader {
         let model = try ModelName(name)
         // A downloaded model that lacks the expected inputs and outputs (installed for another
         // app version, say) is not used; the server is asked for one that has them.
-        let current = cache.current(model).flatMap { current in
+        let current = try cache.current(model).flatMap { current in
             guard let expectation else { return current }
             return (try? expectation.check(current.model.description)) == nil ? nil : current
         }
         switch policy {
         case .localModel:
-            guard let installed = cache.current(model) else {
+            guard let installed = try cache.current(model) else {
                 throw DepotError(.notFound, "No model '\(model)' has been downloaded yet; download it with the latestModel policy first.")
             }
             try expectation?.check(installed.model.description)
@@ -115,9 +120,11 @@ public actor ModelDownloader {
 
     private func unsubscribe(_ id: UUID) { subscribers[id] = nil }
 
-    func emit(_ event: ModelDownloadEvent) {
+    /// Sends an event to every subscriber and moves the `Progress` objects following its model,
+    /// on the main actor (where an app's progress views observe them).
+    func emit(_ event: ModelDownloadEvent) async {
         for continuation in subscribers.values { continuation.yield(event) }
-        updateProgress(event)
+        await updateProgress(event)
     }
 
     /// Follows a model's next check or download with a `Progress`.
@@ -125,17 +132,26 @@ public actor ModelDownloader {
         progresses[model, default: []].append(progress)
     }
 
-    private func updateProgress(_ event: ModelDownloadEvent) {
+    private func updateProgress(_ event: ModelDownloadEvent) async {
         switch event {
         case .downloading(let model, _, let bytes, let total):
-            for progress in progresses[model] ?? [] {
-                progress.totalUnitCount = Int64(max(total, 1))
-                progress.completedUnitCount = Int64(bytes)
+            guard let following = progresses[model] else { return }
+            await MainActor.run {
+                for progress in following {
+                    progress.totalUnitCount = Int64(max(total, 1))
+                    progress.completedUnitCount = Int64(bytes)
+                }
             }
         case .installed(let model, _), .upToDate(let model, _):
-            for progress in progresses.removeValue(forKey: model) ?? [] { progress.completedUnitCount = progress.totalUnitCount }
+            guard let following = progresses.removeValue(forKey: model) else { return }
+            await MainActor.run {
+                for progress in following { progress.completedUnitCount = progress.totalUnitCount }
+            }
         case .failed(let model, _):
-            for progress in progresses.removeValue(forKey: model) ?? [] { progress.cancel() }
+            guard let following = progresses.removeValue(forKey: model) else { return }
+            await MainActor.run {
+                for progress in following { progress.cancel() }
+            }
         case .checking, .downloaded, .verifying:
             break
         }
@@ -153,11 +169,11 @@ public actor ModelDownloader {
             do {
                 return try await update(model, current: current, conditions: conditions, expectation: expectation)
             } catch is CancellationError {
-                emit(.failed(model: model, error: DepotError(.cancelled, "The check or download of '\(model)' was cancelled.")))
+                await emit(.failed(model: model, error: DepotError(.cancelled, "The check or download of '\(model)' was cancelled.")))
                 throw CancellationError()
             } catch {
                 let failure = error as? DepotError ?? DepotError(.unavailable, "\(error)")
-                report(failure, for: model)
+                await report(failure, for: model)
                 throw failure
             }
         }
@@ -166,23 +182,29 @@ public actor ModelDownloader {
     }
 
     /// A failed check or download: a `failed` event and the failure notification.
-    private func report(_ failure: DepotError, for model: ModelName) {
-        emit(.failed(model: model, error: failure))
-        configuration.notificationCenter.post(name: .modelDownloadDidFail, object: self,
-                                              userInfo: [Self.modelNameKey: model.rawValue, Self.errorKey: failure])
+    private func report(_ failure: DepotError, for model: ModelName) async {
+        await emit(.failed(model: model, error: failure))
+        await post(.modelDownloadDidFail, [Self.modelNameKey: model.rawValue, Self.errorKey: failure])
+    }
+
+    /// Posts a notification on the main actor, as UIKit's own are, so an observer may update the
+    /// interface; the check that posts it goes on once it is posted.
+    private func post(_ name: Notification.Name, _ userInfo: [String: any Sendable]) async {
+        let center = configuration.notificationCenter
+        await MainActor.run { center.post(name: name, object: self, userInfo: userInfo) }
     }
 
     /// The current model after a check that could not confirm it (no network, a server error):
     /// it stays in use, and the failure is reported (event, notification) and carried by the
     /// returned model, as `manifest_expired` once its manifest has expired.
-    private func unconfirmed(_ current: VerifiedModel, because cause: DepotError) -> VerifiedModel {
+    private func unconfirmed(_ current: VerifiedModel, because cause: DepotError) async -> VerifiedModel {
         let failure: DepotError
         if current.expires.addingTimeInterval(configuration.clockSkew) <= configuration.clock() {
             failure = DepotError(.manifestExpired, "The manifest of '\(current.name)' v\(current.version) expired at \(current.expires) and was not renewed: \(cause.message) The current model (v\(current.version)) stays in use, unconfirmed since \(current.confirmedAt.map { "\($0)" } ?? "it was installed").")
         } else {
             failure = DepotError(cause.code, "\(cause.message) \(Self.kept(current))")
         }
-        report(failure, for: current.name)
+        await report(failure, for: current.name)
         var returned = current
         returned.checkFailure = failure
         return returned
@@ -199,7 +221,7 @@ public actor ModelDownloader {
 
     /// The newest verified file of a model, or `nil`.
     public func latestModelFilePath(_ name: String) -> URL? {
-        (try? ModelName(name)).flatMap { cache.current($0)?.model.fileURL }
+        (try? ModelName(name)).flatMap { try? cache.current($0)?.model.fileURL }
     }
 
     /// Every model with a verified version on the device.
@@ -212,7 +234,7 @@ public actor ModelDownloader {
 
     private func update(_ model: ModelName, current: (model: VerifiedModel, cached: ModelCache.Current)?,
                         conditions: DownloadConditions, expectation: TFLiteIOExpectation?) async throws -> VerifiedModel {
-        emit(.checking(model: model))
+        await emit(.checking(model: model))
         let kept = Self.kept(current?.model)
         let fetched: (Data, HTTPURLResponse)
         do {
@@ -223,7 +245,7 @@ public actor ModelDownloader {
         } catch {
             try Task.checkCancellation()
             let cause = "Could not reach \(configuration.serverURL.absoluteString): \(Self.describe(error))."
-            if let current { return unconfirmed(current.model, because: DepotError(.unavailable, cause)) }
+            if let current { return await unconfirmed(current.model, because: DepotError(.unavailable, cause)) }
             throw DepotError(.unavailable, "\(cause) No model '\(model)' is downloaded yet.")
         }
         let (data, response) = fetched
@@ -232,12 +254,12 @@ public actor ModelDownloader {
                 throw DepotError(.manifestExpired, "The server answers that the manifest of '\(model)' is unchanged, but it expired at \(current.model.expires): the server stopped refreshing it, or its answer is being replayed. \(kept)")
             }
             let confirmed = try? cache.confirm(model, current.cached, at: configuration.clock())
-            emit(.upToDate(model: model, version: current.model.version))
+            await emit(.upToDate(model: model, version: current.model.version))
             return confirmed ?? current.model
         }
         guard response.statusCode == 200 else {
             let error = Self.serverError(data, response)
-            if let current, [.unavailable, .internalError].contains(error.code) { return unconfirmed(current.model, because: error) }
+            if let current, [.unavailable, .internalError].contains(error.code) { return await unconfirmed(current.model, because: error) }
             throw error
         }
         var manifest: ModelManifest
@@ -250,7 +272,7 @@ public actor ModelDownloader {
         if let current, current.model.sha256 == manifest.sha256, current.model.version == manifest.version {
             let confirmed = try? cache.confirm(model, .init(directory: current.cached.directory, etag: etag, expires: manifest.expires),
                                                at: configuration.clock())
-            emit(.upToDate(model: model, version: current.model.version))
+            await emit(.upToDate(model: model, version: current.model.version))
             return confirmed ?? current.model
         }
         var file: URL
@@ -276,8 +298,8 @@ public actor ModelDownloader {
             throw DepotError(error.code, "\(error.message) \(kept)")
         }
         outcomes.record(.downloadFinished, manifest: manifest)
-        emit(.downloaded(model: model, version: manifest.version, patched: transfer.patched, fetched: transfer.fetched, saved: transfer.saved))
-        emit(.verifying(model: model, version: manifest.version))
+        await emit(.downloaded(model: model, version: manifest.version, patched: transfer.patched, fetched: transfer.fetched, saved: transfer.saved))
+        await emit(.verifying(model: model, version: manifest.version))
         let verified: VerifiedModel
         do throws(DepotError) {
             verified = try await VerifiedModel.verifyDownload(file, companions: companions, against: manifest, expectation: expectation,
@@ -291,14 +313,13 @@ public actor ModelDownloader {
         let installed = try cache.install(file, companions: companions, manifest: manifest, description: verified.description, etag: etag,
                                           confirmedAt: configuration.clock(), kept: configuration.keptVersions)
         outcomes.record(.installed, manifest: manifest)
-        emit(.installed(model: model, version: installed.version))
-        configuration.notificationCenter.post(name: .modelDownloadDidSucceed, object: self, userInfo: [Self.modelKey: installed])
+        await emit(.installed(model: model, version: installed.version))
+        await post(.modelDownloadDidSucceed, [Self.modelKey: installed])
         return installed
     }
 
     private func manifestRequest(_ model: ModelName, etag: String?) -> URLRequest {
         var request = URLRequest(url: configuration.serverURL.appendingPathComponent(String(DeviceRoute.manifest(of: model).dropFirst())))
-        let device = configuration.device
         let headers: [(String, String?)] = [
             ("Authorization", "Bearer \(configuration.appKey)"), (DepotHeader.installationID, installationID),
             (DepotHeader.platform, device.platform), (DepotHeader.appVersion, device.appVersion), (DepotHeader.osVersion, device.osVersion),
@@ -328,13 +349,13 @@ public actor ModelDownloader {
             ?? DepotError(response.statusCode >= 500 ? .unavailable : .badRequest, "The server answered \(response.statusCode).")
     }
 
-    private static func persistedInstallationID(in directory: URL) -> String {
+    private static func persistedInstallationID(in directory: URL) throws(DepotError) -> String {
         let file = directory.appendingPathComponent("installation-id")
-        if let data = FileManager.default.contents(atPath: file.path), let id = String(data: data, encoding: .utf8), !id.isEmpty {
+        if let data = try StoredFile.contents(of: file), let id = String(data: data, encoding: .utf8), !id.isEmpty {
             return id
         }
         let id = UUID().uuidString.lowercased()
-        try? Data(id.utf8).write(to: file, options: .atomic)
+        try? StoredFile.write(Data(id.utf8), to: file)
         return id
     }
 }

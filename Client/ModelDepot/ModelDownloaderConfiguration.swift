@@ -21,16 +21,29 @@ public struct ModelDownloaderConfiguration: Sendable {
     public var clock: @Sendable () -> Date = { Date() }
     /// The installation id for rollouts; `nil` to use a random UUID persisted in the cache directory.
     public var installationID: String?
-    /// Platform, versions, country and custom attributes for rollout conditions.
+    /// Platform, versions, country and custom attributes for rollout conditions. What it leaves
+    /// unset the SDK fills in: the platform (`ios`, `macos`, `linux`, …), the OS version, the
+    /// app's `CFBundleShortVersionString` and ``modelDepotSDKVersion``; a value set here wins.
     public var device: DeviceContext
-    /// Where verified models live: one folder per model, metadata next to each file.
+    /// Where verified models and partial downloads live: one folder per model, metadata next to
+    /// each file. By default ``defaultDirectory`` (Application Support on Apple platforms, kept
+    /// out of backups), which the system never purges.
     public var cacheDirectory: URL
+    /// Where the installation id, the trust state (rollback protection) and the queued outcomes
+    /// live. `nil`: the cache directory, unless that is inside a folder the system purges (Caches),
+    /// in which case ``defaultDirectory``'s `state/` folder, so a purge costs downloads but never
+    /// resets rollback protection or moves the device to another rollout bucket. State that an
+    /// earlier SDK kept beside the models is moved there once.
+    public var stateDirectory: URL?
     /// How many verified versions of a model to keep, so the app can roll back (at least 1).
     public var keptVersions: Int
     /// How to talk HTTP: ``defaultModelTransport()`` unless told otherwise.
     public var transport: any ModelTransport
-    /// What the device is doing, for download conditions.
+    /// What the device is doing, for download conditions: ``defaultDeviceStatus()`` unless told otherwise.
     public var deviceStatus: any DeviceStatusProvider
+    /// How a range of a download asks the system for time to finish when the app leaves the
+    /// foreground: ``defaultBackgroundExecution()`` unless told otherwise.
+    public var backgroundExecution: any BackgroundExecution = defaultBackgroundExecution()
     /// Where `modelDownloadDidSucceed` / `modelDownloadDidFail` are posted.
     public var notificationCenter: NotificationCenter
     /// Bytes per range request: what an interruption can lose at most, and the step of progress.
@@ -70,10 +83,22 @@ public struct ModelDownloaderConfiguration: Sendable {
     /// queued outcomes, in the background (``ModelDownloader/sendOutcomes(conditions:)`` sends at once).
     public var outcomeSendInterval: Duration = .seconds(3_600)
 
+    /// Where a downloader keeps its files unless told otherwise: Application Support/ModelDepot
+    /// on Apple platforms (inside the app's bundle identifier on macOS), `$XDG_DATA_HOME/ModelDepot`
+    /// elsewhere. The SDK excludes its folders from backups: a restored backup must not give a
+    /// second device the same installation id.
+    public static var defaultDirectory: URL { StorageLocations.systemDurableFolder() }
+
+    /// The folders this configuration keeps its files in.
+    var storage: StorageLocations {
+        StorageLocations.resolve(cache: cacheDirectory, state: stateDirectory, purgeable: StorageLocations.systemPurgeableFolders(),
+                                 durable: StorageLocations.systemDurableFolder())
+    }
+
     /// Creates a configuration.
     public init(serverURL: URL, appKey: String, trustedRoot: PinnedRoot, installationID: String? = nil, device: DeviceContext = DeviceContext(),
-                cacheDirectory: URL, keptVersions: Int = 2, transport: any ModelTransport = defaultModelTransport(),
-                deviceStatus: any DeviceStatusProvider = SystemDeviceStatus(), notificationCenter: NotificationCenter = .default) {
+                cacheDirectory: URL = ModelDownloaderConfiguration.defaultDirectory, keptVersions: Int = 2, transport: any ModelTransport = defaultModelTransport(),
+                deviceStatus: any DeviceStatusProvider = defaultDeviceStatus(), notificationCenter: NotificationCenter = .default) {
         self.serverURL = serverURL
         self.appKey = appKey
         self.trustedRoot = trustedRoot

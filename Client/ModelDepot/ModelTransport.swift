@@ -77,7 +77,7 @@ public struct URLSessionTransport: ModelTransport {
     }
 
     private func transfer(_ request: URLRequest, limits: TransferLimits, into body: Transfers.Body) async throws -> (Transfers.Body, HTTPURLResponse) {
-        let task = session.dataTask(with: request)
+        let task = session.dataTask(with: request.allowing(limits.network))
         let watchdog = Task { [transfers] in await transfers.watch(task, limits) }
         defer { watchdog.cancel() }
         return try await withTaskCancellationHandler {

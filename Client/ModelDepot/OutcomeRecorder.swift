@@ -1,6 +1,5 @@
 import Foundation
 import ModelDepotShared
-import Synchronization
 
 /// Records what happens with each model version on this device — model health (downloads,
 /// verification refusals, installs, loads, inferences and their latency) and the app's own
@@ -56,10 +55,10 @@ public final class OutcomeRecorder: Sendable {
 
     private let file: URL
     private let clock: @Sendable () -> Date
-    private let state: Mutex<State>
-    private let enabled: Mutex<Bool>
+    private let state: Locked<State>
+    private let enabled: Locked<Bool>
     /// When the queue was last written: recording writes it at most once a second.
-    private let savedAt = Mutex<Date?>(nil)
+    private let savedAt = Locked<Date?>(nil)
 
     /// The most entries this recorder queues (``maximumEntries`` but in tests).
     private let capacity: Int
@@ -68,11 +67,11 @@ public final class OutcomeRecorder: Sendable {
         file = directory.appendingPathComponent("outcomes.json")
         self.capacity = capacity
         self.clock = clock
-        self.enabled = Mutex(enabled)
+        self.enabled = Locked(enabled)
         if enabled, let data = try? Data(contentsOf: file), let saved = try? JSONDecoder().decode(State.self, from: data) {
-            state = Mutex(saved)
+            state = Locked(saved)
         } else {
-            state = Mutex(State())
+            state = Locked(State())
             if !enabled { try? FileManager.default.removeItem(at: file) }
         }
     }
@@ -176,7 +175,7 @@ public final class OutcomeRecorder: Sendable {
     /// it when the app goes to the background, so the last second's outcomes are kept too.
     public func save() {
         guard isEnabled, let data = try? state.withLock({ try JSONEncoder().encode($0) }) else { return }
-        try? data.write(to: file, options: .atomic)
+        try? StoredFile.write(data, to: file)
         savedAt.withLock { $0 = clock() }
     }
 }

@@ -15,6 +15,10 @@ public struct TransferLimits: Sendable {
     /// The least average rate of body bytes over a sliding window from the response head on; a
     /// slower transfer fails with ``TransferTooSlow``.
     public var minimumRate: TransferRate?
+    /// The networks the transfer may use; a transport that can tell the system (`URLSession` on
+    /// Apple platforms) sets them on the request, so the system stops the transfer rather than
+    /// move it onto another network.
+    public var network = NetworkAccess.any
 
     /// Limits whose body limit depends on the answer.
     public init(stallTimeout: Duration = .seconds(60), minimumRate: TransferRate? = nil,

@@ -1,12 +1,16 @@
 import Foundation
 import ModelDepotShared
 
-/// What the device trusts, kept next to the models so it survives restarts:
+/// What the device trusts, kept in the state directory (never in purgeable space) so it survives
+/// restarts and cache purges:
 ///
-///     <cache>/trust/root.json    the newest root document verified along the chain
-///     <cache>/trust/state.json   the pin the root grew from, the highest manifest version accepted
+///     <state>/trust/root.json    the newest root document verified along the chain
+///     <state>/trust/state.json   the pin the root grew from, the highest manifest version accepted
 ///                                per model and the keys that signed it, and when root documents
 ///                                were last checked
+///
+/// A file that exists but cannot be read (before the first unlock) is an error
+/// (`storage_unreadable`), never "nothing trusted yet": rollback protection does not reset.
 struct TrustStore: Sendable {
     struct State: Codable {
         var pin: String
@@ -35,8 +39,8 @@ struct TrustStore: Sendable {
     let directory: URL
     let pin: String
 
-    init(cacheDirectory: URL, pinned: PinnedRoot) {
-        directory = cacheDirectory.appendingPathComponent("trust")
+    init(stateDirectory: URL, pinned: PinnedRoot) {
+        directory = stateDirectory.appendingPathComponent("trust")
         switch pinned {
         case .publicKey(let key): pin = "key:" + key
         case .rootDocument(let data): pin = "root:" + data.base64EncodedString()
@@ -44,8 +48,9 @@ struct TrustStore: Sendable {
     }
 
     /// The stored root, if it grew from the same pin.
-    func root() -> TrustedRoot? {
-        guard storedState()?.pin == pin, let data = FileManager.default.contents(atPath: directory.appendingPathComponent("root.json").path) else {
+    /// - Throws: ``DepotError`` (`storage_unreadable`).
+    func root() throws(DepotError) -> TrustedRoot? {
+        guard try storedState()?.pin == pin, let data = try StoredFile.contents(of: directory.appendingPathComponent("root.json")) else {
             return nil
         }
         return try? TrustedRoot(first: data)
@@ -54,27 +59,27 @@ struct TrustStore: Sendable {
     /// Stores a newly trusted root and the state that goes with it.
     func save(_ root: TrustedRoot, _ state: State) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try root.envelope.write(to: directory.appendingPathComponent("root.json"), options: .atomic)
+        try StoredFile.write(root.envelope, to: directory.appendingPathComponent("root.json"))
         try save(state)
     }
 
     /// The state. After a change of pin (an app update that pins another key) the root chain
     /// starts again, but the manifest versions accepted so far still hold.
-    func state() -> State {
-        guard let stored = storedState() else { return State(pin: pin) }
+    /// - Throws: ``DepotError`` (`storage_unreadable`).
+    func state() throws(DepotError) -> State {
+        guard let stored = try storedState() else { return State(pin: pin) }
         guard stored.pin == pin else {
             return State(pin: pin, manifestVersions: stored.manifestVersions, manifestSigners: stored.manifestSigners)
         }
         return stored
     }
 
-    private func storedState() -> State? {
-        FileManager.default.contents(atPath: directory.appendingPathComponent("state.json").path)
-            .flatMap { try? SignedJSON.decoder.decode(State.self, from: $0) }
+    private func storedState() throws(DepotError) -> State? {
+        try StoredFile.contents(of: directory.appendingPathComponent("state.json")).flatMap { try? SignedJSON.decoder.decode(State.self, from: $0) }
     }
 
     func save(_ state: State) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try SignedJSON.encoder.encode(state).write(to: directory.appendingPathComponent("state.json"), options: .atomic)
+        try StoredFile.write(SignedJSON.encoder.encode(state), to: directory.appendingPathComponent("state.json"))
     }
 }

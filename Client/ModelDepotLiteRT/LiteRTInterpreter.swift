@@ -14,8 +14,8 @@ import ModelDepotShared
 /// let interpreter = try LiteRTInterpreter(model: model, library: library)
 /// let outputs = try interpreter.run([TensorValue(float32: [0.1, 0.2, 0.3, 0.4], shape: [1, 4])])
 /// ```
-public final class LiteRTInterpreter: @unchecked Sendable {
-    // @unchecked: the handles are created in init and destroyed in deinit; `run` only reads
+public final class LiteRTInterpreter: TensorRunner, @unchecked Sendable {
+    // @unchecked: the handles are created in init and destroyed with it; `run` only reads
     // them, and LiteRT's compiled model is run by one caller at a time (documented).
     typealias Handle = LiteRTLibrary.Handle
 
@@ -42,10 +42,7 @@ public final class LiteRTInterpreter: @unchecked Sendable {
     private let library: LiteRTLibrary
     /// The verified bytes LiteRT reads the model from; they live as long as the interpreter.
     private let bytes: VerifiedModelBytes
-    private var environment: Handle = nil
-    private var model: Handle = nil
-    private var options: Handle = nil
-    private var compiled: Handle = nil
+    private let handles: Handles
     private let inputs: [RankedType]
     private let outputs: [RankedType]
     /// Where loads and runs are recorded, with the model they are recorded for.
@@ -75,41 +72,52 @@ public final class LiteRTInterpreter: @unchecked Sendable {
         self.bytes = bytes
         let verified = bytes.model
         self.outcomes = outcomes.map { ($0, verified) }
-        do {
-            (inputs, outputs) = try Self.load(bytes, library, environment: &environment, model: &model, options: &options, compiled: &compiled)
-        } catch {
-            outcomes?.record(.loadFailed, code: error.code, for: verified)
-            throw error
+        let load = { () throws(DepotError) in try Self.load(bytes, library) }
+        if let outcomes {
+            (handles, inputs, outputs) = try outcomes.recordingLoad(of: verified, load)
+        } else {
+            (handles, inputs, outputs) = try load()
         }
-        outcomes?.record(.loadSucceeded, for: verified)
     }
 
-    /// Creates LiteRT's environment, model, options and compiled model (each handle set as soon
-    /// as it exists, so that `deinit` destroys it); returns the signature's input and output types.
-    private static func load(_ bytes: VerifiedModelBytes, _ library: LiteRTLibrary, environment: inout Handle, model: inout Handle,
-                             options: inout Handle, compiled: inout Handle) throws(DepotError) -> ([RankedType], [RankedType]) {
+    /// LiteRT's environment, model, options and compiled model, destroyed together with their
+    /// owner, or at once when loading fails halfway.
+    private final class Handles {
+        let library: LiteRTLibrary
+        var environment: Handle = nil
+        var model: Handle = nil
+        var options: Handle = nil
+        var compiled: Handle = nil
+
+        init(_ library: LiteRTLibrary) { self.library = library }
+
+        deinit {
+            if let compiled { library.destroyCompiledModel(compiled) }
+            if let options { library.destroyOptions(options) }
+            if let model { library.destroyModel(model) }
+            if let environment { library.destroyEnvironment(environment) }
+        }
+    }
+
+    /// Creates LiteRT's environment, model, options and compiled model; returns them with the
+    /// signature's input and output types.
+    private static func load(_ bytes: VerifiedModelBytes, _ library: LiteRTLibrary) throws(DepotError) -> (Handles, [RankedType], [RankedType]) {
         let verified = bytes.model
-        try check(library.createEnvironment(0, nil, &environment), "LiteRtCreateEnvironment")
-        let created = environment
+        let handles = Handles(library)
+        try check(library.createEnvironment(0, nil, &handles.environment), "LiteRtCreateEnvironment")
+        let environment = handles.environment
         var loaded: Handle = nil
-        let status = bytes.withUnsafeBytes { library.createModelFromBuffer(created, $0.baseAddress!, $0.count, &loaded) }
-        model = loaded
+        let status = bytes.withUnsafeBytes { library.createModelFromBuffer(environment, $0.baseAddress!, $0.count, &loaded) }
+        handles.model = loaded
         try check(status, "LiteRtCreateModelFromBuffer")
-        try check(library.createOptions(&options), "LiteRtCreateOptions")
-        try check(library.setAccelerators(options, 1), "LiteRtSetOptionsHardwareAccelerators")
-        try check(library.createCompiledModel(created, loaded, options, &compiled), "LiteRtCreateCompiledModel")
+        try check(library.createOptions(&handles.options), "LiteRtCreateOptions")
+        try check(library.setAccelerators(handles.options, 1), "LiteRtSetOptionsHardwareAccelerators")
+        try check(library.createCompiledModel(environment, loaded, handles.options, &handles.compiled), "LiteRtCreateCompiledModel")
         var signature: Handle = nil
         try check(library.getSignature(loaded, 0, &signature), "LiteRtGetModelSignature")
         let counts = verified.description.signatures.first.map { ($0.inputs.count, $0.outputs.count) }
             ?? (verified.description.inputs.count, verified.description.outputs.count)
-        return (try types(count: counts.0, signature, library.getInput, library), try types(count: counts.1, signature, library.getOutput, library))
-    }
-
-    deinit {
-        if let compiled { library.destroyCompiledModel(compiled) }
-        if let options { library.destroyOptions(options) }
-        if let model { library.destroyModel(model) }
-        if let environment { library.destroyEnvironment(environment) }
+        return (handles, try types(count: counts.0, signature, library.getInput, library), try types(count: counts.1, signature, library.getOutput, library))
     }
 
     /// Runs the model's first signature.
@@ -120,16 +128,7 @@ public final class LiteRTInterpreter: @unchecked Sendable {
     ///   failure) and its latency are recorded.
     public func run(_ values: [TensorValue]) throws(DepotError) -> [TensorValue] {
         guard let outcomes else { return try compute(values) }
-        let start = ContinuousClock.now
-        do {
-            let result = try compute(values)
-            outcomes.recorder.record(.inferences, for: outcomes.model)
-            outcomes.recorder.record(.inferenceLatency, value: start.duration(to: .now).seconds * 1_000, for: outcomes.model)
-            return result
-        } catch {
-            outcomes.recorder.record(.inferenceFailed, code: error.code, for: outcomes.model)
-            throw error
-        }
+        return try outcomes.recorder.recordingRun(of: outcomes.model) { () throws(DepotError) in try compute(values) }
     }
 
     private func compute(_ values: [TensorValue]) throws(DepotError) -> [TensorValue] {
@@ -168,7 +167,7 @@ public final class LiteRTInterpreter: @unchecked Sendable {
         }
         var outputBuffers: [Handle] = []
         for type in outputs { outputBuffers.append(try buffer(type, bytes: nil)) }
-        try Self.check(library.run(compiled, 0, inputBuffers.count, &inputBuffers, outputBuffers.count, &outputBuffers), "LiteRtRunCompiledModel")
+        try Self.check(library.run(handles.compiled, 0, inputBuffers.count, &inputBuffers, outputBuffers.count, &outputBuffers), "LiteRtRunCompiledModel")
         return zip(outputs, memory.suffix(outputs.count)).map { type, host in
             let elementType = type.elementType!
             let size = TensorValue.byteCount(type: elementType, shape: type.shape)!

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import ModelDepot
 import ModelDepotShared
+@_exported import ModelDepotVision
 
 /// `libLiteRt.so` (from the `ai-edge-litert` wheel) loaded with `dlopen`, with the C functions
 /// the interpreter uses. The package builds without LiteRT; only this loads it.
@@ -84,5 +85,13 @@ extension LiteRTLibrary: ModelInterpreterFactory {
     ///   verification, or a LiteRT failure.
     public func makeInterpreter(for model: VerifiedModel) throws -> LiteRTInterpreter {
         try LiteRTInterpreter(model: model, library: self)
+    }
+}
+
+extension LiteRTLibrary: TensorRunnerFactory {
+    /// A LiteRT interpreter for a verified model, for the vision tasks
+    /// (``makeInterpreter(for:)``: its verified bytes read and checked again now).
+    public func makeRunner(for model: VerifiedModel) throws -> any TensorRunner {
+        try makeInterpreter(for: model)
     }
 }

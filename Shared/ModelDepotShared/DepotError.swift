@@ -79,6 +79,10 @@ public struct DepotError: Error, Sendable, Hashable, Codable, CustomStringConver
         case transferStalled = "transfer_stalled"
         /// A download's bytes arrived more slowly than the minimum rate over its window.
         case transferTooSlow = "transfer_too_slow"
+        /// A file the SDK keeps (the trust state, the installation id, a model's record) exists but
+        /// cannot be read: before the first unlock, say. It is never taken for absent, so rollback
+        /// protection and the installation's bucket survive; try again once the device is unlocked.
+        case storageUnreadable = "storage_unreadable"
 
         // MARK: Signed manifests and root documents
         /// A manifest carries no signature (or is not a signed envelope at all).

@@ -28,7 +28,7 @@ final class AttackerProxy: Sendable {
     private let portValue = Atomic<Int>(0)
     private let seen = Mutex<[String: HTTPFields]>([:])
     /// Paths whose next requests pass, and whose request after those waits until released.
-    private let holds = Mutex<[String: (passing: Int, waiting: CheckedContinuation<Void, Never>?, released: Bool)]>([:])
+    private let holds = Mutex<[String: (passing: Int, waiting: CheckedContinuation<Void, Never>?, released: Bool, once: Bool)]>([:])
 
     private init(upstream: URL) { self.upstream = upstream }
 
@@ -41,8 +41,12 @@ final class AttackerProxy: Sendable {
     /// The headers of the last request for `path` (what the attacker learns from it).
     func lastHeaders(_ path: String) -> HTTPFields? { seen.withLock { $0[path] } }
 
-    /// Lets `passing` requests for `path` through, then makes the next one wait for ``release(held:)``.
-    func hold(_ path: String, after passing: Int) { holds.withLock { $0[path] = (passing, nil, false) } }
+    /// Lets `passing` requests for `path` through, then makes the next one wait for ``release(held:)``;
+    /// with `once`, the requests after the held one pass (a connection that hung while others work).
+    func hold(_ path: String, after passing: Int, once: Bool = false) { holds.withLock { $0[path] = (passing, nil, false, once) } }
+
+    /// Whether a request for `path` is being held now.
+    func isHolding(_ path: String) -> Bool { holds.withLock { $0[path]?.waiting != nil } }
 
     /// Lets the held request for `path` go on.
     func release(held path: String) {
@@ -128,7 +132,7 @@ final class AttackerProxy: Sendable {
     private func waitIfHeld(_ path: String) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let wait = holds.withLock { holds -> Bool in
-                guard let hold = holds[path], !hold.released else { return false }
+                guard let hold = holds[path], !hold.released, !(hold.once && hold.waiting != nil) else { return false }
                 if hold.passing > 0 {
                     holds[path]?.passing -= 1
                     return false

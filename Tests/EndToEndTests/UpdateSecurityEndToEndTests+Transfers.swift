@@ -46,6 +46,36 @@ extension UpdateSecurityEndToEndTests {
         }
     }
 
+    @Test func aRangeThatWentSilentWhileTheAppWasSuspendedIsTriedAgainNotFailed() async throws {
+        /// The app was suspended while a range hung: it has come back to the foreground once
+        /// since the proxy began holding the request.
+        final class SuspendedDuringTheHold: DeviceStatusProvider {
+            let proxy: AttackerProxy
+            let blob: String
+            init(_ proxy: AttackerProxy, _ blob: String) { (self.proxy, self.blob) = (proxy, blob) }
+            func status(for directory: URL) -> DeviceStatus {
+                DeviceStatus(activations: proxy.isHolding(blob) ? 1 : 0, freeSpace: 1 << 40)
+            }
+        }
+        try await withDevice { device in
+            let v2 = try device.publish("float_classifier_labels")
+            let blob = "/v1/blobs/sha256/\(v2.sha256)"
+            let resumed = try device.downloader {
+                $0.downloadChunkSize = 400
+                // Long enough that a loaded test machine does not stall the manifest or the first range.
+                $0.stallTimeout = .seconds(10)
+                $0.retries = 0
+                $0.deviceStatus = SuspendedDuringTheHold(device.proxy, blob)
+            }
+            // The second range hangs for good; the ranges after it pass.
+            device.proxy.hold(blob, after: 1, once: true)
+            let model = try await resumed.model(named: "flowers")
+            #expect(model.sha256 == v2.sha256, "the silent range was asked for again, without a retry left, and the download finished")
+            #expect(device.proxy.isHolding(blob), "the hung request was never answered: the range came from a second request")
+            device.proxy.release(held: blob)
+        }
+    }
+
     @Test func aDownloadSlowerThanTheMinimumRateFails() async throws {
         try await withDevice { device in
             let v2 = try device.publish("float_classifier_labels")

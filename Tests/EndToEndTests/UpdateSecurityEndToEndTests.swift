@@ -336,9 +336,10 @@ import Testing
     @Test func aManifestVersionThatCannotBeRecordedStopsTheUpdate() async throws {
         try await withDevice { device in
             _ = try device.publish("float_classifier_labels")
-            let state = device.published.cache.appendingPathComponent("trust/state.json")
-            try FileManager.default.removeItem(at: state)
-            try FileManager.default.createDirectory(at: state, withIntermediateDirectories: false)
+            // A file where the trust folder belongs: nothing can be read from it (no state yet) or written into it.
+            let trust = device.published.cache.appendingPathComponent("trust")
+            try FileManager.default.removeItem(at: trust)
+            try Data("not a folder".utf8).write(to: trust)
             try await expectRefused(device, .fileUnreadable, keeping: 1, saying: "Could not record manifest version")
         }
     }

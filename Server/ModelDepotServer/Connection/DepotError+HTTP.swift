@@ -36,7 +36,7 @@ extension DepotError: HTTPResponseError {
         // Raised on the device only (downloads, conditions, images, codes from a newer server); a
         // server that raised one has a bug.
         case .conditionsNotMet, .notEnoughSpace, .cancelled, .originNotAllowed, .insecureRedirect, .transferStalled,
-             .transferTooSlow, .invalidImage, .unsupportedModel, .invalidOptions, .invalidPatch, .unrecognized:
+             .transferTooSlow, .storageUnreadable, .invalidImage, .unsupportedModel, .invalidOptions, .invalidPatch, .unrecognized:
             .internalServerError
         }
     }

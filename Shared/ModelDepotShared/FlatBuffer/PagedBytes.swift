@@ -1,4 +1,4 @@
-import Synchronization
+import Foundation
 
 /// A file read in pages on demand, for verifying a model that is not on this machine's disk
 /// (an upload in an object store): the verifier reads only the model's structure, so only the
@@ -13,7 +13,7 @@ public final class PagedBytes: Sendable {
     public let pageSize: Int
     public let capacity: Int
     private let fetch: @Sendable (_ offset: Int, _ count: Int) throws -> [UInt8]
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var pages: [Int: [UInt8]] = [:]

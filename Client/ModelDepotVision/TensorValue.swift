@@ -40,8 +40,10 @@ public struct TensorValue: Sendable, Hashable {
         }
     }
 
-    /// How many bytes a tensor of this type and shape needs, or `nil` for types without a fixed size.
-    static func byteCount(type: TFLiteTensorType, shape: [Int]) -> Int? {
+    /// How many bytes a tensor of this type and shape needs, or `nil` for types without a fixed
+    /// size: what a runner allocates for a model's tensor (its shape from a verified model, whose
+    /// sizes the verifier has checked for overflow).
+    public static func byteCount(type: TFLiteTensorType, shape: [Int]) -> Int? {
         type.bitsPerElement.map { (shape.reduce(1, *) * $0 + 7) / 8 }
     }
 }

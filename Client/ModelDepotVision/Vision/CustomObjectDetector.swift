@@ -8,13 +8,13 @@ import ModelDepotShared
 ///
 /// ```swift
 /// var options = CustomObjectDetector.Options(shouldEnableMultipleObjects: true, shouldEnableClassification: true)
-/// let detector = try CustomObjectDetector(detector: proposer, classifier: birds, library: library, options: options)
+/// let detector = try CustomObjectDetector(detector: proposer, classifier: birds, runtime: runtime, options: options)
 /// for object in try detector.results(in: frame) { print(object.trackingID ?? 0, object.frame, object.labels.first?.text ?? "") }
 /// ```
 ///
 /// One detector per stream; one call at a time (as one ML Kit detector on one queue).
 public final class CustomObjectDetector: @unchecked Sendable {
-    // @unchecked: one frame at a time (documented), as the interpreters and the tracker need.
+    // @unchecked: one frame at a time (documented), as the runners and the tracker need.
 
     /// The most objects a frame's results hold with `shouldEnableMultipleObjects` (ML Kit's five).
     public static let maximumObjects = 5
@@ -36,20 +36,20 @@ public final class CustomObjectDetector: @unchecked Sendable {
     /// - Parameters:
     ///   - detector: A verified model with `TFLite_Detection_PostProcess` outputs (see ``ObjectDetector``).
     ///   - classifier: A verified image classifier (see ``ImageClassifier``); needed with `shouldEnableClassification`.
-    ///   - library: LiteRT.
+    ///   - runtime: The interpreter that runs both models.
     ///   - options: ML Kit's options, and ours.
     ///   - outcomes: Where both models' loads, runs and latencies are recorded.
     /// - Throws: ``DepotError``: `invalid_options`; `unsupported_model` for a model the task cannot
-    ///   use; LiteRT's failures.
-    public init(detector: VerifiedModel, classifier: VerifiedModel? = nil, library: LiteRTLibrary,
+    ///   use; the runtime's failures.
+    public init(detector: VerifiedModel, classifier: VerifiedModel? = nil, runtime: any TensorRunnerFactory,
                 options: Options = Options(), outcomes: OutcomeRecorder? = nil) throws {
         try options.validate(hasClassifier: classifier != nil)
         self.options = options
-        self.detector = try ObjectDetector(model: detector, library: library, options: .init(locale: options.locale), outcomes: outcomes)
+        self.detector = try ObjectDetector(model: detector, runtime: runtime, options: .init(locale: options.locale), outcomes: outcomes)
         if options.shouldEnableClassification, let classifier {
             let labelling = ImageClassifier.Options(maximumResults: options.maxPerObjectLabelCount,
                                                     scoreThreshold: options.classificationConfidenceThreshold, locale: options.locale)
-            self.classifier = try ImageClassifier(model: classifier, library: library, options: labelling, outcomes: outcomes)
+            self.classifier = try ImageClassifier(model: classifier, runtime: runtime, options: labelling, outcomes: outcomes)
         } else {
             self.classifier = nil
         }
@@ -74,7 +74,7 @@ public final class CustomObjectDetector: @unchecked Sendable {
     /// - Returns: Stream mode: the tracked objects seen in this frame, by tracking id (an object
     ///   new in a later frame is reported from its second frame). Single-image mode: by
     ///   detection score. At most five, or the most prominent one.
-    /// - Throws: LiteRT's failures.
+    /// - Throws: The runtime's failures.
     public func results(in image: PixelBuffer) throws -> [DetectedObject] {
         let rgb = image.rgb()
         guard let tracker else {

@@ -11,11 +11,11 @@ import ModelDepotShared
 /// `TFLite_Detection_PostProcess` (boxes as top, left, bottom, right).
 ///
 /// ```swift
-/// let detector = try ObjectDetector(model: verified, library: library, options: .init(scoreThreshold: 0.5))
+/// let detector = try ObjectDetector(model: verified, runtime: runtime, options: .init(scoreThreshold: 0.5))
 /// for detection in try detector.detect(image) { print(detection.label, detection.box) }
 /// ```
 public final class ObjectDetector: @unchecked Sendable {
-    // @unchecked: the interpreter runs one detection at a time (documented), as LiteRT's does.
+    // @unchecked: the runner runs one detection at a time (documented), as interpreters do.
 
     /// What a detection returns.
     public struct Options: Sendable {
@@ -61,7 +61,7 @@ public final class ObjectDetector: @unchecked Sendable {
         var coordinates = (left: 1, top: 0, right: 3, bottom: 2)
     }
 
-    private let interpreter: LiteRTInterpreter
+    private let runner: any TensorRunner
     private let input: ImageTensorInput
     private let layout: Layout
     private let labels: [String]
@@ -72,26 +72,43 @@ public final class ObjectDetector: @unchecked Sendable {
 
     /// - Parameters:
     ///   - model: A verified model with an image input and the four outputs of `TFLite_Detection_PostProcess`.
-    ///   - library: LiteRT.
+    ///   - runtime: The interpreter that runs the model.
     ///   - options: What a detection returns.
     ///   - outcomes: Where to record the load, each run and its latency (`ModelDownloader.outcomes`);
     ///     a model the task cannot use is recorded as a load failure.
     /// - Throws: ``DepotError``: `unsupported_model` for other inputs or outputs, `invalid_companion_file`
-    ///   for `tflite_metadata.json` that contradicts the model; LiteRT's failures.
-    public convenience init(model: VerifiedModel, library: LiteRTLibrary, options: Options = Options(), outcomes: OutcomeRecorder? = nil) throws {
-        do {
-            try self.init(checking: model, library: library, options: options, outcomes: outcomes)
-        } catch let error as DepotError {
-            // LiteRT's own load failures are recorded by the interpreter.
-            if error.code != .unavailable { outcomes?.record(.loadFailed, code: error.code, for: model) }
-            throw error
-        }
+    ///   for `tflite_metadata.json` that contradicts the model; the runtime's failures.
+    public convenience init(model: VerifiedModel, runtime: any TensorRunnerFactory, options: Options = Options(),
+                            outcomes: OutcomeRecorder? = nil) throws {
+        try self.init(checking: model, runtime: RecordedRuntime(base: runtime, outcomes: outcomes), options: options)
     }
 
-    private init(checking model: VerifiedModel, library: LiteRTLibrary, options: Options, outcomes: OutcomeRecorder?) throws {
+    private init(checking model: VerifiedModel, runtime: RecordedRuntime, options: Options) throws {
+        let settings: AutoMLSettings?
+        let layout: Layout
+        do {
+            (input, layout, settings) = try Self.layout(of: model)
+        } catch {
+            runtime.refused(model, error)
+            throw error
+        }
+        self.layout = layout
         let description = model.description
         let tensors = description.modelMetadata?.subgraphs.first
-        input = try ImageTensorInput(firstInputOf: description)
+        let valueLabels = description.labelFiles.filter { $0.output == layout.classes }
+        labels = (valueLabels.first { $0.locale == options.locale && options.locale != nil } ?? valueLabels.first)?.labels ?? model.labels(locale: options.locale)
+        metadataThreshold = tensors?.outputs.dropFirst(layout.scores).first?.scoreThreshold
+        threshold = options.scoreThreshold ?? metadataThreshold ?? 0
+        maximumResults = options.maximumResults ?? settings?.maxDetections ?? Int.max
+        runner = try runtime.makeRunner(for: model)
+    }
+
+    /// The model's image input, which output is which, and its AutoML settings; refuses a model
+    /// that is not an SSD detector.
+    private static func layout(of model: VerifiedModel) throws -> (ImageTensorInput, Layout, AutoMLSettings?) {
+        let description = model.description
+        let tensors = description.modelMetadata?.subgraphs.first
+        let input = try ImageTensorInput(firstInputOf: description)
         let settings = try AutoMLSettings.of(model)
         if let shape = settings?.inputShape, shape != input.tensor.shape {
             throw DepotError(.invalidCompanionFile, "tflite_metadata.json gives input shape \(shape), but the model takes \(input.tensor.shape): they come from different exports.")
@@ -124,13 +141,7 @@ public final class ObjectDetector: @unchecked Sendable {
         guard Set([layout.boxes, layout.classes, layout.scores, layout.count]).count == 4, outputs[layout.boxes].shape.last == 4 else {
             throw DepotError(.unsupportedModel, "The model's outputs are not boxes, classes, scores and count: the box output has shape \(outputs[layout.boxes].shape).")
         }
-        self.layout = layout
-        let valueLabels = description.labelFiles.filter { $0.output == layout.classes }
-        labels = (valueLabels.first { $0.locale == options.locale && options.locale != nil } ?? valueLabels.first)?.labels ?? model.labels(locale: options.locale)
-        metadataThreshold = tensors?.outputs.dropFirst(layout.scores).first?.scoreThreshold
-        threshold = options.scoreThreshold ?? metadataThreshold ?? 0
-        maximumResults = options.maximumResults ?? settings?.maxDetections ?? Int.max
-        interpreter = try LiteRTInterpreter(model: model, library: library, outcomes: outcomes)
+        return (input, layout, settings)
     }
 
     /// Detects objects in an image, or in a region of it.
@@ -140,7 +151,7 @@ public final class ObjectDetector: @unchecked Sendable {
     ///     given in the whole image's pixels.
     /// - Returns: The detections scoring at least the threshold, in the model's order (best first),
     ///   at most `maximumResults`.
-    /// - Throws: ``DepotError`` for a region outside the image, or LiteRT's failures.
+    /// - Throws: ``DepotError`` for a region outside the image, or the runtime's failures.
     public func detect(_ image: PixelBuffer, region: PixelRegion? = nil) throws -> [Detection] {
         try detect(image, region: region, minimumScore: threshold)
     }
@@ -149,7 +160,7 @@ public final class ObjectDetector: @unchecked Sendable {
     func detect(_ image: PixelBuffer, region: PixelRegion?, minimumScore: Float) throws -> [Detection] {
         let area = region ?? PixelRegion(x: 0, y: 0, width: image.width, height: image.height)
         let resized = try image.rgb().resized(width: input.width, height: input.height, region: region)
-        let outputs = try interpreter.run([input.value(for: resized)]).map { $0.float32Values ?? [] }
+        let outputs = try runner.run([input.value(for: resized)]).map { $0.float32Values ?? [] }
         let boxes = outputs[layout.boxes], classes = outputs[layout.classes], scores = outputs[layout.scores]
         let count = min(Self.integer(outputs[layout.count].first ?? 0), scores.count, classes.count, boxes.count / 4)
         var detections: [Detection] = []

@@ -1,5 +1,5 @@
 import Foundation
-import ModelDepotLiteRT
+import ModelDepotVision
 import ModelDepotShared
 import TestSupport
 import Testing

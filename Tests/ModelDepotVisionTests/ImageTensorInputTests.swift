@@ -1,5 +1,5 @@
 import Foundation
-@testable import ModelDepotLiteRT
+@testable import ModelDepotVision
 import ModelDepotShared
 import Testing
 

@@ -1,4 +1,4 @@
-@testable import ModelDepotLiteRT
+@testable import ModelDepotVision
 import Testing
 import TestSupport
 

@@ -3,16 +3,16 @@ import ModelDepotShared
 
 /// Classifies images with a verified model, as ML Kit's custom image classifier and the TFLite
 /// Task Library's `ImageClassifier` do: the image resized to the model's input, normalized as
-/// its metadata says, run in LiteRT, and the scores of the first output named by the labels,
-/// best first.
+/// its metadata says, run by any ``TensorRunnerFactory`` (LiteRT, TensorFlowLiteSwift), and the
+/// scores of the first output named by the labels, best first.
 ///
 /// ```swift
-/// let classifier = try ImageClassifier(model: verified, library: library)
+/// let classifier = try ImageClassifier(model: verified, runtime: runtime)
 /// let image = try PixelBuffer(png: Array(try Data(contentsOf: photo)))
 /// for category in try classifier.classify(image) { print(category.label, category.score) }
 /// ```
 public final class ImageClassifier: @unchecked Sendable {
-    // @unchecked: the interpreter runs one classification at a time (documented), as LiteRT's does.
+    // @unchecked: the runner runs one classification at a time (documented), as interpreters do.
 
     /// What a classification returns.
     public struct Options: Sendable {
@@ -42,7 +42,7 @@ public final class ImageClassifier: @unchecked Sendable {
         public var score: Float
     }
 
-    private let interpreter: LiteRTInterpreter
+    private let runner: any TensorRunner
     private let input: ImageTensorInput
     private let output: TFLiteTensor
     private let labels: [String]
@@ -51,33 +51,40 @@ public final class ImageClassifier: @unchecked Sendable {
 
     /// - Parameters:
     ///   - model: A verified model with an image input and a `[1, N]` float32 or uint8 output.
-    ///   - library: LiteRT.
+    ///   - runtime: The interpreter that runs the model.
     ///   - options: What a classification returns.
     ///   - outcomes: Where to record the load, each run and its latency (`ModelDownloader.outcomes`);
     ///     a model the task cannot use is recorded as a load failure.
-    /// - Throws: ``DepotError``: `unsupported_model` for other inputs or outputs; LiteRT's failures.
-    public convenience init(model: VerifiedModel, library: LiteRTLibrary, options: Options = Options(), outcomes: OutcomeRecorder? = nil) throws {
-        do {
-            try self.init(checking: model, library: library, options: options, outcomes: outcomes)
-        } catch let error as DepotError {
-            // LiteRT's own load failures are recorded by the interpreter.
-            if error.code != .unavailable { outcomes?.record(.loadFailed, code: error.code, for: model) }
-            throw error
-        }
+    /// - Throws: ``DepotError``: `unsupported_model` for other inputs or outputs; the runtime's failures.
+    public convenience init(model: VerifiedModel, runtime: any TensorRunnerFactory, options: Options = Options(),
+                            outcomes: OutcomeRecorder? = nil) throws {
+        try self.init(checking: model, runtime: RecordedRuntime(base: runtime, outcomes: outcomes), options: options)
     }
 
-    private init(checking model: VerifiedModel, library: LiteRTLibrary, options: Options, outcomes: OutcomeRecorder?) throws {
+    private init(checking model: VerifiedModel, runtime: RecordedRuntime, options: Options) throws {
+        do {
+            try Self.check(model)
+        } catch {
+            runtime.refused(model, error)
+            throw error
+        }
         let description = model.description
         let tensors = description.modelMetadata?.subgraphs.first
         input = try ImageTensorInput(firstInputOf: description)
-        guard let scores = description.outputs.first, [.float32, .uint8].contains(scores.type), scores.shape.count == 2, scores.shape[0] == 1 else {
-            throw DepotError(.unsupportedModel, "The model's first output is \(description.outputs.first.map { "\($0.type) \($0.shape)" } ?? "missing"); a classifier's is float32 or uint8 [1, classes].")
-        }
-        output = scores
+        output = description.outputs[0]
         labels = model.labels(locale: options.locale)
         threshold = options.scoreThreshold ?? tensors?.outputs.first?.scoreThreshold ?? 0
         maximumResults = options.maximumResults
-        interpreter = try LiteRTInterpreter(model: model, library: library, outcomes: outcomes)
+        runner = try runtime.makeRunner(for: model)
+    }
+
+    /// Refuses a model whose first input is no image or whose first output no `[1, classes]` scores.
+    private static func check(_ model: VerifiedModel) throws {
+        let description = model.description
+        _ = try ImageTensorInput(firstInputOf: description)
+        guard let scores = description.outputs.first, [.float32, .uint8].contains(scores.type), scores.shape.count == 2, scores.shape[0] == 1 else {
+            throw DepotError(.unsupportedModel, "The model's first output is \(description.outputs.first.map { "\($0.type) \($0.shape)" } ?? "missing"); a classifier's is float32 or uint8 [1, classes].")
+        }
     }
 
     /// Classifies an image, or a region of it.
@@ -86,10 +93,10 @@ public final class ImageClassifier: @unchecked Sendable {
     ///   - region: The part of the image to classify; the whole image when `nil`.
     /// - Returns: At most `maximumResults` categories scoring at least the threshold, best first
     ///   (equal scores by index).
-    /// - Throws: ``DepotError`` for a region outside the image, or LiteRT's failures.
+    /// - Throws: ``DepotError`` for a region outside the image, or the runtime's failures.
     public func classify(_ image: PixelBuffer, region: PixelRegion? = nil) throws -> [Category] {
         let resized = try image.rgb().resized(width: input.width, height: input.height, region: region)
-        let outputs = try interpreter.run([input.value(for: resized)])
+        let outputs = try runner.run([input.value(for: resized)])
         let scores = Self.scores(outputs[0], quantization: output.quantization)
         let ranked = scores.enumerated().sorted { $0.element != $1.element ? $0.element > $1.element : $0.offset < $1.offset }
         return ranked.prefix { $0.element >= threshold }.prefix(maximumResults).map {

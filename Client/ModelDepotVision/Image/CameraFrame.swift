@@ -75,6 +75,18 @@ public struct CameraFrame: Sendable {
     /// - Throws: ``DepotError`` (`invalid_image`) naming the plane and what it lacks.
     public init(width: Int, height: Int, format: Format, planes: [Plane], colorSpace: ColorSpace = .bt601,
                 colorRange: ColorRange = .video, orientation: FrameOrientation = .up) throws(DepotError) {
+        try Self.check(width: width, height: height, format: format, planes: planes.map { ($0.bytes.count, $0.rowStride) })
+        self.width = width
+        self.height = height
+        self.format = format
+        self.planes = planes
+        self.colorSpace = colorSpace
+        self.colorRange = colorRange
+        self.orientation = orientation
+    }
+
+    /// Checks that every plane (its byte count and row stride) holds its rows.
+    static func check(width: Int, height: Int, format: Format, planes: [(count: Int, rowStride: Int)]) throws(DepotError) {
         guard width > 0, height > 0, width <= PixelBuffer.maximumPixels / height else {
             throw DepotError(.invalidImage, "A frame of \(width)x\(height) pixels is not allowed: both sides must be positive and the frame at most \(PixelBuffer.maximumPixels) pixels.")
         }
@@ -92,22 +104,62 @@ public struct CameraFrame: Sendable {
                 throw DepotError(.invalidImage, "Plane \(index) of a \(width)x\(height) \(format) frame has a row stride of \(plane.rowStride) bytes; its rows need \(shape.rowBytes) at least.")
             }
             let needed = plane.rowStride * (shape.rows - 1) + shape.rowBytes
-            guard plane.bytes.count >= needed else {
-                throw DepotError(.invalidImage, "Plane \(index) of a \(width)x\(height) \(format) frame holds \(plane.bytes.count) bytes; its \(shape.rows) rows of stride \(plane.rowStride) need \(needed).")
+            guard plane.count >= needed else {
+                throw DepotError(.invalidImage, "Plane \(index) of a \(width)x\(height) \(format) frame holds \(plane.count) bytes; its \(shape.rows) rows of stride \(plane.rowStride) need \(needed).")
             }
         }
-        self.width = width
-        self.height = height
-        self.format = format
-        self.planes = planes
-        self.colorSpace = colorSpace
-        self.colorRange = colorRange
-        self.orientation = orientation
     }
 
     /// The frame as an upright RGB image: converted (YUV as libyuv does, each chroma sample
     /// shared by its 2x2 pixels; BGRA and RGBA without their alpha), then mirrored and rotated.
     public func upright() throws(DepotError) -> PixelBuffer {
+        let rgb = Self.withViews(of: planes[...], []) { views in
+            Self.uprightRGB(width: width, height: height, format: format, planes: views, colorSpace: colorSpace, colorRange: colorRange,
+                            orientation: orientation)
+        }
+        let (outWidth, outHeight) = orientation.uprightSize(width: width, height: height)
+        return try PixelBuffer(width: outWidth, height: outHeight, format: .rgb8, bytes: rgb)
+    }
+
+    /// Lends each plane's bytes, in order, for the length of `body`.
+    private static func withViews<Result>(of planes: ArraySlice<Plane>, _ lent: [PlaneView],
+                                          _ body: ([PlaneView]) -> Result) -> Result {
+        guard let plane = planes.first else { return body(lent) }
+        return plane.bytes.withUnsafeBytes { bytes in
+            withViews(of: planes.dropFirst(), lent + [PlaneView(bytes: bytes, rowStride: plane.rowStride)], body)
+        }
+    }
+
+    /// A plane where it lies, read in place: a camera buffer's memory, not copied into an array.
+    public struct PlaneView {
+        /// The plane's bytes, valid for the call they are passed to.
+        public var bytes: UnsafeRawBufferPointer
+        /// Bytes between the starts of two rows.
+        public var rowStride: Int
+
+        /// Names a plane's memory.
+        public init(bytes: UnsafeRawBufferPointer, rowStride: Int) {
+            self.bytes = bytes
+            self.rowStride = rowStride
+        }
+    }
+
+    /// The upright RGB image of a frame whose planes lie in memory the caller keeps valid for the
+    /// call (a locked `CVPixelBuffer`, a camera's image planes): read in place, converted as
+    /// ``upright()`` converts a frame, with the same checks.
+    /// - Throws: ``DepotError`` (`invalid_image`) naming the plane and what it lacks.
+    public static func upright(width: Int, height: Int, format: Format, planes: [PlaneView], colorSpace: ColorSpace = .bt601,
+                               colorRange: ColorRange = .video, orientation: FrameOrientation = .up) throws(DepotError) -> PixelBuffer {
+        try check(width: width, height: height, format: format, planes: planes.map { ($0.bytes.count, $0.rowStride) })
+        let rgb = uprightRGB(width: width, height: height, format: format, planes: planes, colorSpace: colorSpace, colorRange: colorRange,
+                             orientation: orientation)
+        let (outWidth, outHeight) = orientation.uprightSize(width: width, height: height)
+        return try PixelBuffer(width: outWidth, height: outHeight, format: .rgb8, bytes: rgb)
+    }
+
+    /// Converts checked planes into the upright image's RGB bytes.
+    private static func uprightRGB(width: Int, height: Int, format: Format, planes: [PlaneView], colorSpace: ColorSpace,
+                                   colorRange: ColorRange, orientation: FrameOrientation) -> [UInt8] {
         let (outWidth, outHeight) = orientation.uprightSize(width: width, height: height)
         let conversion: YUVConversion = switch (colorSpace, colorRange) {
         case (.bt601, .video): .bt601Video
@@ -123,44 +175,37 @@ public struct CameraFrame: Sendable {
         let origin = place.y * outWidth + place.x
         let stepX = (right.y - place.y) * outWidth + (right.x - place.x)
         let stepY = (down.y - place.y) * outWidth + (down.x - place.x)
-        let rgb = [UInt8](unsafeUninitializedCapacity: outWidth * outHeight * 3) { out, count in
+        return [UInt8](unsafeUninitializedCapacity: outWidth * outHeight * 3) { out, count in
             for y in 0..<height {
-                convertRow(y, into: out.baseAddress!, at: origin + y * stepY, step: stepX, conversion)
+                convertRow(y, width: width, format: format, planes: planes, into: out.baseAddress!, at: origin + y * stepY, step: stepX, conversion)
             }
             count = outWidth * outHeight * 3
         }
-        return try PixelBuffer(width: outWidth, height: outHeight, format: .rgb8, bytes: rgb)
     }
 
     /// Converts the frame's row `y`, writing its pixel `x` at pixel `start + x * step` of `out`.
-    private func convertRow(_ y: Int, into out: UnsafeMutablePointer<UInt8>, at start: Int, step: Int, _ conversion: YUVConversion) {
+    private static func convertRow(_ y: Int, width: Int, format: Format, planes: [PlaneView], into out: UnsafeMutablePointer<UInt8>,
+                                   at start: Int, step: Int, _ conversion: YUVConversion) {
         @inline(__always) func write(_ x: Int, _ pixel: (UInt8, UInt8, UInt8)) {
             let target = (start + x * step) * 3
             (out[target], out[target + 1], out[target + 2]) = pixel
         }
-        planes[0].bytes.withUnsafeBufferPointer { first in
-            let row = first.baseAddress! + y * planes[0].rowStride
-            switch format {
-            case .bgra:
-                for x in 0..<width { write(x, (row[x * 4 + 2], row[x * 4 + 1], row[x * 4])) }
-            case .rgba:
-                for x in 0..<width { write(x, (row[x * 4], row[x * 4 + 1], row[x * 4 + 2])) }
-            case .nv12, .nv21:
-                planes[1].bytes.withUnsafeBufferPointer { second in
-                    let chroma = second.baseAddress! + (y / 2) * planes[1].rowStride
-                    let (uOffset, vOffset) = format == .nv12 ? (0, 1) : (1, 0)
-                    for x in 0..<width {
-                        write(x, conversion.rgb(y: row[x], u: chroma[(x / 2) * 2 + uOffset], v: chroma[(x / 2) * 2 + vOffset]))
-                    }
-                }
-            case .i420:
-                planes[1].bytes.withUnsafeBufferPointer { second in
-                    planes[2].bytes.withUnsafeBufferPointer { third in
-                        let u = second.baseAddress! + (y / 2) * planes[1].rowStride, v = third.baseAddress! + (y / 2) * planes[2].rowStride
-                        for x in 0..<width { write(x, conversion.rgb(y: row[x], u: u[x / 2], v: v[x / 2])) }
-                    }
-                }
+        let row = planes[0].bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + y * planes[0].rowStride
+        switch format {
+        case .bgra:
+            for x in 0..<width { write(x, (row[x * 4 + 2], row[x * 4 + 1], row[x * 4])) }
+        case .rgba:
+            for x in 0..<width { write(x, (row[x * 4], row[x * 4 + 1], row[x * 4 + 2])) }
+        case .nv12, .nv21:
+            let chroma = planes[1].bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + (y / 2) * planes[1].rowStride
+            let (uOffset, vOffset) = format == .nv12 ? (0, 1) : (1, 0)
+            for x in 0..<width {
+                write(x, conversion.rgb(y: row[x], u: chroma[(x / 2) * 2 + uOffset], v: chroma[(x / 2) * 2 + vOffset]))
             }
+        case .i420:
+            let u = planes[1].bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + (y / 2) * planes[1].rowStride
+            let v = planes[2].bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + (y / 2) * planes[2].rowStride
+            for x in 0..<width { write(x, conversion.rgb(y: row[x], u: u[x / 2], v: v[x / 2])) }
         }
     }
 }
