@@ -36,19 +36,20 @@ public final class AppleDeviceStatus: DeviceStatusProvider, @unchecked Sendable 
             observed.apply(.thermal(Self.thermal(ProcessInfo.processInfo.thermalState)))
         }
         #if canImport(UIKit) && !os(watchOS)
-        let forward: [(Notification.Name, DeviceObservations.Report)] = [
-            (UIApplication.didEnterBackgroundNotification, .enteredBackground),
-            (UIApplication.willEnterForegroundNotification, .enteredForeground),
-            (UIApplication.protectedDataWillBecomeUnavailableNotification, .protectedData(available: false)),
-            (UIApplication.protectedDataDidBecomeAvailableNotification, .protectedData(available: true)),
-        ]
-        for (name, report) in forward {
-            _ = center.addObserver(forName: name, object: nil, queue: nil) { _ in observed.apply(report) }
-        }
-        _ = center.addObserver(forName: UIDevice.batteryStateDidChangeNotification, object: nil, queue: .main) { _ in
-            MainActor.assumeIsolated { observed.apply(.battery(Self.battery(UIDevice.current.batteryState))) }
-        }
+        // UIKit's names and state belong to the main actor: read and subscribed there.
         Task { @MainActor in
+            let forward: [(Notification.Name, DeviceObservations.Report)] = [
+                (UIApplication.didEnterBackgroundNotification, .enteredBackground),
+                (UIApplication.willEnterForegroundNotification, .enteredForeground),
+                (UIApplication.protectedDataWillBecomeUnavailableNotification, .protectedData(available: false)),
+                (UIApplication.protectedDataDidBecomeAvailableNotification, .protectedData(available: true)),
+            ]
+            for (name, report) in forward {
+                _ = center.addObserver(forName: name, object: nil, queue: nil) { _ in observed.apply(report) }
+            }
+            _ = center.addObserver(forName: UIDevice.batteryStateDidChangeNotification, object: nil, queue: .main) { _ in
+                MainActor.assumeIsolated { observed.apply(.battery(Self.battery(UIDevice.current.batteryState))) }
+            }
             UIDevice.current.isBatteryMonitoringEnabled = true
             observed.apply(.battery(Self.battery(UIDevice.current.batteryState)))
             if UIApplication.shared.applicationState == .background { observed.apply(.enteredBackground) }

@@ -133,26 +133,27 @@ public actor ModelDownloader {
     }
 
     private func updateProgress(_ event: ModelDownloadEvent) async {
-        switch event {
-        case .downloading(let model, _, let bytes, let total):
-            guard let following = progresses[model] else { return }
+        let model = event.model
+        switch event.kind {
+        case .downloading:
+            guard let following = progresses[model], let bytes = event.bytes, let total = event.total else { return }
             await MainActor.run {
                 for progress in following {
                     progress.totalUnitCount = Int64(max(total, 1))
                     progress.completedUnitCount = Int64(bytes)
                 }
             }
-        case .installed(let model, _), .upToDate(let model, _):
+        case .installed, .upToDate:
             guard let following = progresses.removeValue(forKey: model) else { return }
             await MainActor.run {
                 for progress in following { progress.completedUnitCount = progress.totalUnitCount }
             }
-        case .failed(let model, _):
+        case .failed:
             guard let following = progresses.removeValue(forKey: model) else { return }
             await MainActor.run {
                 for progress in following { progress.cancel() }
             }
-        case .checking, .downloaded, .verifying:
+        default:
             break
         }
     }

@@ -10,7 +10,7 @@ import Testing
 /// the device described without the app's help, and callbacks where an interface can use them.
 @Suite struct DeviceStorageEndToEndTests {
     @Test func stateKeptApartSurvivesAPurgeOfTheModels() async throws {
-        let published = try PublishedModel()
+        let published = try await PublishedModel.started()
         defer { withExtendedLifetime(published) {} }
         let state = published.scratch.url.appendingPathComponent("state")
         let first = try published.downloader { $0.stateDirectory = state }
@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func stateAnEarlierSDKKeptBesideTheModelsMovesOnceWithTheSameInstallationID() async throws {
-        let published = try PublishedModel()
+        let published = try await PublishedModel.started()
         defer { withExtendedLifetime(published) {} }
         let old = try published.downloader()
         #expect(try await old.model(named: "flowers").version == 1)
@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func anUnreadableTrustStateStopsTheCheckAndKeepsTheModel() async throws {
-        let published = try PublishedModel()
+        let published = try await PublishedModel.started()
         defer { withExtendedLifetime(published) {} }
         let downloader = try published.downloader()
         #expect(try await downloader.model(named: "flowers").version == 1)
@@ -67,8 +67,8 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) && isDirectory.boolValue, "nothing was written over it")
     }
 
-    @Test func anUnreadableInstallationIDIsAnErrorNotANewDevice() throws {
-        let published = try PublishedModel()
+    @Test func anUnreadableInstallationIDIsAnErrorNotANewDevice() async throws {
+        let published = try await PublishedModel.started()
         defer { withExtendedLifetime(published) {} }
         _ = try published.downloader()
         let file = published.cache.appendingPathComponent("installation-id")
@@ -79,7 +79,7 @@ import Testing
     }
 
     @Test func rulesForThePlatformReachDevicesWhoseAppNamedNone() async throws {
-        let published = try PublishedModel(["float_classifier", "float_classifier_labels"])
+        let published = try await PublishedModel.started(["float_classifier", "float_classifier_labels"])
         defer { withExtendedLifetime(published) {} }
         let set = try Command.depot(["rollout", "set", "flowers", "--default", "1", "--split", "2=100", "--when", "platform=linux",
                                      "--rule", "linux-only"], environment: published.server.environment)
@@ -122,7 +122,7 @@ import Testing
                 }
             }
         }
-        let published = try PublishedModel()
+        let published = try await PublishedModel.started()
         defer { withExtendedLifetime(published) {} }
         let center = NotificationCenter()
         let downloader = try published.downloader {
@@ -146,7 +146,7 @@ import Testing
 /// The work an app's background task gives the SDK: check, download, send, within the system's time.
 @Suite struct BackgroundRefreshEndToEndTests {
     @Test func aRefreshInstallsWhatChangedConfirmsTheRestAndSendsOutcomes() async throws {
-        let published = try PublishedModel()
+        let published = try await PublishedModel.started()
         defer { withExtendedLifetime(published) {} }
         let downloader = try published.downloader()
         let first = await downloader.performBackgroundRefresh(models: ["flowers", "missing"])
@@ -159,23 +159,16 @@ import Testing
     }
 
     @Test func aRefreshCutShortByTheSystemSaysSoAndKeepsWhatItHad() async throws {
-        final class Unplugged: DeviceStatusProvider {
-            let looks = Mutex(0)
-            func status(for directory: URL) -> DeviceStatus {
-                looks.withLock { $0 += 1 }
-                return DeviceStatus(isCharging: false, freeSpace: 1 << 40)
-            }
-        }
-        let published = try PublishedModel()
+        let published = try await PublishedModel.started()
         defer { withExtendedLifetime(published) {} }
-        let device = Unplugged()
+        let device = DownloadConditionsEndToEndTests.ScriptedDevice { _, _ in DeviceStatus(isCharging: false, freeSpace: 1 << 40) }
         let downloader = try published.downloader { $0.deviceStatus = device }
         var conditions = DownloadConditions()
         conditions.requiresCharging = true
         conditions.waitsUpTo = .seconds(3_600)
         conditions.pollInterval = .milliseconds(10)
         let work = Task { await downloader.performBackgroundRefresh(models: ["flowers"], conditions: conditions) }
-        #expect(await eventually { device.looks.withLock { $0 } >= 2 }, "the refresh waits for power")
+        await device.looked(2)  // the refresh waits for power
         work.cancel()  // the task's expirationHandler
         let result = await work.value
         #expect(!result.finished && result.installed.isEmpty && result.failed.isEmpty)

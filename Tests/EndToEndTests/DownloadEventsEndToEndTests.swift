@@ -56,12 +56,12 @@ import Testing
         let now = try await downloader.model(named: "flowers", policy: .localModelUpdateInBackground)
         #expect(now.fileURL == first.fileURL)
         for await event in events {
-            if case .installed(_, let version) = event {
-                #expect(version == 2)
+            if event.kind == .installed {
+                #expect(event.version == 2)
                 break
             }
-            if case .failed(_, let error) = event {
-                Issue.record("background update failed: \(error)")
+            if event.kind == .failed {
+                Issue.record("background update failed: \(event)")
                 break
             }
         }
@@ -84,8 +84,8 @@ import Testing
         #expect(refused?.code == .internalError)
         var reported: DepotError.Code?
         for await event in events {
-            if case .failed(_, let error) = event {
-                reported = error.code
+            if event.kind == .failed {
+                reported = event.error?.code
                 break
             }
         }

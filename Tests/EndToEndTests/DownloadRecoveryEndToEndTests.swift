@@ -4,7 +4,6 @@ import FoundationNetworking
 #endif
 import ModelDepot
 import ModelDepotShared
-import Synchronization
 import TestSupport
 import Testing
 
@@ -88,23 +87,16 @@ import Testing
     }
 
     @Test func cancellingTheCallerStopsTheDownload() async throws {
-        final class NeverCharging: DeviceStatusProvider {
-            let checks = Mutex(0)
-            func status(for directory: URL) -> DeviceStatus {
-                checks.withLock { $0 += 1 }
-                return DeviceStatus(isCharging: false, freeSpace: 1 << 40)
-            }
-        }
         let published = try PublishedModel()
         defer { withExtendedLifetime(published) {} }
-        let device = NeverCharging()
+        let device = DownloadConditionsEndToEndTests.ScriptedDevice { _, _ in DeviceStatus(isCharging: false, freeSpace: 1 << 40) }
         let downloader = try published.downloader { $0.deviceStatus = device }
         var conditions = DownloadConditions()
         conditions.requiresCharging = true
         conditions.waitsUpTo = .seconds(3_600)
         conditions.pollInterval = .milliseconds(10)
         let task = Task { try await downloader.model(named: "flowers", conditions: conditions) }
-        #expect(await eventually(within: 300) { device.checks.withLock { $0 } >= 2 })
+        await device.looked(2)  // the download waits for power
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(await downloader.latestModelFilePath("flowers") == nil)

@@ -32,14 +32,15 @@ import Testing
         var seen: [ModelDownloadEvent] = []
         for await event in stream {
             seen.append(event)
-            if case .installed = event { break }
-            if case .failed = event { break }
+            if [.installed, .failed].contains(event.kind) { break }
         }
         return seen
     }
 
     static func downloaded(_ events: [ModelDownloadEvent]) -> (patched: Int, fetched: Int, saved: Int)? {
-        for case .downloaded(_, _, let patched, let fetched, let saved) in events { return (patched, fetched, saved) }
+        for event in events where event.kind == .downloaded {
+            if let patched = event.patched, let fetched = event.fetched, let saved = event.saved { return (patched, fetched, saved) }
+        }
         return nil
     }
 

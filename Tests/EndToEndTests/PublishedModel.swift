@@ -74,3 +74,14 @@ extension ServerProcess {
         return Int(row.split(separator: " ").last ?? "") ?? 0
     }
 }
+
+extension PublishedModel {
+    /// A published model set up on a thread of its own: the setup blocks (a server process started
+    /// and waited for, CLI commands run to their end), and on the cooperative pool, two threads
+    /// wide here, it would hold up every other test's tasks meanwhile.
+    static func started(_ fixtures: [String] = ["float_classifier"]) async throws -> PublishedModel {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try PublishedModel(fixtures) }) }.start()
+        }
+    }
+}

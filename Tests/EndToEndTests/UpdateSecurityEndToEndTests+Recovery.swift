@@ -40,8 +40,8 @@ extension UpdateSecurityEndToEndTests {
             #expect(device.proxy.lastHeaders(device.manifestPath) != nil, "the check reached the failing server")
             #expect(failures.withLock { $0 } == [failure])
             for await event in events {
-                guard case .failed(_, let error) = event else { continue }
-                #expect(error == failure)
+                guard event.kind == .failed else { continue }
+                #expect(event.error == failure)
                 break
             }
 

@@ -38,8 +38,8 @@ extension UpdateSecurityEndToEndTests {
             #expect(try await patient.model(named: "flowers").sha256 == v2.sha256)
             var resumedAt: Int?
             for await event in events {
-                guard case .downloading(_, _, let bytes, _) = event else { continue }
-                resumedAt = bytes
+                guard event.kind == .downloading else { continue }
+                resumedAt = event.bytes
                 break
             }
             #expect(resumedAt == 400, "the download started again from byte \(String(describing: resumedAt)), not from the partial file")
