@@ -69,10 +69,10 @@ extension UpdateSecurityEndToEndTests {
             }
             // The second range hangs for good; the ranges after it pass.
             device.proxy.hold(blob, after: 1, once: true)
+            defer { device.proxy.release(held: blob) }  // the proxy stops only once no request is held
             let model = try await resumed.model(named: "flowers")
             #expect(model.sha256 == v2.sha256, "the silent range was asked for again, without a retry left, and the download finished")
             #expect(device.proxy.isHolding(blob), "the hung request was never answered: the range came from a second request")
-            device.proxy.release(held: blob)
         }
     }
 
