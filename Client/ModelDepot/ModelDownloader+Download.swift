@@ -49,11 +49,11 @@ extension ModelDownloader {
         return url
     }
 
-    private func checkOrigin(_ url: URL, what: String) throws {
+    func checkOrigin(_ url: URL, what: String, otherwise consequence: String = "it was not fetched") throws {
         let origin = Origin(url)
         guard let origin, origin == Origin(configuration.serverURL) || configuration.allowedDownloadOrigins.contains(where: { Origin($0) == origin }) else {
             let named = origin?.description ?? String(url.absoluteString.prefix(200))
-            throw DepotError(.originNotAllowed, "\(what) is on \(named), which is neither the server's origin nor in allowedDownloadOrigins; it was not fetched.")
+            throw DepotError(.originNotAllowed, "\(what) is on \(named), which is neither the server's origin nor in allowedDownloadOrigins; \(consequence).")
         }
     }
 
@@ -83,7 +83,11 @@ extension ModelDownloader {
     /// attempt resumes from the partial file (`If-Range` makes sure it is still the same blob).
     /// The conditions are checked before each range, and a range cut while they stopped holding
     /// (the device moved onto cellular, say) waits for them like the first one, keeping its bytes.
+    ///
+    /// With a background session and conditions that allow background downloading, the rest of
+    /// the file is one range, which the session brings (see ``backgroundRange(_:of:from:network:through:)``).
     private func fetchBlob(_ manifest: ModelManifest, from url: URL, conditions: DownloadConditions) async throws -> URL {
+        let background = conditions.allowsBackgroundDownloading ? backgroundDownloads : nil
         let partial = cache.partialFile(manifest.sha256)
         var have = Self.size(of: partial)
         if have > manifest.size {
@@ -98,10 +102,14 @@ extension ModelDownloader {
                 started = true
             }
             guard have < manifest.size else { break }
-            let end = min(have + configuration.downloadChunkSize, manifest.size) - 1
+            let end = background == nil ? min(have + configuration.downloadChunkSize, manifest.size) - 1 : manifest.size - 1
             let body: URL, response: HTTPURLResponse
             do {
-                (body, response) = try await downloadRange(have...end, of: manifest, from: url, conditions: conditions)
+                if let background {
+                    (body, response) = try await backgroundRange(have...end, of: manifest, from: url, network: conditions.networkAccess, through: background)
+                } else {
+                    (body, response) = try await downloadRange(have...end, of: manifest, from: url, conditions: conditions)
+                }
             } catch is ConditionsChanged {
                 continue
             }
@@ -193,13 +201,7 @@ extension ModelDownloader {
         let what = "The download of '\(manifest.model)' v\(manifest.version)"
         var target = url
         for _ in 0...configuration.maximumRedirects {
-            var request = URLRequest(url: target)
-            request.setValue("bytes=\(range.lowerBound)-\(range.upperBound)", forHTTPHeaderField: "Range")
-            request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
-            if Origin(target) == Origin(configuration.serverURL) {
-                request.setValue("Bearer \(configuration.appKey)", forHTTPHeaderField: "Authorization")
-                request.setValue("\"\(manifest.sha256)\"", forHTTPHeaderField: "If-Range")
-            }
+            let request = rangeRequest(range, of: manifest, to: target)
             var limits = rangeLimits(range, size: manifest.size)
             limits.network = network
             let (body, response) = try await configuration.transport.download(request, limits: limits)
@@ -216,6 +218,19 @@ extension ModelDownloader {
             target = next
         }
         throw DepotError(.unavailable, "\(what) was redirected more than \(configuration.maximumRedirects) times (maximumRedirects); it was not followed further.")
+    }
+
+    /// The request for a range of the blob at `target`. The app key and `If-Range` go only to the
+    /// server's own origin.
+    func rangeRequest(_ range: ClosedRange<Int>, of manifest: ModelManifest, to target: URL) -> URLRequest {
+        var request = URLRequest(url: target)
+        request.setValue("bytes=\(range.lowerBound)-\(range.upperBound)", forHTTPHeaderField: "Range")
+        request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        if Origin(target) == Origin(configuration.serverURL) {
+            request.setValue("Bearer \(configuration.appKey)", forHTTPHeaderField: "Authorization")
+            request.setValue("\"\(manifest.sha256)\"", forHTTPHeaderField: "If-Range")
+        }
+        return request
     }
 
     /// What an answer to a range request may bring, judged on its head before any body byte: a

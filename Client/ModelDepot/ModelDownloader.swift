@@ -23,6 +23,8 @@ public actor ModelDownloader {
     let device: DeviceContext
     let cache: ModelCache
     let trust: TrustStore
+    /// The background session's downloads, when the configuration names a session.
+    nonisolated let backgroundDownloads: BackgroundDownloads?
     /// The newest root document verified so far (also stored by ``trust``).
     var trustedRoot: TrustedRoot?
     /// The installation id sent for rollouts.
@@ -48,8 +50,9 @@ public actor ModelDownloader {
     /// ``ModelDownloaderConfiguration/stateDirectory``) and, unless the configuration gives one,
     /// a random installation id persisted in the state directory.
     /// - Throws: ``DepotError``: `file_unreadable` when a directory cannot be created;
-    ///   `storage_unreadable` when the installation id exists but cannot be read (before the first
-    ///   unlock), rather than making a new one that would move the device to another bucket.
+    ///   `storage_unreadable` when the installation id or the background downloads' ledger
+    ///   exists but cannot be read (before the first unlock), rather than making a new id that
+    ///   would move the device to another bucket.
     public init(configuration: ModelDownloaderConfiguration) throws {
         self.configuration = configuration
         device = configuration.device.filling(from: .automatic())
@@ -61,6 +64,10 @@ public actor ModelDownloader {
         } catch {
             throw DepotError(.fileUnreadable, "Could not create the model cache at \(storage.cache.path) and its state at \(storage.state.path): \(error.localizedDescription).")
         }
+        backgroundDownloads = try configuration.backgroundSession.map { session throws(DepotError) in
+            try BackgroundDownloads(session: session, stateDirectory: storage.state, staging: storage.cache.appendingPathComponent("partial"))
+        }
+        if let backgroundDownloads { backgroundDownloads.session.connect(backgroundDownloads) }
         installationID = try configuration.installationID?.lowercased() ?? Self.persistedInstallationID(in: storage.state)
         outcomes = OutcomeRecorder(directory: storage.state, enabled: configuration.recordsOutcomes, clock: configuration.clock)
         outcomeSchedule = (configuration.clock().addingTimeInterval(configuration.outcomeSendInterval.seconds), OutcomeSchedule.firstBackoff)

@@ -44,6 +44,11 @@ public struct ModelDownloaderConfiguration: Sendable {
     /// How a range of a download asks the system for time to finish when the app leaves the
     /// foreground: ``defaultBackgroundExecution()`` unless told otherwise.
     public var backgroundExecution: any BackgroundExecution = defaultBackgroundExecution()
+    /// A session the system runs outside the app (``URLBackgroundDownloadSession`` on Apple
+    /// platforms) for downloads whose conditions allow background downloading: they go on while
+    /// the app is suspended or after it was terminated, as one task for the rest of the file.
+    /// `nil` (the default): every download runs in the app, range by range.
+    public var backgroundSession: (any BackgroundDownloadSession)?
     /// Where `modelDownloadDidSucceed` / `modelDownloadDidFail` are posted.
     public var notificationCenter: NotificationCenter
     /// Bytes per range request: what an interruption can lose at most, and the step of progress.

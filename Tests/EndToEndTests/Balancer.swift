@@ -4,7 +4,7 @@ import TestSupport
 /// nginx from Debian's packages as the load balancer in front of replicas: round robin, a replica
 /// that refuses a connection skipped for the next, bodies streamed both ways.
 final class Balancer {
-    let process = Process()
+    let process: ChildProcess
     let directory: URL
     let url: URL
 
@@ -50,11 +50,7 @@ final class Balancer {
             }
             """
         try configuration.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-        process.arguments = ["-p", dir, "-c", directory.appendingPathComponent("nginx.conf").path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.runSerially()
+        process = try ChildProcess("/usr/sbin/nginx", ["-p", dir, "-c", directory.appendingPathComponent("nginx.conf").path])
         url = URL(string: "http://127.0.0.1:\(port)")!
         guard try eventually(within: 20, { try Command.curl(["-o", "/dev/null", "-w", "%{http_code}", url.absoluteString + "/healthz"]).text == "200" }) else {
             throw E2EFailure("nginx did not answer on \(url): \((try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? "")")
@@ -62,9 +58,8 @@ final class Balancer {
     }
 
     deinit {
-        // SIGKILL: nginx started by this process inherits a signal mask that may hold SIGTERM back.
-        kill(process.processIdentifier, SIGKILL)
-        _ = process.waitForExit()
+        process.terminate()
+        process.waitForExit()
     }
 
     var environment: [String: String] { ["DEPOT_SERVER": url.absoluteString, "DEPOT_TOKEN": ServerProcess.adminToken] }

@@ -7,7 +7,7 @@ final class Browser: @unchecked Sendable {
     // @unchecked: the driver process and the session id are set in init and only read afterwards.
     private static let elementKey = "element-6066-11e4-a52e-4f735466cecf"
 
-    private let driver = Process()
+    private let driver: ChildProcess
     private let endpoint: URL
     private var session = ""
     private let profile: Scratch
@@ -17,16 +17,11 @@ final class Browser: @unchecked Sendable {
         let port = try Self.freePort()
         endpoint = URL(string: "http://127.0.0.1:\(port)")!
         profile = try Scratch()
-        // Processes started from the tests inherit a blocked signal mask, with which Chromium
-        // never finishes starting: unblock every signal, then become chromedriver.
-        driver.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        driver.arguments = ["-c", "import os, signal; signal.pthread_sigmask(signal.SIG_SETMASK, []); "
-                            + "os.execv('/usr/bin/chromedriver', ['chromedriver', '--port=\(port)'])"]
-        let output = Pipe()
-        driver.standardOutput = output
-        driver.standardError = FileHandle.nullDevice
-        try driver.runSerially()
-        _ = try ServerProcess.readLine(output.fileHandleForReading, containing: "started successfully", within: 30)
+        // ChildProcess starts it with no signal blocked: with the test process's blocked mask
+        // inherited, Chromium never finishes starting.
+        driver = try ChildProcess("/usr/bin/chromedriver", ["--port=\(port)"], standardOutput: .pipe)
+        guard let output = driver.standardOutput else { throw E2EFailure("chromedriver has no output pipe") }
+        _ = try ServerProcess.readLine(output, containing: "started successfully", within: 30)
         let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": ["browserName": "chrome", "goog:chromeOptions": [
             "binary": "/usr/bin/chromium",
             "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=\(width),\(height)",

@@ -10,25 +10,21 @@ import TestSupport
     /// `scripts/tcp_cut_proxy.py` in front of a host and port: the network link a test cuts. A
     /// cut or a restore returns once the proxy says it took effect.
     final class CutProxy {
-        let process = Process()
-        private let input = Pipe()
-        private let output = Pipe()
+        let process: ChildProcess
         let port: Int
 
         init(host: String, port target: Int) throws {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", Binaries.repository.appendingPathComponent("scripts/tcp_cut_proxy.py").path, host, String(target)]
-            process.standardInput = input
-            process.standardOutput = output
-            try process.runSerially()
-            guard let port = Int(try Self.line(from: output.fileHandleForReading)) else {
+            process = try ChildProcess("/usr/bin/env", ["python3", Binaries.repository.appendingPathComponent("scripts/tcp_cut_proxy.py").path,
+                                                        host, String(target)], standardInput: .pipe, standardOutput: .pipe)
+            guard let port = Int(try Self.line(from: process.standardOutput)) else {
                 throw E2EFailure("tcp_cut_proxy.py printed no port")
             }
             self.port = port
         }
 
         /// The next line the proxy prints (it prints one at a time and waits for the next signal).
-        private static func line(from handle: FileHandle) throws -> String {
+        private static func line(from handle: FileHandle?) throws -> String {
+            guard let handle else { throw E2EFailure("tcp_cut_proxy.py has no output pipe") }
             var line = Data()
             while !line.contains(UInt8(ascii: "\n")) {
                 let chunk = handle.readChunk()
@@ -39,17 +35,17 @@ import TestSupport
         }
 
         deinit {
-            try? input.fileHandleForWriting.close()
+            try? process.standardInput?.close()
             process.terminate()
-            _ = process.waitForExit()
+            process.waitForExit()
         }
 
         func cut() throws { try signal(SIGUSR1, acknowledged: "cut") }
         func restore() throws { try signal(SIGUSR2, acknowledged: "restored") }
 
         private func signal(_ number: Int32, acknowledged expected: String) throws {
-            kill(process.processIdentifier, number)
-            let said = try Self.line(from: output.fileHandleForReading)
+            process.send(number)
+            let said = try Self.line(from: process.standardOutput)
             guard said == expected else { throw E2EFailure("tcp_cut_proxy.py said '\(said)', not '\(expected)'") }
         }
     }

@@ -7,7 +7,7 @@ final class ServerProcess: @unchecked Sendable {
     static let adminToken = "e2e-admin-token-0123456789"
 
     let storage: URL
-    let process = Process()
+    let process: ChildProcess
     private(set) var url: URL!
 
     /// Where the server's log goes; a server that does not start fails its test with the log's end.
@@ -22,21 +22,21 @@ final class ServerProcess: @unchecked Sendable {
     init(storage: URL, maximumUploadSize: Int? = nil, log: URL? = nil, arguments: [String] = [],
          environment: [String: String] = [:]) throws {
         self.storage = storage
-        process.executableURL = Binaries.depot
-        process.arguments = ["serve", "--port", "0", "--storage", storage.path] + (log == nil ? ["--log-level", "warning"] : [])
+        let serve = ["serve", "--port", "0", "--storage", storage.path] + (log == nil ? ["--log-level", "warning"] : [])
             + (maximumUploadSize.map { ["--max-upload-size", "\($0)"] } ?? []) + (arguments.contains("--patch-from") ? [] : ["--patch-from", "0"])
             + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            .merging(["DEPOT_ADMIN_TOKEN": Self.adminToken]) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
         logFile = log ?? storage.deletingLastPathComponent().appendingPathComponent(storage.lastPathComponent + ".serve.log")
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: logFile)
-        try process.runSerially()
+        let logHandle = try FileHandle(forWritingTo: logFile)
+        defer { try? logHandle.close() }
+        process = try ChildProcess(Binaries.depot.path, serve,
+                                   environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }
+                                       .merging(["DEPOT_ADMIN_TOKEN": Self.adminToken]) { $1 },
+                                   standardOutput: .pipe, standardError: .file(logHandle))
         let line: String
         do {
-            line = try Self.readLine(output.fileHandleForReading, containing: "listening on", within: 60)
+            guard let output = process.standardOutput else { throw E2EFailure("depot serve has no output pipe") }
+            line = try Self.readLine(output, containing: "listening on", within: 60)
         } catch {
             throw E2EFailure("\(error); the end of its log: \(String(logText.suffix(2000)))")
         }
@@ -47,16 +47,14 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning {
-            process.terminate()
-            _ = process.waitForExit()
-        }
+        process.terminate()
+        process.waitForExit()
     }
 
     /// Sends a signal and waits for the process to end; returns its exit status.
     @discardableResult
     func stop(signal: Int32) -> Int32 {
-        kill(process.processIdentifier, signal)
+        process.send(signal)
         return process.waitForExit()
     }
 

@@ -42,25 +42,17 @@ public enum Subprocess {
     /// Runs a program to completion. `environment` replaces the inherited variables it names
     /// (`nil` values remove them).
     public static func run(_ executable: URL, _ arguments: [String], environment: [String: String?] = [:]) throws -> Output {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment
         for (name, value) in environment { merged[name] = value }
-        process.environment = merged
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.runSerially()
+        let process = try ChildProcess(executable.path, arguments, environment: merged, standardOutput: .pipe, standardError: .pipe)
         // Read both pipes at once so that neither fills up and blocks the child.
         let errorData = DataBox()
         let errorRead = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
-            errorData.set(error.fileHandleForReading.readAll())
+            errorData.set(process.standardError?.readAll() ?? Data())
             errorRead.signal()
         }
-        let outputData = output.fileHandleForReading.readAll()
+        let outputData = process.standardOutput?.readAll() ?? Data()
         let status = process.waitForExit()
         errorRead.wait()
         return Output(status: status, output: outputData, error: String(decoding: errorData.value, as: UTF8.self))
@@ -72,14 +64,8 @@ public enum Subprocess {
     }
 
     /// Starts a program found on the PATH without waiting for it; its output is discarded.
-    public static func start(_ program: String, _ arguments: [String]) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [program] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.runSerially()
-        return process
+    public static func start(_ program: String, _ arguments: [String]) throws -> ChildProcess {
+        try ChildProcess("/usr/bin/env", [program] + arguments)
     }
 }
 
@@ -89,40 +75,6 @@ private final class DataBox: @unchecked Sendable {
     private var data = Data()
     func set(_ value: Data) { lock.withLock { data = value } }
     var value: Data { lock.withLock { data } }
-}
-
-/// Held while Foundation starts a process: its `Process.run()` on Linux is not safe to call from
-/// several threads at once (seen here: a segmentation fault inside it, in `memcpy`, with many
-/// tests starting processes together).
-private let launching = NSLock()
-
-extension Process {
-    /// `run()`, one process at a time (see `launching`).
-    public func runSerially() throws {
-        try launching.withLock { try run() }
-    }
-
-    /// Waits for the process to end; returns its exit code (or the signal that ended it).
-    ///
-    /// Not `waitUntilExit()`: Foundation on Linux sometimes misses a child's exit when many
-    /// start and end at once, and then waits forever beside a zombie (seen here: the whole test
-    /// run hung on two). The child is looked at directly with `waitid(WNOWAIT)`, which leaves it
-    /// for Foundation to reap; Foundation's own answer is taken whenever it has one.
-    public func waitForExit() -> Int32 {
-        while true {
-            if !isRunning { return terminationStatus }
-            var info = siginfo_t()
-            if waitid(P_PID, id_t(processIdentifier), &info, WEXITED | WNOHANG | WNOWAIT) == 0 {
-                #if canImport(Glibc)
-                let (pid, status) = (info._sifields._sigchld.si_pid, info._sifields._sigchld.si_status)
-                #else
-                let (pid, status) = (info.si_pid, info.si_status)
-                #endif
-                if pid != 0 { return status }
-            }
-            usleep(5_000)
-        }
-    }
 }
 
 extension FileHandle {
