@@ -5,7 +5,7 @@ import ModelDepotShared
 ///
 /// `ModelDepotLiteRT`'s ``TensorRunnerFactory`` (LiteRT through its C API, loaded with `dlopen`)
 /// makes one on Linux and Android; on Apple platforms an app wraps TensorFlowLiteSwift's
-/// `Interpreter` or LiteRT's `CompiledModel` in a few lines (docs/how-to/ios-app.md shows it).
+/// `Interpreter` or LiteRT's `CompiledModel` in a few lines (docs/tutorials/ios-app.md shows it).
 /// One run at a time: the tasks that hold a runner say so.
 public protocol TensorRunner: AnyObject {
     /// Runs the model once.

@@ -10,6 +10,10 @@ extension Depot {
         static let configuration = CommandConfiguration(
             abstract: "Make the patch the server would make from one model file to the next, and show how much of the file it is.",
             discussion: """
+                Examples:
+                  depot diff flowers-7.tflite flowers-8.tflite
+                  depot diff flowers-7.tflite flowers-8.tflite --out flowers-7-to-8.patch
+
                 The server makes these patches itself after a publish (depot serve --patch-from); this shows beforehand what
                 an update by patch would cost devices. A patch over 80% of the new file is not offered. Exits 1 for a file
                 that cannot be read.

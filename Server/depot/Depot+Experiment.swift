@@ -8,12 +8,23 @@ extension Depot {
     struct Experiment: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show which version wins on each metric, and declare the app's metrics.",
+            discussion: """
+                Examples:
+                  depot experiment show flowers
+                  depot experiment metrics flowers
+                  depot experiment metric add flowers accepted --kind proportion --guardrail
+                """,
             subcommands: [Show.self, Metrics.self, Metric.self]
         )
 
         struct Show: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                abstract: "Show, for every arm that handed out several versions, each metric's versions against the control (oldest) version."
+                abstract: "Show, for every arm that handed out several versions, each metric's versions against the control (oldest) version.",
+                discussion: """
+                    Examples:
+                      depot experiment show flowers
+                      depot experiment show flowers --json
+                    """
             )
             @OptionGroup var connection: ConnectionOptions
             @Argument(help: "The model's name.") var model: String
@@ -27,7 +38,14 @@ extension Depot {
         }
 
         struct Metrics: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List the metrics results read: model-health ones, then the app's.")
+            static let configuration = CommandConfiguration(
+                abstract: "List the metrics results read: model-health ones, then the app's.",
+                discussion: """
+                    Examples:
+                      depot experiment metrics flowers
+                      depot experiment metrics flowers --json
+                    """
+            )
             @OptionGroup var connection: ConnectionOptions
             @Argument(help: "The model's name.") var model: String
             @Flag(help: "Print JSON.") var json = false
@@ -42,11 +60,25 @@ extension Depot {
         }
 
         struct Metric: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Declare or remove an app metric.", subcommands: [Add.self, Remove.self])
+            static let configuration = CommandConfiguration(
+                abstract: "Declare or remove an app metric.",
+                discussion: """
+                    Examples:
+                      depot experiment metric add flowers accepted --kind proportion
+                      depot experiment metric remove flowers accepted
+                    """,
+                subcommands: [Add.self, Remove.self]
+            )
 
             struct Add: AsyncParsableCommand {
                 static let configuration = CommandConfiguration(
-                    abstract: "Declare an app metric (or change a declared one): how an installation's events become its value, and which way is better."
+                    abstract: "Declare an app metric (or change a declared one): how an installation's events become its value, and which way is better.",
+                    discussion: """
+                        Examples:
+                          depot experiment metric add flowers accepted --kind proportion
+                          depot experiment metric add flowers corrections --kind sum --better decrease
+                          depot experiment metric add flowers accepted --kind proportion --tolerance 0.01 --guardrail
+                        """
                 )
                 @OptionGroup var connection: ConnectionOptions
                 @Argument(help: "The model's name.") var model: String
@@ -74,7 +106,13 @@ extension Depot {
             }
 
             struct Remove: AsyncParsableCommand {
-                static let configuration = CommandConfiguration(abstract: "Forget a metric's declaration (its data stays).")
+                static let configuration = CommandConfiguration(
+                    abstract: "Forget a metric's declaration (its data stays).",
+                    discussion: """
+                        Examples:
+                          depot experiment metric remove flowers accepted
+                        """
+                )
                 @OptionGroup var connection: ConnectionOptions
                 @Argument(help: "The model's name.") var model: String
                 @Argument(help: "The metric's name.") var name: String

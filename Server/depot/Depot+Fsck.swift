@@ -9,6 +9,10 @@ extension Depot {
         static let configuration = CommandConfiguration(
             abstract: "Check a storage directory: hash every blob a version references again and report missing or changed files.",
             discussion: """
+                Examples:
+                  depot fsck
+                  depot fsck --storage /var/lib/modeldepot --json
+
                 Reads the storage directly (the catalog is only read; the server may keep running). Exits 0 when every
                 blob is whole, 1 when one is missing, of another size or changed (restore those from a backup),
                 and 1 for a directory that holds no ModelDepot storage. Files no version references are listed;

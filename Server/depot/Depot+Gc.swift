@@ -8,6 +8,10 @@ extension Depot {
         static let configuration = CommandConfiguration(
             abstract: "Remove blobs no version references, and uploads abandoned for a day, now.",
             discussion: """
+                Examples:
+                  depot gc --dry-run
+                  depot gc
+
                 The server does this every hour by itself; this asks it (or, behind a load balancer, one replica)
                 to do it at once. Blobs are removed under the collection lock after the references are read again, so
                 a blob an upload is storing stays. Works the same for files under the storage directory and for an

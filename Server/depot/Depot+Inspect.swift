@@ -7,7 +7,14 @@ extension Depot {
     struct Inspect: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show a .tflite file's inputs, outputs, signatures, operators and metadata, and verify it.",
-            discussion: "Exits 0 for a valid model, 1 for an invalid or unreadable file."
+            discussion: """
+                Examples:
+                  depot inspect flowers.tflite
+                  depot inspect flowers.tflite --builtin-only
+                  depot inspect flowers.tflite --json
+
+                Exits 0 for a valid model, 1 for an invalid or unreadable file.
+                """
         )
 
         @Argument(help: "The .tflite file to inspect.")

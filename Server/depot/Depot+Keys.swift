@@ -7,11 +7,24 @@ extension Depot {
     struct Keys: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create, list and revoke admin tokens and app keys; manage the root and manifest-signing keys.",
+            discussion: """
+                Examples:
+                  depot keys create --app --model flowers --name "iOS app"
+                  depot keys list
+                  depot keys revoke 4b1e9d07a2c3
+                """,
             subcommands: [Create.self, List.self, Revoke.self, Root.self, Rotate.self]
         )
 
         struct Create: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Create an admin token, or with --app a read-only app key.")
+            static let configuration = CommandConfiguration(
+                abstract: "Create an admin token, or with --app a read-only app key.",
+                discussion: """
+                    Examples:
+                      depot keys create --name "CI pipeline"
+                      depot keys create --app --model flowers --name "iOS app"
+                    """
+            )
             @OptionGroup var connection: ConnectionOptions
             @Flag(help: "Create a read-only app key (for the SDK) instead of an admin token.") var app = false
             @Option(help: "A label for people.") var name: String?
@@ -32,7 +45,14 @@ extension Depot {
         }
 
         struct List: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List keys (never their secrets).")
+            static let configuration = CommandConfiguration(
+                abstract: "List keys (never their secrets).",
+                discussion: """
+                    Examples:
+                      depot keys list
+                      depot keys list --json
+                    """
+            )
             @OptionGroup var connection: ConnectionOptions
             @Flag(help: "Print JSON.") var json = false
 
@@ -47,7 +67,13 @@ extension Depot {
         }
 
         struct Revoke: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Revoke a key at once.")
+            static let configuration = CommandConfiguration(
+                abstract: "Revoke a key at once.",
+                discussion: """
+                    Examples:
+                      depot keys revoke 4b1e9d07a2c3
+                    """
+            )
             @OptionGroup var connection: ConnectionOptions
             @Argument(help: "The key's id.") var id: String
 

@@ -6,7 +6,11 @@ extension Depot {
     /// `depot login`: checks a server URL and token, then saves them for later commands.
     struct Login: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Save the server URL and admin token for later commands (checked against the server first)."
+            abstract: "Save the server URL and admin token for later commands (checked against the server first).",
+            discussion: """
+                Examples:
+                  depot login --server https://models.example.com --token "$(cat admin-token.txt)"
+                """
         )
 
         @OptionGroup var connection: ConnectionOptions

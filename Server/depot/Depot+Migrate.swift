@@ -9,6 +9,9 @@ extension Depot {
         static let configuration = CommandConfiguration(
             abstract: "Move a storage directory's catalog and blobs into PostgreSQL and an S3-compatible store.",
             discussion: """
+                Examples:
+                  depot migrate --to-database postgres://depot:secret@db/depot --to-blobs s3://models/prod
+
                 Every blob is hashed again on its way into the store; then models, versions (with their numbers and
                 dates), rollouts and their history, keys, usage, root documents and the online manifest key are written
                 in one transaction. The storage directory is only read: stop the server first so nothing changes

@@ -7,11 +7,24 @@ extension Depot {
     struct Models: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create, list, show and delete models.",
+            discussion: """
+                Examples:
+                  depot models create flowers --description "Flower classifier" --tag vision
+                  depot models list
+                  depot models show flowers
+                """,
             subcommands: [Create.self, List.self, Show.self, Delete.self]
         )
 
         struct Create: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Create a model.")
+            static let configuration = CommandConfiguration(
+                abstract: "Create a model.",
+                discussion: """
+                    Examples:
+                      depot models create flowers
+                      depot models create flowers --description "Flower classifier" --tag vision --tag mobile
+                    """
+            )
             @OptionGroup var connection: ConnectionOptions
             @Argument(help: "The model's name: 1-64 of a-z, 0-9, '.', '_', '-'.") var name: String
             @Option(help: "A description for people.") var description: String?
@@ -26,7 +39,14 @@ extension Depot {
         }
 
         struct List: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List models.")
+            static let configuration = CommandConfiguration(
+                abstract: "List models.",
+                discussion: """
+                    Examples:
+                      depot models list
+                      depot models list --json
+                    """
+            )
             @OptionGroup var connection: ConnectionOptions
             @Flag(help: "Print JSON.") var json = false
 
@@ -41,7 +61,14 @@ extension Depot {
         }
 
         struct Show: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Show a model.")
+            static let configuration = CommandConfiguration(
+                abstract: "Show a model.",
+                discussion: """
+                    Examples:
+                      depot models show flowers
+                      depot models show flowers --json
+                    """
+            )
             @OptionGroup var connection: ConnectionOptions
             @Argument(help: "The model's name.") var name: String
             @Flag(help: "Print JSON.") var json = false
@@ -60,7 +87,14 @@ extension Depot {
         }
 
         struct Delete: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Delete a model; --force also deletes its versions.")
+            static let configuration = CommandConfiguration(
+                abstract: "Delete a model; --force also deletes its versions.",
+                discussion: """
+                    Examples:
+                      depot models delete flowers
+                      depot models delete flowers --force
+                    """
+            )
             @OptionGroup var connection: ConnectionOptions
             @Argument(help: "The model's name.") var name: String
             @Flag(help: "Delete the model even if it has versions.") var force = false

@@ -8,11 +8,24 @@ extension Depot {
         static let configuration = CommandConfiguration(
             commandName: "rollout",
             abstract: "Show and change which devices get which version of a model.",
+            discussion: """
+                Examples:
+                  depot rollout show flowers
+                  depot rollout set flowers --split 7=90,8=10
+                  depot rollout pin flowers 3f2a9c1e-7b4d-4e8a-9c2f-1d6e5b8a0c73 8
+                """,
             subcommands: [Show.self, Set.self, RemoveRule.self, Pin.self, Unpin.self, History.self, Guard.self]
         )
 
         struct Show: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Show the default, pins and rules (ranges as percentages).")
+            static let configuration = CommandConfiguration(
+                abstract: "Show the default, pins and rules (ranges as percentages).",
+                discussion: """
+                    Examples:
+                      depot rollout show flowers
+                      depot rollout show flowers --json
+                    """
+            )
             @OptionGroup var connection: ConnectionOptions
             @Argument(help: "The model's name.") var model: String
             @Flag(help: "Print JSON (ranges in basis points).") var json = false
@@ -29,7 +42,9 @@ extension Depot {
                 discussion: """
                     Examples:
                       depot rollout set flowers --default 7
-                      depot rollout set flowers --split 7=90,8=10 --when platform=ios --when 'appVersion>=3.2.0' --rule ios-canary
+                      depot rollout set flowers --split 7=90,8=10 --when platform=ios --rule ios-canary
+                      depot rollout set flowers --split 7=50,8=50 --when 'appVersion>=3.2.0' --rule new-app
+
                     Changing a rule's percentages keeps the devices of versions whose share stays or grows.
                     """
             )
@@ -38,7 +53,7 @@ extension Depot {
             @Option(help: "The version for devices no pin or rule covers.") var `default`: Int?
             @Option(help: "Versions and percentages, e.g. 7=90,8=10 (adding up to 100).") var split: String?
             @Option(help: "A condition, e.g. platform=ios, 'appVersion>=3.2.0', 'country in US,CA'; repeat for several.") var when: [String] = []
-            @Option(help: "The rule's name (default: 'main').") var rule = "main"
+            @Option(help: "The rule's name.") var rule = "main"
             @Flag(help: "Print the resulting rollout as JSON.") var json = false
 
             func validate() throws {
@@ -79,7 +94,13 @@ extension Depot {
         }
 
         struct RemoveRule: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Remove a rule.")
+            static let configuration = CommandConfiguration(
+                abstract: "Remove a rule.",
+                discussion: """
+                    Examples:
+                      depot rollout remove-rule flowers ios-canary
+                    """
+            )
             @OptionGroup var connection: ConnectionOptions
             @Argument(help: "The model's name.") var model: String
             @Argument(help: "The rule's name.") var rule: String
@@ -91,7 +112,13 @@ extension Depot {
         }
 
         struct Pin: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Pin a device (a tester) to a version; pins come before rules.")
+            static let configuration = CommandConfiguration(
+                abstract: "Pin a device (a tester) to a version; pins come before rules.",
+                discussion: """
+                    Examples:
+                      depot rollout pin flowers 3f2a9c1e-7b4d-4e8a-9c2f-1d6e5b8a0c73 8
+                    """
+            )
             @OptionGroup var connection: ConnectionOptions
             @Argument(help: "The model's name.") var model: String
             @Argument(help: "The device's installation id.") var installationID: String
@@ -105,7 +132,13 @@ extension Depot {
         }
 
         struct Unpin: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Remove a device's pin.")
+            static let configuration = CommandConfiguration(
+                abstract: "Remove a device's pin.",
+                discussion: """
+                    Examples:
+                      depot rollout unpin flowers 3f2a9c1e-7b4d-4e8a-9c2f-1d6e5b8a0c73
+                    """
+            )
             @OptionGroup var connection: ConnectionOptions
             @Argument(help: "The model's name.") var model: String
             @Argument(help: "The device's installation id.") var installationID: String
@@ -117,7 +150,14 @@ extension Depot {
         }
 
         struct History: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Show every rollout change: which key, when, before and after.")
+            static let configuration = CommandConfiguration(
+                abstract: "Show every rollout change: which key, when, before and after.",
+                discussion: """
+                    Examples:
+                      depot rollout history flowers
+                      depot rollout history flowers --json
+                    """
+            )
             @OptionGroup var connection: ConnectionOptions
             @Argument(help: "The model's name.") var model: String
             @Flag(help: "Print JSON.") var json = false

@@ -8,6 +8,12 @@ extension Depot.Rollouts {
         static let configuration = CommandConfiguration(
             commandName: "guard",
             abstract: "Roll a new version out through a rule in stages that advance, pause or roll back by themselves.",
+            discussion: """
+                Examples:
+                  depot rollout guard flowers --rule main --to 8
+                  depot rollout guard status flowers
+                  depot rollout guard stop flowers --rule main
+                """,
             subcommands: [Start.self, Status.self, Resume.self, Stop.self, Review.self],
             defaultSubcommand: Start.self
         )
@@ -16,9 +22,11 @@ extension Depot.Rollouts {
             static let configuration = CommandConfiguration(
                 abstract: "Start a guarded rollout of a version through a rule that gives every device one version (the control).",
                 discussion: """
-                    Example:
+                    Examples:
                       depot rollout guard flowers --rule main --to 8
-                      depot rollout guard flowers --rule main --to 8 --stages 1,5,25,50,100 --stage-duration 1h --min-installations 100
+                      depot rollout guard flowers --rule main --to 8 --stages 1,5,25,50,100 --stage-duration 1h
+                      depot rollout guard flowers --rule main --to 8 --min-installations 100
+
                     A stage advances once it has lasted --stage-duration, --min-installations devices reported version 8 in it
                     and no guardrail (load, inference and verification failures, inference latency, and the app metrics
                     declared with --guardrail) is worse beyond its tolerance. A regression rolls the rule back to the control
@@ -60,7 +68,14 @@ extension Depot.Rollouts {
         }
 
         struct Status: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Show every guarded rollout of a model: stage, guardrails, and each move with its reason.")
+            static let configuration = CommandConfiguration(
+                abstract: "Show every guarded rollout of a model: stage, guardrails, and each move with its reason.",
+                discussion: """
+                    Examples:
+                      depot rollout guard status flowers
+                      depot rollout guard status flowers --json
+                    """
+            )
             @OptionGroup var connection: ConnectionOptions
             @Argument(help: "The model's name.") var model: String
             @Flag(help: "Print JSON.") var json = false
@@ -73,7 +88,13 @@ extension Depot.Rollouts {
         }
 
         struct Resume: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Resume a paused guarded rollout; its stage starts again.")
+            static let configuration = CommandConfiguration(
+                abstract: "Resume a paused guarded rollout; its stage starts again.",
+                discussion: """
+                    Examples:
+                      depot rollout guard resume flowers --rule main
+                    """
+            )
             @OptionGroup var connection: ConnectionOptions
             @Argument(help: "The model's name.") var model: String
             @Option(help: "The rule's name.") var rule: String
@@ -85,7 +106,13 @@ extension Depot.Rollouts {
         }
 
         struct Stop: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Stop a guarded rollout; the rule keeps its current split and can be changed by hand again.")
+            static let configuration = CommandConfiguration(
+                abstract: "Stop a guarded rollout; the rule keeps its current split and can be changed by hand again.",
+                discussion: """
+                    Examples:
+                      depot rollout guard stop flowers --rule main
+                    """
+            )
             @OptionGroup var connection: ConnectionOptions
             @Argument(help: "The model's name.") var model: String
             @Option(help: "The rule's name.") var rule: String
@@ -97,7 +124,14 @@ extension Depot.Rollouts {
         }
 
         struct Review: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Review the model's running guarded rollouts now instead of at the server's next interval.")
+            static let configuration = CommandConfiguration(
+                abstract: "Review the model's running guarded rollouts now instead of at the server's next interval.",
+                discussion: """
+                    Examples:
+                      depot rollout guard review flowers
+                      depot rollout guard review flowers --json
+                    """
+            )
             @OptionGroup var connection: ConnectionOptions
             @Argument(help: "The model's name.") var model: String
             @Flag(help: "Print JSON.") var json = false

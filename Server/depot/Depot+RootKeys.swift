@@ -13,12 +13,23 @@ extension Depot.Keys {
     struct Root: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "The offline root key, which signs the list of keys devices trust (root documents).",
+            discussion: """
+                Examples:
+                  depot keys root generate --out ~/modeldepot-root.key
+                  depot keys root init --root-key ~/modeldepot-root.key
+                  depot keys root show
+                """,
             subcommands: [Generate.self, Initialize.self, Show.self]
         )
 
         struct Generate: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                abstract: "Create a root key in a new file (mode 0600). Keep it offline; pin its public key in apps.")
+                abstract: "Create a root key in a new file (mode 0600). Keep it offline; pin its public key in apps.",
+                discussion: """
+                    Examples:
+                      depot keys root generate --out ~/modeldepot-root.key
+                      depot keys root generate --out ~/modeldepot-root.key --json
+                    """)
             @Option(help: "The file to create; an existing file is never overwritten.") var out: String
             @Flag(help: "Print JSON: {\"keyid\", \"publicKey\"}.") var json = false
 
@@ -40,7 +51,12 @@ extension Depot.Keys {
         struct Initialize: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 commandName: "init",
-                abstract: "Sign root document v1 with the root key: it lists the server's manifest key, and devices start to trust it.")
+                abstract: "Sign root document v1 with the root key: it lists the server's manifest key, and devices start to trust it.",
+                discussion: """
+                    Examples:
+                      depot keys root init --root-key ~/modeldepot-root.key
+                      depot keys root init --root-key ~/modeldepot-root.key --expires-in-days 730
+                    """)
             @OptionGroup var connection: ConnectionOptions
             @Option(help: "The root key file from 'depot keys root generate'.") var rootKey: String
             @Option(help: "Days until the root document expires (default 365).") var expiresInDays = 365
@@ -65,7 +81,14 @@ extension Depot.Keys {
         }
 
         struct Show: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Show the newest root document and the server's manifest keys.")
+            static let configuration = CommandConfiguration(
+                abstract: "Show the newest root document and the server's manifest keys.",
+                discussion: """
+                    Examples:
+                      depot keys root show
+                      depot keys root show --json
+                    """
+            )
             @OptionGroup var connection: ConnectionOptions
             @Flag(help: "Print JSON: {\"signing\", \"root\"}.") var json = false
 
@@ -93,6 +116,11 @@ extension Depot.Keys {
         static let configuration = CommandConfiguration(
             abstract: "Publish root document N+1: a new manifest key (unless --keep-signing-key), and with --new-root-key a new root key.",
             discussion: """
+                Examples:
+                  depot keys rotate --root-key ~/modeldepot-root.key
+                  depot keys rotate --root-key ~/modeldepot-root.key --keep-signing-key --expires-in-days 365
+                  depot keys rotate --root-key ~/modeldepot-root.key --new-root-key ~/modeldepot-root-2.key
+
                 The document is signed by the current root key and, when given, the new one; keys it
                 no longer lists are revoked. The server signs manifests with the new key at once, and
                 devices move to it the next time they check a model.

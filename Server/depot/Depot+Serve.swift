@@ -10,6 +10,11 @@ extension Depot {
         static let configuration = CommandConfiguration(
             abstract: "Run the ModelDepot server (embedded SQLite and blob store under the storage directory).",
             discussion: """
+                Examples:
+                  depot serve
+                  depot serve --host 0.0.0.0 --storage /var/lib/modeldepot --admin-token-file admin-token.txt
+                  depot serve --database postgres://depot:secret@db/depot --blobs s3://models/prod
+
                 Flags override the environment: DEPOT_HOST, DEPOT_PORT, DEPOT_STORAGE, DEPOT_DATABASE, DEPOT_BLOBS,
                 DEPOT_BLOB_REDIRECT, DEPOT_MAX_UPLOAD_SIZE, DEPOT_MAX_ASSOCIATED_FILES_SIZE,
                 DEPOT_LOG_LEVEL, DEPOT_MANIFEST_LIFETIME, DEPOT_HEAD_TIMEOUT, DEPOT_IDLE_TIMEOUT, DEPOT_BODY_TIMEOUT,

@@ -6,7 +6,13 @@ extension Depot {
     /// `depot stats MODEL`: usage per version and arm, with a sample-ratio check per rule.
     struct Stats: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show installations, manifests served and downloads completed per version and arm, and flag rules whose installations are off their split."
+            abstract: "Show installations, manifests served and downloads completed per version and arm, and flag rules whose installations are off their split.",
+            discussion: """
+                Examples:
+                  depot stats flowers
+                  depot stats flowers --hours 168
+                  depot stats flowers --hours 168 --window 86400 --json
+                """
         )
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "The model's name.") var model: String

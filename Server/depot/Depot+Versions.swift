@@ -9,6 +9,11 @@ extension Depot {
         static let configuration = CommandConfiguration(
             abstract: "Upload a .tflite file as the model's next version (checked and hashed on both ends).",
             discussion: """
+                Examples:
+                  depot upload flowers flowers.tflite --file labels=labels.txt
+                  depot upload flowers flowers.tflite --publish --notes "Retrained on more daisies"
+                  depot upload flowers ./automl-export/ --publish
+
                 Companion files (labels, settings) go with the model as one version: --file labels=dict.txt. \
                 Given an AutoML Vision Edge export folder, uploads its model.tflite with dict.txt as 'labels' and \
                 tflite_metadata.json as 'automl'.
@@ -47,6 +52,11 @@ extension Depot {
         static let configuration = CommandConfiguration(
             abstract: "List a model's versions, newest first, or show one version in full.",
             discussion: """
+                Examples:
+                  depot versions flowers
+                  depot versions flowers 8
+                  depot versions flowers 8 --patches
+
                 With a version number, shows its inputs and outputs, TFLite Model Metadata, labels and companion files; with
                 --patches, the patches the server made to its files from earlier versions instead.
                 """)
@@ -103,7 +113,13 @@ extension Depot {
 
     /// `depot publish MODEL VERSION`.
     struct Publish: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Publish a version: devices may get it.")
+        static let configuration = CommandConfiguration(
+            abstract: "Publish a version: devices may get it.",
+            discussion: """
+                Examples:
+                  depot publish flowers 8
+                """
+        )
         @OptionGroup var target: VersionTarget
 
         func run() async throws {
@@ -114,7 +130,13 @@ extension Depot {
 
     /// `depot unpublish MODEL VERSION`.
     struct Unpublish: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Unpublish a version: devices no longer get it.")
+        static let configuration = CommandConfiguration(
+            abstract: "Unpublish a version: devices no longer get it.",
+            discussion: """
+                Examples:
+                  depot unpublish flowers 7
+                """
+        )
         @OptionGroup var target: VersionTarget
 
         func run() async throws {
@@ -125,7 +147,13 @@ extension Depot {
 
     /// `depot delete-version MODEL VERSION`.
     struct DeleteVersion: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete a version (its file goes once nothing references it).")
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a version (its file goes once nothing references it).",
+            discussion: """
+                Examples:
+                  depot delete-version flowers 7
+                """
+        )
         @OptionGroup var target: VersionTarget
 
         func run() async throws {

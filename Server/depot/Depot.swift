@@ -8,9 +8,17 @@ struct Depot: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "depot",
         abstract: "ModelDepot: host, verify and roll out TensorFlow Lite models.",
-        discussion: "Exit status: 0 success, 1 usage error or rejected input, 2 server or network failure.",
+        discussion: """
+            Examples:
+              depot serve --storage /var/lib/modeldepot
+              depot upload flowers flowers.tflite --file labels=labels.txt --publish
+              depot rollout set flowers --split 7=90,8=10
+
+            Exit status: 0 success, 1 usage error or rejected input, 2 server or network failure.
+            """,
         subcommands: [Serve.self, Login.self, Models.self, Upload.self, Versions.self, Publish.self, Unpublish.self,
-                      DeleteVersion.self, Rollouts.self, Stats.self, Experiment.self, Keys.self, Inspect.self, Diff.self, Fsck.self, Gc.self, Migrate.self]
+                      DeleteVersion.self, Rollouts.self, Stats.self, Experiment.self, Keys.self, Inspect.self, Diff.self, Fsck.self, Gc.self,
+                      Migrate.self, Import.self]
     )
 
     /// Runs a command; maps failures to the documented exit codes (ArgumentParser's usage
