@@ -22,8 +22,9 @@ extension Depot {
                 DEPOT_TRUSTED_PROXIES (comma-separated), DEPOT_PUBLIC_URL, DEPOT_CONSOLE_IDLE_TIMEOUT, DEPOT_CONSOLE_SESSION_LIFETIME, DEPOT_GUARD_REVIEW_INTERVAL, DEPOT_PATCH_FROM, DEPOT_PATCH_MAX_SIZE,
                 DEPOT_PATCH_INTERVAL. On first start the server creates an admin token and prints it once;
                 DEPOT_ADMIN_TOKEN or --admin-token-file sets that first token instead.
-                It also creates its online manifest-signing key (storage/keys, mode 0600); devices trust it
-                once a root document lists it ('depot keys root init').
+                It also creates its online manifest-signing key (with SQLite, under storage/keys, mode 0600;
+                with PostgreSQL, in its signing_key table); devices trust it once a root document lists it
+                ('depot keys root init').
                 SIGTERM and SIGINT finish in-flight requests, then stop.
                 """
         )

@@ -180,11 +180,11 @@ public struct DepotError: Error, Sendable, Hashable, Codable, CustomStringConver
         /// A patch is damaged, or does not fit the file it patches or the file it should make.
         case invalidPatch = "invalid_patch"
 
-        // MARK: Images (ModelDepotLiteRT)
+        // MARK: Images (ModelDepotVision)
         /// An image could not be decoded, or a size or region does not fit it.
         case invalidImage = "invalid_image"
 
-        // MARK: Vision tasks (ModelDepotLiteRT)
+        // MARK: Vision tasks (ModelDepotVision)
         /// The model does not have the inputs or outputs the task needs (an image in, scores or detections out).
         case unsupportedModel = "unsupported_model"
         /// A task's options are out of range (a threshold outside 0–1, a count below 1) or ask

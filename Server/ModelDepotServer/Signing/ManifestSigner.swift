@@ -75,7 +75,7 @@ final class ManifestSigner: Sendable {
         }
         let keyid = PublicSigningKey.keyID(of: active.publicKey)
         if !root.document.manifestKeys.contains(where: { $0.keyid == keyid }) {
-            return "Root document v\(root.document.version) does not list this server's manifest key \(keyid): devices will refuse its manifests. Restore storage/keys from a backup, or run 'depot keys rotate --root-key FILE'."
+            return "Root document v\(root.document.version) does not list this server's manifest key \(keyid): devices will refuse its manifests. Restore the key from a backup (storage/keys with SQLite, the signing_key table with PostgreSQL), or run 'depot keys rotate --root-key FILE'."
         }
         if root.document.expires.timeIntervalSince(now) < 30 * 86_400 {
             return "Root document v\(root.document.version) expires at \(root.document.expires); publish a new one before then with 'depot keys rotate --root-key FILE --keep-signing-key'."
