@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// A download session the system runs outside the app's process: on iOS a background
-/// `URLSession` (``URLBackgroundDownloadSession``), whose transfers go on while the app is
+/// `URLSession` (`URLBackgroundDownloadSession`), whose transfers go on while the app is
 /// suspended, and after the system terminated it, and which relaunches the app in the background
 /// to hand over what finished. Set one as ``ModelDownloaderConfiguration/backgroundSession`` and
 /// downloads whose conditions allow background downloading go through it.

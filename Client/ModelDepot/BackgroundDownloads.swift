@@ -50,7 +50,7 @@ public final class BackgroundDownloads: Sendable {
     /// - Parameters:
     ///   - stateDirectory: Where the ledger (`background-downloads.json`) lives.
     ///   - staging: Where finished tasks' files wait to join their partial download.
-    /// - Throws: ``DepotError`` (`storage_unreadable`) when the ledger exists but cannot be read.
+    /// - Throws: `DepotError` (`storage_unreadable`) when the ledger exists but cannot be read.
     init(session: any BackgroundDownloadSession, stateDirectory: URL, staging: URL) throws(DepotError) {
         self.session = session
         ledger = stateDirectory.appendingPathComponent("background-downloads.json")

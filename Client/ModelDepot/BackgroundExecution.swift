@@ -2,7 +2,7 @@
 /// freeze: each range of a download runs inside it, so a range under way when the user switches
 /// apps ends (or is cut and resumed later) rather than hanging until a stall timeout.
 ///
-/// ``UIKitBackgroundExecution`` (`beginBackgroundTask`) is the default on iOS; elsewhere
+/// `UIKitBackgroundExecution` (`beginBackgroundTask`) is the default on iOS; elsewhere
 /// ``ImmediateExecution`` runs the work as it is.
 public protocol BackgroundExecution: Sendable {
     /// Runs `work` with the system's leave to finish it in the background; when the system takes
@@ -23,7 +23,7 @@ public struct ImmediateExecution: BackgroundExecution {
     }
 }
 
-/// The strategy a configuration uses unless told otherwise: ``UIKitBackgroundExecution`` where
+/// The strategy a configuration uses unless told otherwise: `UIKitBackgroundExecution` where
 /// UIKit exists, ``ImmediateExecution`` elsewhere.
 public func defaultBackgroundExecution() -> any BackgroundExecution {
     #if canImport(UIKit) && !os(watchOS)

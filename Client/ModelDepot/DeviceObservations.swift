@@ -1,5 +1,5 @@
 /// What a status provider has heard from the system, changed one report at a time. Every
-/// decision about what a report means lives here, tested on every platform; ``AppleDeviceStatus``
+/// decision about what a report means lives here, tested on every platform; `AppleDeviceStatus`
 /// only forwards the system's reports.
 struct DeviceObservations: Sendable, Hashable {
     /// The battery as `UIDevice.BatteryState` reports it.

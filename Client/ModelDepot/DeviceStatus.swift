@@ -3,7 +3,7 @@ import Foundation
 /// What the device is doing now, for download conditions: the network, power, the app's state,
 /// heat and free space.
 ///
-/// On Apple platforms ``AppleDeviceStatus`` fills it from `NWPathMonitor` and the system's
+/// On Apple platforms `AppleDeviceStatus` fills it from `NWPathMonitor` and the system's
 /// notifications; elsewhere ``SystemDeviceStatus`` reports a powered, idle, foreground device on
 /// an unmetered network. An app may supply its own ``DeviceStatusProvider``.
 public struct DeviceStatus: Sendable, Hashable {
@@ -83,7 +83,7 @@ public protocol DeviceStatusProvider: Sendable {
     func status(for directory: URL) -> DeviceStatus
 }
 
-/// The status provider a configuration uses unless told otherwise: ``AppleDeviceStatus/shared``
+/// The status provider a configuration uses unless told otherwise: `AppleDeviceStatus.shared`
 /// where the Network framework exists, ``SystemDeviceStatus`` elsewhere.
 public func defaultDeviceStatus() -> any DeviceStatusProvider {
     #if canImport(Network)

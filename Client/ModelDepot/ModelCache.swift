@@ -27,7 +27,7 @@ struct ModelCache: Sendable {
     func partialFile(_ sha256: String) -> URL { root.appendingPathComponent("partial/\(sha256).part") }
 
     /// The version in use and what is known of its manifest, or `nil`.
-    /// - Throws: ``DepotError`` (`storage_unreadable`) when its record exists but cannot be read.
+    /// - Throws: `DepotError` (`storage_unreadable`) when its record exists but cannot be read.
     func current(_ name: ModelName) throws(DepotError) -> (model: VerifiedModel, cached: Current)? {
         let folder = modelDirectory(name)
         guard let data = try StoredFile.contents(of: folder.appendingPathComponent("current.json")),

@@ -51,7 +51,7 @@ extension ModelDownloader {
 
     /// The model to use, falling back to a bundled file when the server cannot be reached and
     /// nothing is downloaded yet; the bundled file is verified like a download (TFLite structure).
-    /// - Throws: ``DepotError`` as ``model(named:policy:conditions:expectation:)``; a bundled
+    /// - Throws: `DepotError` as ``model(named:policy:conditions:expectation:)``; a bundled
     ///   file that fails verification throws its verification error.
     public func model(named name: String, conditions: DownloadConditions = DownloadConditions(),
                       expectation: TFLiteIOExpectation? = nil, fallback: LocalModel) async throws -> VerifiedModel {

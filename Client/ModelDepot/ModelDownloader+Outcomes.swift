@@ -15,7 +15,7 @@ extension ModelDownloader {
     /// ids, so the server applies each once).
     /// - Parameter conditions: When sending is allowed (the configuration's ``ModelDownloaderConfiguration/outcomeConditions`` by default).
     /// - Returns: How many events the server applied.
-    /// - Throws: ``DepotError``: `conditions_not_met`, `unavailable` (the server could not be
+    /// - Throws: `DepotError`: `conditions_not_met`, `unavailable` (the server could not be
     ///   reached or answered 5xx), `too_many_requests`; what was not sent stays queued.
     @discardableResult
     public func sendOutcomes(conditions: DownloadConditions? = nil) async throws(DepotError) -> Int {

@@ -68,7 +68,7 @@ extension ModelDownloader {
 
     /// Checks a downloaded patch against its digest, applies it to `old` and checks the result
     /// against the manifest's size and SHA-256; the result becomes the file's partial download.
-    /// - Throws: ``DepotError`` `digest_mismatch` for a patch or a result that is not what was
+    /// - Throws: `DepotError` `digest_mismatch` for a patch or a result that is not what was
     ///   signed, `invalid_patch` for one that does not apply, `size_mismatch` for a result of
     ///   another size.
     /// Runs off the downloader's actor: hashing and applying take seconds for a large model.

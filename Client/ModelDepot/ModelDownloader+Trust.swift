@@ -10,7 +10,7 @@ extension ModelDownloader {
     /// or no check within `rootCheckInterval`), checks signatures, model, expiry and manifest
     /// version, and records the version as the lowest acceptable from now on, with the keys that
     /// signed it (a later root that drops or revokes one of them withdraws that floor).
-    /// - Throws: ``DepotError``: every signature, root, expiry and rollback error of ``TrustedRoot``.
+    /// - Throws: `DepotError`: every signature, root, expiry and rollback error of `TrustedRoot`.
     func verifiedManifest(_ data: Data, _ response: HTTPURLResponse, for model: ModelName) async throws -> ModelManifest {
         let signers = (try? SignedEnvelope.decode(data, limit: ModelManifest.maximumSize, what: ""))?.envelope.signatures.map(\.keyid) ?? []
         let advertised = response.value(forHTTPHeaderField: DepotHeader.rootVersion).flatMap(Int.init)
@@ -116,7 +116,7 @@ extension ModelDownloader {
 
     /// Root document `version`, or `nil` when the server has none (404).
     /// - Throws: `RootDocumentUnavailable` when the server cannot be reached or answers otherwise;
-    ///   ``DepotError`` (`metadata_too_large`) for a document over 512 KiB.
+    ///   `DepotError` (`metadata_too_large`) for a document over 512 KiB.
     private func rootDocument(_ version: Int) async throws -> Data? {
         var request = URLRequest(url: configuration.serverURL.appendingPathComponent("v1/keys/root/\(version).json"))
         request.setValue("Bearer \(configuration.appKey)", forHTTPHeaderField: "Authorization")

@@ -43,13 +43,13 @@ public actor ModelDownloader {
     public static let modelKey = "model"
     /// `userInfo` key of the model's name (a `String`) in `modelDownloadDidFail`.
     public static let modelNameKey = "modelName"
-    /// `userInfo` key of the ``DepotError`` in `modelDownloadDidFail`.
+    /// `userInfo` key of the `DepotError` in `modelDownloadDidFail`.
     public static let errorKey = "error"
 
     /// Creates a downloader; creates the cache and state directories (see
     /// ``ModelDownloaderConfiguration/stateDirectory``) and, unless the configuration gives one,
     /// a random installation id persisted in the state directory.
-    /// - Throws: ``DepotError``: `file_unreadable` when a directory cannot be created;
+    /// - Throws: `DepotError`: `file_unreadable` when a directory cannot be created;
     ///   `storage_unreadable` when the installation id or the background downloads' ledger
     ///   exists but cannot be read (before the first unlock), rather than making a new id that
     ///   would move the device to another bucket.
@@ -81,7 +81,7 @@ public actor ModelDownloader {
     ///   - conditions: When a download may happen; checks of the manifest ignore them.
     ///   - expectation: Inputs and outputs the app requires; a model without them is rejected.
     /// - Returns: The verified model.
-    /// - Throws: ``DepotError``: `not_found`, `unavailable` (no network and nothing downloaded),
+    /// - Throws: `DepotError`: `not_found`, `unavailable` (no network and nothing downloaded),
     ///   `conditions_not_met`, `not_enough_space`, `size_mismatch`, `digest_mismatch`, a TFLite
     ///   verification code, or the server's error.
     public func model(named name: String, policy: DownloadPolicy = .latestModel, conditions: DownloadConditions = DownloadConditions(),

@@ -44,7 +44,7 @@ public struct ModelDownloaderConfiguration: Sendable {
     /// How a range of a download asks the system for time to finish when the app leaves the
     /// foreground: ``defaultBackgroundExecution()`` unless told otherwise.
     public var backgroundExecution: any BackgroundExecution = defaultBackgroundExecution()
-    /// A session the system runs outside the app (``URLBackgroundDownloadSession`` on Apple
+    /// A session the system runs outside the app (`URLBackgroundDownloadSession` on Apple
     /// platforms) for downloads whose conditions allow background downloading: they go on while
     /// the app is suspended or after it was terminated, as one task for the rest of the file.
     /// `nil` (the default): every download runs in the app, range by range.
@@ -75,7 +75,7 @@ public struct ModelDownloaderConfiguration: Sendable {
     public var minimumTransferRate: TransferRate? = TransferRate(bytesPerSecond: 1024, window: .seconds(60))
     /// What a downloaded or bundled model must pass beyond a well-formed file, checked again each
     /// time its bytes are loaded. The default is the server's: associated files (labels,
-    /// vocabularies) may inflate to 256 MiB together (``TFLiteVerificationPolicy/maximumAssociatedFilesSize``);
+    /// vocabularies) may inflate to 256 MiB together (`TFLiteVerificationPolicy/maximumAssociatedFilesSize`);
     /// a model over it is refused (`associated_files_too_large`) and the current one stays.
     public var verificationPolicy = TFLiteVerificationPolicy.default
 

@@ -2,7 +2,7 @@ import Foundation
 import ModelDepotShared
 
 /// A ``DeviceStatusProvider`` that answers from the reports it was given (``DeviceObservations``)
-/// and the volume's free space: what ``AppleDeviceStatus`` forwards the system's notifications to.
+/// and the volume's free space: what `AppleDeviceStatus` forwards the system's notifications to.
 final class ObservedDeviceStatus: DeviceStatusProvider {
     private let observations = Locked(DeviceObservations())
 

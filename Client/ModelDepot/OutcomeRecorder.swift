@@ -93,7 +93,7 @@ public final class OutcomeRecorder: Sendable {
     ///     declare it on the server (`depot experiment metric add`) to choose how it is read.
     ///   - value: The value (1 for a count or a conversion).
     ///   - model: The model in use.
-    /// - Throws: ``DepotError`` (`invalid_metric`) for a bad name, a model-health name, or a value
+    /// - Throws: `DepotError` (`invalid_metric`) for a bad name, a model-health name, or a value
     ///   that is not finite.
     public func record(_ metric: String, value: Double = 1, for model: VerifiedModel) throws(DepotError) {
         try ExperimentMetric.checkName(metric)
@@ -134,7 +134,7 @@ public final class OutcomeRecorder: Sendable {
     }
 
     /// The batches to send: those sent before without an answer; when there are none, the queue's
-    /// entries as new batches of at most ``OutcomeBatch/maximumEvents`` (one entry is one event with
+    /// entries as new batches of at most `OutcomeBatch/maximumEvents` (one entry is one event with
     /// its count). So an offline device holds at most one generation of batches besides the queue.
     func takeBatches() -> [Batch] {
         let batches = state.withLock { state -> [Batch] in

@@ -16,7 +16,7 @@ enum StoredFile {
     static let maximumSize = 64 << 20
 
     /// The file's bytes, or `nil` when there is no such file.
-    /// - Throws: ``DepotError`` (`storage_unreadable`) naming the file and the system's reason.
+    /// - Throws: `DepotError` (`storage_unreadable`) naming the file and the system's reason.
     static func contents(of url: URL) throws(DepotError) -> Data? {
         let descriptor = open(url.path, O_RDONLY)
         guard descriptor >= 0 else {

@@ -48,7 +48,7 @@ struct TrustStore: Sendable {
     }
 
     /// The stored root, if it grew from the same pin.
-    /// - Throws: ``DepotError`` (`storage_unreadable`).
+    /// - Throws: `DepotError` (`storage_unreadable`).
     func root() throws(DepotError) -> TrustedRoot? {
         guard try storedState()?.pin == pin, let data = try StoredFile.contents(of: directory.appendingPathComponent("root.json")) else {
             return nil
@@ -65,7 +65,7 @@ struct TrustStore: Sendable {
 
     /// The state. After a change of pin (an app update that pins another key) the root chain
     /// starts again, but the manifest versions accepted so far still hold.
-    /// - Throws: ``DepotError`` (`storage_unreadable`).
+    /// - Throws: `DepotError` (`storage_unreadable`).
     func state() throws(DepotError) -> State {
         guard let stored = try storedState() else { return State(pin: pin) }
         guard stored.pin == pin else {

@@ -71,7 +71,7 @@ public struct VerifiedModel: Sendable, Hashable {
     }
 
     /// Checks downloaded companion files against the manifest's sizes and SHA-256s.
-    /// - Throws: ``DepotError`` (`size_mismatch`, `digest_mismatch`) naming the file.
+    /// - Throws: `DepotError` (`size_mismatch`, `digest_mismatch`) naming the file.
     static func verifyCompanions(_ files: [String: URL], against manifest: ModelManifest) throws(DepotError) {
         for file in manifest.files {
             let what = "Companion file '\(file.name)' of '\(manifest.model)' v\(manifest.version)"
@@ -87,7 +87,7 @@ public struct VerifiedModel: Sendable, Hashable {
 
     /// Checks a file against its manifest: size, SHA-256 (streamed), TFLite structure, and the
     /// app's expected inputs and outputs when given.
-    /// - Throws: ``DepotError`` naming the check, what was expected and what was found.
+    /// - Throws: `DepotError` naming the check, what was expected and what was found.
     static func verify(_ fileURL: URL, against manifest: ModelManifest, expectation: TFLiteIOExpectation?,
                        policy: TFLiteVerificationPolicy) throws(DepotError) -> VerifiedModel {
         let size = (try? FileManager.default.attributesOfItem(atPath: fileURL.path)[.size] as? NSNumber)?.intValue ?? -1

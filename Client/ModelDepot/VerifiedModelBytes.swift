@@ -71,7 +71,7 @@ public final class VerifiedModelBytes: @unchecked Sendable {
 extension VerifiedModel {
     /// Reads the model's file into memory and checks it again (size, SHA-256, TFLite structure):
     /// the only bytes an interpreter should be built from.
-    /// - Throws: ``DepotError``: `size_mismatch` or `digest_mismatch` when the file changed after
+    /// - Throws: `DepotError`: `size_mismatch` or `digest_mismatch` when the file changed after
     ///   it was verified, `file_unreadable`, or a TFLite verification code.
     public func loadVerifiedBytes() throws(DepotError) -> VerifiedModelBytes {
         try VerifiedModelBytes(self)

@@ -6,7 +6,7 @@ import Darwin
 import ModelDepot
 import ModelDepotShared
 
-/// Runs a ``VerifiedModel`` in LiteRT through its C API ("CompiledModel", CPU): nothing
+/// Runs a `VerifiedModel` in LiteRT through its C API ("CompiledModel", CPU): nothing
 /// unverified reaches LiteRT's loader, which crashes on damaged files.
 ///
 /// ```swift
@@ -49,9 +49,12 @@ public final class LiteRTInterpreter: TensorRunner, @unchecked Sendable {
     private let outcomes: (recorder: OutcomeRecorder, model: VerifiedModel)?
 
     /// Loads and compiles a verified model from its bytes, read and checked again now.
-    /// - Parameter outcomes: Where to record the load, each run and its latency
-    ///   (`ModelDownloader.outcomes`); `nil` records nothing.
-    /// - Throws: ``DepotError``: `digest_mismatch` or `size_mismatch` when the file changed
+    /// - Parameters:
+    ///   - verified: The model, as the downloader returned it.
+    ///   - library: The loaded LiteRT library.
+    ///   - outcomes: Where to record the load, each run and its latency
+    ///     (`ModelDownloader.outcomes`); `nil` records nothing.
+    /// - Throws: `DepotError`: `digest_mismatch` or `size_mismatch` when the file changed
     ///   after it was verified; `unavailable` naming the LiteRT call that failed and its status.
     public convenience init(model verified: VerifiedModel, library: LiteRTLibrary, outcomes: OutcomeRecorder? = nil) throws(DepotError) {
         let bytes: VerifiedModelBytes
@@ -65,8 +68,11 @@ public final class LiteRTInterpreter: TensorRunner, @unchecked Sendable {
     }
 
     /// Loads and compiles a model from verified bytes.
-    /// - Parameter outcomes: Where to record the load, each run and its latency; `nil` records nothing.
-    /// - Throws: ``DepotError`` (`unavailable`) naming the LiteRT call that failed and its status.
+    /// - Parameters:
+    ///   - bytes: The model's bytes, checked against its verified SHA-256.
+    ///   - library: The loaded LiteRT library.
+    ///   - outcomes: Where to record the load, each run and its latency; `nil` records nothing.
+    /// - Throws: `DepotError` (`unavailable`) naming the LiteRT call that failed and its status.
     public init(bytes: VerifiedModelBytes, library: LiteRTLibrary, outcomes: OutcomeRecorder? = nil) throws(DepotError) {
         self.library = library
         self.bytes = bytes
@@ -123,8 +129,8 @@ public final class LiteRTInterpreter: TensorRunner, @unchecked Sendable {
     /// Runs the model's first signature.
     /// - Parameter values: One tensor per input, in the signature's order, of its type and shape.
     /// - Returns: One tensor per output.
-    /// - Throws: ``DepotError``: `signature_mismatch` for a wrong input count, type or size;
-    ///   `unavailable` when a LiteRT call fails. With an ``OutcomeRecorder``, the run (or its
+    /// - Throws: `DepotError`: `signature_mismatch` for a wrong input count, type or size;
+    ///   `unavailable` when a LiteRT call fails. With an `OutcomeRecorder`, the run (or its
     ///   failure) and its latency are recorded.
     public func run(_ values: [TensorValue]) throws(DepotError) -> [TensorValue] {
         guard let outcomes else { return try compute(values) }

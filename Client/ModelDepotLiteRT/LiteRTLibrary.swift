@@ -45,7 +45,7 @@ public final class LiteRTLibrary: @unchecked Sendable {
 
     /// Loads the library.
     /// - Parameter path: The path of `libLiteRt.so`.
-    /// - Throws: ``DepotError`` (`unavailable`) with `dlerror`'s reason or the missing symbol.
+    /// - Throws: `DepotError` (`unavailable`) with `dlerror`'s reason or the missing symbol.
     public init(path: String) throws(DepotError) {
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
             throw DepotError(.unavailable, "Could not load LiteRT from '\(path)': \(dlerror().map { String(cString: $0) } ?? "unknown error"). Install ai-edge-litert==2.3.0 and give the path of its libLiteRt.so.")
@@ -80,8 +80,8 @@ public final class LiteRTLibrary: @unchecked Sendable {
 
 extension LiteRTLibrary: ModelInterpreterFactory {
     /// A LiteRT interpreter (CPU) for a verified model, built from its bytes as read and checked
-    /// again at this moment (``VerifiedModel/loadVerifiedBytes()``), never from the file's path.
-    /// - Throws: ``DepotError``: `digest_mismatch` or `size_mismatch` when the file changed after
+    /// again at this moment (`VerifiedModel/loadVerifiedBytes()`), never from the file's path.
+    /// - Throws: `DepotError`: `digest_mismatch` or `size_mismatch` when the file changed after
     ///   verification, or a LiteRT failure.
     public func makeInterpreter(for model: VerifiedModel) throws -> LiteRTInterpreter {
         try LiteRTInterpreter(model: model, library: self)

@@ -11,21 +11,21 @@ public protocol TensorRunner: AnyObject {
     /// Runs the model once.
     /// - Parameter inputs: One tensor per input, in the signature's order, of its type and shape.
     /// - Returns: One tensor per output, in order.
-    /// - Throws: The interpreter's error (a ``DepotError`` `signature_mismatch` for inputs that do
+    /// - Throws: The interpreter's error (a `DepotError` `signature_mismatch` for inputs that do
     ///   not fit, by convention).
     func run(_ inputs: [TensorValue]) throws -> [TensorValue]
 }
 
 /// Loads verified models into runners: the one place a vision task meets an interpreter.
 public protocol TensorRunnerFactory: Sendable {
-    /// Loads and prepares a verified model (read it through ``VerifiedModel/loadVerifiedBytes()``
+    /// Loads and prepares a verified model (read it through `VerifiedModel/loadVerifiedBytes()`
     /// where the interpreter takes bytes, so that a file changed since its verification is refused).
     /// - Throws: The interpreter's error when it cannot load the model.
     func makeRunner(for model: VerifiedModel) throws -> any TensorRunner
 }
 
 /// A runtime whose runners' answers are checked against the verified model before a task reads
-/// them, and whose loads and runs are recorded as model-health outcomes (``OutcomeRecorder``):
+/// them, and whose loads and runs are recorded as model-health outcomes (`OutcomeRecorder`):
 /// every vision task gets both, whichever interpreter does the work.
 struct RecordedRuntime {
     let base: any TensorRunnerFactory
@@ -64,7 +64,7 @@ private final class CheckedRunner: TensorRunner {
 
     /// The outputs, when there is one per declared output, each of its type and shape (a dynamic
     /// dimension, -1 in the signature, may take any size) with exactly the bytes that shape needs.
-    /// - Throws: ``DepotError`` (`signature_mismatch`) naming the output that does not fit.
+    /// - Throws: `DepotError` (`signature_mismatch`) naming the output that does not fit.
     static func checked(_ outputs: [TensorValue], against declared: [TFLiteTensor]) throws(DepotError) -> [TensorValue] {
         guard outputs.count == declared.count else {
             throw DepotError(.signatureMismatch, "The runtime returned \(outputs.count) outputs; the model declares \(declared.count).")

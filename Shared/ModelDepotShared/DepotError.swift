@@ -13,7 +13,7 @@
 /// ```
 public struct DepotError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
     /// A stable, machine-readable error code: every code any part of ModelDepot raises, in one
-    /// list, so that each has its HTTP status (``status`` on the server) without a default.
+    /// list, so that each has its HTTP status (`status` on the server) without a default.
     public enum Code: String, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
         // MARK: The server and its API
         /// A model name breaks the naming rules.

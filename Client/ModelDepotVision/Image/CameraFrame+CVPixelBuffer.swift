@@ -8,7 +8,7 @@ extension CameraFrame {
     /// - Parameters:
     ///   - buffer: The frame, as `AVCaptureVideoDataOutput` delivers it.
     ///   - orientation: What stands the frame upright.
-    /// - Throws: ``DepotError`` (`invalid_image`) for another pixel format or planes that do not hold their rows.
+    /// - Throws: `DepotError` (`invalid_image`) for another pixel format or planes that do not hold their rows.
     public static func upright(_ buffer: CVPixelBuffer, orientation: FrameOrientation) throws(DepotError) -> PixelBuffer {
         let matrix = CVBufferCopyAttachment(buffer, kCVImageBufferYCbCrMatrixKey, nil) as? String
         let (format, space, range) = try layout(pixelFormat: CVPixelBufferGetPixelFormatType(buffer), matrix: matrix)

@@ -3,11 +3,11 @@ import ModelDepotShared
 extension CameraFrame {
     /// How a Core Video pixel buffer's pixels are laid out, from its pixel format type (a
     /// four-character code) and its `kCVImageBufferYCbCrMatrixKey` attachment: the decisions
-    /// behind ``upright(_:orientation:)``, made here so they are tested on every platform.
+    /// behind `upright(_:orientation:)`, made here so they are tested on every platform.
     /// - Parameters:
     ///   - pixelFormat: `CVPixelBufferGetPixelFormatType`: `'BGRA'`, `'420f'` or `'420v'`.
     ///   - matrix: The YCbCr matrix attachment's value (`ITU_R_709_2`, `ITU_R_601_4`, …), if any.
-    /// - Throws: ``DepotError`` (`invalid_image`) for another pixel format.
+    /// - Throws: `DepotError` (`invalid_image`) for another pixel format.
     public static func layout(pixelFormat: UInt32, matrix: String?) throws(DepotError) -> (Format, ColorSpace, ColorRange) {
         // An iPhone camera's YUV is BT.709 unless the buffer says otherwise (AVFoundation attaches the matrix).
         let space: ColorSpace = matrix.map { $0.contains("601") ? .bt601 : .bt709 } ?? .bt709

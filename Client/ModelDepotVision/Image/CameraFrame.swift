@@ -72,7 +72,7 @@ public struct CameraFrame: Sendable {
 
     /// Checks that every plane holds its rows; the last row of a plane need not be padded to
     /// its stride.
-    /// - Throws: ``DepotError`` (`invalid_image`) naming the plane and what it lacks.
+    /// - Throws: `DepotError` (`invalid_image`) naming the plane and what it lacks.
     public init(width: Int, height: Int, format: Format, planes: [Plane], colorSpace: ColorSpace = .bt601,
                 colorRange: ColorRange = .video, orientation: FrameOrientation = .up) throws(DepotError) {
         try Self.check(width: width, height: height, format: format, planes: planes.map { ($0.bytes.count, $0.rowStride) })
@@ -147,7 +147,7 @@ public struct CameraFrame: Sendable {
     /// The upright RGB image of a frame whose planes lie in memory the caller keeps valid for the
     /// call (a locked `CVPixelBuffer`, a camera's image planes): read in place, converted as
     /// ``upright()`` converts a frame, with the same checks.
-    /// - Throws: ``DepotError`` (`invalid_image`) naming the plane and what it lacks.
+    /// - Throws: `DepotError` (`invalid_image`) naming the plane and what it lacks.
     public static func upright(width: Int, height: Int, format: Format, planes: [PlaneView], colorSpace: ColorSpace = .bt601,
                                colorRange: ColorRange = .video, orientation: FrameOrientation = .up) throws(DepotError) -> PixelBuffer {
         try check(width: width, height: height, format: format, planes: planes.map { ($0.bytes.count, $0.rowStride) })

@@ -141,8 +141,8 @@ struct PNGDecoder {
 }
 
 extension PixelBuffer {
-    /// Decodes a PNG image (see ``PNGDecoder``).
-    /// - Throws: ``DepotError`` (`invalid_image`) naming what is wrong or not supported.
+    /// Decodes a PNG image (see `PNGDecoder`).
+    /// - Throws: `DepotError` (`invalid_image`) naming what is wrong or not supported.
     public init(png bytes: [UInt8]) throws(DepotError) {
         self = try PNGDecoder.decode(bytes)
     }

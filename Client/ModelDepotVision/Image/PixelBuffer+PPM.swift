@@ -3,7 +3,7 @@ import ModelDepotShared
 extension PixelBuffer {
     /// Decodes a binary PPM (`P6`, RGB) or PGM (`P5`, grey, expanded to RGB) with a maximum value
     /// of 255; `#` comments in the header are skipped.
-    /// - Throws: ``DepotError`` (`invalid_image`) naming what is wrong.
+    /// - Throws: `DepotError` (`invalid_image`) naming what is wrong.
     public init(ppm bytes: [UInt8]) throws(DepotError) {
         var position = 2
         func number(_ what: String) throws(DepotError) -> Int {

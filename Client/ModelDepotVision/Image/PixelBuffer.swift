@@ -28,7 +28,7 @@ public struct PixelBuffer: Sendable, Hashable {
     public let bytes: [UInt8]
 
     /// Wraps pixels.
-    /// - Throws: ``DepotError`` (`invalid_image`) when the sizes are not positive, too large, or
+    /// - Throws: `DepotError` (`invalid_image`) when the sizes are not positive, too large, or
     ///   do not match the bytes.
     public init(width: Int, height: Int, format: Format, bytes: [UInt8]) throws(DepotError) {
         guard width > 0, height > 0, width <= Self.maximumPixels / height else {
@@ -44,7 +44,7 @@ public struct PixelBuffer: Sendable, Hashable {
     }
 
     /// Reads a PNG or binary PPM/PGM file, told apart by their first bytes.
-    /// - Throws: ``DepotError``: `file_unreadable`, or `invalid_image` naming what is wrong.
+    /// - Throws: `DepotError`: `file_unreadable`, or `invalid_image` naming what is wrong.
     public init(contentsOfFile path: String) throws(DepotError) {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw DepotError(.fileUnreadable, "Could not read the image '\(path)'.")
@@ -69,12 +69,12 @@ public struct PixelBuffer: Sendable, Hashable {
     }
 
     /// A part of the image (or all of it), resized as the TFLite Task Library resizes images
-    /// (see ``BilinearScaler``): whole, ignoring the aspect ratio.
+    /// (see `BilinearScaler`): whole, ignoring the aspect ratio.
     /// - Parameters:
-    ///   - width: The new width.
-    ///   - height: The new height.
+    ///   - newWidth: The new width.
+    ///   - newHeight: The new height.
     ///   - region: The part to resize; the whole image when `nil`.
-    /// - Throws: ``DepotError`` (`invalid_image`) for a region outside the image or a size that is not positive.
+    /// - Throws: `DepotError` (`invalid_image`) for a region outside the image or a size that is not positive.
     public func resized(width newWidth: Int, height newHeight: Int, region: PixelRegion? = nil) throws(DepotError) -> PixelBuffer {
         let area = region ?? PixelRegion(x: 0, y: 0, width: width, height: height)
         guard area.width > 0, area.height > 0, area.x >= 0, area.y >= 0, area.x + area.width <= width, area.y + area.height <= height else {

@@ -11,7 +11,7 @@ struct AutoMLSettings: Decodable {
     var outputTensorRepresentation: [String]?
 
     /// Reads the settings of a model's `automl` companion file, if it has one.
-    /// - Throws: ``DepotError`` (`invalid_companion_file`) when the file is not such settings.
+    /// - Throws: `DepotError` (`invalid_companion_file`) when the file is not such settings.
     static func of(_ model: VerifiedModel) throws(DepotError) -> AutoMLSettings? {
         guard let url = model.companionFile(named: "automl") else { return nil }
         guard let data = FileManager.default.contents(atPath: url.path),

@@ -49,7 +49,7 @@ extension CustomObjectDetector {
             self.maxPerObjectLabelCount = maxPerObjectLabelCount
         }
 
-        /// - Throws: ``DepotError`` (`invalid_options`) naming the option and its value.
+        /// - Throws: `DepotError` (`invalid_options`) naming the option and its value.
         func validate(hasClassifier: Bool) throws(DepotError) {
             for (name, value) in [("classificationConfidenceThreshold", classificationConfidenceThreshold), ("detectionScoreThreshold", detectionScoreThreshold)] {
                 if let value, !(0...1).contains(value) {

@@ -4,7 +4,7 @@ import ModelDepotShared
 /// ML Kit's "detect, track and classify objects with a custom classification model": a
 /// detection model from the depot proposes objects (its classes ignored), stream mode tracks
 /// them across frames (``ObjectTracker``) and gives each an id, and the app's classifier labels
-/// each object's box. Both models are ``VerifiedModel``s, downloaded or bundled.
+/// each object's box. Both models are `VerifiedModel`s, downloaded or bundled.
 ///
 /// ```swift
 /// var options = CustomObjectDetector.Options(shouldEnableMultipleObjects: true, shouldEnableClassification: true)
@@ -39,7 +39,7 @@ public final class CustomObjectDetector: @unchecked Sendable {
     ///   - runtime: The interpreter that runs both models.
     ///   - options: ML Kit's options, and ours.
     ///   - outcomes: Where both models' loads, runs and latencies are recorded.
-    /// - Throws: ``DepotError``: `invalid_options`; `unsupported_model` for a model the task cannot
+    /// - Throws: `DepotError`: `invalid_options`; `unsupported_model` for a model the task cannot
     ///   use; the runtime's failures.
     public init(detector: VerifiedModel, classifier: VerifiedModel? = nil, runtime: any TensorRunnerFactory,
                 options: Options = Options(), outcomes: OutcomeRecorder? = nil) throws {

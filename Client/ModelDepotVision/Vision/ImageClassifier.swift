@@ -55,7 +55,7 @@ public final class ImageClassifier: @unchecked Sendable {
     ///   - options: What a classification returns.
     ///   - outcomes: Where to record the load, each run and its latency (`ModelDownloader.outcomes`);
     ///     a model the task cannot use is recorded as a load failure.
-    /// - Throws: ``DepotError``: `unsupported_model` for other inputs or outputs; the runtime's failures.
+    /// - Throws: `DepotError`: `unsupported_model` for other inputs or outputs; the runtime's failures.
     public convenience init(model: VerifiedModel, runtime: any TensorRunnerFactory, options: Options = Options(),
                             outcomes: OutcomeRecorder? = nil) throws {
         try self.init(checking: model, runtime: RecordedRuntime(base: runtime, outcomes: outcomes), options: options)
@@ -93,7 +93,7 @@ public final class ImageClassifier: @unchecked Sendable {
     ///   - region: The part of the image to classify; the whole image when `nil`.
     /// - Returns: At most `maximumResults` categories scoring at least the threshold, best first
     ///   (equal scores by index).
-    /// - Throws: ``DepotError`` for a region outside the image, or the runtime's failures.
+    /// - Throws: `DepotError` for a region outside the image, or the runtime's failures.
     public func classify(_ image: PixelBuffer, region: PixelRegion? = nil) throws -> [Category] {
         let resized = try image.rgb().resized(width: input.width, height: input.height, region: region)
         let outputs = try runner.run([input.value(for: resized)])

@@ -15,7 +15,7 @@ struct ImageTensorInput {
     let width: Int
     let height: Int
 
-    /// - Throws: ``DepotError`` (`unsupported_model`) when the input is not an image tensor this reads.
+    /// - Throws: `DepotError` (`unsupported_model`) when the input is not an image tensor this reads.
     init(tensor: TFLiteTensor, metadata: TFLiteTensorMetadata?) throws(DepotError) {
         let shape = tensor.shape
         guard shape.count == 4, shape[0] == 1, shape[3] == 3, shape[1] > 0, shape[2] > 0 else {
@@ -31,7 +31,7 @@ struct ImageTensorInput {
     }
 
     /// The first input of a model, with the metadata of that input.
-    /// - Throws: ``DepotError`` (`unsupported_model`) when the model has no image input.
+    /// - Throws: `DepotError` (`unsupported_model`) when the model has no image input.
     init(firstInputOf model: TFLiteModelDescription) throws(DepotError) {
         guard let image = model.inputs.first else { throw DepotError(.unsupportedModel, "The model has no input.") }
         try self.init(tensor: image, metadata: model.modelMetadata?.subgraphs.first?.inputs.first)

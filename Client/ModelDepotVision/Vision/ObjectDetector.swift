@@ -76,7 +76,7 @@ public final class ObjectDetector: @unchecked Sendable {
     ///   - options: What a detection returns.
     ///   - outcomes: Where to record the load, each run and its latency (`ModelDownloader.outcomes`);
     ///     a model the task cannot use is recorded as a load failure.
-    /// - Throws: ``DepotError``: `unsupported_model` for other inputs or outputs, `invalid_companion_file`
+    /// - Throws: `DepotError`: `unsupported_model` for other inputs or outputs, `invalid_companion_file`
     ///   for `tflite_metadata.json` that contradicts the model; the runtime's failures.
     public convenience init(model: VerifiedModel, runtime: any TensorRunnerFactory, options: Options = Options(),
                             outcomes: OutcomeRecorder? = nil) throws {
@@ -151,7 +151,7 @@ public final class ObjectDetector: @unchecked Sendable {
     ///     given in the whole image's pixels.
     /// - Returns: The detections scoring at least the threshold, in the model's order (best first),
     ///   at most `maximumResults`.
-    /// - Throws: ``DepotError`` for a region outside the image, or the runtime's failures.
+    /// - Throws: `DepotError` for a region outside the image, or the runtime's failures.
     public func detect(_ image: PixelBuffer, region: PixelRegion? = nil) throws -> [Detection] {
         try detect(image, region: region, minimumScore: threshold)
     }

@@ -5,7 +5,10 @@ extension Patch {
     /// inflated into temporary files first, then read in step with the old file, 1 MiB at a
     /// time: memory stays bounded whatever the files' sizes or the patch's claims.
     /// - Parameters:
+    ///   - patch: The patch's bytes, as the server made them.
+    ///   - old: The file the patch starts from.
     ///   - newSize: The size the manifest signed for the new file.
+    ///   - output: Where the new file is written, from its start.
     ///   - temporaryDirectory: Where the inflated streams are kept while applying (removed after).
     /// - Throws: ``DepotError`` `invalid_patch` for a patch that does not fit `old`, `newSize` or
     ///   itself; `file_unreadable` when a temporary file cannot be written or read.

@@ -1,6 +1,6 @@
 /// Gives the objects a detector finds in a stream of frames ids that stay the same while they
 /// stay in view: ByteTrack's method (Zhang et al., 2022). Each track's box moves with a constant
-/// velocity (``BoxKalmanFilter``); each frame, confident detections are paired with the tracks'
+/// velocity (`BoxKalmanFilter`); each frame, confident detections are paired with the tracks'
 /// predicted boxes by IoU (least total cost), then the weak ones keep the tracks they overlap
 /// alive (an object partly hidden scores low before it vanishes); an unpaired confident detection
 /// starts a track, reported once a second frame confirms it (at once in the first frame); a
