@@ -75,7 +75,10 @@ public final class LiteRTLibrary: @unchecked Sendable {
         destroyEnvironment = try symbol("LiteRtDestroyEnvironment", as: Destroy.self)
     }
 
-    deinit { dlclose(handle) }
+    // No `dlclose` when the library goes: LiteRT's worker threads (XNNPACK's pool) outlive the
+    // interpreters that started them, and unloading their code under them crashed the process at
+    // exit (seen with an interpreter that failed to load). dlopen counts references, so loading
+    // the same path again costs nothing; the library stays mapped until the process ends.
 }
 
 extension LiteRTLibrary: ModelInterpreterFactory {

@@ -31,9 +31,14 @@ import Testing
         let show = try Command.depot(["models", "show", "flowers", "--json"], environment: env).decode(ModelSummary.self)
         #expect(show.versionCount == 1 && show.publishedVersion == 1)
 
+        let version = try Command.depot(["--version"], environment: [:])
+        #expect(version.status == 0 && version.text == "\(modelDepotVersion)\n", "\(version.text) \(version.error)")
+        let health = try Command.curl(["\(server.url.absoluteString)/healthz"]).text
+        #expect(health.contains("\"version\":\"\(modelDepotVersion)\""), "the server says which version it runs: \(health)")
+
         let refused = try Command.depot(["models", "delete", "flowers"], environment: env)
         #expect(refused.status == 1)
-        #expect(refused.error.contains("pass force"))
+        #expect(refused.error.contains("depot models delete flowers --force"))
         #expect(try Command.depot(["models", "delete", "flowers", "--force"], environment: env).status == 0)
     }
 

@@ -136,6 +136,20 @@ struct ClassifyExampleEndToEndTests {
         #expect(neither.error.contains("Give either --image or --input."))
     }
 
+    @Test func aModelTheTaskCannotUseEndsWithItsErrorNotACrash() throws {
+        let published = try PublishedModel(["float_classifier"])
+        defer { withExtendedLifetime(published) {} }
+        let image = Binaries.repository.appendingPathComponent("Tests/Fixtures/images/scene_50x37.png").path
+        for _ in 0..<3 {
+            let output = try Subprocess.run(Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-classify"), [
+                "--server", published.server.url.absoluteString, "--key", published.appKey, "--root-key", published.root.publicKey, "--model", "flowers",
+                "--image", image, "--litert", try LiteRTRuntime.libraryPath(), "--cache", published.scratch.path("cache"),
+            ])
+            #expect(output.status == 1, "exits with the error's code, not a signal: \(output.status) \(output.error.suffix(300))")
+            #expect(output.error.contains("unsupported_model"), "\(output.error.suffix(300))")
+        }
+    }
+
     @Test func detectExamplePrintsLabelledBoxes() throws {
         let published = try PublishedModel([])
         defer { withExtendedLifetime(published) {} }

@@ -2,12 +2,13 @@ import Foundation
 @testable import ModelDepotServer
 import Hummingbird
 import HummingbirdTesting
+import ModelDepotShared
 import Testing
 
 @Suite struct OperationsAPITests {
     @Test func healthReadinessAndMetricsAnswerWithoutAKey() async throws {
         try await TestServer().run { client in
-            #expect(try await client.request(.get, "/healthz", headers: [:]).text == #"{"status":"ok"}"#)
+            #expect(try await client.request(.get, "/healthz", headers: [:]).text == #"{"status":"ok","version":"\#(modelDepotVersion)"}"#)
             #expect(try await client.request(.get, "/readyz", headers: [:]).status == .ok)
             try await client.createModel("flowers")
             _ = try await client.upload("float_classifier", to: "flowers")
@@ -20,6 +21,7 @@ import Testing
             #expect(metrics.contains(#"depot_http_requests_total{route="/v1/models/{name}/manifest",method="GET",status="304"} 3"#))
             #expect(metrics.contains(#"depot_uploads_total{result="stored"} 1"#))
             #expect(metrics.contains("depot_manifest_not_modified_ratio 0.75"))
+            #expect(metrics.contains(#"depot_build_info{version="\#(modelDepotVersion)"} 1"#))
         }
     }
 

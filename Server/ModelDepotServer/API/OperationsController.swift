@@ -9,7 +9,7 @@ struct OperationsController {
     let metrics: ServerMetrics
 
     func register(in router: some RouterMethods<AppRequestContext>) {
-        router.get("healthz") { _, _ in try JSONResponse.make(["status": "ok"]) }
+        router.get("healthz") { _, _ in try JSONResponse.make(["status": "ok", "version": modelDepotVersion]) }
         router.get("readyz", use: ready)
         router.get("metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

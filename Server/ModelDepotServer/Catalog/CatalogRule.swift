@@ -30,7 +30,7 @@ enum CatalogRule {
 
     /// A model with versions is deleted only with `force`.
     static func modelHasVersions(_ name: ModelName, count: Int) -> DepotError {
-        DepotError(.conflict, "Model '\(name)' has \(count) version(s). Delete them first, or pass force to delete the model with all its versions.")
+        DepotError(.conflict, "Model '\(name)' has \(count) version(s). Delete them first, or delete the model with all its versions: 'depot models delete \(name) --force' (DELETE with ?force=true).")
     }
 
     /// The last working admin token is never revoked.

@@ -1,3 +1,4 @@
+import ModelDepotShared
 import Synchronization
 
 /// Counters for `/metrics` in Prometheus' text format: requests by route, method and status,
@@ -103,6 +104,9 @@ final class ServerMetrics: Sendable {
             "# HELP depot_request_log_dropped_total Request log lines dropped because requests came faster than the log was written.",
             "# TYPE depot_request_log_dropped_total counter",
             "depot_request_log_dropped_total \(requestLog.dropped)",
+            "# HELP depot_build_info The server's ModelDepot version, in its label; always 1.",
+            "# TYPE depot_build_info gauge",
+            "depot_build_info{version=\"\(modelDepotVersion)\"} 1",
         ]
         return lines.joined(separator: "\n") + "\n"
     }
