@@ -21,13 +21,20 @@ import Testing
         }
     }
 
-    @Test func aDownloadTheAppWasTerminatedDuringIsInstalledAfterTheRelaunch() async throws {
+    /// A published model, a downloader with a background session, and a call for the model
+    /// (allowed in the background) waiting on the task it handed to the session.
+    static func downloadHandedToTheSession() async throws -> (PublishedModel, ReplayingBackgroundSession, ModelDownloader,
+                                                              Task<VerifiedModel, any Error>, ReplayingBackgroundSession.Started) {
         let published = try await PublishedModel.started()
-        defer { withExtendedLifetime(published) {} }
         let session = ReplayingBackgroundSession()
-        let before = try published.downloader { $0.backgroundSession = session }
-        let waiting = Task { try await before.model(named: "flowers", conditions: Self.background) }
-        let task = try #require(await session.nextStart())
+        let downloader = try published.downloader { $0.backgroundSession = session }
+        let waiting = Task { try await downloader.model(named: "flowers", conditions: background) }
+        return (published, session, downloader, waiting, try #require(await session.nextStart()))
+    }
+
+    @Test func aDownloadTheAppWasTerminatedDuringIsInstalledAfterTheRelaunch() async throws {
+        let (published, session, _, waiting, task) = try await Self.downloadHandedToTheSession()
+        defer { withExtendedLifetime(published) {} }
         let size = try Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier"))).count
         #expect(task.request.value(forHTTPHeaderField: "Range") == "bytes=0-\(size - 1)", "the whole file as one task")
         #expect(task.request.value(forHTTPHeaderField: "Authorization") == "Bearer \(published.appKey)")
@@ -60,12 +67,8 @@ import Testing
     }
 
     @Test func whileTheAppWaitsTheSessionsFileIsCheckedAndInstalled() async throws {
-        let published = try await PublishedModel.started()
+        let (published, session, _, waiting, _) = try await Self.downloadHandedToTheSession()
         defer { withExtendedLifetime(published) {} }
-        let session = ReplayingBackgroundSession()
-        let downloader = try published.downloader { $0.backgroundSession = session }
-        let waiting = Task { try await downloader.model(named: "flowers", conditions: Self.background) }
-        _ = await session.nextStart()
         try await session.deliver()
         #expect(try await waiting.value.sha256 == (try Self.publishedSHA256))
         #expect(session.tasksStarted.count == 1)
@@ -88,12 +91,8 @@ import Testing
 
     @Test(arguments: Tampering.allCases)
     func bytesTheSessionBroughtThatAreNotTheFileAreNeverInstalled(_ tampering: Tampering) async throws {
-        let published = try await PublishedModel.started()
+        let (published, session, downloader, waiting, _) = try await Self.downloadHandedToTheSession()
         defer { withExtendedLifetime(published) {} }
-        let session = ReplayingBackgroundSession()
-        let downloader = try published.downloader { $0.backgroundSession = session }
-        let waiting = Task { try await downloader.model(named: "flowers", conditions: Self.background) }
-        _ = await session.nextStart()
         try await session.deliver(tamper: { file in
             var bytes = try Data(contentsOf: file)
             switch tampering {
@@ -116,12 +115,8 @@ import Testing
     }
 
     @Test func anAnswerFromAnOriginTheAppDoesNotAllowIsDiscarded() async throws {
-        let published = try await PublishedModel.started()
+        let (published, session, _, waiting, _) = try await Self.downloadHandedToTheSession()
         defer { withExtendedLifetime(published) {} }
-        let session = ReplayingBackgroundSession()
-        let downloader = try published.downloader { $0.backgroundSession = session }
-        let waiting = Task { try await downloader.model(named: "flowers", conditions: Self.background) }
-        _ = await session.nextStart()
         try await session.deliver(from: URL(string: "https://cdn.attacker.example/blob"))
         await #expect { try await waiting.value } throws: { error in
             guard let error = error as? DepotError else { return false }
