@@ -110,11 +110,13 @@ import Testing
     @Test func theCLISendsTheDigestAsATrailer() throws {
         let scratch = try Scratch()
         let recorder = """
-            import hashlib, json, socket, sys
+            import hashlib, json, os, socket, sys
             listener = socket.socket()
             listener.bind(("127.0.0.1", 0))
             listener.listen(1)
-            open(sys.argv[1] + ".port", "w").write(str(listener.getsockname()[1]))
+            # Written whole, then renamed: the test reads the file as soon as it exists.
+            open(sys.argv[1] + ".port.tmp", "w").write(str(listener.getsockname()[1]))
+            os.replace(sys.argv[1] + ".port.tmp", sys.argv[1] + ".port")
             connection, _ = listener.accept()
             connection.settimeout(30)
             data = b""
