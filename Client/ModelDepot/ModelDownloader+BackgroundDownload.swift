@@ -44,12 +44,8 @@ extension ModelDownloader {
         } catch {
             throw DepotError(.unavailable, "\(what) was interrupted: \(error.localizedDescription). It resumes from byte \(range.lowerBound) next time.")
         }
-        let source = response.url ?? url
         do {
-            if url.scheme?.lowercased() == "https", source.scheme?.lowercased() != "https" {
-                throw DepotError(.insecureRedirect, "\(what) was redirected from \(Origin(url).map(String.init(describing:)) ?? "https") to \(source.absoluteString.prefix(200)), from https to http; its bytes were discarded.")
-            }
-            try checkOrigin(source, what: "\(what) was redirected to a URL that", otherwise: "its bytes were discarded")
+            try checkRedirect(from: url, to: response.url ?? url, what: what, otherwise: "its bytes were discarded")
         } catch {
             try? FileManager.default.removeItem(at: body)
             throw error

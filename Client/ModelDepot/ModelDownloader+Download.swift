@@ -49,12 +49,21 @@ extension ModelDownloader {
         return url
     }
 
-    func checkOrigin(_ url: URL, what: String, otherwise consequence: String = "it was not fetched") throws {
+    private func checkOrigin(_ url: URL, what: String, otherwise consequence: String = "it was not fetched") throws {
         let origin = Origin(url)
         guard let origin, origin == Origin(configuration.serverURL) || configuration.allowedDownloadOrigins.contains(where: { Origin($0) == origin }) else {
             let named = origin?.description ?? String(url.absoluteString.prefix(200))
             throw DepotError(.originNotAllowed, "\(what) is on \(named), which is neither the server's origin nor in allowedDownloadOrigins; \(consequence).")
         }
+    }
+
+    /// A redirect the app allows: never from `https` to `http`, and only to the server's origin or
+    /// one in `allowedDownloadOrigins`. `consequence` says what became of the answer otherwise.
+    func checkRedirect(from source: URL, to target: URL, what: String, otherwise consequence: String) throws {
+        if source.scheme?.lowercased() == "https", target.scheme?.lowercased() != "https" {
+            throw DepotError(.insecureRedirect, "\(what) was redirected from \(Origin(source).map(String.init(describing:)) ?? "https") to \(target.absoluteString.prefix(200)), from https to http; \(consequence).")
+        }
+        try checkOrigin(target, what: "A redirect of \(what.prefix(1).lowercased() + what.dropFirst())", otherwise: consequence)
     }
 
     /// Waits (up to the conditions' bound) until they hold; fails at once without enough space.
@@ -211,10 +220,7 @@ extension ModelDownloader {
                   let next = URL(string: location, relativeTo: target)?.absoluteURL else {
                 throw DepotError(.unavailable, "\(what) was redirected (\(response.statusCode)) without a Location to follow.")
             }
-            if target.scheme?.lowercased() == "https", next.scheme?.lowercased() != "https" {
-                throw DepotError(.insecureRedirect, "\(what) was redirected from \(Origin(target).map(String.init(describing:)) ?? "https") to \(next.absoluteString.prefix(200)), from https to http; it was not followed.")
-            }
-            try checkOrigin(next, what: "A redirect of \(what.prefix(1).lowercased() + what.dropFirst())")
+            try checkRedirect(from: target, to: next, what: what, otherwise: "it was not followed")
             target = next
         }
         throw DepotError(.unavailable, "\(what) was redirected more than \(configuration.maximumRedirects) times (maximumRedirects); it was not followed further.")

@@ -30,12 +30,12 @@ struct FirebaseExport {
     struct Resource: Decodable {
         struct State: Decodable { var published: Bool? }
         struct TFLite: Decodable { var gcsTfliteUri: String? }
-        var name: String?
+        var name: String? = nil
         var displayName: String
-        var tags: [String]?
-        var state: State?
-        var modelHash: String?
-        var tfliteModel: TFLite?
+        var tags: [String]? = nil
+        var state: State? = nil
+        var modelHash: String? = nil
+        var tfliteModel: TFLite? = nil
     }
 
     private struct ResourceList: Decodable { var models: [Resource] }
@@ -49,25 +49,23 @@ struct FirebaseExport {
     init(folder: String?, resources json: String?) throws(DepotError) {
         let directory = folder ?? json.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path } ?? "."
         let files = try Self.modelFiles(in: directory)
-        guard let json else {
-            entries = Self.named(files.map { file in
-                Entry(displayName: URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent, resource: nil, tags: [],
-                      published: true, modelHash: nil, file: file, name: .failure(DepotError(.invalidName, "")))
-            })
-            unlisted = []
-            return
+        // Without the JSON, each file stands for a published model named after it.
+        let resources = try json.map { path throws(DepotError) in try Self.resources(in: path) } ?? files.map { file in
+            Resource(displayName: URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent, state: .init(published: true),
+                     tfliteModel: .init(gcsTfliteUri: file))
         }
-        let resources = try Self.resources(in: json)
         let byName = Dictionary(files.map { (URL(fileURLWithPath: $0).lastPathComponent, $0) }, uniquingKeysWith: { first, _ in first })
+        var sharing: [String: Int] = [:]
+        for resource in resources { sharing[resource.displayName.lowercased(), default: 0] += 1 }
         var used: Set<String> = []
-        entries = Self.named(resources.map { resource in
+        entries = resources.map { resource in
             let candidates = [resource.displayName + ".tflite", resource.tfliteModel?.gcsTfliteUri.map { URL(fileURLWithPath: $0).lastPathComponent }]
             let file = candidates.compactMap { $0 }.lazy.compactMap { byName[$0] }.first
             if let file { used.insert(file) }
             return Entry(displayName: resource.displayName, resource: resource.name, tags: resource.tags ?? [],
                          published: resource.state?.published ?? false, modelHash: resource.modelHash, file: file,
-                         name: .failure(DepotError(.invalidName, "")))
-        })
+                         name: Self.name(for: resource.displayName, sharedBy: sharing[resource.displayName.lowercased(), default: 0]))
+        }
         unlisted = files.filter { !used.contains($0) }
     }
 
@@ -98,22 +96,16 @@ struct FirebaseExport {
         }
     }
 
-    /// Gives each entry its ModelDepot name: its display name in lower case, when that is a valid
-    /// name no other entry maps to.
-    private static func named(_ entries: [Entry]) -> [Entry] {
-        var counts: [String: Int] = [:]
-        for entry in entries { counts[entry.displayName.lowercased(), default: 0] += 1 }
-        return entries.map { entry in
-            var entry = entry
-            let lowered = entry.displayName.lowercased()
-            entry.name = Result { () throws(DepotError) -> ModelName in
-                let name = try ModelName(lowered)
-                guard counts[lowered] == 1 else {
-                    throw DepotError(.conflict, "Several Firebase models become '\(lowered)' in lower case; rename all but one in Firebase (or the files) and import again.")
-                }
-                return name
+    /// A display name's ModelDepot name: the display name in lower case, when that is a valid name
+    /// no other Firebase model maps to.
+    private static func name(for displayName: String, sharedBy count: Int) -> Result<ModelName, DepotError> {
+        Result { () throws(DepotError) -> ModelName in
+            let lowered = displayName.lowercased()
+            let name = try ModelName(lowered)
+            guard count == 1 else {
+                throw DepotError(.conflict, "Several Firebase models become '\(lowered)' in lower case; rename all but one in Firebase (or the files) and import again.")
             }
-            return entry
+            return name
         }
     }
 }
