@@ -31,11 +31,8 @@ extension Depot {
             @Option(help: "Limit an app key to this model; repeat for several.") var model: [String] = []
             @Flag(help: "Print JSON: {\"id\", \"secret\", ...}.") var json = false
 
-            func validate() throws {
-                if !app, !model.isEmpty { throw ValidationError("--model limits app keys only; add --app.") }
-            }
-
             func run() async throws {
+                if !app, !model.isEmpty { throw ValidationError("--model limits app keys only; add --app.") }
                 let creation = AccessKeyCreation(kind: app ? .app : .admin, name: name,
                                                  models: model.isEmpty ? nil : try model.map { name throws(DepotError) in try ModelName(name) })
                 let key = try await connection.client().post("/v1/admin/keys", json: creation, as: CreatedAccessKey.self)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ModelDepotServer
 import ModelDepotShared
 
 extension Depot {
@@ -31,8 +32,12 @@ extension Depot {
             @Flag(help: "Print JSON (ranges in basis points).") var json = false
 
             func run() async throws {
-                let rollout = try await connection.client().get(try Rollouts.path(model), as: Rollout.self)
-                print(json ? try JSONOutput.string(rollout) : RolloutText(rollout: rollout).rendered)
+                let client = try connection.client()
+                let rollout = try await client.get(try Rollouts.path(model), as: Rollout.self)
+                if json { return print(try JSONOutput.string(rollout)) }
+                let versions = try await client.get("/v1/admin/models/\(try ModelName(model))/versions", as: ModelVersionList.self).versions
+                let segments = RolloutSegments(rollout, newestPublished: versions.filter(\.published).map(\.version).max())
+                print(RolloutText(rollout: rollout).rendered + "\n\nwho gets what, in order:\n" + TerminalText.lines(segments.lines.map { "  " + $0 }))
             }
         }
 
@@ -45,7 +50,9 @@ extension Depot {
                       depot rollout set flowers --split 7=90,8=10 --when platform=ios --rule ios-canary
                       depot rollout set flowers --split 7=50,8=50 --when 'appVersion>=3.2.0' --rule new-app
 
-                    Changing a rule's percentages keeps the devices of versions whose share stays or grows.
+                    Changing a rule's percentages keeps the devices of versions whose share stays or grows. Name the
+                    control first: devices without an installation id get the rule's first version. A rule that an
+                    earlier rule leaves no device to is refused (--allow-shadowed keeps it, listed as unreachable).
                     """
             )
             @OptionGroup var connection: ConnectionOptions
@@ -54,23 +61,23 @@ extension Depot {
             @Option(help: "Versions and percentages, e.g. 7=90,8=10 (adding up to 100).") var split: String?
             @Option(help: "A condition, e.g. platform=ios, 'appVersion>=3.2.0', 'country in US,CA'; repeat for several.") var when: [String] = []
             @Option(help: "The rule's name.") var rule = "main"
+            @Flag(help: "Keep the rule even when an earlier rule takes every device it would match (it is then listed as unreachable).")
+            var allowShadowed = false
             @Flag(help: "Print the resulting rollout as JSON.") var json = false
 
-            func validate() throws {
+            func run() async throws {
                 guard `default` != nil || split != nil else {
                     throw ValidationError("Give --default VERSION, --split VERSION=PERCENT,..., or both.")
                 }
                 if split == nil, !when.isEmpty { throw ValidationError("--when applies to a rule's --split; add --split.") }
-            }
-
-            func run() async throws {
                 let client = try connection.client()
                 var rollout: Rollout?
                 if let version = `default` {
                     rollout = try await client.put(try Rollouts.path(model, "/default"), json: RolloutVersionChoice(version: version), as: Rollout.self)
                 }
                 if let split {
-                    let change = RolloutRuleChange(conditions: when, shares: try Self.shares(split))
+                    var change = RolloutRuleChange(conditions: when, shares: try Self.shares(split))
+                    change.allowShadowed = allowShadowed ? true : nil
                     rollout = try await client.put(try Rollouts.path(model, "/rules/\(rule)"), json: change, as: Rollout.self)
                 }
                 if let rollout { print(json ? try JSONOutput.string(rollout) : RolloutText(rollout: rollout).rendered) }
@@ -194,7 +201,8 @@ struct RolloutText {
         for rule in rollout.rules {
             let conditions = rule.conditions.isEmpty ? "all devices" : rule.conditions.map(\.description).joined(separator: " and ")
             let ranges = rule.split.ranges.map { "v\($0.version) \(Self.percent($0.start))-\(Self.percent($0.end))%" }.joined(separator: ", ")
-            lines.append("rule \(rule.name) (\(rule.id), salt \(rule.salt)): \(conditions): \(ranges)")
+            let unreachable = rollout.unreachableRules[rule.id].map { "; UNREACHABLE: rule '\($0)' before it takes all its devices" } ?? ""
+            lines.append("rule \(rule.name) (\(rule.id), salt \(rule.salt)): \(conditions): \(ranges)\(unreachable)")
         }
         return lines.joined(separator: "\n")
     }

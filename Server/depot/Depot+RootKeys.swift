@@ -59,12 +59,11 @@ extension Depot.Keys {
                     """)
             @OptionGroup var connection: ConnectionOptions
             @Option(help: "The root key file from 'depot keys root generate'.") var rootKey: String
-            @Option(help: "Days until the root document expires (default 365).") var expiresInDays = 365
+            @Option(help: "Days until the root document expires.") var expiresInDays = 365
             @Flag(help: "Print the published root document as JSON.") var json = false
 
-            func validate() throws { try RootKeyFile.validate(days: expiresInDays) }
-
             func run() async throws {
+                try RootKeyFile.validate(days: expiresInDays)
                 let key = try RootKeyFile.read(rootKey)
                 let client = try connection.client()
                 let status = try await client.get("/v1/admin/signing", as: SigningStatus.self)
@@ -130,12 +129,11 @@ extension Depot.Keys {
         @Option(help: "The current root key file.") var rootKey: String
         @Option(help: "A new root key file (from 'depot keys root generate') that replaces the current one.") var newRootKey: String?
         @Flag(help: "Keep the server's manifest key (rotate only the root key or refresh the expiry).") var keepSigningKey = false
-        @Option(help: "Days until the root document expires (default 365).") var expiresInDays = 365
+        @Option(help: "Days until the root document expires.") var expiresInDays = 365
         @Flag(help: "Print the published root document as JSON.") var json = false
 
-        func validate() throws { try RootKeyFile.validate(days: expiresInDays) }
-
         func run() async throws {
+            try RootKeyFile.validate(days: expiresInDays)
             let key = try RootKeyFile.read(rootKey)
             let newKey = try newRootKey.map { path throws(DepotError) in try RootKeyFile.read(path) }
             let client = try connection.client()

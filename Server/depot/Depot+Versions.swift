@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ModelDepotServer
 import ModelDepotShared
 
 extension Depot {
@@ -42,8 +43,9 @@ extension Depot {
             }
             bar.finish()
             let files = version.files.isEmpty ? "" : " with \(version.files.map { "'\($0.name)'" }.joined(separator: ", "))"
-            print(json ? try JSONOutput.string(version)
-                  : "Uploaded '\(name)' version \(version.version) (\(version.size) bytes, sha256 \(version.sha256))\(files)\(version.published ? ", published" : "").")
+            if json { return print(try JSONOutput.string(version)) }
+            print("Uploaded '\(name)' version \(version.version) (\(version.size) bytes, sha256 \(version.sha256))\(files)\(version.published ? ", published" : "").")
+            if version.published { print(try await Publish.effect(of: version.version, model: name, client: client)) }
         }
     }
 
@@ -67,11 +69,8 @@ extension Depot {
         var patches = false
         @Flag(help: "Print JSON.") var json = false
 
-        func validate() throws {
-            if patches && version == nil { throw ValidationError("--patches shows one version's patches: give its number, e.g. 'depot versions \(model) 3 --patches'.") }
-        }
-
         func run() async throws {
+            if patches && version == nil { throw ValidationError("--patches shows one version's patches: give its number, e.g. 'depot versions \(model) 3 --patches'.") }
             let name = try ModelName(model)
             if let version, patches {
                 let client = try connection.client()
@@ -81,7 +80,7 @@ extension Depot {
             }
             if let version {
                 let shown = try await connection.client().get("/v1/admin/models/\(name)/versions/\(version)", as: ModelVersion.self)
-                return print(json ? try JSONOutput.string(shown) : VersionText(version: shown).rendered)
+                return print(json ? try JSONOutput.string(shown) : TerminalText.lines(VersionText(version: shown).lines))
             }
             let list = try await connection.client().get("/v1/admin/models/\(name)/versions", as: ModelVersionList.self)
             if json { return print(try JSONOutput.string(list)) }
@@ -123,8 +122,18 @@ extension Depot {
         @OptionGroup var target: VersionTarget
 
         func run() async throws {
-            let result = try await target.client().post(try target.path("/publish"), as: ModelVersion.self)
+            let client = try target.client()
+            let result = try await client.post(try target.path("/publish"), as: ModelVersion.self)
             print("Published '\(result.model)' version \(result.version).")
+            print(try await Self.effect(of: result.version, model: try ModelName(target.model), client: client))
+        }
+
+        /// What publishing `version` changed for devices, from the rollout and the published versions.
+        static func effect(of version: Int, model: ModelName, client: AdminClient) async throws -> String {
+            let rollout = try await client.get("/v1/admin/models/\(model)/rollout", as: Rollout.self)
+            let published = try await client.get("/v1/admin/models/\(model)/versions", as: ModelVersionList.self).versions.filter(\.published).map(\.version)
+            return RolloutSegments(rollout, newestPublished: published.max())
+                .afterPublishing(version, of: model, previous: published.filter { $0 != version }.max())
         }
     }
 

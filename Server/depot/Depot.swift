@@ -23,28 +23,48 @@ struct Depot: AsyncParsableCommand {
     )
 
     /// Runs a command; maps failures to the documented exit codes (ArgumentParser's usage
-    /// errors to 1 instead of 64).
+    /// errors to 1 instead of 64). Commands check their options at the start of `run()`, not in
+    /// `validate()`: ArgumentParser validates before it reports an unknown option, so a
+    /// mistyped flag would be answered with another complaint.
     static func main() async {
+        let command: any ParsableCommand
         do {
-            var command = try parseAsRoot()
+            command = try parseAsRoot()
+        } catch {
+            exit(for: error, usage: nil)
+        }
+        do {
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
+                var command = command
                 try command.run()
             }
-        } catch let error as DepotError {
+        } catch {
+            exit(for: error, usage: type(of: command))
+        }
+    }
+
+    /// Prints `error` (with `usage`'s usage when it is a usage error thrown while running a
+    /// subcommand; ArgumentParser's own message for parse errors) and exits with its code.
+    private static func exit(for error: any Error, usage command: (any ParsableCommand.Type)?) -> Never {
+        if let error = error as? DepotError {
             printError(error.cause.map { "\(error.message) (\($0))" } ?? error.message)
             Foundation.exit(error.exitCode)
-        } catch {
-            let code = exitCode(for: error)
-            let message = fullMessage(for: error)
-            if code == .success {
-                print(message)
-            } else if !message.isEmpty {
-                FileHandle.standardError.write(Data((message + "\n").utf8))
-            }
-            Foundation.exit(code == .validationFailure ? 1 : code.rawValue)
         }
+        let code = exitCode(for: error)
+        var message = fullMessage(for: error)
+        if let command, code == .validationFailure, ObjectIdentifier(command) != ObjectIdentifier(Depot.self) {
+            let usage = usageString(for: command)
+            let path = usage.prefix { $0 != "[" && $0 != "<" }.trimmingCharacters(in: .whitespaces)
+            message = "Error: \(Self.message(for: error))\nUsage: \(usage)\n  See '\(path) --help' for more information."
+        }
+        if code == .success {
+            print(message)
+        } else if !message.isEmpty {
+            FileHandle.standardError.write(Data((message + "\n").utf8))
+        }
+        Foundation.exit(code == .validationFailure ? 1 : code.rawValue)
     }
 }
 

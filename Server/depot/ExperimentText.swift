@@ -13,7 +13,7 @@ enum ExperimentText {
 
     private static func arm(_ arm: ExperimentResults.Arm) -> String {
         let versions = arm.installations.sorted { Int($0.key) ?? 0 < Int($1.key) ?? 0 }.map { "v\($0.key) \($0.value)" }.joined(separator: ", ")
-        var lines = ["arm \(arm.arm)\(arm.name.map { " (\($0))" } ?? "") — control: version \(arm.control); installations: \(versions)"]
+        var lines = ["\(arm.name.map { "rule \($0) (\(arm.arm))" } ?? "arm \(arm.arm)") — control: version \(arm.control); installations: \(versions)"]
         if let check = arm.sampleRatio {
             let verdict = check.pValue.map { String(format: "p %.4g", $0) } ?? "not enough installations yet"
             lines.append(check.mismatch ? "SAMPLE RATIO MISMATCH (\(verdict)): installations are off the rule's shares; do not trust these results."

@@ -1,3 +1,4 @@
+import ModelDepotServer
 import ModelDepotShared
 
 /// The human-readable form of a ``TFLiteInspection``, as `depot inspect` prints it; the

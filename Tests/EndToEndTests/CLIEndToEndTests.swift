@@ -19,7 +19,8 @@ import Testing
         #expect(first.version == 1 && !first.published && first.notes == "v1")
         #expect(upload.error.isEmpty, "no progress bar without a terminal: \(upload.error)")
 
-        #expect(try Command.depot(["publish", "flowers", "1"], environment: env).text == "Published 'flowers' version 1.\n")
+        #expect(try Command.depot(["publish", "flowers", "1"], environment: env).text
+            .hasPrefix("Published 'flowers' version 1.\nEvery device now gets it: the rollout has no default"))
         let second = try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: env)
         #expect(second.text.hasPrefix("Uploaded 'flowers' version 2 ("))
         let versions = try Command.depot(["versions", "flowers", "--json"], environment: env).decode(ModelVersionList.self)

@@ -47,10 +47,10 @@ import Testing
         try await keys(browser, server: server, console: console)
 
         try await browser.resize(width: 390, height: 844)
-        for page in ["models", "models/flowers", "models/flowers/rollout", "models/flowers/results", "models/flowers/experiment", "keys"] {
+        for page in ["models", "models/flowers", "models/flowers/versions/1", "models/flowers/rollout", "models/flowers/results",
+                     "models/flowers/experiment", "keys"] {
             try await browser.open(console.appendingPathComponent(page))
-            let overflow = try await browser.execute("return document.documentElement.scrollWidth - document.documentElement.clientWidth") as? Int
-            #expect(overflow == 0, "\(page) fits a phone's width (wide tables scroll inside themselves)")
+            try await Self.expectItFitsAPhone(browser, page)
             try await Self.screenshot(browser, page.replacingOccurrences(of: "/", with: "-") + "-phone")
         }
         try await browser.click(".sign-out button")
@@ -59,6 +59,32 @@ import Testing
         try await browser.open(console.appendingPathComponent("models"))
         #expect(try await browser.url.hasSuffix("/console/sign-in"), "signed out")
         await browser.quit()
+    }
+
+    /// At 390 px: nothing scrolls sideways, not the page and not a table in it; every action in a
+    /// table and every warning lies wholly on the screen; chart text is at least 11 px.
+    static func expectItFitsAPhone(_ browser: Browser, _ page: String) async throws {
+        let width = try await browser.execute("return document.documentElement.clientWidth") as? Int ?? 0
+        #expect(width > 300 && width <= 390, "\(page): the viewport is a phone's: \(width)")
+        let overflow = try await browser.execute("return document.documentElement.scrollWidth - document.documentElement.clientWidth") as? Int
+        #expect(overflow == 0, "\(page) fits a phone's width")
+        let wideTables = try await browser.execute("""
+            return Array.from(document.querySelectorAll("table")).filter(t => t.scrollWidth > t.clientWidth + 1).map(t => t.caption ? t.caption.textContent : t.outerHTML.slice(0, 80));
+            """) as? [String] ?? ["?"]
+        #expect(wideTables.isEmpty, "\(page): tables that scroll sideways: \(wideTables)")
+        let offScreen = try await browser.execute("""
+            return Array.from(document.querySelectorAll("td button, td a, .warning")).filter(e => {
+                const r = e.getBoundingClientRect();
+                return r.width === 0 || r.left < 0 || r.right > document.documentElement.clientWidth || e.scrollWidth > e.clientWidth + 1;
+            }).map(e => e.textContent.trim().slice(0, 60));
+            """) as? [String] ?? ["?"]
+        #expect(offScreen.isEmpty, "\(page): actions or warnings not wholly on the screen: \(offScreen)")
+        let smallest = try await browser.execute("""
+            const sizes = Array.from(document.querySelectorAll("svg text")).map(t =>
+                parseFloat(getComputedStyle(t).fontSize) * t.ownerSVGElement.getScreenCTM().a);
+            return sizes.length ? Math.min(...sizes) : 99;
+            """) as? Double ?? 0
+        #expect(smallest >= 11, "\(page): chart text of \(smallest) px")
     }
 
     /// A file picked, uploaded and published with the progress bar at 100%; a file that is not a
@@ -73,9 +99,16 @@ import Testing
         #expect(try await browser.text(of: "#upload-percent") == "100%")
         try await Self.screenshot(browser, "upload")
         try await browser.click("#upload-status a")
-        let page = try await browser.source
-        #expect(page.contains("5 labels: red, green, blue, dark, bright") && page.contains("image float32 [1, 16, 16, 3]"))
+        #expect(try await browser.text(of: "tbody td[data-label=Version]") == "v1")
         try await Self.screenshot(browser, "model")
+        // The version's page: what `depot versions flowers 1` prints.
+        try await browser.click("tbody td[data-label=Version] a")
+        let shown = try await browser.text(of: "pre.version-text")
+        let printed = try Command.depot(["versions", "flowers", "1"], environment: server.environment).text
+        #expect(shown == printed.trimmingCharacters(in: .newlines), "\(shown)\n---\n\(printed)")
+        #expect(shown.contains("labels of output 0") && shown.contains("image  float32 [1, 16, 16, 3]"), "\(shown)")
+        try await Self.screenshot(browser, "version")
+        try await browser.click("a[href='/console/models/flowers']")
 
         try await browser.execute("document.getElementById('upload').dataset.maximumSize = '100'")
         try await browser.type(Binaries.fixture("float_classifier"), into: "#upload-file")

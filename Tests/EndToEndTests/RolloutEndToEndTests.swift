@@ -79,4 +79,55 @@ import Testing
         #expect(text.status == 0)
         #expect(text.text.contains("ARM"))
     }
+
+    /// What a new user tries: a split, then a request without an installation id, a publish, a
+    /// second rule for everyone, a version that does not exist, a typo in a percentage.
+    @Test func theCLISaysWhatAChangeDoesAndRefusesWhatCannotWork() throws {
+        let scratch = try Scratch()
+        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        let env = server.environment
+        try Command.depot(["models", "create", "f"], environment: env).succeeded()
+        let first = try Command.depot(["upload", "f", Binaries.fixture("float_classifier"), "--publish"], environment: env)
+        #expect(first.text.contains("Every device now gets it"), "\(first.text)")
+        try Command.depot(["upload", "f", Binaries.fixture("int8_conv"), "--publish"], environment: env).succeeded()
+        try Command.depot(["upload", "f", Binaries.fixture("dynamic_batch")], environment: env).succeeded()
+        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: env).decode(CreatedAccessKey.self).secret
+        func anonymous() throws -> ModelManifest {
+            try Command.curl(["-H", "Authorization: Bearer \(key)", "\(server.url.absoluteString)/v1/models/f/manifest"]).manifest()
+        }
+
+        try Command.depot(["rollout", "set", "f", "--split", "1=90,2=10"], environment: env).succeeded()
+        #expect(try anonymous().version == 1, "a request without an installation id gets the control")
+        let published = try Command.depot(["publish", "f", "3"], environment: env)
+        #expect(published.text.contains("No device gets it yet: rule 'main' matches every device"), "\(published.text)")
+        #expect(try anonymous().version == 1)
+
+        let shadowed = try Command.depot(["rollout", "set", "f", "--split", "1=50,2=50", "--rule", "abtest"], environment: env)
+        #expect(shadowed.status == 1 && shadowed.error.contains("Rule 'abtest' could never be used: rule 'main' comes before it"), "\(shadowed.error)")
+        let unknown = try Command.depot(["rollout", "set", "f", "--split", "1=90,2=10,4=0"], environment: env)
+        #expect(unknown.status == 1 && unknown.error.contains("has no published version 4"), "\(unknown.error)")
+        let kept = try Command.depot(["rollout", "set", "f", "--split", "1=50,2=50", "--rule", "abtest", "--allow-shadowed"], environment: env)
+        #expect(kept.status == 0 && kept.text.contains("UNREACHABLE: rule 'main' before it takes all its devices"), "\(kept.text) \(kept.error)")
+        let show = try Command.depot(["rollout", "show", "f"], environment: env).text
+        #expect(show.contains("rule 'main' (all devices): with an installation id v1 90%, v2 10%; without one v1"), "\(show)")
+        #expect(show.contains("rule 'abtest' (all devices): unreachable"), "\(show)")
+        let guarded = try Command.depot(["rollout", "guard", "f", "--rule", "abtest", "--to", "2"], environment: env)
+        #expect(guarded.status == 1 && guarded.error.contains("a guard on it would watch no device"), "\(guarded.error)")
+
+        for index in 0..<40 {
+            _ = try Command.curl(["-H", "Authorization: Bearer \(key)", "-H", "Depot-Installation-ID: d-\(index)", "\(server.url.absoluteString)/v1/models/f/manifest"])
+        }
+        server.stop(signal: SIGTERM)
+        let restarted = try ServerProcess(storage: server.storage)
+        let stats = try Command.depot(["stats", "f"], environment: restarted.environment).text
+        #expect(stats.contains("rule main") && stats.contains("rule abtest: unreachable"), "\(stats)")
+        #expect(stats.contains("SAMPLE RATIO") && !stats.contains("[\"") && !stats.contains("rule:r-"), "aligned tables, rules by name: \(stats)")
+
+        let typo = try Command.depot(["rollout", "set", "f", "--split", "1=ninety"], environment: restarted.environment)
+        #expect(typo.status == 1)
+        #expect(typo.error.contains("Error: '1=ninety' is not VERSION=PERCENT") && typo.error.contains("Usage: depot rollout set ")
+                && typo.error.contains("See 'depot rollout set --help'"), "the subcommand's usage: \(typo.error)")
+        let misspelt = try Command.depot(["rollout", "set", "f", "--splt", "1=90"], environment: restarted.environment)
+        #expect(misspelt.status == 1 && misspelt.error.contains("Unknown option '--splt'"), "the typo is named: \(misspelt.error)")
+    }
 }

@@ -169,8 +169,22 @@ import Testing
             #expect(try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/everyone", everyone).status == .ok)
             let shadowed = try await ConsoleTests.post(client, "/console/models/flowers/rollout/rules",
                                                        "csrf=\(csrf)&rule=ios&conditions=platform%3Dios&share-1=0&share-2=100", cookie: cookie)
-            #expect(shadowed.text.contains("No device reaches this rule, so none moves: rule &#39;everyone&#39; comes before it"))
-            #expect(shadowed.text.contains("No device gets another version.") && !shadowed.text.contains("move from"))
+            // The service's own check refuses it in the preview already.
+            #expect(shadowed.status == .conflict)
+            #expect(shadowed.text.contains("Rule &#39;ios&#39; could never be used: rule &#39;everyone&#39; comes before it"), "\(shadowed.text)")
+            #expect(!shadowed.text.contains("move from"))
+            // A rule kept on purpose though no device reaches it: the preview of a change to it says so.
+            var kept = RolloutRuleChange(conditions: ["platform=ios"], shares: [.init(version: 1, basisPoints: 10_000)])
+            kept.allowShadowed = true
+            #expect(try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/ios", kept).status == .ok)
+            let edit = try await ConsoleTests.post(client, "/console/models/flowers/rollout/rules",
+                                                   "csrf=\(csrf)&rule=ios&conditions=platform%3Dios&share-1=0&share-2=100", cookie: cookie)
+            #expect(edit.text.contains("No device reaches this rule, so none moves: rule &#39;everyone&#39; comes before it"), "\(edit.text)")
+            #expect(edit.text.contains("No device gets another version.") && !edit.text.contains("move from"))
+            let page = try await client.request(.get, "/console/models/flowers/rollout", headers: cookie).text
+            #expect(page.contains("Unreachable: rule &#39;everyone&#39; before it takes all its devices."), "the rules table marks it")
+            #expect(page.contains("<li>rule &#39;ios&#39; (platform=ios): unreachable, rule &#39;everyone&#39; before it takes all its devices</li>"))
+            #expect(try await client.request(.delete, "/v1/admin/models/flowers/rollout/rules/ios").status == .ok)
 
             let removal = try await ConsoleTests.post(client, "/console/models/flowers/rollout/rules/everyone/remove", "csrf=\(csrf)", cookie: cookie)
             #expect(try await Self.save(client, preview: removal, cookie: cookie).status == .seeOther)
@@ -208,14 +222,14 @@ import Testing
             let history = try await client.request(.get, "/console/models/flowers/rollout", headers: cookie).text
             #expect(history.contains("<code>\(admin.id)</code>"))
             #expect(history.contains("default: the newest published version; tester-1 pinned to v1"))
-            let rows = history.matches(of: /<tr><td>[0-9T:Z-]+<\/td><td><code>/).count
+            let rows = history.matches(of: /<tr><td data-label="When">[0-9T:Z-]+<\/td><td data-label="Who \(key\)"><code>/).count
             #expect(rows == 2, "one row per change")
 
             for device in 0..<50 {
                 #expect(try await client.json(.put, "/v1/admin/models/flowers/rollout/pins/d-\(device)", RolloutVersionChoice(version: 2)).status == .ok)
             }
             let long = try await client.request(.get, "/console/models/flowers/rollout", headers: cookie).text
-            #expect(long.matches(of: /<tr><td>[0-9T:Z-]+<\/td><td><code>/).count == 50)
+            #expect(long.matches(of: /<tr><td data-label="When">[0-9T:Z-]+<\/td><td data-label="Who \(key\)"><code>/).count == 50)
             #expect(long.contains("The 50 newest of 52 changes; &#39;depot rollout history flowers&#39; lists them all."))
         }
     }
@@ -236,8 +250,8 @@ import Testing
             }
             let page = try await client.request(.get, "/console/models/flowers/results?hours=1", headers: cookie)
             #expect(page.status == .ok)
-            #expect(page.text.contains("<tr><td>rule &#39;half&#39;</td><td>v1</td><td>\(counts[1]!)</td>"))
-            #expect(page.text.contains("<tr><td>rule &#39;half&#39;</td><td>v2</td><td>\(counts[2]!)</td>"))
+            #expect(page.text.contains("<tr><td data-label=\"Arm\">rule &#39;half&#39;</td><td data-label=\"Version\">v1</td><td data-label=\"Manifests served\">\(counts[1]!)</td>"))
+            #expect(page.text.contains("<tr><td data-label=\"Arm\">rule &#39;half&#39;</td><td data-label=\"Version\">v2</td><td data-label=\"Manifests served\">\(counts[2]!)</td>"))
             #expect(page.text.contains("Matches the split"))
             let lines = page.text.matches(of: /<polyline class="series-\d" points="([^"]+)">/)
             #expect(lines.count == 4, "two series (rule 'half' v1 and v2) in each of the two charts")

@@ -114,10 +114,19 @@ import Testing
             _ = try await client.upload("metadata/image_classifier", to: "flowers")
             let (cookie, csrf) = try await Self.signIn(client)
             let list = try await client.request(.get, "/console/models", headers: cookie)
-            #expect(list.text.contains("href=\"/console/models/flowers\"") && list.text.contains("v1 (newest published)"))
+            #expect(list.text.contains("href=\"/console/models/flowers\"") && list.text.contains("every device: v1 (newest published; no default set)"))
             let page = try await client.request(.get, "/console/models/flowers", headers: cookie)
-            #expect(page.text.contains("image float32 [1, 16, 16, 3] → probabilities float32 [1, 5]"))
-            #expect(page.text.contains("ImageClassifier") && page.text.contains("5 labels: red, green, blue, dark, bright"))
+            #expect(page.text.contains("href=\"/console/models/flowers/versions/1\""), "the table links each version's page")
+            // The version's page shows what `depot versions flowers 1` prints, line for line.
+            let version = try await client.request(.get, "/console/models/flowers/versions/1", headers: cookie)
+            let shown = try await client.request(.get, "/v1/admin/models/flowers/versions/1").decode(ModelVersion.self)
+            let lines = VersionText(version: shown).lines
+            #expect(lines.contains("  image  float32 [1, 16, 16, 3]") && lines.contains { $0.hasPrefix("model metadata: \"ImageClassifier\"") })
+            #expect(lines.contains { $0.contains("labels of output 0") && $0.contains("5 — \"red\", \"green\"") }, "\(lines)")
+            let escaped = lines.joined(separator: "\n").replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+                .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "'", with: "&#39;")
+            #expect(version.text.contains("<pre class=\"version-text\">\(escaped)</pre>"), "\(version.text)")
+            #expect(try await client.request(.get, "/console/models/flowers/versions/9", headers: cookie).status == .notFound)
 
             let confirm = try await client.request(.get, "/console/models/flowers/delete", headers: cookie)
             #expect(confirm.text.contains("its 1 version(s)"))
@@ -141,8 +150,12 @@ import Testing
             #expect(page.text.contains("Publish v1") && page.text.contains("Unpublish v2"))
 
             let published = try await Self.post(client, "/console/models/flowers/versions/1/publish", "csrf=\(csrf)", cookie: cookie)
-            #expect(published.status == .seeOther)
+            #expect(published.status == .seeOther && published.headers[.location] == "/console/models/flowers?published=1")
             #expect(try await client.request(.get, "/v1/admin/models/flowers/versions/1").decode(ModelVersion.self).published)
+            // The page says what publishing changed: nothing, as v2 is newer and the rollout names no version.
+            let notice = try await client.request(.get, "/console/models/flowers?published=1", headers: cookie)
+            #expect(notice.text.contains("Published v1. No device gets it until the rollout names it (the newest published version is still v2"),
+                    "\(notice.text)")
             #expect(try await Self.post(client, "/console/models/flowers/versions/1/unpublish", "", cookie: cookie).status == .forbidden,
                     "no CSRF token")
 

@@ -26,8 +26,11 @@ import Testing
 
         let oldApp = try #require(rollout.assignment(for: DeviceContext(installationID: "device-1", platform: "ios", appVersion: "3.1.9")))
         #expect(oldApp.version == 7 && oldApp.arm == .default)
+        // Without an installation id: the matching rule's control (bucket 0's version), else the default.
         let noID = try #require(rollout.assignment(for: DeviceContext(platform: "ios", appVersion: "3.2.0")))
-        #expect(noID.arm == .default)
+        #expect(noID.version == 8 && noID.arm == .rule(id: "r1"))
+        let noIDNoRule = try #require(rollout.assignment(for: DeviceContext(platform: "android")))
+        #expect(noIDNoRule.version == 7 && noIDNoRule.arm == .default)
         #expect(Rollout().assignment(for: DeviceContext(installationID: "x")) == nil)
     }
 

@@ -37,7 +37,9 @@ struct RolloutsController {
         let conditions = try body.conditions.map { text throws(DepotError) in try RolloutCondition(parsing: text) }
         let shares = body.shares.map { ($0.version, $0.basisPoints) }
         let identity = Self.freshRuleIdentity()
-        return try await change(context) { try Self.settingRule(name, conditions: conditions, shares: shares, newIdentity: identity, in: $0) }
+        return try await change(context, naming: shares.map(\.0), allowsShadowed: body.allowShadowed ?? false) {
+            try Self.settingRule(name, conditions: conditions, shares: shares, newIdentity: identity, in: $0)
+        }
     }
 
     func removeRule(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -59,7 +61,10 @@ struct RolloutsController {
         return try await change(context) { try Self.unpinning(installationID, in: $0) }
     }
 
-    private func change(_ context: AppRequestContext, _ body: @escaping @Sendable (Rollout) throws -> Rollout) async throws -> Response {
-        try JSONResponse.make(try await service.change(try context.modelName(), by: try context.requirePrincipal().id, body))
+    private func change(_ context: AppRequestContext, naming: [Int] = [], allowsShadowed: Bool = false,
+                        _ body: @escaping @Sendable (Rollout) throws -> Rollout) async throws -> Response {
+        let rollout = try await service.change(try context.modelName(), by: try context.requirePrincipal().id, naming: naming,
+                                               allowsShadowed: allowsShadowed, body)
+        return try JSONResponse.make(rollout)
     }
 }

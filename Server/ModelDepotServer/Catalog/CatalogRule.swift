@@ -38,12 +38,22 @@ enum CatalogRule {
         DepotError(.conflict, "Key '\(id)' is the last working admin token; revoking it would lock everyone out. Create another admin token first.")
     }
 
-    /// A rollout hands out published versions only: the catalogs check it when saving, the
-    /// console when it previews a change.
-    static func checkPublished(_ rollout: Rollout, of name: ModelName, published: Set<Int>) throws {
-        if let version = rollout.versions.sorted().first(where: { !published.contains($0) }) {
+    /// A rollout hands out published versions only, and a change names no other version, also
+    /// at 0% (`naming`): the catalogs check it when saving, the rollout service when changing and
+    /// the console when it previews a change.
+    static func checkPublished(_ rollout: Rollout, naming named: [Int] = [], of name: ModelName, published: Set<Int>) throws {
+        if let version = rollout.versions.union(named).sorted().first(where: { !published.contains($0) }) {
             throw DepotError(.badRequest, "Model '\(name)' has no published version \(version); the rollout can only hand out published versions. Upload or publish it first; the previous rollout stays in force.")
         }
+    }
+
+    /// A change leaves no rule that no device can reach (``Rollout/unreachableRules``) unless it
+    /// was unreachable before or the change `allowsShadowed` it.
+    static func checkReachable(before: Rollout, after: Rollout, allowsShadowed: Bool) throws {
+        guard !allowsShadowed else { return }
+        let unreachable = after.unreachableRules.filter { before.unreachableRules[$0.key] == nil }
+        guard let rule = after.rules.first(where: { unreachable[$0.id] != nil }), let earlier = unreachable[rule.id] else { return }
+        throw DepotError(.conflict, "Rule '\(rule.name)' could never be used: rule '\(earlier)' comes before it and matches every device it would match, so no device would reach it. Give it a condition '\(earlier)' does not cover, change or remove '\(earlier)', or keep it anyway with --allow-shadowed (\"allowShadowed\": true); the rollout stays as it was.")
     }
 
     /// A version the rollout hands out is neither unpublished nor deleted.

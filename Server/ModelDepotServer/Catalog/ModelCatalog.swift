@@ -39,11 +39,12 @@ public protocol ModelCatalog: Sendable {
 
     /// The model's rollout (empty until one is set).
     func rollout(of model: ModelName) async throws -> Rollout
-    /// Applies `change` to the rollout and the guarded rollouts together in one transaction: every
-    /// version the rollout names must exist and be published; a changed rollout goes to the audit
-    /// log with the key that changed it.
+    /// Applies `change` to the rollout and the guarded rollouts together in one transaction
+    /// (`change` is also given the model's published versions): every version the rollout names
+    /// must exist and be published; a changed rollout goes to the audit log with the key that
+    /// changed it.
     func changeRolloutAndGuards(of model: ModelName, by keyID: String, at date: Date,
-                                _ change: @escaping @Sendable (Rollout, [StoredRolloutGuard]) throws -> (Rollout, [StoredRolloutGuard]))
+                                _ change: @escaping @Sendable (Rollout, [StoredRolloutGuard], _ published: Set<Int>) throws -> (Rollout, [StoredRolloutGuard]))
         async throws -> (rollout: Rollout, guards: [StoredRolloutGuard])
     /// The model's guarded rollouts, one per rule ever guarded, oldest first.
     func rolloutGuards(of model: ModelName) async throws -> [StoredRolloutGuard]
@@ -189,6 +190,6 @@ extension ModelCatalog {
     /// Applies `change` to the rollout alone (see ``changeRolloutAndGuards(of:by:at:_:)``).
     public func changeRollout(of model: ModelName, by keyID: String, at date: Date,
                        _ change: @escaping @Sendable (Rollout) throws -> Rollout) async throws -> Rollout {
-        try await changeRolloutAndGuards(of: model, by: keyID, at: date) { (try change($0), $1) }.rollout
+        try await changeRolloutAndGuards(of: model, by: keyID, at: date) { rollout, guards, _ in (try change(rollout), guards) }.rollout
     }
 }

@@ -53,7 +53,7 @@ extension ConsoleController {
         }
         let identity = RolloutsController.freshRuleIdentity()
         return try await previewOrSave(name, form: form, session: session, key: key, draft: draft,
-                                       action: "/console/models/\(name)/rollout/rules", fields: draft.fields) {
+                                       action: "/console/models/\(name)/rollout/rules", fields: draft.fields, naming: parsed.shares.map(\.0)) {
             try RolloutsController.settingRule(parsed.rule, conditions: parsed.conditions, shares: parsed.shares, newIdentity: identity, in: $0)
         }
     }
@@ -98,13 +98,13 @@ extension ConsoleController {
     /// Without `confirm=yes`: the preview of `change` applied to the rollout in force, with a form
     /// that saves it. With it: saves `change` if the rollout is still the one previewed (`basis`).
     private func previewOrSave(_ name: ModelName, form: ConsoleForm?, session: ConsoleSession, key: AccessKey,
-                               draft: ConsolePages.RuleDraft?, action: String, fields: [(String, String)],
+                               draft: ConsolePages.RuleDraft?, action: String, fields: [(String, String)], naming: [Int] = [],
                                _ change: @escaping @Sendable (Rollout) throws -> Rollout) async throws -> Response {
         if form?["confirm"] == "yes" {
             let basis = form?["basis"] ?? ""
             do {
                 let newest = try await catalog.versions(of: name).filter(\.published).map(\.version).max()
-                _ = try await rollouts.change(name, by: key.id) { current in
+                _ = try await rollouts.change(name, by: key.id, naming: naming) { current in
                     guard Self.fingerprint(current, newestPublished: newest) == basis else {
                         throw DepotError(.conflict, "The rollout or the newest published version changed after this preview (someone else saved a change); nothing was saved. Look at the rollout as it is now and make the change again.")
                     }
@@ -118,9 +118,8 @@ extension ConsoleController {
         let before = try await catalog.rollout(of: name)
         let published = Set(try await catalog.versions(of: name).filter(\.published).map(\.version))
         do {
-            let after = try change(before)
-            // The catalog's own check, so the preview never offers what saving refuses.
-            try CatalogRule.checkPublished(after, of: name, published: published)
+            // The service's own checks, so the preview never offers what saving refuses.
+            let after = try RolloutService.checked(name, before: before, naming: naming, published: published, allowsShadowed: false, change)
             let preview = RolloutPreview(before: before, after: after, newestPublished: published.max())
             return try page("rollout-preview", ConsolePages.RolloutPreviewPage(
                 csrf: session.csrfToken, name: name.rawValue, action: action, basis: Self.fingerprint(before, newestPublished: published.max()),
@@ -133,13 +132,12 @@ extension ConsoleController {
 
     private func rolloutPage(_ name: ModelName, csrf: String, draft: ConsolePages.RuleDraft?, error: String?,
                              status: HTTPResponse.Status = .ok) async throws -> Response {
-        let summary = try await catalog.model(name)
         let rollout = try await catalog.rollout(of: name)
         let published = try await catalog.versions(of: name).filter(\.published).map(\.version)
         let history = try await catalog.rolloutHistory(of: name)
         let guards = try await self.guards.guards(of: name)
         return try page("rollout", ConsolePages.RolloutPage(
-            csrf: csrf, error: error, name: name.rawValue, handsOut: ConsolePages.handsOut(rollout, summary: summary),
+            csrf: csrf, error: error, name: name.rawValue, segments: RolloutSegments(rollout, newestPublished: published.max()).lines,
             rollout: rollout, published: published, draft: draft ?? ConsolePages.RuleDraft(published: published), history: history,
             guards: guards),
             status: status)

@@ -48,6 +48,7 @@ struct ConsoleController {
         console.post("models/:name/versions/:number/publish") { try await setPublished(true, $0, $1) }
         console.post("models/:name/versions/:number/unpublish") { try await setPublished(false, $0, $1) }
         console.post("models/:name/versions", use: upload)
+        console.get("models/:name/versions/:number", use: showVersion)
         console.get("models/:name/versions/:number/delete", use: confirmVersionDeletion)
         console.post("models/:name/versions/:number/delete", use: deleteVersion)
         registerRollouts(in: console)
@@ -165,18 +166,33 @@ struct ConsoleController {
         }
     }
 
+    /// The model's page; after a publish (`?published=N`), with what publishing version N changed.
     func showModel(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (session, _) = try await signedIn(request, context: context)
-        return try await modelPage(try context.modelName(), csrf: session.csrfToken, error: nil)
+        let published = request.uri.queryParameters.get("published").flatMap { Int($0) }
+        return try await modelPage(try context.modelName(), csrf: session.csrfToken, error: nil, published: published)
     }
 
-    private func modelPage(_ name: ModelName, csrf: String, error: String?, status: HTTPResponse.Status = .ok) async throws -> Response {
+    private func modelPage(_ name: ModelName, csrf: String, error: String?, status: HTTPResponse.Status = .ok,
+                           published: Int? = nil) async throws -> Response {
         let summary = try await catalog.model(name)
+        let versions = try await catalog.versions(of: name)
+        let publishedVersions = versions.filter(\.published).map(\.version)
+        let segments = RolloutSegments(try await catalog.rollout(of: name), newestPublished: publishedVersions.max())
+        let notice = published.flatMap { number in
+            publishedVersions.contains(number)
+                ? "Published v\(number). " + segments.afterPublishing(number, of: name, previous: publishedVersions.filter { $0 != number }.max())
+                : nil
+        }
         return try page("model", ConsolePages.Model(
-            csrf: csrf, error: error, name: name.rawValue, description: summary.description,
-            handsOut: ConsolePages.handsOut(try await catalog.rollout(of: name), summary: summary),
-            versions: try await catalog.versions(of: name).map(ConsolePages.VersionRow.init),
-            maximumUploadSize: versions.maximumUploadSize), status: status)
+            csrf: csrf, error: error, name: name.rawValue, description: summary.description, segments: segments.lines, notice: notice,
+            versions: versions.map(ConsolePages.VersionRow.init), maximumUploadSize: self.versions.maximumUploadSize), status: status)
+    }
+
+    func showVersion(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (session, _) = try await signedIn(request, context: context)
+        let version = try await catalog.version(try context.versionNumber(), of: try context.modelName())
+        return try page("version", ConsolePages.VersionPage(csrf: session.csrfToken, version: version))
     }
 
     // MARK: Versions
@@ -208,8 +224,9 @@ struct ConsoleController {
         let (session, _) = try await signedIn(request, context: context, checkingForm: true)
         let name = try context.modelName()
         do {
-            _ = try await versions.service.setPublished(published, version: try context.versionNumber(), of: name)
-            return Response(status: .seeOther, headers: [.location: "/console/models/\(name)"])
+            let number = try context.versionNumber()
+            _ = try await versions.service.setPublished(published, version: number, of: name)
+            return Response(status: .seeOther, headers: [.location: "/console/models/\(name)\(published ? "?published=\(number)" : "")"])
         } catch let error as DepotError where error.code == .conflict {
             return try await modelPage(name, csrf: session.csrfToken, error: "\(error.message) (Rollouts: 'depot rollout show \(name)'.)",
                                        status: .conflict)

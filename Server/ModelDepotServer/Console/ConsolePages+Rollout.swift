@@ -86,7 +86,7 @@ extension ConsolePages {
         }
     }
 
-    struct RuleRow { let name: String, conditions: String, split: String, ranges: String }
+    struct RuleRow { let name: String, conditions: String, split: String, ranges: String, unreachable: String? }
 
     struct PinRow { let installation: String, version: Int }
 
@@ -95,7 +95,9 @@ extension ConsolePages {
     struct RolloutPage {
         let csrf: String
         let error: String?
-        let name: String, handsOut: String
+        let name: String
+        /// What each kind of device gets (``RolloutSegments``).
+        let segments: [String]
         /// The model's name again, for sections whose rows have a `name` of their own.
         let model: String
         let defaultOptions: [Option]
@@ -116,20 +118,22 @@ extension ConsolePages {
         /// How many changes the page shows, newest first.
         static let historyShown = 50
 
-        init(csrf: String, error: String?, name: String, handsOut: String, rollout: Rollout, published: [Int], draft: RuleDraft,
+        init(csrf: String, error: String?, name: String, segments: [String], rollout: Rollout, published: [Int], draft: RuleDraft,
              history: [RolloutChange], guards: [RolloutGuard]) {
             self.csrf = csrf
             self.error = error
             self.name = name
             model = name
-            self.handsOut = handsOut
+            self.segments = segments
             let newest = published.max()
             defaultOptions = [Option(value: "", label: "The newest published version\(newest.map { " (now v\($0))" } ?? "")",
                                      selected: rollout.defaultVersion == nil)]
                 + published.sorted(by: >).map { Option(value: "\($0)", label: "v\($0)", selected: rollout.defaultVersion == $0) }
-            rules = rollout.rules.map {
-                RuleRow(name: $0.name, conditions: ConsolePages.conditions($0), split: ConsolePages.split($0.split),
-                        ranges: RolloutPreview.ranges($0.split))
+            let unreachable = rollout.unreachableRules
+            rules = rollout.rules.map { rule in
+                RuleRow(name: rule.name, conditions: ConsolePages.conditions(rule), split: ConsolePages.split(rule.split),
+                        ranges: RolloutPreview.ranges(rule.split),
+                        unreachable: unreachable[rule.id].map { "Unreachable: rule '\($0)' before it takes all its devices." })
             }
             hasRules = !rules.isEmpty
             self.draft = draft.including(published: published)

@@ -25,50 +25,57 @@ enum ConsolePages {
     }
 
     struct VersionRow {
-        let version: Int, published: String, size: Int, sha256: String, shortDigest: String
+        let version: Int, published: String, size: Int, notes: String, uploaded: String
         let isPublished: Bool
-        let signature: String, metadata: String, files: String, notes: String, uploaded: String
 
         init(_ version: ModelVersion) {
             self.version = version.version
             published = version.published ? "yes" : "no"
             isPublished = version.published
             size = version.size
-            sha256 = version.sha256
-            shortDigest = String(version.sha256.prefix(12))
-            let describe = { (tensors: [TFLiteTensor]) in tensors.map { "\($0.name) \($0.type) \($0.shapeSignature)" }.joined(separator: ", ") }
-            signature = "\(describe(version.tflite.inputs)) → \(describe(version.tflite.outputs))"
-            var metadata: [String] = []
-            if let model = version.tflite.modelMetadata {
-                metadata.append([model.name, model.version].compactMap { $0 }.joined(separator: " "))
-            }
-            for file in version.tflite.labelFiles {
-                let shown = file.labels.prefix(5).joined(separator: ", ") + (file.labels.count > 5 ? ", …" : "")
-                metadata.append("\(file.labels.count) labels\(file.locale.map { " (\($0))" } ?? ""): \(shown)")
-            }
-            self.metadata = metadata.isEmpty ? "none" : metadata.joined(separator: "; ")
-            files = version.files.isEmpty ? "none" : version.files.map { "\($0.name) (\($0.size) bytes)" }.joined(separator: ", ")
             notes = version.notes
             uploaded = version.createdAt.formatted(.iso8601) + (version.uploadedBy.map { " by key \($0)" } ?? "")
+        }
+    }
+
+    /// One version in full: the lines `depot versions MODEL N` prints.
+    struct VersionPage {
+        let csrf: String
+        let error: String?
+        let name: String, version: Int, isPublished: Bool
+        let lines: String
+
+        init(csrf: String, version: ModelVersion) {
+            self.csrf = csrf
+            error = nil
+            name = version.model.rawValue
+            self.version = version.version
+            isPublished = version.published
+            lines = VersionText(version: version).lines.joined(separator: "\n")
         }
     }
 
     struct Model {
         let csrf: String
         let error: String?
-        let name: String, description: String?, handsOut: String
+        let name: String, description: String?
+        /// What each kind of device gets (``RolloutSegments``).
+        let segments: [String]
+        /// What publishing a version just changed, after a publish.
+        let notice: String?
         let versions: [VersionRow]
         let hasVersions: Bool
         /// The largest model the server takes, for the upload script to refuse a larger file at once.
         let maximumUploadSize: Int
 
-        init(csrf: String, error: String?, name: String, description: String, handsOut: String, versions: [VersionRow],
+        init(csrf: String, error: String?, name: String, description: String, segments: [String], notice: String?, versions: [VersionRow],
              maximumUploadSize: Int) {
             self.csrf = csrf
             self.error = error
             self.name = name
             self.description = description.isEmpty ? nil : description
-            self.handsOut = handsOut
+            self.segments = segments
+            self.notice = notice
             self.versions = versions
             hasVersions = !versions.isEmpty
             self.maximumUploadSize = maximumUploadSize
@@ -121,12 +128,8 @@ enum ConsolePages {
         let key: KeyRow
     }
 
-    /// What the rollout gives a device no pin or rule covers, and how many pins and rules it has.
+    /// What the rollout gives each kind of device, on one line.
     static func handsOut(_ rollout: Rollout, summary: ModelSummary) -> String {
-        var text = rollout.defaultVersion.map { "v\($0) by default" }
-            ?? summary.publishedVersion.map { "v\($0) (newest published)" } ?? "nothing (no published version)"
-        if !rollout.rules.isEmpty { text += ", \(rollout.rules.count) rule(s)" }
-        if !rollout.pins.isEmpty { text += ", \(rollout.pins.count) pin(s)" }
-        return text
+        RolloutSegments(rollout, newestPublished: summary.publishedVersion).summary
     }
 }

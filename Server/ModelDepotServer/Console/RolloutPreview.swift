@@ -101,11 +101,11 @@ struct RolloutPreview {
     /// a subset of `rule`'s (every split covers all 10,000 buckets, so a matching rule always decides).
     private static func shadow(of rule: Rollout.Rule, in rules: [Rollout.Rule]) -> Rollout.Rule? {
         guard let index = rules.firstIndex(where: { $0.id == rule.id }) else { return nil }
-        return rules[..<index].first { Set($0.conditions).isSubset(of: Set(rule.conditions)) }
+        return rules[..<index].first { $0.shadows(rule) }
     }
 
     private static func unreached(by earlier: Rollout.Rule) -> String {
-        "No device reaches this rule, so none moves: rule '\(earlier.name)' comes before it and decides for every device it would match (its conditions, \(ConsolePages.conditions(earlier)), are a subset of these). Narrow or remove that rule first."
+        "No device reaches this rule, so none moves: rule '\(earlier.name)' comes before it and decides for every device it would match (its conditions: \(ConsolePages.conditions(earlier))). Narrow or remove that rule first."
     }
 
     private struct Pair: Hashable {

@@ -17,6 +17,9 @@ enum RolloutGuardMoves {
             throw DepotError(.notFound, "The rollout has no rule named '\(ruleName)'. Create it first, e.g. 'depot rollout set MODEL --rule \(ruleName) --split 1=100'.")
         }
         let rule = rollout.rules[index]
+        if let earlier = rollout.unreachableRules[rule.id] {
+            throw DepotError(.conflict, "Rule '\(ruleName)' is never used: rule '\(earlier)' comes before it and matches every device it would match, so a guard on it would watch no device. Give it a condition '\(earlier)' does not cover, or guard '\(earlier)'.")
+        }
         if let owner = guards.first(where: { $0.rolloutGuard.rule == rule.id && $0.rolloutGuard.state.ownsRule }) {
             throw DepotError(.conflict, "Rule '\(ruleName)' is already guarded (version \(owner.rolloutGuard.target), \(owner.rolloutGuard.state.rawValue)); stop that guard first.")
         }

@@ -96,7 +96,7 @@ struct RolloutGuardService {
                 if let failure {
                     logger.warning("a guard's webhook delivery failed", metadata: ["model": "\(model)", "delivery": "\(delivery.id)", "error": "\(failure)"])
                 }
-                _ = try? await catalog.changeRolloutAndGuards(of: model, by: RolloutGuardMoves.actor, at: now) { rollout, guards in
+                _ = try? await catalog.changeRolloutAndGuards(of: model, by: RolloutGuardMoves.actor, at: now) { rollout, guards, _ in
                     (rollout, guards.map { $0.recordingDelivery(delivery.id, failure: failure, at: now) })
                 }
             }
@@ -110,7 +110,7 @@ struct RolloutGuardService {
         // device path) only when the rule's split moved. Another change made in between told the
         // caches itself.
         let before = try await catalog.rollout(of: model)
-        let result = try await catalog.changeRolloutAndGuards(of: model, by: keyID, at: clock(), body)
+        let result = try await catalog.changeRolloutAndGuards(of: model, by: keyID, at: clock()) { rollout, guards, _ in try body(rollout, guards) }
         if result.rollout != before { await caches.changed(.model, model.rawValue) }
         return result.guards
     }

@@ -7,17 +7,33 @@ struct RolloutService {
     let caches: CatalogCaches
     let clock: @Sendable () -> Date
 
-    /// Changes a model's rollout in one transaction (`body` checks and edits it; a rejected
-    /// change leaves it as it was), then drops its cached answers.
-    /// - Throws: ``DepotError`` (`conflict`) for a change to the split of a rule a guarded rollout
-    ///   owns, besides what `body` throws.
-    func change(_ name: ModelName, by keyID: String, _ body: @escaping @Sendable (Rollout) throws -> Rollout) async throws -> Rollout {
-        let rollout = try await catalog.changeRolloutAndGuards(of: name, by: keyID, at: clock()) { before, guards in
-            let after = try body(before)
+    /// Changes a model's rollout in one transaction (`body` edits it; a rejected change leaves it
+    /// as it was), then drops its cached answers.
+    /// - Parameters:
+    ///   - naming: The versions the change names, also those it gives 0%.
+    ///   - allowsShadowed: Whether the change may leave a rule that no device can reach.
+    /// - Throws: ``DepotError``: see ``checked(_:before:naming:published:allowsShadowed:)``;
+    ///   `conflict` for a change to the split of a rule a guarded rollout owns; what `body` throws.
+    func change(_ name: ModelName, by keyID: String, naming: [Int] = [], allowsShadowed: Bool = false,
+                _ body: @escaping @Sendable (Rollout) throws -> Rollout) async throws -> Rollout {
+        let rollout = try await catalog.changeRolloutAndGuards(of: name, by: keyID, at: clock()) { before, guards, published in
+            let after = try Self.checked(name, before: before, naming: naming, published: published, allowsShadowed: allowsShadowed, body)
             try RolloutGuardMoves.checkUnguarded(before: before, after: after, guards: guards)
             return (after, guards)
         }.rollout
         await caches.changed(.model, name.rawValue)
         return rollout
+    }
+
+    /// `body` applied to `before`, checked: every version it names, also at 0%, is published, and
+    /// no rule becomes unreachable unless `allowsShadowed`. The console previews with it too.
+    /// - Throws: ``DepotError``: `bad_request` for a version that is not published, `conflict`
+    ///   for a rule the change leaves unreachable.
+    static func checked(_ name: ModelName, before: Rollout, naming: [Int], published: Set<Int>, allowsShadowed: Bool,
+                        _ body: (Rollout) throws -> Rollout) throws -> Rollout {
+        let after = try body(before)
+        try CatalogRule.checkPublished(after, naming: naming, of: name, published: published)
+        try CatalogRule.checkReachable(before: before, after: after, allowsShadowed: allowsShadowed)
+        return after
     }
 }

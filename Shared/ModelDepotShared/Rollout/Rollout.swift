@@ -1,8 +1,10 @@
 /// A model's rollout: install-id pins (testers) first, then ordered rules, then the default.
 ///
-/// The first rule whose conditions all match and whose ranges contain the device's bucket wins;
-/// a matching rule whose ranges do not contain the bucket (or a device without an installation
-/// id, which has no bucket) falls through to the next rule; then the default version.
+/// The first rule whose conditions all match wins: a device with an installation id gets the
+/// version whose range holds its bucket, a device without one (no bucket) the rule's control,
+/// the version holding bucket 0 (``Rule/control``). A device no rule matches gets the default
+/// version. A rule whose devices all match an earlier rule can never fire
+/// (``unreachableRules``).
 ///
 /// Its JSON is what `depot rollout show --json` prints:
 /// `{"default", "pins": [{"installationID", "version"}], "rules": [{"id", "name", "salt",
@@ -63,6 +65,17 @@ public struct Rollout: Sendable, Hashable, Codable {
             try container.encode(conditions, forKey: .conditions)
             try container.encode(split.ranges, forKey: .ranges)
         }
+
+        /// The version a device without an installation id gets: the one holding bucket 0, the
+        /// split's first range (the control of an A/B split written control first).
+        public var control: Int { split.ranges[0].version }
+
+        /// Whether every device this rule matches also matches `later`'s conditions, so that no
+        /// device reaches `later` after it: each of this rule's conditions follows from one of
+        /// `later`'s (see ``RolloutCondition/follows(from:)``).
+        public func shadows(_ later: Rule) -> Bool {
+            conditions.allSatisfy { mine in later.conditions.contains { mine.follows(from: $0) } }
+        }
     }
 
     /// Which part of the rollout chose the version: for analytics and for the manifest.
@@ -101,14 +114,23 @@ public struct Rollout: Sendable, Hashable, Codable {
         if let id, let pin = pins.first(where: { $0.installationID == id }) {
             return (pin.version, .pin)
         }
-        if let id {
-            for rule in rules where rule.conditions.allSatisfy({ $0.matches(device) }) {
-                if let version = rule.split.version(forBucket: RolloutBucket.bucket(salt: rule.salt, installationID: id)) {
-                    return (version, .rule(id: rule.id))
-                }
-            }
+        if let rule = rules.first(where: { $0.conditions.allSatisfy { $0.matches(device) } }) {
+            guard let id else { return (rule.control, .rule(id: rule.id)) }
+            // The ranges cover every bucket (``RolloutSplit/init(ranges:)``).
+            return (rule.split.version(forBucket: RolloutBucket.bucket(salt: rule.salt, installationID: id)) ?? rule.control,
+                    .rule(id: rule.id))
         }
         return defaultVersion.map { ($0, .default) }
+    }
+
+    /// The rules no device can reach, by id, each with the name of the earlier rule that takes
+    /// all its devices.
+    public var unreachableRules: [String: String] {
+        var unreachable: [String: String] = [:]
+        for (index, rule) in rules.enumerated() {
+            if let earlier = rules[..<index].first(where: { $0.shadows(rule) }) { unreachable[rule.id] = earlier.name }
+        }
+        return unreachable
     }
 }
 

@@ -114,12 +114,52 @@ public struct RolloutCondition: Sendable, Hashable, Codable, CustomStringConvert
     /// Whether a device meets the condition.
     public func matches(_ device: DeviceContext) -> Bool {
         guard let actual = value(of: device) else { return false }
+        return meets(actual)
+    }
+
+    /// Whether every device that meets `other` meets this condition too. Sure answers only: `true`
+    /// for the same condition, values `other` allows that all meet this one (`=`, `in`), a
+    /// narrower prefix, a `!=` of the same value, or a tighter bound on the same side; `false`
+    /// when in doubt.
+    public func follows(from other: RolloutCondition) -> Bool {
+        guard field == other.field else { return false }
+        if self == other { return true }
+        switch (other.op, op) {
+        case (.equals, _), (.in, _):
+            return other.values.allSatisfy(meets)
+        case (.prefix, .prefix):
+            return other.values[0].hasPrefix(values[0])
+        case (.greaterThan, .greaterThan), (.greaterThan, .greaterThanOrEqual),
+             (.greaterThanOrEqual, .greaterThanOrEqual), (.greaterThanOrEqual, .greaterThan):
+            return bound(other, atLeast: true, strictly: op == .greaterThan && other.op == .greaterThanOrEqual)
+        case (.lessThan, .lessThan), (.lessThan, .lessThanOrEqual), (.lessThanOrEqual, .lessThanOrEqual), (.lessThanOrEqual, .lessThan):
+            return bound(other, atLeast: false, strictly: op == .lessThan && other.op == .lessThanOrEqual)
+        default:
+            return false
+        }
+    }
+
+    /// Whether a device sending `value` for the field meets the condition.
+    private func meets(_ value: String) -> Bool {
         switch op {
-        case .equals: return actual == values[0]
-        case .notEquals: return actual != values[0]
-        case .in: return values.contains(actual)
-        case .prefix: return actual.hasPrefix(values[0])
-        default: return ordered(actual)
+        case .equals: value == values[0]
+        case .notEquals: value != values[0]
+        case .in: values.contains(value)
+        case .prefix: value.hasPrefix(values[0])
+        default: ordered(value)
+        }
+    }
+
+    /// Whether `other`'s bound is at or beyond this one's (beyond it, when `strictly`), on the
+    /// upper side when `atLeast`.
+    private func bound(_ other: RolloutCondition, atLeast: Bool, strictly: Bool) -> Bool {
+        switch (other.threshold, threshold) {
+        case (.version(let theirs)?, .version(let mine)?):
+            return atLeast ? (strictly ? theirs > mine : theirs >= mine) : (strictly ? theirs < mine : theirs <= mine)
+        case (.number(let theirs)?, .number(let mine)?):
+            return atLeast ? (strictly ? theirs > mine : theirs >= mine) : (strictly ? theirs < mine : theirs <= mine)
+        default:
+            return false
         }
     }
 

@@ -22,6 +22,9 @@ public struct RolloutRuleChange: Sendable, Hashable, Codable {
     public var conditions: [String]
     /// The split; shares add up to 10,000.
     public var shares: [Share]
+    /// Whether to keep the rule even when an earlier rule takes every device it would match
+    /// (`allowShadowed`; absent means `false`, and such a rule is refused with `409 conflict`).
+    public var allowShadowed: Bool?
 
     /// Creates a change.
     public init(conditions: [String], shares: [Share]) {

@@ -124,7 +124,7 @@ import TestSupport
             let moves = page.matches(of: /<li><time>[^<]+<\/time> <strong>([a-z ]+)<\/strong> by key [^:]+: ([^<]+)<\/li>/).map { String($0.1) }
             #expect(moves == ["started", "stopped"], "\(moves)")
             #expect(page.contains("Stopped by hand at 10 %; the rule keeps its split."))
-            #expect(page.contains("<td>Started rolling out version 2 in rule 'main' at 10 %, against version 1.</td>"), "the history's Why column")
+            #expect(page.contains("<td data-label=\"Why\">Started rolling out version 2 in rule 'main' at 10 %, against version 1.</td>"), "the history's Why column")
         }
     }
 

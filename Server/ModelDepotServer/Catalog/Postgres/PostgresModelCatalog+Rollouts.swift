@@ -11,14 +11,14 @@ extension PostgresModelCatalog {
     }
 
     public func changeRolloutAndGuards(of name: ModelName, by keyID: String, at date: Date,
-                                       _ change: @escaping @Sendable (Rollout, [StoredRolloutGuard]) throws -> (Rollout, [StoredRolloutGuard]))
+                                       _ change: @escaping @Sendable (Rollout, [StoredRolloutGuard], _ published: Set<Int>) throws -> (Rollout, [StoredRolloutGuard]))
         async throws -> (rollout: Rollout, guards: [StoredRolloutGuard]) {
         try await transaction { [logger] connection in
             let model = try await Self.lockModel(name, connection, logger: logger)
             let before = try await Self.rolloutDocument(model: model.id, connection, logger: logger)
             let guardsBefore = try await Self.guardDocument(model: model.id, connection, logger: logger)
-            let (after, guards) = try change(before, guardsBefore)
             let published = Set(try await connection.column("SELECT number FROM version WHERE model_id = \(model.id) AND published", as: Int.self, logger: logger))
+            let (after, guards) = try change(before, guardsBefore, published)
             try CatalogRule.checkPublished(after, of: name, published: published)
             if guards != guardsBefore {
                 let running = guards.contains { $0.rolloutGuard.state == .running }

@@ -165,14 +165,14 @@ public struct SQLiteModelCatalog: ModelCatalog {
     }
 
     public func changeRolloutAndGuards(of name: ModelName, by keyID: String, at date: Date,
-                                       _ change: @escaping @Sendable (Rollout, [StoredRolloutGuard]) throws -> (Rollout, [StoredRolloutGuard]))
+                                       _ change: @escaping @Sendable (Rollout, [StoredRolloutGuard], _ published: Set<Int>) throws -> (Rollout, [StoredRolloutGuard]))
         async throws -> (rollout: Rollout, guards: [StoredRolloutGuard]) {
         try await write { db in
             let model = try modelRecord(name, db)
             let before = try rolloutDocument(of: model, db)
             let guardsBefore = try RolloutGuardRecord.fetchOne(db, key: model.id)?.document ?? []
-            let (after, guards) = try change(before, guardsBefore)
             let published = Set(try Int.fetchAll(db, sql: "SELECT number FROM version WHERE modelId = ? AND published", arguments: [model.id]))
+            let (after, guards) = try change(before, guardsBefore, published)
             try CatalogRule.checkPublished(after, of: name, published: published)
             if guards != guardsBefore {
                 try RolloutGuardRecord(modelId: model.id!, document: guards,

@@ -1,11 +1,15 @@
 import ModelDepotShared
 
 /// The human-readable form of a model's TFLite Model Metadata, its label files and the files in
-/// its appended zip, as `depot inspect` and `depot versions MODEL N` print them.
-struct MetadataText {
-    let model: TFLiteModelDescription
+/// its appended zip, as `depot inspect`, `depot versions MODEL N` and the console's version page
+/// show them. The lines hold the model's own strings as they are: escape them for the terminal or
+/// the page.
+public struct MetadataText: Sendable {
+    public let model: TFLiteModelDescription
 
-    var lines: [String] {
+    public init(model: TFLiteModelDescription) { self.model = model }
+
+    public var lines: [String] {
         var lines: [String] = []
         if let metadata = model.modelMetadata {
             var title = "model metadata: \(metadata.name.map { "\"\($0)\"" } ?? "(unnamed)")"
