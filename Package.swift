@@ -155,9 +155,12 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ModelDepotShared", "ModelDepot", "ModelDepotLiteRT", "depot", "depot-classify", "depot-detect", "depot-track", "TestSupport",
-                           .product(name: "Crypto", package: "swift-crypto"), .product(name: "Hummingbird", package: "hummingbird"),
-                           .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: [
+                "ModelDepotShared", "ModelDepot", "ModelDepotLiteRT", "depot", "depot-classify", "depot-detect", "depot-track",
+                "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             path: "Tests/EndToEndTests"
         ),
     ]

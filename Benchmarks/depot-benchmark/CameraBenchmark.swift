@@ -17,8 +17,10 @@ enum CameraBenchmark {
             exit(2)
         }
         guard let server = URL(string: values[0]) else { throw DepotError(.badRequest, "'\(values[0])' is not a URL.") }
-        let downloader = try ModelDownloader(configuration: .init(serverURL: server, appKey: values[1],
-                                                                  trustedRoot: .publicKey(values[2]), cacheDirectory: URL(fileURLWithPath: values[3])))
+        let downloader = try ModelDownloader(
+            configuration: .init(
+                serverURL: server, appKey: values[1],
+                trustedRoot: .publicKey(values[2]), cacheDirectory: URL(fileURLWithPath: values[3])))
         let detector = try await downloader.model(named: "detector")
         let classifier = try await downloader.model(named: "classifier")
         let library = try LiteRTLibrary(path: values[4])
@@ -42,15 +44,23 @@ enum CameraBenchmark {
         let proposer = try ObjectDetector(model: detector, library: library, options: .init(scoreThreshold: 0.1))
         let detections = try frames.map { try proposer.detect(try $0.upright()) }
         let tracker = ObjectTracker()
-        result["tracking"] = summary(detections.map { found in
-            measure {
-                _ = tracker.update(found.map { ObjectTracker.Observation(box: TrackerBox(x: Double($0.box.x), y: Double($0.box.y), width: Double($0.box.width),
-                                                                                         height: Double($0.box.height)), score: $0.score) })
-            }
-        })
+        result["tracking"] = summary(
+            detections.map { found in
+                measure {
+                    _ = tracker.update(
+                        found.map {
+                            ObjectTracker.Observation(
+                                box: TrackerBox(
+                                    x: Double($0.box.x), y: Double($0.box.y), width: Double($0.box.width),
+                                    height: Double($0.box.height)), score: $0.score)
+                        })
+                }
+            })
         for (name, model) in [("detectorInference", detector), ("classifierInference", classifier)] {
             let interpreter = try LiteRTInterpreter(model: model, library: library)
-            guard let input = model.description.inputs.first else { throw DepotError(.unsupportedModel, "\(name): the model has no input.") }
+            guard let input = model.description.inputs.first else {
+                throw DepotError(.unsupportedModel, "\(name): the model has no input.")
+            }
             let value = TensorValue(float32: [Float](repeating: 0.5, count: input.shape.reduce(1, *)), shape: input.shape)
             result[name] = summary(try (0..<frames.count).map { _ in try measure { _ = try interpreter.run([value]) } })
         }
@@ -68,9 +78,13 @@ enum CameraBenchmark {
                 throw DepotError(.invalidImage, "'\(path)' ends within a frame: \(data.count) bytes of \(frameSize).")
             }
             let bytes = Array(data)
-            frames.append(try CameraFrame(width: width, height: height, format: .nv12,
-                                          planes: [.init(bytes: Array(bytes[..<(width * height)]), rowStride: width),
-                                                   .init(bytes: Array(bytes[(width * height)...]), rowStride: width)]))
+            frames.append(
+                try CameraFrame(
+                    width: width, height: height, format: .nv12,
+                    planes: [
+                        .init(bytes: Array(bytes[..<(width * height)]), rowStride: width),
+                        .init(bytes: Array(bytes[(width * height)...]), rowStride: width),
+                    ]))
         }
         guard !frames.isEmpty else { throw DepotError(.invalidImage, "'\(path)' holds no frame.") }
         return frames

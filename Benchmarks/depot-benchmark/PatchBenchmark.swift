@@ -25,6 +25,9 @@ enum PatchBenchmark {
             best = min(best, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         }
         let digest = try SHA256.digest(ofFileAt: output.path).hex
-        print(String(format: "{\"seconds\": %.6f, \"megabytesPerSecond\": %.1f, \"sha256\": \"%@\"}", best, Double(newSize) / 1e6 / best, digest))
+        print(
+            String(
+                format: "{\"seconds\": %.6f, \"megabytesPerSecond\": %.1f, \"sha256\": \"%@\"}", best, Double(newSize) / 1e6 / best, digest)
+        )
     }
 }

@@ -8,10 +8,13 @@ struct RuleBenchmark {
     let devices = 100_000
 
     func rule(_ index: Int) throws -> Rollout.Rule {
-        Rollout.Rule(id: "r-\(index)", name: "rule-\(index)", salt: "s-\(index)",
-                     conditions: [try RolloutCondition(parsing: "platform=ios"), try RolloutCondition(parsing: "appVersion>=3.2.0"),
-                                  try RolloutCondition(parsing: "country in US,CA")],
-                     split: try RolloutSplit(shares: [(1, 5_000), (2, 5_000)]))
+        Rollout.Rule(
+            id: "r-\(index)", name: "rule-\(index)", salt: "s-\(index)",
+            conditions: [
+                try RolloutCondition(parsing: "platform=ios"), try RolloutCondition(parsing: "appVersion>=3.2.0"),
+                try RolloutCondition(parsing: "country in US,CA"),
+            ],
+            split: try RolloutSplit(shares: [(1, 5_000), (2, 5_000)]))
     }
 
     func run() throws {

@@ -17,8 +17,10 @@ enum SDKBenchmark {
     /// through the platform's default transport, or `URLSessionTransport` when `urlSession` says so.
     static func install(server: String, key: String, rootKey: String, model: String, cache: String, urlSession: Bool) async throws {
         let transport: any ModelTransport = urlSession ? URLSessionTransport() : defaultModelTransport()
-        let downloader = try ModelDownloader(configuration: .init(serverURL: URL(string: server)!, appKey: key, trustedRoot: .publicKey(rootKey),
-                                                                  cacheDirectory: URL(fileURLWithPath: cache), transport: transport))
+        let downloader = try ModelDownloader(
+            configuration: .init(
+                serverURL: URL(string: server)!, appKey: key, trustedRoot: .publicKey(rootKey),
+                cacheDirectory: URL(fileURLWithPath: cache), transport: transport))
         let installed = try await downloader.model(named: model)
         print(installed.sha256, installed.fileURL.path)
     }

@@ -14,25 +14,38 @@ enum SigningBenchmark {
 
         let rootKey = Curve25519.Signing.PrivateKey()
         let now = Date()
-        let root = try TrustedRoot(first: try SignedEnvelope(signing: RootDocument(
-            version: 1, issued: now, expires: now.addingTimeInterval(86_400), rootKeys: [PublicSigningKey(rootKey.publicKey)],
-            manifestKeys: [PublicSigningKey(key.publicKey)]), with: [rootKey]).encoded())
-        let tensor = try JSONDecoder().decode(TFLiteTensor.self, from: Data("""
-            {"index": 0, "name": "image", "type": "float32", "shape": [1, 224, 224, 3], "shapeSignature": [1, 224, 224, 3],
-             "quantization": {"scales": [], "zeroPoints": [], "quantizedDimension": 0}}
-            """.utf8))
-        let manifest = ModelManifest(model: try ModelName("flowers"), version: 3, sha256: String(repeating: "a", count: 64), size: 4_000_000,
-                                     downloadURL: "/v1/blobs/sha256/" + String(repeating: "a", count: 64),
-                                     tensors: .init(inputs: [tensor], outputs: [tensor]), arm: "rule:canary",
-                                     manifestVersion: 12, issued: now, expires: now.addingTimeInterval(3600))
+        let root = try TrustedRoot(
+            first: try SignedEnvelope(
+                signing: RootDocument(
+                    version: 1, issued: now, expires: now.addingTimeInterval(86_400), rootKeys: [PublicSigningKey(rootKey.publicKey)],
+                    manifestKeys: [PublicSigningKey(key.publicKey)]), with: [rootKey]
+            ).encoded())
+        let tensor = try JSONDecoder().decode(
+            TFLiteTensor.self,
+            from: Data(
+                """
+                {"index": 0, "name": "image", "type": "float32", "shape": [1, 224, 224, 3], "shapeSignature": [1, 224, 224, 3],
+                 "quantization": {"scales": [], "zeroPoints": [], "quantizedDimension": 0}}
+                """.utf8))
+        let manifest = ModelManifest(
+            model: try ModelName("flowers"), version: 3, sha256: String(repeating: "a", count: 64), size: 4_000_000,
+            downloadURL: "/v1/blobs/sha256/" + String(repeating: "a", count: 64),
+            tensors: .init(inputs: [tensor], outputs: [tensor]), arm: "rule:canary",
+            manifestVersion: 12, issued: now, expires: now.addingTimeInterval(3600))
         let envelope = try SignedEnvelope(signing: manifest, with: [key]).encoded()
         let name = try ModelName("flowers")
-        print(String(format: "sign manifest/s %.0f (%d-byte envelope)", try rate(seconds) {
-            _ = try SignedEnvelope(signing: manifest, with: [key]).encoded()
-        }, envelope.count))
-        print(String(format: "verify manifest/s %.0f", try rate(seconds) {
-            _ = try root.verifyManifest(envelope, for: name, now: now, clockSkew: 300, minimumVersion: 12)
-        }))
+        print(
+            String(
+                format: "sign manifest/s %.0f (%d-byte envelope)",
+                try rate(seconds) {
+                    _ = try SignedEnvelope(signing: manifest, with: [key]).encoded()
+                }, envelope.count))
+        print(
+            String(
+                format: "verify manifest/s %.0f",
+                try rate(seconds) {
+                    _ = try root.verifyManifest(envelope, for: name, now: now, clockSkew: 300, minimumVersion: 12)
+                }))
     }
 
     /// Calls per second of `body`, run for about `seconds`.

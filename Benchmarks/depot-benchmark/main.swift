@@ -1,3 +1,4 @@
+import Crypto
 // The measuring half of scripts/bench/tflite and scripts/bench/rollout.
 //
 //   depot-benchmark verify FILE...   map + verify each file 20 times (no hashing): median, min ms
@@ -10,7 +11,6 @@
 //   depot-benchmark track < DETECTIONS.jsonl   ObjectTracker on a stream of detections (scripts/bench/tracking)
 //   depot-benchmark camera SERVER KEY ROOT_KEY CACHE LIBLITERT FRAMES.nv12   CustomObjectDetector per frame (scripts/bench/camera)
 import Foundation
-import Crypto
 import ModelDepotShared
 
 let arguments = CommandLine.arguments.dropFirst()
@@ -26,12 +26,16 @@ case "verify":
             times.append(ContinuousClock.now - start)
         }
         times.sort()
-        let milliseconds = { (duration: Duration) in Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1e3 }
+        let milliseconds = { (duration: Duration) in
+            Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1e3
+        }
         let tensors = model?.subgraphs.reduce(0) { $0 + $1.tensorCount } ?? 0
         let operators = model?.subgraphs.reduce(0) { $0 + $1.operatorCount } ?? 0
-        print(String(format: "verify %@: %d bytes, %d tensors, %d operators: median %.3f ms, min %.3f ms",
-                     (path as NSString).lastPathComponent, try MappedFile(path: path).count, tensors, operators,
-                     milliseconds(times[times.count / 2]), milliseconds(times[0])))
+        print(
+            String(
+                format: "verify %@: %d bytes, %d tensors, %d operators: median %.3f ms, min %.3f ms",
+                (path as NSString).lastPathComponent, try MappedFile(path: path).count, tensors, operators,
+                milliseconds(times[times.count / 2]), milliseconds(times[0])))
     }
 case "sha256":
     guard let path = arguments.dropFirst().first else {
@@ -52,8 +56,9 @@ case "sdk-install":
         print("usage: depot-benchmark sdk-install SERVER KEY ROOT_KEY MODEL CACHE [--url-session]")
         exit(2)
     }
-    try await SDKBenchmark.install(server: values[0], key: values[1], rootKey: values[2], model: values[3], cache: values[4],
-                                   urlSession: arguments.contains("--url-session"))
+    try await SDKBenchmark.install(
+        server: values[0], key: values[1], rootKey: values[2], model: values[3], cache: values[4],
+        urlSession: arguments.contains("--url-session"))
 case "patch-apply":
     let values = Array(arguments.dropFirst())
     guard values.count == 3, let size = Int(values[2]) else {
@@ -66,6 +71,8 @@ case "track":
 case "camera":
     try await CameraBenchmark.run(Array(arguments.dropFirst()))
 default:
-    print("usage: depot-benchmark track < DETECTIONS.jsonl | camera SERVER KEY ROOT_KEY CACHE LIBLITERT FRAMES.nv12 | verify FILE... | sha256 FILE | rules | sdk-verify FILE | sdk-install SERVER KEY ROOT_KEY MODEL CACHE [--url-session] | signing | patch-apply OLD PATCH NEW_SIZE")
+    print(
+        "usage: depot-benchmark track < DETECTIONS.jsonl | camera SERVER KEY ROOT_KEY CACHE LIBLITERT FRAMES.nv12 | verify FILE... | sha256 FILE | rules | sdk-verify FILE | sdk-install SERVER KEY ROOT_KEY MODEL CACHE [--url-session] | signing | patch-apply OLD PATCH NEW_SIZE"
+    )
     exit(2)
 }

@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import ModelDepotShared
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The downloads a ``BackgroundDownloadSession`` runs for a ``ModelDownloader``, with a ledger
 /// that outlives the app's process: for each task, the blob (its SHA-256 and size) and the byte
@@ -82,8 +83,9 @@ public final class BackgroundDownloads: Sendable {
                 save(state.entries)
                 return (kept.id, false)
             }
-            let entry = Entry(id: "modeldepot-\(UUID().uuidString)", sha256: sha256, size: size,
-                              lowerBound: range.lowerBound, upperBound: range.upperBound)
+            let entry = Entry(
+                id: "modeldepot-\(UUID().uuidString)", sha256: sha256, size: size,
+                lowerBound: range.lowerBound, upperBound: range.upperBound)
             state.entries.append(entry)
             save(state.entries)
             return (entry.id, true)
@@ -124,7 +126,8 @@ public final class BackgroundDownloads: Sendable {
                 if !(200..<300).contains(http.statusCode) { truncate(staged, to: Self.keptErrorBody) }
                 var headers: [String: String] = [:]
                 for case let (name as String, value as String) in http.allHeaderFields { headers[name] = value }
-                return Answer(file: staged.lastPathComponent, status: http.statusCode, headers: headers, url: http.url?.absoluteString ?? "")
+                return Answer(
+                    file: staged.lastPathComponent, status: http.statusCode, headers: headers, url: http.url?.absoluteString ?? "")
             }
             let waiter = state.waiters.removeValue(forKey: description)
             switch result {
@@ -185,7 +188,8 @@ public final class BackgroundDownloads: Sendable {
     /// The kept answer as the downloader reads any other: its body's file and its head.
     private func adopted(_ answer: Answer) throws -> (URL, HTTPURLResponse) {
         guard let url = URL(string: answer.url),
-              let response = HTTPURLResponse(url: url, statusCode: answer.status, httpVersion: "HTTP/1.1", headerFields: answer.headers) else {
+            let response = HTTPURLResponse(url: url, statusCode: answer.status, httpVersion: "HTTP/1.1", headerFields: answer.headers)
+        else {
             throw URLError(.badServerResponse)
         }
         return (staging.appendingPathComponent(answer.file), response)

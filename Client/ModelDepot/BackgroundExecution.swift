@@ -27,8 +27,8 @@ public struct ImmediateExecution: BackgroundExecution {
 /// UIKit exists, ``ImmediateExecution`` elsewhere.
 public func defaultBackgroundExecution() -> any BackgroundExecution {
     #if canImport(UIKit) && !os(watchOS)
-    UIKitBackgroundExecution()
+        UIKitBackgroundExecution()
     #else
-    ImmediateExecution()
+        ImmediateExecution()
     #endif
 }

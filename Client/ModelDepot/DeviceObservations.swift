@@ -53,8 +53,9 @@ struct DeviceObservations: Sendable, Hashable {
     /// a Mac without one) counts as charging, so that `requiresCharging` does not wait forever
     /// where it can never be met; a locked device is idle.
     func status(freeSpace: Int64) -> DeviceStatus {
-        DeviceStatus(isOnCellular: path.usesCellular, isNetworkMetered: path.isExpensive, isNetworkConstrained: path.isConstrained,
-                     isCharging: battery != .unplugged, isLowPowerModeEnabled: isLowPowerModeEnabled, isIdle: isLocked,
-                     isInBackground: isInBackground, thermalState: thermalState, activations: activations, freeSpace: freeSpace)
+        DeviceStatus(
+            isOnCellular: path.usesCellular, isNetworkMetered: path.isExpensive, isNetworkConstrained: path.isConstrained,
+            isCharging: battery != .unplugged, isLowPowerModeEnabled: isLowPowerModeEnabled, isIdle: isLocked,
+            isInBackground: isInBackground, thermalState: thermalState, activations: activations, freeSpace: freeSpace)
     }
 }

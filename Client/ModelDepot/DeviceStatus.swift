@@ -32,9 +32,11 @@ public struct DeviceStatus: Sendable, Hashable {
 
     /// Creates a status; the defaults describe a powered, idle, cool foreground device on an
     /// unmetered network.
-    public init(isOnCellular: Bool = false, isNetworkMetered: Bool = false, isNetworkConstrained: Bool = false, isCharging: Bool = true,
-                isLowPowerModeEnabled: Bool = false, isIdle: Bool = true, isInBackground: Bool = false, thermalState: ThermalState = .nominal,
-                activations: Int = 0, freeSpace: Int64) {
+    public init(
+        isOnCellular: Bool = false, isNetworkMetered: Bool = false, isNetworkConstrained: Bool = false, isCharging: Bool = true,
+        isLowPowerModeEnabled: Bool = false, isIdle: Bool = true, isInBackground: Bool = false, thermalState: ThermalState = .nominal,
+        activations: Int = 0, freeSpace: Int64
+    ) {
         self.isOnCellular = isOnCellular
         self.isNetworkMetered = isNetworkMetered
         self.isNetworkConstrained = isNetworkConstrained
@@ -87,8 +89,8 @@ public protocol DeviceStatusProvider: Sendable {
 /// where the Network framework exists, ``SystemDeviceStatus`` elsewhere.
 public func defaultDeviceStatus() -> any DeviceStatusProvider {
     #if canImport(Network)
-    AppleDeviceStatus.shared
+        AppleDeviceStatus.shared
     #else
-    SystemDeviceStatus()
+        SystemDeviceStatus()
     #endif
 }

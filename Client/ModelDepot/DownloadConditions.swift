@@ -54,8 +54,9 @@ public struct DownloadConditions: Sendable, Hashable {
 
     /// The networks a transfer under these conditions may use.
     public var networkAccess: NetworkAccess {
-        NetworkAccess(allowsCellular: allowsCellularAccess, allowsExpensive: allowsExpensiveNetworkAccess,
-                      allowsConstrained: allowsConstrainedNetworkAccess)
+        NetworkAccess(
+            allowsCellular: allowsCellularAccess, allowsExpensive: allowsExpensiveNetworkAccess,
+            allowsConstrained: allowsConstrainedNetworkAccess)
     }
 }
 
@@ -67,11 +68,15 @@ extension DownloadConditions {
         if !allowsExpensiveNetworkAccess, status.isNetworkMetered {
             reasons.append("the network is expensive (cellular or a personal hotspot) and expensive networks are not allowed")
         }
-        if !allowsConstrainedNetworkAccess, status.isNetworkConstrained { reasons.append("Low Data Mode is on and constrained networks are not allowed") }
+        if !allowsConstrainedNetworkAccess, status.isNetworkConstrained {
+            reasons.append("Low Data Mode is on and constrained networks are not allowed")
+        }
         if requiresCharging, !status.isCharging { reasons.append("the device is not charging") }
         if requiresDeviceIdle, !status.isIdle { reasons.append("the device is not idle") }
         if pausesInLowPowerMode, status.isLowPowerModeEnabled { reasons.append("Low Power Mode is on") }
-        if let limit = pausesAtThermalState, status.thermalState >= limit { reasons.append("the device's thermal state is \(status.thermalState)") }
+        if let limit = pausesAtThermalState, status.thermalState >= limit {
+            reasons.append("the device's thermal state is \(status.thermalState)")
+        }
         if !allowsBackgroundDownloading, status.isInBackground { reasons.append("the app is in the background") }
         return reasons
     }

@@ -31,9 +31,10 @@ struct ModelCache: Sendable {
     func current(_ name: ModelName) throws(DepotError) -> (model: VerifiedModel, cached: Current)? {
         let folder = modelDirectory(name)
         guard let data = try StoredFile.contents(of: folder.appendingPathComponent("current.json")),
-              let current = try? JSONDecoder().decode(Current.self, from: data),
-              let manifestData = try StoredFile.contents(of: folder.appendingPathComponent("\(current.directory)/manifest.json")),
-              let stored = try? JSONDecoder().decode(StoredModel.self, from: manifestData) else { return nil }
+            let current = try? JSONDecoder().decode(Current.self, from: data),
+            let manifestData = try StoredFile.contents(of: folder.appendingPathComponent("\(current.directory)/manifest.json")),
+            let stored = try? JSONDecoder().decode(StoredModel.self, from: manifestData)
+        else { return nil }
         let file = folder.appendingPathComponent("\(current.directory)/model.tflite")
         guard Self.size(of: file) == stored.manifest.size else { return nil }
         var companions: [String: URL] = [:]
@@ -42,8 +43,9 @@ struct ModelCache: Sendable {
             guard Self.size(of: url) == companion.size else { return nil }
             companions[companion.name] = url
         }
-        var model = VerifiedModel(manifest: stored.manifest, fileURL: file, description: stored.description, companionFiles: companions,
-                                  verificationPolicy: verificationPolicy)
+        var model = VerifiedModel(
+            manifest: stored.manifest, fileURL: file, description: stored.description, companionFiles: companions,
+            verificationPolicy: verificationPolicy)
         model.confirmedAt = current.confirmedAt
         model.expires = current.expires ?? stored.manifest.expires
         return (model, current)
@@ -52,8 +54,10 @@ struct ModelCache: Sendable {
     /// Moves a verified file into its version folder, makes it current, and keeps `kept` versions.
     /// Moves a verified model and its verified companion files into the version's folder, then
     /// makes it current in one atomic write: until then the previous version stays in use, whole.
-    func install(_ file: URL, companions: [String: URL], manifest: ModelManifest, description: TFLiteModelDescription, etag: String?,
-                 confirmedAt: Date, kept: Int) throws -> VerifiedModel {
+    func install(
+        _ file: URL, companions: [String: URL], manifest: ModelManifest, description: TFLiteModelDescription, etag: String?,
+        confirmedAt: Date, kept: Int
+    ) throws -> VerifiedModel {
         let folder = modelDirectory(manifest.model)
         let name = "v\(manifest.version)-\(manifest.sha256)"
         let destination = folder.appendingPathComponent(name)
@@ -73,12 +77,14 @@ struct ModelCache: Sendable {
                 installed[name] = target
             }
         }
-        try StoredFile.write(JSONEncoder().encode(StoredModel(manifest: manifest, description: description)),
-                             to: destination.appendingPathComponent("manifest.json"))
+        try StoredFile.write(
+            JSONEncoder().encode(StoredModel(manifest: manifest, description: description)),
+            to: destination.appendingPathComponent("manifest.json"))
         try setCurrent(manifest.model, Current(directory: name, etag: etag, expires: manifest.expires, confirmedAt: confirmedAt))
         try prune(folder, keeping: kept, current: name)
-        var model = VerifiedModel(manifest: manifest, fileURL: modelFile, description: description, companionFiles: installed,
-                                  verificationPolicy: verificationPolicy)
+        var model = VerifiedModel(
+            manifest: manifest, fileURL: modelFile, description: description, companionFiles: installed,
+            verificationPolicy: verificationPolicy)
         model.confirmedAt = confirmedAt
         return model
     }
@@ -109,7 +115,8 @@ struct ModelCache: Sendable {
         var held: [String: URL] = [:]
         for directory in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where directory.hasPrefix("v") {
             guard let data = try? StoredFile.contents(of: folder.appendingPathComponent("\(directory)/manifest.json")),
-                  let stored = try? JSONDecoder().decode(StoredModel.self, from: data) else { continue }
+                let stored = try? JSONDecoder().decode(StoredModel.self, from: data)
+            else { continue }
             let model = folder.appendingPathComponent("\(directory)/model.tflite")
             if Self.size(of: model) == stored.manifest.size { held[stored.manifest.sha256] = model }
             for companion in stored.manifest.files {

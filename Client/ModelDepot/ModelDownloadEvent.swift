@@ -76,7 +76,9 @@ public struct ModelDownloadEvent: Sendable, Hashable, CustomStringConvertible {
     public static func checking(model: ModelName) -> ModelDownloadEvent { ModelDownloadEvent(.checking, model) }
 
     /// `version` of `model` is the newest for this device.
-    public static func upToDate(model: ModelName, version: Int) -> ModelDownloadEvent { ModelDownloadEvent(.upToDate, model, version: version) }
+    public static func upToDate(model: ModelName, version: Int) -> ModelDownloadEvent {
+        ModelDownloadEvent(.upToDate, model, version: version)
+    }
 
     /// `bytes` of `total` are on the device.
     public static func downloading(model: ModelName, version: Int, bytes: Int, total: Int) -> ModelDownloadEvent {
@@ -93,10 +95,14 @@ public struct ModelDownloadEvent: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Checking the version's files.
-    public static func verifying(model: ModelName, version: Int) -> ModelDownloadEvent { ModelDownloadEvent(.verifying, model, version: version) }
+    public static func verifying(model: ModelName, version: Int) -> ModelDownloadEvent {
+        ModelDownloadEvent(.verifying, model, version: version)
+    }
 
     /// The version is verified and in use.
-    public static func installed(model: ModelName, version: Int) -> ModelDownloadEvent { ModelDownloadEvent(.installed, model, version: version) }
+    public static func installed(model: ModelName, version: Int) -> ModelDownloadEvent {
+        ModelDownloadEvent(.installed, model, version: version)
+    }
 
     /// The check or download failed.
     public static func failed(model: ModelName, error: DepotError) -> ModelDownloadEvent {
@@ -106,8 +112,10 @@ public struct ModelDownloadEvent: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        let details = [version.map { "v\($0)" }, bytes.map { "\($0)/\(total ?? 0) bytes" },
-                       patched.map { "patched \($0), fetched \(fetched ?? 0), saved \(saved ?? 0)" }, error.map(\.description)]
+        let details = [
+            version.map { "v\($0)" }, bytes.map { "\($0)/\(total ?? 0) bytes" },
+            patched.map { "patched \($0), fetched \(fetched ?? 0), saved \(saved ?? 0)" }, error.map(\.description),
+        ]
         return ([kind.name, model.rawValue] + details.compactMap { $0 }).joined(separator: " ")
     }
 }

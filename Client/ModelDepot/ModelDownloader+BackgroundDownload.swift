@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import ModelDepotShared
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 extension ModelDownloader {
     /// Hands the SDK what the system relaunched the app for: call it from the app delegate's
@@ -22,8 +23,10 @@ extension ModelDownloader {
     /// (``model(named:policy:conditions:expectation:)`` or ``performBackgroundRefresh(models:conditions:)``).
     /// - Returns: `false`, leaving `completionHandler` alone, when `identifier` is not this
     ///   downloader's background session.
-    public nonisolated func handleEventsForBackgroundURLSession(identifier: String,
-                                                                completionHandler: @escaping @MainActor () -> Void) -> Bool {
+    public nonisolated func handleEventsForBackgroundURLSession(
+        identifier: String,
+        completionHandler: @escaping @MainActor () -> Void
+    ) -> Bool {
         guard let backgroundDownloads, backgroundDownloads.session.identifier == identifier else { return false }
         backgroundDownloads.whenEventsDelivered(completionHandler)
         return true
@@ -32,8 +35,10 @@ extension ModelDownloader {
     /// The range through the background session. The system follows redirects there by itself, so
     /// where the answer came from is judged once it is in: the server's origin or an allowed one,
     /// never from `https` to `http`; otherwise the bytes are discarded unread.
-    func backgroundRange(_ range: ClosedRange<Int>, of manifest: ModelManifest, from url: URL, network: NetworkAccess,
-                         through downloads: BackgroundDownloads) async throws -> (URL, HTTPURLResponse) {
+    func backgroundRange(
+        _ range: ClosedRange<Int>, of manifest: ModelManifest, from url: URL, network: NetworkAccess,
+        through downloads: BackgroundDownloads
+    ) async throws -> (URL, HTTPURLResponse) {
         let what = "The background download of '\(manifest.model)' v\(manifest.version)"
         let request = rangeRequest(range, of: manifest, to: url).allowing(network)
         let body: URL, response: HTTPURLResponse
@@ -42,7 +47,8 @@ extension ModelDownloader {
         } catch let error as CancellationError {
             throw error
         } catch {
-            throw DepotError(.unavailable, "\(what) was interrupted: \(error.localizedDescription). It resumes from byte \(range.lowerBound) next time.")
+            throw DepotError(
+                .unavailable, "\(what) was interrupted: \(error.localizedDescription). It resumes from byte \(range.lowerBound) next time.")
         }
         do {
             try checkRedirect(from: url, to: response.url ?? url, what: what, otherwise: "its bytes were discarded")

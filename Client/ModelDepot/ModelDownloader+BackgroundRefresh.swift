@@ -41,7 +41,9 @@ extension ModelDownloader {
     ///   - models: The models' names.
     ///   - conditions: When a download may happen; `allowsBackgroundDownloading` is taken as true.
     /// - Returns: What was installed, confirmed, failed and sent, and whether it all got done.
-    public func performBackgroundRefresh(models: [String], conditions: DownloadConditions = DownloadConditions()) async -> BackgroundRefreshResult {
+    public func performBackgroundRefresh(models: [String], conditions: DownloadConditions = DownloadConditions()) async
+        -> BackgroundRefreshResult
+    {
         var conditions = conditions
         conditions.allowsBackgroundDownloading = true
         var result = BackgroundRefreshResult()

@@ -1,15 +1,19 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import ModelDepotShared
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 extension ModelDownloader {
     /// Downloads a manifest's blob into its partial file once the manifest's size, URL and the
     /// conditions allow it; returns the complete (not yet verified) file.
     func download(_ manifest: ModelManifest, conditions: DownloadConditions) async throws -> URL {
         guard manifest.size <= configuration.maximumModelSize else {
-            throw DepotError(.modelTooLarge, "'\(manifest.model)' v\(manifest.version) is \(manifest.size) bytes, more than the \(configuration.maximumModelSize) this app accepts (maximumModelSize); nothing was downloaded.")
+            throw DepotError(
+                .modelTooLarge,
+                "'\(manifest.model)' v\(manifest.version) is \(manifest.size) bytes, more than the \(configuration.maximumModelSize) this app accepts (maximumModelSize); nothing was downloaded."
+            )
         }
         let url = try blobURL(manifest)
         return try await fetchBlob(manifest, from: url, conditions: conditions)
@@ -18,13 +22,18 @@ extension ModelDownloader {
     /// Downloads the manifest's companion files, each like a model file (resumable ranges, the same
     /// origin and size checks, by patch when one applies to a file in `held`) into its own partial
     /// file; returns them by name, not yet verified.
-    func downloadCompanions(_ manifest: ModelManifest, held: [String: URL], conditions: DownloadConditions,
-                            transfer: inout Transfer) async throws -> [String: URL] {
+    func downloadCompanions(
+        _ manifest: ModelManifest, held: [String: URL], conditions: DownloadConditions,
+        transfer: inout Transfer
+    ) async throws -> [String: URL] {
         var files: [String: URL] = [:]
         for file in manifest.files {
             try CompanionFile.check(name: file.name)
             guard file.size <= CompanionFile.maximumSize, files[file.name] == nil else {
-                throw DepotError(.invalidMetadata, "The manifest of '\(manifest.model)' v\(manifest.version) names companion file '\(file.name)' twice or with \(file.size) bytes (at most \(CompanionFile.maximumSize)); nothing was downloaded.")
+                throw DepotError(
+                    .invalidMetadata,
+                    "The manifest of '\(manifest.model)' v\(manifest.version) names companion file '\(file.name)' twice or with \(file.size) bytes (at most \(CompanionFile.maximumSize)); nothing was downloaded."
+                )
             }
             var blob = manifest
             blob.sha256 = file.sha256
@@ -40,10 +49,16 @@ extension ModelDownloader {
     private func blobURL(_ manifest: ModelManifest) throws -> URL {
         let what = "The manifest of '\(manifest.model)' v\(manifest.version)"
         guard let url = URL(string: manifest.downloadURL, relativeTo: configuration.serverURL)?.absoluteURL, Origin(url) != nil else {
-            throw DepotError(.invalidMetadata, "\(what) names the download URL '\(manifest.downloadURL.prefix(200))', which is not an http(s) URL; nothing was downloaded.")
+            throw DepotError(
+                .invalidMetadata,
+                "\(what) names the download URL '\(manifest.downloadURL.prefix(200))', which is not an http(s) URL; nothing was downloaded."
+            )
         }
         guard url.pathComponents.contains(manifest.sha256) else {
-            throw DepotError(.invalidMetadata, "\(what) names the download URL '\(url.absoluteString.prefix(200))', which does not name its SHA-256 \(manifest.sha256); nothing was downloaded.")
+            throw DepotError(
+                .invalidMetadata,
+                "\(what) names the download URL '\(url.absoluteString.prefix(200))', which does not name its SHA-256 \(manifest.sha256); nothing was downloaded."
+            )
         }
         try checkOrigin(url, what: "The download URL of '\(manifest.model)' v\(manifest.version)")
         return url
@@ -51,9 +66,13 @@ extension ModelDownloader {
 
     private func checkOrigin(_ url: URL, what: String, otherwise consequence: String = "it was not fetched") throws {
         let origin = Origin(url)
-        guard let origin, origin == Origin(configuration.serverURL) || configuration.allowedDownloadOrigins.contains(where: { Origin($0) == origin }) else {
+        guard let origin,
+            origin == Origin(configuration.serverURL) || configuration.allowedDownloadOrigins.contains(where: { Origin($0) == origin })
+        else {
             let named = origin?.description ?? String(url.absoluteString.prefix(200))
-            throw DepotError(.originNotAllowed, "\(what) is on \(named), which is neither the server's origin nor in allowedDownloadOrigins; \(consequence).")
+            throw DepotError(
+                .originNotAllowed,
+                "\(what) is on \(named), which is neither the server's origin nor in allowedDownloadOrigins; \(consequence).")
         }
     }
 
@@ -61,7 +80,10 @@ extension ModelDownloader {
     /// one in `allowedDownloadOrigins`. `consequence` says what became of the answer otherwise.
     func checkRedirect(from source: URL, to target: URL, what: String, otherwise consequence: String) throws {
         if source.scheme?.lowercased() == "https", target.scheme?.lowercased() != "https" {
-            throw DepotError(.insecureRedirect, "\(what) was redirected from \(Origin(source).map(String.init(describing:)) ?? "https") to \(target.absoluteString.prefix(200)), from https to http; \(consequence).")
+            throw DepotError(
+                .insecureRedirect,
+                "\(what) was redirected from \(Origin(source).map(String.init(describing:)) ?? "https") to \(target.absoluteString.prefix(200)), from https to http; \(consequence)."
+            )
         }
         try checkOrigin(target, what: "A redirect of \(what.prefix(1).lowercased() + what.dropFirst())", otherwise: consequence)
     }
@@ -75,12 +97,18 @@ extension ModelDownloader {
             let status = deviceStatus()
             let needed = Int64(max(remaining, 0)) + conditions.minimumFreeSpace
             guard status.freeSpace >= needed else {
-                throw DepotError(.notEnoughSpace, "Downloading '\(manifest.model)' v\(manifest.version) needs \(needed) free bytes (\(max(remaining, 0)) for the file, \(conditions.minimumFreeSpace) to keep free); \(status.freeSpace) are free.\(kept.isEmpty ? " Nothing was written." : kept)")
+                throw DepotError(
+                    .notEnoughSpace,
+                    "Downloading '\(manifest.model)' v\(manifest.version) needs \(needed) free bytes (\(max(remaining, 0)) for the file, \(conditions.minimumFreeSpace) to keep free); \(status.freeSpace) are free.\(kept.isEmpty ? " Nothing was written." : kept)"
+                )
             }
             let reasons = conditions.unmet(by: status)
             if reasons.isEmpty { return }
             guard let bound = conditions.waitsUpTo, waited < bound else {
-                throw DepotError(.conditionsNotMet, "'\(manifest.model)' v\(manifest.version) was not downloaded: \(reasons.joined(separator: "; "))\(conditions.waitsUpTo.map { " (waited \($0))" } ?? "").\(kept)")
+                throw DepotError(
+                    .conditionsNotMet,
+                    "'\(manifest.model)' v\(manifest.version) was not downloaded: \(reasons.joined(separator: "; "))\(conditions.waitsUpTo.map { " (waited \($0))" } ?? "").\(kept)"
+                )
             }
             try await Task.sleep(for: conditions.pollInterval)
             waited += conditions.pollInterval
@@ -115,7 +143,8 @@ extension ModelDownloader {
             let body: URL, response: HTTPURLResponse
             do {
                 if let background {
-                    (body, response) = try await backgroundRange(have...end, of: manifest, from: url, network: conditions.networkAccess, through: background)
+                    (body, response) = try await backgroundRange(
+                        have...end, of: manifest, from: url, network: conditions.networkAccess, through: background)
                 } else {
                     (body, response) = try await downloadRange(have...end, of: manifest, from: url, conditions: conditions)
                 }
@@ -126,9 +155,13 @@ extension ModelDownloader {
             switch response.statusCode {
             case 206:
                 guard response.value(forHTTPHeaderField: "Content-Range") == "bytes \(have)-\(end)/\(manifest.size)",
-                      Self.size(of: body) == end - have + 1 else {
+                    Self.size(of: body) == end - have + 1
+                else {
                     try? FileManager.default.removeItem(at: partial)
-                    throw DepotError(.sizeMismatch, "The server sent \(Self.size(of: body)) bytes as '\(response.value(forHTTPHeaderField: "Content-Range") ?? "no Content-Range")' for bytes \(have)-\(end) of a \(manifest.size)-byte file; the download was discarded.")
+                    throw DepotError(
+                        .sizeMismatch,
+                        "The server sent \(Self.size(of: body)) bytes as '\(response.value(forHTTPHeaderField: "Content-Range") ?? "no Content-Range")' for bytes \(have)-\(end) of a \(manifest.size)-byte file; the download was discarded."
+                    )
                 }
                 if have == 0, FileManager.default.fileExists(atPath: partial.path) { try FileManager.default.removeItem(at: partial) }
                 if FileManager.default.fileExists(atPath: partial.path) {
@@ -147,11 +180,17 @@ extension ModelDownloader {
             have = Self.size(of: partial)
             guard have > before || have == manifest.size else {
                 try? FileManager.default.removeItem(at: partial)
-                throw DepotError(.sizeMismatch, "The server's answer for bytes \(before)-\(end) of '\(manifest.model)' v\(manifest.version) brought the download no further (\(have) of \(manifest.size) bytes); it was discarded.")
+                throw DepotError(
+                    .sizeMismatch,
+                    "The server's answer for bytes \(before)-\(end) of '\(manifest.model)' v\(manifest.version) brought the download no further (\(have) of \(manifest.size) bytes); it was discarded."
+                )
             }
             guard have <= manifest.size else {
                 try? FileManager.default.removeItem(at: partial)
-                throw DepotError(.sizeMismatch, "The download of '\(manifest.model)' v\(manifest.version) is longer than the manifest's \(manifest.size) bytes; it was discarded.")
+                throw DepotError(
+                    .sizeMismatch,
+                    "The download of '\(manifest.model)' v\(manifest.version) is longer than the manifest's \(manifest.size) bytes; it was discarded."
+                )
             }
             await emit(.downloading(model: manifest.model, version: manifest.version, bytes: have, total: manifest.size))
         }
@@ -164,15 +203,19 @@ extension ModelDownloader {
     /// A range that went silent while the app was suspended (it came back to the foreground since
     /// the range began) is tried again without counting as a retry; a network error while the
     /// conditions no longer hold ends in ``ConditionsChanged``, for the caller to wait for them.
-    private func downloadRange(_ range: ClosedRange<Int>, of manifest: ModelManifest, from url: URL,
-                               conditions: DownloadConditions) async throws -> (URL, HTTPURLResponse) {
+    private func downloadRange(
+        _ range: ClosedRange<Int>, of manifest: ModelManifest, from url: URL,
+        conditions: DownloadConditions
+    ) async throws -> (URL, HTTPURLResponse) {
         let resumes = "It resumes from byte \(range.lowerBound) next time."
         var attempt = 0
         while true {
             try Task.checkCancellation()
             let activations = deviceStatus().activations
             do {
-                let (body, response) = try await configuration.backgroundExecution.run(named: "ModelDepot \(manifest.model) v\(manifest.version)") {
+                let (body, response) = try await configuration.backgroundExecution.run(
+                    named: "ModelDepot \(manifest.model) v\(manifest.version)"
+                ) {
                     try await self.followingRedirects(range, of: manifest, from: url, network: conditions.networkAccess)
                 }
                 guard response.statusCode >= 500, attempt < configuration.retries else { return (body, response) }
@@ -180,20 +223,32 @@ extension ModelDownloader {
             } catch let error as DepotError {
                 throw error
             } catch let exceeded as TransferLimitExceeded {
-                throw DepotError(.sizeMismatch, "The server sent more than the \(exceeded.limit) bytes asked for of '\(manifest.model)' v\(manifest.version) (\(manifest.size) signed bytes in all); reading stopped there and the answer was discarded.")
+                throw DepotError(
+                    .sizeMismatch,
+                    "The server sent more than the \(exceeded.limit) bytes asked for of '\(manifest.model)' v\(manifest.version) (\(manifest.size) signed bytes in all); reading stopped there and the answer was discarded."
+                )
             } catch let stalled as TransferStalled {
                 let status = deviceStatus()
                 if status.activations != activations { continue }
                 guard status.isInBackground, attempt < configuration.retries else {
-                    throw DepotError(.transferStalled, "No byte of '\(manifest.model)' v\(manifest.version) arrived for \(stalled.timeout) (stallTimeout); the transfer was cancelled. \(resumes)")
+                    throw DepotError(
+                        .transferStalled,
+                        "No byte of '\(manifest.model)' v\(manifest.version) arrived for \(stalled.timeout) (stallTimeout); the transfer was cancelled. \(resumes)"
+                    )
                 }
             } catch let slow as TransferTooSlow {
-                throw DepotError(.transferTooSlow, "'\(manifest.model)' v\(manifest.version) arrived at \(slow.receivedInWindow) bytes in the last \(slow.minimum.window), below the minimum of \(slow.minimum.bytesPerSecond) bytes/s (minimumTransferRate); the transfer was cancelled. \(resumes)")
+                throw DepotError(
+                    .transferTooSlow,
+                    "'\(manifest.model)' v\(manifest.version) arrived at \(slow.receivedInWindow) bytes in the last \(slow.minimum.window), below the minimum of \(slow.minimum.bytesPerSecond) bytes/s (minimumTransferRate); the transfer was cancelled. \(resumes)"
+                )
             } catch {
                 try Task.checkCancellation()
                 if !conditions.unmet(by: deviceStatus()).isEmpty { throw ConditionsChanged() }
                 guard attempt < configuration.retries else {
-                    throw DepotError(.unavailable, "The download of '\(manifest.model)' v\(manifest.version) was interrupted: \(error.localizedDescription). \(resumes)")
+                    throw DepotError(
+                        .unavailable,
+                        "The download of '\(manifest.model)' v\(manifest.version) was interrupted: \(error.localizedDescription). \(resumes)"
+                    )
                 }
             }
             try await Task.sleep(for: configuration.retryDelay * (1 << attempt))
@@ -205,8 +260,10 @@ extension ModelDownloader {
     /// the server's origin or an allowed one, never from `https` to `http`. The app key and
     /// `If-Range` go only to the server's own origin. The URL is the manifest's as signed, with
     /// the arm token that makes the server count the download for the manifest's arm.
-    private func followingRedirects(_ range: ClosedRange<Int>, of manifest: ModelManifest, from url: URL,
-                                    network: NetworkAccess) async throws -> (URL, HTTPURLResponse) {
+    private func followingRedirects(
+        _ range: ClosedRange<Int>, of manifest: ModelManifest, from url: URL,
+        network: NetworkAccess
+    ) async throws -> (URL, HTTPURLResponse) {
         let what = "The download of '\(manifest.model)' v\(manifest.version)"
         var target = url
         for _ in 0...configuration.maximumRedirects {
@@ -217,13 +274,16 @@ extension ModelDownloader {
             guard [301, 302, 303, 307, 308].contains(response.statusCode) else { return (body, response) }
             try? FileManager.default.removeItem(at: body)
             guard let location = response.value(forHTTPHeaderField: "Location"),
-                  let next = URL(string: location, relativeTo: target)?.absoluteURL else {
+                let next = URL(string: location, relativeTo: target)?.absoluteURL
+            else {
                 throw DepotError(.unavailable, "\(what) was redirected (\(response.statusCode)) without a Location to follow.")
             }
             try checkRedirect(from: target, to: next, what: what, otherwise: "it was not followed")
             target = next
         }
-        throw DepotError(.unavailable, "\(what) was redirected more than \(configuration.maximumRedirects) times (maximumRedirects); it was not followed further.")
+        throw DepotError(
+            .unavailable,
+            "\(what) was redirected more than \(configuration.maximumRedirects) times (maximumRedirects); it was not followed further.")
     }
 
     /// The request for a range of the blob at `target`. The app key and `If-Range` go only to the
@@ -250,7 +310,10 @@ extension ModelDownloader {
             case 206:
                 let announced = response.value(forHTTPHeaderField: "Content-Range")
                 guard announced == "bytes \(range.lowerBound)-\(range.upperBound)/\(size)" else {
-                    throw DepotError(.sizeMismatch, "The server answered '\(announced?.prefix(100).description ?? "no Content-Range")' for \(asked); the answer was refused before its body was read.")
+                    throw DepotError(
+                        .sizeMismatch,
+                        "The server answered '\(announced?.prefix(100).description ?? "no Content-Range")' for \(asked); the answer was refused before its body was read."
+                    )
                 }
                 expected = range.count
             case 200:
@@ -260,7 +323,10 @@ extension ModelDownloader {
             }
             guard response.expectedContentLength == Int64(expected) else {
                 let length = response.expectedContentLength < 0 ? "no length" : "\(response.expectedContentLength) bytes"
-                throw DepotError(.sizeMismatch, "The server's \(response.statusCode) for \(asked) announces \(length) where \(expected) belong; the answer was refused before its body was read.")
+                throw DepotError(
+                    .sizeMismatch,
+                    "The server's \(response.statusCode) for \(asked) announces \(length) where \(expected) belong; the answer was refused before its body was read."
+                )
             }
             return expected
         }

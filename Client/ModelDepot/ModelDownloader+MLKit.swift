@@ -53,13 +53,16 @@ extension ModelDownloader {
     /// nothing is downloaded yet; the bundled file is verified like a download (TFLite structure).
     /// - Throws: `DepotError` as ``model(named:policy:conditions:expectation:)``; a bundled
     ///   file that fails verification throws its verification error.
-    public func model(named name: String, conditions: DownloadConditions = DownloadConditions(),
-                      expectation: TFLiteIOExpectation? = nil, fallback: LocalModel) async throws -> VerifiedModel {
+    public func model(
+        named name: String, conditions: DownloadConditions = DownloadConditions(),
+        expectation: TFLiteIOExpectation? = nil, fallback: LocalModel
+    ) async throws -> VerifiedModel {
         do {
             return try await model(named: name, policy: .latestModel, conditions: conditions, expectation: expectation)
         } catch let error as DepotError where error.code == .unavailable {
-            return try VerifiedModel.verifyBundled(fallback.fileURL, name: try ModelName(name), expectation: expectation,
-                                                  policy: configuration.verificationPolicy)
+            return try VerifiedModel.verifyBundled(
+                fallback.fileURL, name: try ModelName(name), expectation: expectation,
+                policy: configuration.verificationPolicy)
         }
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import ModelDepotShared
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// How sending outcomes backs off after a failure: 30 s, doubling up to an hour.
 enum OutcomeSchedule {
@@ -34,11 +35,15 @@ extension ModelDownloader {
                 }
             }
         } catch {
-            outcomeSchedule = (configuration.clock().addingTimeInterval(outcomeSchedule.backoff.seconds),
-                               min(outcomeSchedule.backoff * 2, OutcomeSchedule.longestBackoff))
+            outcomeSchedule = (
+                configuration.clock().addingTimeInterval(outcomeSchedule.backoff.seconds),
+                min(outcomeSchedule.backoff * 2, OutcomeSchedule.longestBackoff)
+            )
             throw error
         }
-        outcomeSchedule = (configuration.clock().addingTimeInterval(configuration.outcomeSendInterval.seconds), OutcomeSchedule.firstBackoff)
+        outcomeSchedule = (
+            configuration.clock().addingTimeInterval(configuration.outcomeSendInterval.seconds), OutcomeSchedule.firstBackoff
+        )
         return applied
     }
 
@@ -52,13 +57,16 @@ extension ModelDownloader {
 
     /// Sends one batch; a refusal the server will never accept drops it (counted by its code in the log).
     private func send(_ batch: OutcomeRecorder.Batch) async throws(DepotError) -> Int {
-        var request = URLRequest(url: configuration.serverURL.appendingPathComponent(String(DeviceRoute.events(of: batch.model).dropFirst())))
+        var request = URLRequest(
+            url: configuration.serverURL.appendingPathComponent(String(DeviceRoute.events(of: batch.model).dropFirst())))
         request.httpMethod = "POST"
         request.setValue("Bearer \(configuration.appKey)", forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         do {
-            request.httpBody = try JSONEncoder().encode(OutcomeBatch(batch: batch.id, installation: installationID, events: batch.events,
-                                                                     dropped: batch.dropped))
+            request.httpBody = try JSONEncoder().encode(
+                OutcomeBatch(
+                    batch: batch.id, installation: installationID, events: batch.events,
+                    dropped: batch.dropped))
         } catch {
             throw DepotError(.internalError, "Could not encode outcome batch \(batch.id): \(error).")
         }
@@ -67,7 +75,9 @@ extension ModelDownloader {
         do {
             (data, response) = try await configuration.transport.data(for: request, limits: limits(maximumBytes: 64 << 10))
         } catch {
-            throw DepotError(.unavailable, "Could not reach \(configuration.serverURL.absoluteString) to send outcomes: \(Self.describe(error)). They stay queued.")
+            throw DepotError(
+                .unavailable,
+                "Could not reach \(configuration.serverURL.absoluteString) to send outcomes: \(Self.describe(error)). They stay queued.")
         }
         switch response.statusCode {
         case 200:

@@ -19,11 +19,14 @@ extension ModelDownloader {
     /// away and the file downloaded whole; a network failure, missing space or unmet conditions
     /// end the attempt (a partial patch is resumed next time).
     /// - Returns: The complete file, not yet verified as a model (its size and SHA-256 are).
-    func fetch(_ manifest: ModelManifest, patches: [ModelManifest.Patch], held: [String: URL], conditions: DownloadConditions,
-               transfer: inout Transfer) async throws -> URL {
+    func fetch(
+        _ manifest: ModelManifest, patches: [ModelManifest.Patch], held: [String: URL], conditions: DownloadConditions,
+        transfer: inout Transfer
+    ) async throws -> URL {
         let free = deviceStatus().freeSpace - conditions.minimumFreeSpace
         // A file damaged on disk since its version was installed is neither copied nor patched.
-        if let same = held[manifest.sha256], Int64(manifest.size) <= free, (try? SHA256.digest(ofFileAt: same.path).hex) == manifest.sha256 {
+        if let same = held[manifest.sha256], Int64(manifest.size) <= free, (try? SHA256.digest(ofFileAt: same.path).hex) == manifest.sha256
+        {
             let partial = cache.partialFile(manifest.sha256)
             try? FileManager.default.removeItem(at: partial)
             try FileManager.default.createDirectory(at: partial.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -63,8 +66,10 @@ extension ModelDownloader {
     /// not there, not fetchable from where it is): the file is then downloaded whole. Any other
     /// failure (the network, the pace, the server's errors, space, conditions, cancellation) ends
     /// the attempt with the partial patch kept for the next.
-    static let meansABadPatch: Set<DepotError.Code> = [.digestMismatch, .sizeMismatch, .invalidPatch, .notFound, .forbidden,
-                                                         .originNotAllowed, .insecureRedirect, .invalidMetadata]
+    static let meansABadPatch: Set<DepotError.Code> = [
+        .digestMismatch, .sizeMismatch, .invalidPatch, .notFound, .forbidden,
+        .originNotAllowed, .insecureRedirect, .invalidMetadata,
+    ]
 
     /// Checks a downloaded patch against its digest, applies it to `old` and checks the result
     /// against the manifest's size and SHA-256; the result becomes the file's partial download.
@@ -73,23 +78,28 @@ extension ModelDownloader {
     ///   another size.
     /// Runs off the downloader's actor: hashing and applying take seconds for a large model.
     @concurrent
-    private nonisolated func apply(_ patchFile: URL, as patch: ModelManifest.Patch, to old: URL, making manifest: ModelManifest) async throws -> URL {
+    private nonisolated func apply(_ patchFile: URL, as patch: ModelManifest.Patch, to old: URL, making manifest: ModelManifest)
+        async throws -> URL
+    {
         let what = "The patch to '\(manifest.model)' v\(manifest.version)"
         guard try SHA256.digest(ofFileAt: patchFile.path).hex == patch.sha256 else {
             throw DepotError(.digestMismatch, "\(what) is not the one the manifest signed (its SHA-256 differs); it was discarded.")
         }
         let result = cache.partialFile(manifest.sha256).appendingPathExtension("patched")
         defer { try? FileManager.default.removeItem(at: result) }
-        guard FileManager.default.createFile(atPath: result.path, contents: nil), let output = FileHandle(forWritingAtPath: result.path) else {
+        guard FileManager.default.createFile(atPath: result.path, contents: nil), let output = FileHandle(forWritingAtPath: result.path)
+        else {
             try? FileManager.default.removeItem(at: result)
-            throw DepotError(.fileUnreadable, "Could not create '\(result.path)' to apply the patch to '\(manifest.model)' v\(manifest.version).")
+            throw DepotError(
+                .fileUnreadable, "Could not create '\(result.path)' to apply the patch to '\(manifest.model)' v\(manifest.version).")
         }
         do {
             defer { try? output.close() }
             try MappedFile(path: patchFile.path).withBytes { (patchBytes) throws(DepotError) in
                 try MappedFile(path: old.path).withBytes { (oldBytes) throws(DepotError) in
-                    try Patch.apply(patchBytes, to: oldBytes, newSize: manifest.size, output: output,
-                                    temporaryDirectory: cache.partialFile(manifest.sha256).deletingLastPathComponent())
+                    try Patch.apply(
+                        patchBytes, to: oldBytes, newSize: manifest.size, output: output,
+                        temporaryDirectory: cache.partialFile(manifest.sha256).deletingLastPathComponent())
                 }
             }
         }

@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import ModelDepotShared
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 extension ModelDownloader {
     /// Verifies a manifest the server sent: walks to the newest root document when the answer
@@ -16,8 +17,9 @@ extension ModelDownloader {
         let advertised = response.value(forHTTPHeaderField: DepotHeader.rootVersion).flatMap(Int.init)
         let root = try await newestRoot(advertised: advertised, signers: signers)
         var state = try trust.state()
-        let verified = try root.verifyManifest(data, for: model, now: configuration.clock(), clockSkew: configuration.clockSkew,
-                                               minimumVersion: state.manifestVersions[model.rawValue])
+        let verified = try root.verifyManifest(
+            data, for: model, now: configuration.clock(), clockSkew: configuration.clockSkew,
+            minimumVersion: state.manifestVersions[model.rawValue])
         let manifest = verified.manifest
         if manifest.manifestVersion >= state.manifestVersions[model.rawValue] ?? 0 {
             state.manifestVersions[model.rawValue] = manifest.manifestVersion
@@ -26,7 +28,10 @@ extension ModelDownloader {
         do {
             try trust.save(state)
         } catch {
-            throw DepotError(.fileUnreadable, "Could not record manifest version \(manifest.manifestVersion) of '\(model)' in \(trust.directory.path): \(error.localizedDescription). Without it a replayed older manifest could not be recognised, so the update stops here.")
+            throw DepotError(
+                .fileUnreadable,
+                "Could not record manifest version \(manifest.manifestVersion) of '\(model)' in \(trust.directory.path): \(error.localizedDescription). Without it a replayed older manifest could not be recognised, so the update stops here."
+            )
         }
         return manifest
     }
@@ -99,7 +104,10 @@ extension ModelDownloader {
                 do {
                     data = try await rootDocument(version)
                 } catch is RootDocumentUnavailable {
-                    throw DepotError(.unavailable, "Could not fetch root document v\(version) from \(configuration.serverURL.absoluteString); no manifest can be trusted before it.")
+                    throw DepotError(
+                        .unavailable,
+                        "Could not fetch root document v\(version) from \(configuration.serverURL.absoluteString); no manifest can be trusted before it."
+                    )
                 }
                 guard let data else { break }
                 do throws(DepotError) {
@@ -109,7 +117,11 @@ extension ModelDownloader {
                 }
             }
             guard trustedRoot == nil else { break }
-            throw failure ?? DepotError(.untrustedRoot, "The server has no root document signed by the pinned root key '\(key.keyid)', so no manifest can be trusted; its owner publishes one with 'depot keys root init'.")
+            throw failure
+                ?? DepotError(
+                    .untrustedRoot,
+                    "The server has no root document signed by the pinned root key '\(key.keyid)', so no manifest can be trusted; its owner publishes one with 'depot keys root init'."
+                )
         }
         return trustedRoot!
     }
@@ -124,7 +136,8 @@ extension ModelDownloader {
         do {
             (data, response) = try await configuration.transport.data(for: request, limits: limits(maximumBytes: TrustedRoot.maximumSize))
         } catch is TransferLimitExceeded {
-            throw DepotError(.metadataTooLarge, "Root document v\(version) is larger than \(TrustedRoot.maximumSize) bytes; it was not read.")
+            throw DepotError(
+                .metadataTooLarge, "Root document v\(version) is larger than \(TrustedRoot.maximumSize) bytes; it was not read.")
         } catch {
             try Task.checkCancellation()
             throw RootDocumentUnavailable()

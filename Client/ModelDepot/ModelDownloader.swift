@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import ModelDepotShared
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Downloads models from a ModelDepot server, verifies them on the device and keeps them:
 /// conditional manifest checks (`If-None-Match`), resumable downloads (`Range` + `If-Range`
@@ -62,15 +63,21 @@ public actor ModelDownloader {
         do {
             try storage.prepare()
         } catch {
-            throw DepotError(.fileUnreadable, "Could not create the model cache at \(storage.cache.path) and its state at \(storage.state.path): \(error.localizedDescription).")
+            throw DepotError(
+                .fileUnreadable,
+                "Could not create the model cache at \(storage.cache.path) and its state at \(storage.state.path): \(error.localizedDescription)."
+            )
         }
         backgroundDownloads = try configuration.backgroundSession.map { session throws(DepotError) in
-            try BackgroundDownloads(session: session, stateDirectory: storage.state, staging: storage.cache.appendingPathComponent("partial"))
+            try BackgroundDownloads(
+                session: session, stateDirectory: storage.state, staging: storage.cache.appendingPathComponent("partial"))
         }
         if let backgroundDownloads { backgroundDownloads.session.connect(backgroundDownloads) }
         installationID = try configuration.installationID?.lowercased() ?? Self.persistedInstallationID(in: storage.state)
         outcomes = OutcomeRecorder(directory: storage.state, enabled: configuration.recordsOutcomes, clock: configuration.clock)
-        outcomeSchedule = (configuration.clock().addingTimeInterval(configuration.outcomeSendInterval.seconds), OutcomeSchedule.firstBackoff)
+        outcomeSchedule = (
+            configuration.clock().addingTimeInterval(configuration.outcomeSendInterval.seconds), OutcomeSchedule.firstBackoff
+        )
     }
 
     /// The verified model to use.
@@ -84,8 +91,10 @@ public actor ModelDownloader {
     /// - Throws: `DepotError`: `not_found`, `unavailable` (no network and nothing downloaded),
     ///   `conditions_not_met`, `not_enough_space`, `size_mismatch`, `digest_mismatch`, a TFLite
     ///   verification code, or the server's error.
-    public func model(named name: String, policy: DownloadPolicy = .latestModel, conditions: DownloadConditions = DownloadConditions(),
-                      expectation: TFLiteIOExpectation? = nil) async throws -> VerifiedModel {
+    public func model(
+        named name: String, policy: DownloadPolicy = .latestModel, conditions: DownloadConditions = DownloadConditions(),
+        expectation: TFLiteIOExpectation? = nil
+    ) async throws -> VerifiedModel {
         let model = try ModelName(name)
         // A downloaded model that lacks the expected inputs and outputs (installed for another
         // app version, say) is not used; the server is asked for one that has them.
@@ -110,7 +119,11 @@ public actor ModelDownloader {
         let task = refresh(model, current: current, conditions: conditions, expectation: expectation)
         // Cancelling the caller cancels the check or download (shared with concurrent callers of
         // the same model); what was downloaded so far stays in the partial file for next time.
-        let verified = try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+        let verified = try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
         // A caller that joined another's check gets its result only if it has what this caller expects.
         try expectation?.check(verified.description)
         return verified
@@ -166,8 +179,10 @@ public actor ModelDownloader {
     }
 
     /// Starts (or joins) the one check-and-download of a model.
-    private func refresh(_ model: ModelName, current: (model: VerifiedModel, cached: ModelCache.Current)?,
-                         conditions: DownloadConditions, expectation: TFLiteIOExpectation?) -> Task<VerifiedModel, any Error> {
+    private func refresh(
+        _ model: ModelName, current: (model: VerifiedModel, cached: ModelCache.Current)?,
+        conditions: DownloadConditions, expectation: TFLiteIOExpectation?
+    ) -> Task<VerifiedModel, any Error> {
         if let task = inFlight[model] { return task }
         let task = Task {
             defer {
@@ -208,7 +223,10 @@ public actor ModelDownloader {
     private func unconfirmed(_ current: VerifiedModel, because cause: DepotError) async -> VerifiedModel {
         let failure: DepotError
         if current.expires.addingTimeInterval(configuration.clockSkew) <= configuration.clock() {
-            failure = DepotError(.manifestExpired, "The manifest of '\(current.name)' v\(current.version) expired at \(current.expires) and was not renewed: \(cause.message) The current model (v\(current.version)) stays in use, unconfirmed since \(current.confirmedAt.map { "\($0)" } ?? "it was installed").")
+            failure = DepotError(
+                .manifestExpired,
+                "The manifest of '\(current.name)' v\(current.version) expired at \(current.expires) and was not renewed: \(cause.message) The current model (v\(current.version)) stays in use, unconfirmed since \(current.confirmedAt.map { "\($0)" } ?? "it was installed")."
+            )
         } else {
             failure = DepotError(cause.code, "\(cause.message) \(Self.kept(current))")
         }
@@ -240,16 +258,20 @@ public actor ModelDownloader {
         try cache.delete(try ModelName(name))
     }
 
-    private func update(_ model: ModelName, current: (model: VerifiedModel, cached: ModelCache.Current)?,
-                        conditions: DownloadConditions, expectation: TFLiteIOExpectation?) async throws -> VerifiedModel {
+    private func update(
+        _ model: ModelName, current: (model: VerifiedModel, cached: ModelCache.Current)?,
+        conditions: DownloadConditions, expectation: TFLiteIOExpectation?
+    ) async throws -> VerifiedModel {
         await emit(.checking(model: model))
         let kept = Self.kept(current?.model)
         let fetched: (Data, HTTPURLResponse)
         do {
-            fetched = try await configuration.transport.data(for: manifestRequest(model, etag: current?.cached.etag),
-                                                             limits: limits(maximumBytes: ModelManifest.maximumSize))
+            fetched = try await configuration.transport.data(
+                for: manifestRequest(model, etag: current?.cached.etag),
+                limits: limits(maximumBytes: ModelManifest.maximumSize))
         } catch is TransferLimitExceeded {
-            throw DepotError(.metadataTooLarge, "The manifest of '\(model)' is larger than \(ModelManifest.maximumSize) bytes; it was not read. \(kept)")
+            throw DepotError(
+                .metadataTooLarge, "The manifest of '\(model)' is larger than \(ModelManifest.maximumSize) bytes; it was not read. \(kept)")
         } catch {
             try Task.checkCancellation()
             let cause = "Could not reach \(configuration.serverURL.absoluteString): \(Self.describe(error))."
@@ -259,7 +281,10 @@ public actor ModelDownloader {
         let (data, response) = fetched
         if response.statusCode == 304, let current {
             guard current.model.expires.addingTimeInterval(configuration.clockSkew) > configuration.clock() else {
-                throw DepotError(.manifestExpired, "The server answers that the manifest of '\(model)' is unchanged, but it expired at \(current.model.expires): the server stopped refreshing it, or its answer is being replayed. \(kept)")
+                throw DepotError(
+                    .manifestExpired,
+                    "The server answers that the manifest of '\(model)' is unchanged, but it expired at \(current.model.expires): the server stopped refreshing it, or its answer is being replayed. \(kept)"
+                )
             }
             let confirmed = try? cache.confirm(model, current.cached, at: configuration.clock())
             await emit(.upToDate(model: model, version: current.model.version))
@@ -278,8 +303,9 @@ public actor ModelDownloader {
         }
         var etag = response.value(forHTTPHeaderField: "ETag")
         if let current, current.model.sha256 == manifest.sha256, current.model.version == manifest.version {
-            let confirmed = try? cache.confirm(model, .init(directory: current.cached.directory, etag: etag, expires: manifest.expires),
-                                               at: configuration.clock())
+            let confirmed = try? cache.confirm(
+                model, .init(directory: current.cached.directory, etag: etag, expires: manifest.expires),
+                at: configuration.clock())
             await emit(.upToDate(model: model, version: current.model.version))
             return confirmed ?? current.model
         }
@@ -293,8 +319,9 @@ public actor ModelDownloader {
                 companions = try await downloadCompanions(manifest, held: held, conditions: conditions, transfer: &transfer)
             } catch let error as DepotError where [.notFound, .forbidden].contains(error.code) {
                 // The download URL expired or the blob went away: ask again which version to use.
-                let (data, response) = try await configuration.transport.data(for: manifestRequest(model, etag: nil),
-                                                                              limits: limits(maximumBytes: ModelManifest.maximumSize))
+                let (data, response) = try await configuration.transport.data(
+                    for: manifestRequest(model, etag: nil),
+                    limits: limits(maximumBytes: ModelManifest.maximumSize))
                 guard response.statusCode == 200 else { throw Self.serverError(data, response) }
                 manifest = try await verifiedManifest(data, response, for: model)
                 etag = response.value(forHTTPHeaderField: "ETag")
@@ -302,24 +329,30 @@ public actor ModelDownloader {
                 companions = try await downloadCompanions(manifest, held: held, conditions: conditions, transfer: &transfer)
             }
         } catch let error as DepotError {
-            if error.code != .cancelled, error.code != .conditionsNotMet { outcomes.record(.downloadFailed, code: error.code, manifest: manifest) }
+            if error.code != .cancelled, error.code != .conditionsNotMet {
+                outcomes.record(.downloadFailed, code: error.code, manifest: manifest)
+            }
             throw DepotError(error.code, "\(error.message) \(kept)")
         }
         outcomes.record(.downloadFinished, manifest: manifest)
-        await emit(.downloaded(model: model, version: manifest.version, patched: transfer.patched, fetched: transfer.fetched, saved: transfer.saved))
+        await emit(
+            .downloaded(
+                model: model, version: manifest.version, patched: transfer.patched, fetched: transfer.fetched, saved: transfer.saved))
         await emit(.verifying(model: model, version: manifest.version))
         let verified: VerifiedModel
         do throws(DepotError) {
-            verified = try await VerifiedModel.verifyDownload(file, companions: companions, against: manifest, expectation: expectation,
-                                                              policy: configuration.verificationPolicy)
+            verified = try await VerifiedModel.verifyDownload(
+                file, companions: companions, against: manifest, expectation: expectation,
+                policy: configuration.verificationPolicy)
         } catch {
             try? FileManager.default.removeItem(at: file)
             for companion in companions.values { try? FileManager.default.removeItem(at: companion) }
             outcomes.record(.verificationRefused, code: error.code, manifest: manifest)
             throw DepotError(error.code, "\(error.message) The download was discarded. \(kept)")
         }
-        let installed = try cache.install(file, companions: companions, manifest: manifest, description: verified.description, etag: etag,
-                                          confirmedAt: configuration.clock(), kept: configuration.keptVersions)
+        let installed = try cache.install(
+            file, companions: companions, manifest: manifest, description: verified.description, etag: etag,
+            confirmedAt: configuration.clock(), kept: configuration.keptVersions)
         outcomes.record(.installed, manifest: manifest)
         await emit(.installed(model: model, version: installed.version))
         await post(.modelDownloadDidSucceed, [Self.modelKey: installed])
@@ -347,7 +380,8 @@ public actor ModelDownloader {
     static func describe(_ error: any Error) -> String {
         switch error {
         case let stalled as TransferStalled: "no byte arrived for \(stalled.timeout) (stallTimeout)"
-        case let slow as TransferTooSlow: "\(slow.receivedInWindow) bytes arrived in \(slow.minimum.window), below \(slow.minimum.bytesPerSecond) bytes/s (minimumTransferRate)"
+        case let slow as TransferTooSlow:
+            "\(slow.receivedInWindow) bytes arrived in \(slow.minimum.window), below \(slow.minimum.bytesPerSecond) bytes/s (minimumTransferRate)"
         default: error.localizedDescription
         }
     }

@@ -96,14 +96,18 @@ public struct ModelDownloaderConfiguration: Sendable {
 
     /// The folders this configuration keeps its files in.
     var storage: StorageLocations {
-        StorageLocations.resolve(cache: cacheDirectory, state: stateDirectory, purgeable: StorageLocations.systemPurgeableFolders(),
-                                 durable: StorageLocations.systemDurableFolder())
+        StorageLocations.resolve(
+            cache: cacheDirectory, state: stateDirectory, purgeable: StorageLocations.systemPurgeableFolders(),
+            durable: StorageLocations.systemDurableFolder())
     }
 
     /// Creates a configuration.
-    public init(serverURL: URL, appKey: String, trustedRoot: PinnedRoot, installationID: String? = nil, device: DeviceContext = DeviceContext(),
-                cacheDirectory: URL = ModelDownloaderConfiguration.defaultDirectory, keptVersions: Int = 2, transport: any ModelTransport = defaultModelTransport(),
-                deviceStatus: any DeviceStatusProvider = defaultDeviceStatus(), notificationCenter: NotificationCenter = .default) {
+    public init(
+        serverURL: URL, appKey: String, trustedRoot: PinnedRoot, installationID: String? = nil, device: DeviceContext = DeviceContext(),
+        cacheDirectory: URL = ModelDownloaderConfiguration.defaultDirectory, keptVersions: Int = 2,
+        transport: any ModelTransport = defaultModelTransport(),
+        deviceStatus: any DeviceStatusProvider = defaultDeviceStatus(), notificationCenter: NotificationCenter = .default
+    ) {
         self.serverURL = serverURL
         self.appKey = appKey
         self.trustedRoot = trustedRoot

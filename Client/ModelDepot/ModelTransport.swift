@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// How the SDK talks HTTP: small enough to replace in tests or with another client. Every call
@@ -24,9 +25,9 @@ public protocol ModelTransport: Sendable {
 /// was told to refuse.
 public func defaultModelTransport() -> any ModelTransport {
     #if os(Linux)
-    HTTPClientTransport()
+        HTTPClientTransport()
     #else
-    URLSessionTransport()
+        URLSessionTransport()
     #endif
 }
 
@@ -76,7 +77,9 @@ public struct URLSessionTransport: ModelTransport {
         return (file, handle)
     }
 
-    private func transfer(_ request: URLRequest, limits: TransferLimits, into body: Transfers.Body) async throws -> (Transfers.Body, HTTPURLResponse) {
+    private func transfer(_ request: URLRequest, limits: TransferLimits, into body: Transfers.Body) async throws -> (
+        Transfers.Body, HTTPURLResponse
+    ) {
         let task = session.dataTask(with: request.allowing(limits.network))
         let watchdog = Task { [transfers] in await transfers.watch(task, limits) }
         defer { watchdog.cancel() }
@@ -152,24 +155,29 @@ private final class Transfers: NSObject, URLSessionDataDelegate, @unchecked Send
     }
 
     /// A redirect is not followed: the task ends with the `3xx` answer, for the SDK to judge.
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
         completionHandler(nil)
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
         completionHandler(accept(response, of: dataTask) ? .allow : .cancel)
     }
 
     /// Asks the transfer's limits about the head; records the body limit or the refusal.
     private func accept(_ response: URLResponse?, of task: URLSessionTask) -> Bool {
         guard let limits = lock.withLock({ running[task.taskIdentifier]?.limits }) else { return true }
-        let decision: Result<Int, any Error> = if let http = response as? HTTPURLResponse {
-            Result { try limits.body(http) }
-        } else {
-            .failure(URLError(.badServerResponse))
-        }
+        let decision: Result<Int, any Error> =
+            if let http = response as? HTTPURLResponse {
+                Result { try limits.body(http) }
+            } else {
+                .failure(URLError(.badServerResponse))
+            }
         return lock.withLock {
             guard var transfer = running[task.taskIdentifier] else { return false }
             switch decision {
@@ -188,7 +196,9 @@ private final class Transfers: NSObject, URLSessionDataDelegate, @unchecked Send
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let keep = lock.withLock { () -> Bool in
-            guard var transfer = running[dataTask.taskIdentifier], transfer.failure == nil, let limit = transfer.bodyLimit else { return false }
+            guard var transfer = running[dataTask.taskIdentifier], transfer.failure == nil, let limit = transfer.bodyLimit else {
+                return false
+            }
             transfer.pace.arrived(data.count, at: .now)
             if transfer.pace.received > limit {
                 transfer.failure = TransferLimitExceeded(limit: limit)

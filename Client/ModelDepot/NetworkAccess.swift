@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Which networks a transfer may use: carried by every download request (``TransferLimits/network``)
@@ -33,8 +34,8 @@ extension URLRequest {
         var request = self
         request.allowsCellularAccess = access.allowsCellular
         #if canImport(Darwin)
-        request.allowsExpensiveNetworkAccess = access.allowsExpensive
-        request.allowsConstrainedNetworkAccess = access.allowsConstrained
+            request.allowsExpensiveNetworkAccess = access.allowsExpensive
+            request.allowsConstrainedNetworkAccess = access.allowsConstrained
         #endif
         return request
     }

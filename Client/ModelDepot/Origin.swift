@@ -10,7 +10,8 @@ struct Origin: Hashable, Sendable, CustomStringConvertible {
     /// `nil` for a URL that is not `http` or `https` or has no host.
     init?(_ url: URL) {
         guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty,
-              let port = url.port ?? ["http": 80, "https": 443][scheme] else { return nil }
+            let port = url.port ?? ["http": 80, "https": 443][scheme]
+        else { return nil }
         self.scheme = scheme
         self.host = host
         self.port = port

@@ -9,7 +9,9 @@ extension OutcomeRecorder {
     ///   - load: The load.
     /// - Returns: What `load` returns.
     /// - Throws: What `load` throws.
-    public func recordingLoad<Result, Failure: Error>(of model: VerifiedModel, _ load: () throws(Failure) -> Result) throws(Failure) -> Result {
+    public func recordingLoad<Result, Failure: Error>(of model: VerifiedModel, _ load: () throws(Failure) -> Result) throws(Failure)
+        -> Result
+    {
         do {
             let result = try load()
             record(.loadSucceeded, for: model)
@@ -27,7 +29,8 @@ extension OutcomeRecorder {
     ///   - run: The run.
     /// - Returns: What `run` returns.
     /// - Throws: What `run` throws.
-    public func recordingRun<Result, Failure: Error>(of model: VerifiedModel, _ run: () throws(Failure) -> Result) throws(Failure) -> Result {
+    public func recordingRun<Result, Failure: Error>(of model: VerifiedModel, _ run: () throws(Failure) -> Result) throws(Failure) -> Result
+    {
         let start = ContinuousClock.now
         do {
             let result = try run()

@@ -101,7 +101,8 @@ public final class OutcomeRecorder: Sendable {
             throw DepotError(.invalidMetric, "'\(metric)' is a model-health metric the SDK records by itself; choose another name.")
         }
         guard value.isFinite, abs(value) <= OutcomeBatch.maximumValue else {
-            throw DepotError(.invalidMetric, "Value \(value) of metric '\(metric)' is not a finite number within ±\(OutcomeBatch.maximumValue).")
+            throw DepotError(
+                .invalidMetric, "Value \(value) of metric '\(metric)' is not a finite number within ±\(OutcomeBatch.maximumValue).")
         }
         add(metric, value: value, code: nil, manifest: model.manifest)
     }
@@ -118,7 +119,8 @@ public final class OutcomeRecorder: Sendable {
     private func add(_ metric: String, value: Double, code: String?, manifest: ModelManifest) {
         guard isEnabled else { return }
         let now = Int(clock().timeIntervalSince1970)
-        let entry = Entry(model: manifest.model, metric: metric, version: manifest.version, arm: manifest.arm, hour: now / 3_600, code: code)
+        let entry = Entry(
+            model: manifest.model, metric: metric, version: manifest.version, arm: manifest.arm, hour: now / 3_600, code: code)
         state.withLock { state in
             var totals = state.entries[entry] ?? Totals(at: now, count: 0, sum: 0)
             totals.count += 1
@@ -141,13 +143,16 @@ public final class OutcomeRecorder: Sendable {
             guard state.batches.isEmpty else { return state.batches }
             for (model, entries) in Dictionary(grouping: state.entries, by: \.key.model) {
                 let events = entries.sorted { $0.value.at < $1.value.at }.map { entry, totals in
-                    OutcomeBatch.Event(metric: entry.metric, version: entry.version, arm: entry.arm, at: totals.at,
-                                       value: totals.sum, code: entry.code, count: totals.count)
+                    OutcomeBatch.Event(
+                        metric: entry.metric, version: entry.version, arm: entry.arm, at: totals.at,
+                        value: totals.sum, code: entry.code, count: totals.count)
                 }
                 for start in stride(from: 0, to: events.count, by: OutcomeBatch.maximumEvents) {
-                    state.batches.append(Batch(id: OutcomeBatch.makeID(), model: model,
-                                               events: Array(events[start..<min(start + OutcomeBatch.maximumEvents, events.count)]),
-                                               dropped: start == 0 ? state.dropped[model] ?? 0 : 0))
+                    state.batches.append(
+                        Batch(
+                            id: OutcomeBatch.makeID(), model: model,
+                            events: Array(events[start..<min(start + OutcomeBatch.maximumEvents, events.count)]),
+                            dropped: start == 0 ? state.dropped[model] ?? 0 : 0))
                 }
                 state.dropped[model] = nil
             }

@@ -36,9 +36,9 @@ struct StorageLocations: Sendable, Hashable {
     /// folder elsewhere.
     static func systemPurgeableFolders() -> [URL] {
         #if canImport(Darwin)
-        FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)
+            FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)
         #else
-        [xdgFolder("XDG_CACHE_HOME", default: ".cache")]
+            [xdgFolder("XDG_CACHE_HOME", default: ".cache")]
         #endif
     }
 
@@ -46,15 +46,18 @@ struct StorageLocations: Sendable, Hashable {
     /// Apple platforms, the XDG data folder's ModelDepot elsewhere.
     static func systemDurableFolder() -> URL {
         #if canImport(Darwin)
-        let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-            ?? FileManager.default.temporaryDirectory
-        #if os(macOS)
-        // Outside iOS's containers, Application Support is shared by every app of the user.
-        if let bundle = Bundle.main.bundleIdentifier { return support.appendingPathComponent(bundle).appendingPathComponent("ModelDepot") }
-        #endif
-        return support.appendingPathComponent("ModelDepot")
+            let support =
+                FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+                ?? FileManager.default.temporaryDirectory
+            #if os(macOS)
+                // Outside iOS's containers, Application Support is shared by every app of the user.
+                if let bundle = Bundle.main.bundleIdentifier {
+                    return support.appendingPathComponent(bundle).appendingPathComponent("ModelDepot")
+                }
+            #endif
+            return support.appendingPathComponent("ModelDepot")
         #else
-        return xdgFolder("XDG_DATA_HOME", default: ".local/share").appendingPathComponent("ModelDepot")
+            return xdgFolder("XDG_DATA_HOME", default: ".local/share").appendingPathComponent("ModelDepot")
         #endif
     }
 

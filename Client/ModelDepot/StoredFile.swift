@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ModelDepotShared
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// How the SDK reads and writes the small files it keeps (trust state, the installation id, a
 /// model's record, the outcome queue): a file that is not there is absent, but one that is there
@@ -36,7 +37,9 @@ enum StoredFile {
             }
             data.append(contentsOf: chunk[0..<count])
             guard data.count <= maximumSize else {
-                throw DepotError(.storageUnreadable, "'\(url.path)' is larger than \(maximumSize) bytes, which no file the SDK keeps is; it was not read.")
+                throw DepotError(
+                    .storageUnreadable,
+                    "'\(url.path)' is larger than \(maximumSize) bytes, which no file the SDK keeps is; it was not read.")
             }
         }
     }
@@ -44,9 +47,9 @@ enum StoredFile {
     /// Writes `data` in one atomic step.
     static func write(_ data: Data, to url: URL) throws {
         #if canImport(Darwin) && !os(macOS)
-        try data.write(to: url, options: [.atomic, .completeFileProtectionUntilFirstUserAuthentication])
+            try data.write(to: url, options: [.atomic, .completeFileProtectionUntilFirstUserAuthentication])
         #else
-        try data.write(to: url, options: .atomic)
+            try data.write(to: url, options: .atomic)
         #endif
     }
 
@@ -56,17 +59,21 @@ enum StoredFile {
     static func prepareDirectory(_ url: URL) throws {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         #if canImport(Darwin)
-        var values = URLResourceValues()
-        values.isExcludedFromBackup = true
-        var folder = url
-        try folder.setResourceValues(values)
-        #if !os(macOS)
-        try FileManager.default.setAttributes([.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication], ofItemAtPath: url.path)
-        #endif
+            var values = URLResourceValues()
+            values.isExcludedFromBackup = true
+            var folder = url
+            try folder.setResourceValues(values)
+            #if !os(macOS)
+                try FileManager.default.setAttributes(
+                    [.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication], ofItemAtPath: url.path)
+            #endif
         #endif
     }
 
     private static func unreadable(_ url: URL, _ failure: Int32) -> DepotError {
-        DepotError(.storageUnreadable, "'\(url.path)' exists but could not be read (\(String(cString: strerror(failure)))); it is not taken for absent, so the trust state and the installation id stay as they are. Try again once the device is unlocked.", cause: "errno \(failure)")
+        DepotError(
+            .storageUnreadable,
+            "'\(url.path)' exists but could not be read (\(String(cString: strerror(failure)))); it is not taken for absent, so the trust state and the installation id stay as they are. Try again once the device is unlocked.",
+            cause: "errno \(failure)")
     }
 }

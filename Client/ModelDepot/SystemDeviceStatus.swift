@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The default outside Apple platforms: an unmetered, powered, idle, foreground device, with the
@@ -21,15 +22,17 @@ public struct SystemDeviceStatus: DeviceStatusProvider {
     /// volume cannot be asked, so that an unknown answer never blocks a download by itself.
     static func freeSpace(at directory: URL) -> Int64 {
         #if canImport(Darwin)
-        if let capacity = try? directory.resourceValues(forKeys: [.volumeAvailableCapacityForImportantUsageKey])
-            .volumeAvailableCapacityForImportantUsage {
-            return capacity
-        }
+            if let capacity = try? directory.resourceValues(forKeys: [.volumeAvailableCapacityForImportantUsageKey])
+                .volumeAvailableCapacityForImportantUsage
+            {
+                return capacity
+            }
         #endif
         var stats = statvfs()
         guard statvfs(directory.path, &stats) == 0 else { return .max }
         // Darwin's f_bavail is 32 bits and f_frsize a UInt: widen both before multiplying.
-        let (bytes, overflow) = Int64(clamping: UInt64(stats.f_bavail)).multipliedReportingOverflow(by: Int64(clamping: UInt64(stats.f_frsize)))
+        let (bytes, overflow) = Int64(clamping: UInt64(stats.f_bavail)).multipliedReportingOverflow(
+            by: Int64(clamping: UInt64(stats.f_frsize)))
         return overflow ? .max : bytes
     }
 }

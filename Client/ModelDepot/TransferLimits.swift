@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// What one HTTP exchange of the SDK may cost: how many body bytes an answer may bring (decided
@@ -21,8 +22,10 @@ public struct TransferLimits: Sendable {
     public var network = NetworkAccess.any
 
     /// Limits whose body limit depends on the answer.
-    public init(stallTimeout: Duration = .seconds(60), minimumRate: TransferRate? = nil,
-                body: @escaping @Sendable (HTTPURLResponse) throws -> Int) {
+    public init(
+        stallTimeout: Duration = .seconds(60), minimumRate: TransferRate? = nil,
+        body: @escaping @Sendable (HTTPURLResponse) throws -> Int
+    ) {
         self.body = body
         self.stallTimeout = stallTimeout
         self.minimumRate = minimumRate

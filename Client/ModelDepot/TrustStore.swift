@@ -75,7 +75,9 @@ struct TrustStore: Sendable {
     }
 
     private func storedState() throws(DepotError) -> State? {
-        try StoredFile.contents(of: directory.appendingPathComponent("state.json")).flatMap { try? SignedJSON.decoder.decode(State.self, from: $0) }
+        try StoredFile.contents(of: directory.appendingPathComponent("state.json")).flatMap {
+            try? SignedJSON.decoder.decode(State.self, from: $0)
+        }
     }
 
     func save(_ state: State) throws {

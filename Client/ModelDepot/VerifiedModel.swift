@@ -33,8 +33,10 @@ public struct VerifiedModel: Sendable, Hashable {
     /// What the file was verified against, and is checked against again when loaded.
     let verificationPolicy: TFLiteVerificationPolicy
 
-    init(manifest: ModelManifest, fileURL: URL, description: TFLiteModelDescription, companionFiles: [String: URL] = [:],
-         verificationPolicy: TFLiteVerificationPolicy) {
+    init(
+        manifest: ModelManifest, fileURL: URL, description: TFLiteModelDescription, companionFiles: [String: URL] = [:],
+        verificationPolicy: TFLiteVerificationPolicy
+    ) {
         name = manifest.model
         version = manifest.version
         sha256 = manifest.sha256
@@ -48,23 +50,30 @@ public struct VerifiedModel: Sendable, Hashable {
 
     /// Checks a bundled file, which has no manifest: its TFLite structure and the app's
     /// expectation; it is reported as version 0 from the arm `bundled`.
-    static func verifyBundled(_ fileURL: URL, name: ModelName, expectation: TFLiteIOExpectation?,
-                              policy: TFLiteVerificationPolicy) throws(DepotError) -> VerifiedModel {
+    static func verifyBundled(
+        _ fileURL: URL, name: ModelName, expectation: TFLiteIOExpectation?,
+        policy: TFLiteVerificationPolicy
+    ) throws(DepotError) -> VerifiedModel {
         let size = (try? FileManager.default.attributesOfItem(atPath: fileURL.path)[.size] as? NSNumber)?.intValue ?? 0
-        let description = try MappedFile(path: fileURL.path).withBytes { bytes throws(DepotError) in try TFLiteVerifier(policy: policy).verify(bytes) }
+        let description = try MappedFile(path: fileURL.path).withBytes { bytes throws(DepotError) in
+            try TFLiteVerifier(policy: policy).verify(bytes)
+        }
         try expectation?.check(description)
-        let manifest = ModelManifest(model: name, version: 0, sha256: try SHA256.digest(ofFileAt: fileURL.path).hex, size: size,
-                                     downloadURL: fileURL.absoluteString,
-                                     tensors: .init(inputs: description.inputs, outputs: description.outputs), arm: "bundled",
-                                     manifestVersion: 0, issued: .distantPast, expires: .distantFuture)
+        let manifest = ModelManifest(
+            model: name, version: 0, sha256: try SHA256.digest(ofFileAt: fileURL.path).hex, size: size,
+            downloadURL: fileURL.absoluteString,
+            tensors: .init(inputs: description.inputs, outputs: description.outputs), arm: "bundled",
+            manifestVersion: 0, issued: .distantPast, expires: .distantFuture)
         return VerifiedModel(manifest: manifest, fileURL: fileURL, description: description, verificationPolicy: policy)
     }
 
     /// Verifies a finished download and its companion files off the caller's actor: hashing and
     /// walking a large model takes a while, and the downloader's other callers go on meanwhile.
     @concurrent
-    static func verifyDownload(_ file: URL, companions: [String: URL], against manifest: ModelManifest,
-                               expectation: TFLiteIOExpectation?, policy: TFLiteVerificationPolicy) async throws(DepotError) -> VerifiedModel {
+    static func verifyDownload(
+        _ file: URL, companions: [String: URL], against manifest: ModelManifest,
+        expectation: TFLiteIOExpectation?, policy: TFLiteVerificationPolicy
+    ) async throws(DepotError) -> VerifiedModel {
         let verified = try verify(file, against: manifest, expectation: expectation, policy: policy)
         try verifyCompanions(companions, against: manifest)
         return verified
@@ -88,17 +97,22 @@ public struct VerifiedModel: Sendable, Hashable {
     /// Checks a file against its manifest: size, SHA-256 (streamed), TFLite structure, and the
     /// app's expected inputs and outputs when given.
     /// - Throws: `DepotError` naming the check, what was expected and what was found.
-    static func verify(_ fileURL: URL, against manifest: ModelManifest, expectation: TFLiteIOExpectation?,
-                       policy: TFLiteVerificationPolicy) throws(DepotError) -> VerifiedModel {
+    static func verify(
+        _ fileURL: URL, against manifest: ModelManifest, expectation: TFLiteIOExpectation?,
+        policy: TFLiteVerificationPolicy
+    ) throws(DepotError) -> VerifiedModel {
         let size = (try? FileManager.default.attributesOfItem(atPath: fileURL.path)[.size] as? NSNumber)?.intValue ?? -1
         guard size == manifest.size else {
             throw DepotError(.sizeMismatch, "Model '\(manifest.model)' v\(manifest.version): expected \(manifest.size) bytes, got \(size).")
         }
         let digest = try SHA256.digest(ofFileAt: fileURL.path).hex
         guard digest == manifest.sha256 else {
-            throw DepotError(.digestMismatch, "Model '\(manifest.model)' v\(manifest.version): expected SHA-256 \(manifest.sha256), got \(digest).")
+            throw DepotError(
+                .digestMismatch, "Model '\(manifest.model)' v\(manifest.version): expected SHA-256 \(manifest.sha256), got \(digest).")
         }
-        let description = try MappedFile(path: fileURL.path).withBytes { bytes throws(DepotError) in try TFLiteVerifier(policy: policy).verify(bytes) }
+        let description = try MappedFile(path: fileURL.path).withBytes { bytes throws(DepotError) in
+            try TFLiteVerifier(policy: policy).verify(bytes)
+        }
         try expectation?.check(description)
         return VerifiedModel(manifest: manifest, fileURL: fileURL, description: description, verificationPolicy: policy)
     }

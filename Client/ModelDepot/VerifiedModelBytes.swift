@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-private let systemRead = Glibc.read
-#elseif canImport(Darwin)
-import Darwin
-private let systemRead = Darwin.read
-#endif
 import Crypto
 import Foundation
 import ModelDepotShared
+
+#if canImport(Glibc)
+    import Glibc
+    private let systemRead = Glibc.read
+#elseif canImport(Darwin)
+    import Darwin
+    private let systemRead = Darwin.read
+#endif
 
 /// The bytes of a ``VerifiedModel`` in memory, read from its file through one descriptor and
 /// checked again as they were read: size, SHA-256 and TFLite structure. An interpreter built from
@@ -36,23 +37,33 @@ public final class VerifiedModelBytes: @unchecked Sendable {
         var filled = 0
         var spare: UInt8 = 0
         while true {
-            let count = filled < model.manifest.size
+            let count =
+                filled < model.manifest.size
                 ? systemRead(descriptor, buffer.baseAddress! + filled, min(model.manifest.size - filled, 1 << 20))
                 : systemRead(descriptor, &spare, 1)
             guard count >= 0 else { throw DepotError(.fileUnreadable, "\(what) could not be read: \(String(cString: strerror(errno))).") }
             if count == 0 { break }
             guard filled < model.manifest.size else {
-                throw DepotError(.sizeMismatch, "\(what) grew after it was verified; it is longer than its \(model.manifest.size) signed bytes and was not handed to an interpreter. Download it again.")
+                throw DepotError(
+                    .sizeMismatch,
+                    "\(what) grew after it was verified; it is longer than its \(model.manifest.size) signed bytes and was not handed to an interpreter. Download it again."
+                )
             }
             hasher.update(bufferPointer: UnsafeRawBufferPointer(start: buffer.baseAddress! + filled, count: count))
             filled += count
         }
         guard filled == model.manifest.size else {
-            throw DepotError(.sizeMismatch, "\(what) has \(filled) bytes, not the \(model.manifest.size) verified; it changed on disk and was not handed to an interpreter. Download it again.")
+            throw DepotError(
+                .sizeMismatch,
+                "\(what) has \(filled) bytes, not the \(model.manifest.size) verified; it changed on disk and was not handed to an interpreter. Download it again."
+            )
         }
         let digest = hasher.finalize().hex
         guard digest == model.sha256 else {
-            throw DepotError(.digestMismatch, "\(what) changed on disk after it was verified (SHA-256 \(digest), not \(model.sha256)); it was not handed to an interpreter. Download it again.")
+            throw DepotError(
+                .digestMismatch,
+                "\(what) changed on disk after it was verified (SHA-256 \(digest), not \(model.sha256)); it was not handed to an interpreter. Download it again."
+            )
         }
         _ = try TFLiteVerifier(policy: model.verificationPolicy).verify(UnsafeRawBufferPointer(start: buffer.baseAddress, count: filled))
     }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ModelDepot
 import ModelDepotShared
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Runs a `VerifiedModel` in LiteRT through its C API ("CompiledModel", CPU): nothing
 /// unverified reaches LiteRT's loader, which crashes on damaged files.
@@ -34,7 +35,10 @@ public final class LiteRTInterpreter: TensorRunner, @unchecked Sendable {
             let rank = Int(raw[4] & 0x7f)
             return (0..<min(rank, 8)).map { index in
                 let offset = 8 + 4 * index
-                return Int(Int32(bitPattern: UInt32(raw[offset]) | UInt32(raw[offset + 1]) << 8 | UInt32(raw[offset + 2]) << 16 | UInt32(raw[offset + 3]) << 24))
+                return Int(
+                    Int32(
+                        bitPattern: UInt32(raw[offset]) | UInt32(raw[offset + 1]) << 8 | UInt32(raw[offset + 2]) << 16 | UInt32(
+                            raw[offset + 3]) << 24))
             }
         }
     }
@@ -107,7 +111,9 @@ public final class LiteRTInterpreter: TensorRunner, @unchecked Sendable {
 
     /// Creates LiteRT's environment, model, options and compiled model; returns them with the
     /// signature's input and output types.
-    private static func load(_ bytes: VerifiedModelBytes, _ library: LiteRTLibrary) throws(DepotError) -> (Handles, [RankedType], [RankedType]) {
+    private static func load(_ bytes: VerifiedModelBytes, _ library: LiteRTLibrary) throws(DepotError) -> (
+        Handles, [RankedType], [RankedType]
+    ) {
         let verified = bytes.model
         let handles = Handles(library)
         try check(library.createEnvironment(0, nil, &handles.environment), "LiteRtCreateEnvironment")
@@ -121,9 +127,13 @@ public final class LiteRTInterpreter: TensorRunner, @unchecked Sendable {
         try check(library.createCompiledModel(environment, loaded, handles.options, &handles.compiled), "LiteRtCreateCompiledModel")
         var signature: Handle = nil
         try check(library.getSignature(loaded, 0, &signature), "LiteRtGetModelSignature")
-        let counts = verified.description.signatures.first.map { ($0.inputs.count, $0.outputs.count) }
+        let counts =
+            verified.description.signatures.first.map { ($0.inputs.count, $0.outputs.count) }
             ?? (verified.description.inputs.count, verified.description.outputs.count)
-        return (handles, try types(count: counts.0, signature, library.getInput, library), try types(count: counts.1, signature, library.getOutput, library))
+        return (
+            handles, try types(count: counts.0, signature, library.getInput, library),
+            try types(count: counts.1, signature, library.getOutput, library)
+        )
     }
 
     /// Runs the model's first signature.
@@ -167,13 +177,18 @@ public final class LiteRTInterpreter: TensorRunner, @unchecked Sendable {
         for (index, (type, value)) in zip(inputs, values).enumerated() {
             let expected = type.elementType.flatMap { TensorValue.byteCount(type: $0, shape: type.shape) }
             guard value.type == type.elementType, value.bytes.count == expected else {
-                throw DepotError(.signatureMismatch, "Input \(index) must be \(type.elementType?.name ?? "?") \(type.shape) (\(expected ?? 0) bytes); got \(value.type) \(value.shape) (\(value.bytes.count) bytes).")
+                throw DepotError(
+                    .signatureMismatch,
+                    "Input \(index) must be \(type.elementType?.name ?? "?") \(type.shape) (\(expected ?? 0) bytes); got \(value.type) \(value.shape) (\(value.bytes.count) bytes)."
+                )
             }
             inputBuffers.append(try buffer(type, bytes: value.bytes))
         }
         var outputBuffers: [Handle] = []
         for type in outputs { outputBuffers.append(try buffer(type, bytes: nil)) }
-        try Self.check(library.run(handles.compiled, 0, inputBuffers.count, &inputBuffers, outputBuffers.count, &outputBuffers), "LiteRtRunCompiledModel")
+        try Self.check(
+            library.run(handles.compiled, 0, inputBuffers.count, &inputBuffers, outputBuffers.count, &outputBuffers),
+            "LiteRtRunCompiledModel")
         return zip(outputs, memory.suffix(outputs.count)).map { type, host in
             let elementType = type.elementType!
             let size = TensorValue.byteCount(type: elementType, shape: type.shape)!
@@ -181,8 +196,10 @@ public final class LiteRTInterpreter: TensorRunner, @unchecked Sendable {
         }
     }
 
-    private static func types(count: Int, _ signature: Handle, _ get: LiteRTLibrary.GetTensorByIndex,
-                              _ library: LiteRTLibrary) throws(DepotError) -> [RankedType] {
+    private static func types(
+        count: Int, _ signature: Handle, _ get: LiteRTLibrary.GetTensorByIndex,
+        _ library: LiteRTLibrary
+    ) throws(DepotError) -> [RankedType] {
         var result: [RankedType] = []
         for index in 0..<count {
             var tensor: Handle = nil

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ModelDepot
 import ModelDepotShared
 @_exported import ModelDepotVision
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `libLiteRt.so` (from the `ai-edge-litert` wheel) loaded with `dlopen`, with the C functions
 /// the interpreter uses. The package builds without LiteRT; only this loads it.
@@ -20,8 +21,11 @@ public final class LiteRTLibrary: @unchecked Sendable {
     typealias GetSignature = @convention(c) (Handle, Int, UnsafeMutablePointer<Handle>) -> Int32
     typealias GetTensorByIndex = @convention(c) (Handle, Int, UnsafeMutablePointer<Handle>) -> Int32
     typealias GetRankedTensorType = @convention(c) (Handle, UnsafeMutableRawPointer) -> Int32
-    typealias CreateBufferFromHostMemory = @convention(c) (UnsafeRawPointer, UnsafeMutableRawPointer, Int, UnsafeRawPointer?,
-                                                           UnsafeMutablePointer<Handle>) -> Int32
+    typealias CreateBufferFromHostMemory =
+        @convention(c) (
+            UnsafeRawPointer, UnsafeMutableRawPointer, Int, UnsafeRawPointer?,
+            UnsafeMutablePointer<Handle>
+        ) -> Int32
     typealias Run = @convention(c) (Handle, Int, Int, UnsafeMutablePointer<Handle>, Int, UnsafeMutablePointer<Handle>) -> Int32
     typealias Destroy = @convention(c) (Handle) -> Void
 
@@ -48,7 +52,10 @@ public final class LiteRTLibrary: @unchecked Sendable {
     /// - Throws: `DepotError` (`unavailable`) with `dlerror`'s reason or the missing symbol.
     public init(path: String) throws(DepotError) {
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
-            throw DepotError(.unavailable, "Could not load LiteRT from '\(path)': \(dlerror().map { String(cString: $0) } ?? "unknown error"). Install ai-edge-litert==2.3.0 and give the path of its libLiteRt.so.")
+            throw DepotError(
+                .unavailable,
+                "Could not load LiteRT from '\(path)': \(dlerror().map { String(cString: $0) } ?? "unknown error"). Install ai-edge-litert==2.3.0 and give the path of its libLiteRt.so."
+            )
         }
         self.handle = handle
         func symbol<T>(_ name: String, as type: T.Type) throws(DepotError) -> T {

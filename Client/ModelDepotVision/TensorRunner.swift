@@ -33,7 +33,8 @@ struct RecordedRuntime {
 
     /// A runner for `model`; its load, and then each of its runs, recorded.
     func makeRunner(for model: VerifiedModel) throws -> any TensorRunner {
-        let runner = try outcomes.map { outcomes in try outcomes.recordingLoad(of: model) { try base.makeRunner(for: model) } }
+        let runner =
+            try outcomes.map { outcomes in try outcomes.recordingLoad(of: model) { try base.makeRunner(for: model) } }
             ?? base.makeRunner(for: model)
         return CheckedRunner(base: runner, model: model, outcomes: outcomes)
     }
@@ -71,10 +72,14 @@ private final class CheckedRunner: TensorRunner {
         }
         for (index, (value, tensor)) in zip(outputs, declared).enumerated() {
             let signature = tensor.shapeSignature.count == tensor.shape.count ? tensor.shapeSignature : tensor.shape
-            let fits = value.type == tensor.type && value.shape.count == tensor.shape.count
+            let fits =
+                value.type == tensor.type && value.shape.count == tensor.shape.count
                 && zip(value.shape, zip(tensor.shape, signature)).allSatisfy { $0 >= 0 && ($0 == $1.0 || $1.1 == -1) }
             guard fits, let bytes = Self.byteCount(value), bytes == value.bytes.count else {
-                throw DepotError(.signatureMismatch, "Output \(index) came back as \(value.type) \(value.shape) in \(value.bytes.count) bytes; the model declares \(tensor.type) \(tensor.shape).")
+                throw DepotError(
+                    .signatureMismatch,
+                    "Output \(index) came back as \(value.type) \(value.shape) in \(value.bytes.count) bytes; the model declares \(tensor.type) \(tensor.shape)."
+                )
             }
         }
         return outputs

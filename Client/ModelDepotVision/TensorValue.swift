@@ -18,13 +18,15 @@ public struct TensorValue: Sendable, Hashable {
 
     /// A float32 tensor.
     public init(float32 values: [Float], shape: [Int]) {
-        self.init(type: .float32, shape: shape, bytes: [UInt8](unsafeUninitializedCapacity: values.count * 4) { bytes, count in
-            let raw = UnsafeMutableRawBufferPointer(bytes)
-            for (index, value) in values.enumerated() {
-                raw.storeBytes(of: value.bitPattern.littleEndian, toByteOffset: index * 4, as: UInt32.self)
-            }
-            count = values.count * 4
-        })
+        self.init(
+            type: .float32, shape: shape,
+            bytes: [UInt8](unsafeUninitializedCapacity: values.count * 4) { bytes, count in
+                let raw = UnsafeMutableRawBufferPointer(bytes)
+                for (index, value) in values.enumerated() {
+                    raw.storeBytes(of: value.bitPattern.littleEndian, toByteOffset: index * 4, as: UInt32.self)
+                }
+                count = values.count * 4
+            })
     }
 
     /// A uint8 tensor.
@@ -36,7 +38,9 @@ public struct TensorValue: Sendable, Hashable {
     public var float32Values: [Float]? {
         guard type == .float32 else { return nil }
         return bytes.withUnsafeBytes { raw in
-            (0..<(raw.count / 4)).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
+            (0..<(raw.count / 4)).map {
+                Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self)))
+            }
         }
     }
 

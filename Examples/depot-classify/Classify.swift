@@ -24,7 +24,9 @@ struct Classify: AsyncParsableCommand {
     var input: String?
     @Option(help: "A labels file, one label per line, in output order (default: the model's own labels).") var labels: String?
     @Option(help: "libLiteRt.so (from the ai-edge-litert wheel).") var litert: String
-    @Option(help: "Where downloaded models are kept.") var cache = FileManager.default.temporaryDirectory.appendingPathComponent("depot-classify").path
+    @Option(help: "Where downloaded models are kept.") var cache = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "depot-classify"
+    ).path
     @Option(help: "How many classes to print.") var top = 3
     @Option(help: "Leave out classes scoring below this (default: the model's metadata, else 0).") var threshold: Float?
 
@@ -34,15 +36,18 @@ struct Classify: AsyncParsableCommand {
 
     func run() async throws {
         guard let serverURL = URL(string: server) else { throw ValidationError("'\(server)' is not a URL.") }
-        let downloader = try ModelDownloader(configuration: .init(serverURL: serverURL, appKey: key, trustedRoot: .publicKey(rootKey),
-                                                                  cacheDirectory: URL(fileURLWithPath: cache)))
+        let downloader = try ModelDownloader(
+            configuration: .init(
+                serverURL: serverURL, appKey: key, trustedRoot: .publicKey(rootKey),
+                cacheDirectory: URL(fileURLWithPath: cache)))
         let verified = try await downloader.model(named: model)
         let library = try LiteRTLibrary(path: litert)
         print("\(verified.name) v\(verified.version) (sha256 \(verified.sha256.prefix(12))…)")
         let names = try labels.map { try String(contentsOfFile: $0, encoding: .utf8).split(separator: "\n").map(String.init) }
         if let image {
-            let classifier = try ImageClassifier(model: verified, library: library,
-                                                 options: .init(maximumResults: top, scoreThreshold: threshold))
+            let classifier = try ImageClassifier(
+                model: verified, library: library,
+                options: .init(maximumResults: top, scoreThreshold: threshold))
             for category in try classifier.classify(try PixelBuffer(contentsOfFile: image)) {
                 let label = names.map { category.index < $0.count ? $0[category.index] : "" } ?? category.label
                 print(String(format: "%@: %.4f", label.isEmpty ? "class \(category.index)" : label, category.score))

@@ -26,7 +26,8 @@ struct Track: AsyncParsableCommand {
     @Option(help: "The root public key to trust (base64, from 'depot keys root generate').") var rootKey: String
     @Option(help: "The detection model's name (TFLite_Detection_PostProcess outputs; its classes are ignored).") var detector: String
     @Option(help: "The classifier model's name; objects are labelled with it.") var classifier: String?
-    @Option(help: "A bundled classifier .tflite, used when the server cannot be reached and none is downloaded.") var bundledClassifier: String?
+    @Option(help: "A bundled classifier .tflite, used when the server cannot be reached and none is downloaded.") var bundledClassifier:
+        String?
     @Option(help: "libLiteRt.so (from the ai-edge-litert wheel).") var litert: String
     @Option(help: "A folder of PNG frames, taken in name order.") var frames: String?
     @Option(help: "A raw NV12 file of frames.") var nv12: String?
@@ -40,14 +41,19 @@ struct Track: AsyncParsableCommand {
     @Flag(help: "Treat frames as unrelated images: no tracking ids.") var singleImage = false
     @Option(help: "Labels below this confidence are left out (default: the classifier's metadata, else 0).") var threshold: Float?
     @Option(help: "At most this many labels per object.") var maxLabels = 10
-    @Option(help: "Where downloaded models are kept.") var cache = FileManager.default.temporaryDirectory.appendingPathComponent("depot-track").path
+    @Option(help: "Where downloaded models are kept.") var cache = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "depot-track"
+    ).path
 
     func validate() throws {
         guard (frames == nil) != (nv12 == nil) else { throw ValidationError("Give either --frames DIR or --nv12 FILE.") }
         if nv12 != nil {
-            guard let width, let height, width > 0, height > 0 else { throw ValidationError("--nv12 needs --width and --height, both positive.") }
+            guard let width, let height, width > 0, height > 0 else {
+                throw ValidationError("--nv12 needs --width and --height, both positive.")
+            }
             guard width <= PixelBuffer.maximumPixels / height else {
-                throw ValidationError("A frame of \(width)x\(height) pixels is more than the \(PixelBuffer.maximumPixels) a frame may have.")
+                throw ValidationError(
+                    "A frame of \(width)x\(height) pixels is more than the \(PixelBuffer.maximumPixels) a frame may have.")
             }
         }
         guard [0, 90, 180, 270].contains(rotation) else { throw ValidationError("--rotation is \(rotation); give 0, 90, 180 or 270.") }
@@ -57,18 +63,24 @@ struct Track: AsyncParsableCommand {
 
     func run() async throws {
         guard let serverURL = URL(string: server) else { throw ValidationError("'\(server)' is not a URL.") }
-        let downloader = try ModelDownloader(configuration: .init(serverURL: serverURL, appKey: key, trustedRoot: .publicKey(rootKey),
-                                                                  cacheDirectory: URL(fileURLWithPath: cache)))
+        let downloader = try ModelDownloader(
+            configuration: .init(
+                serverURL: serverURL, appKey: key, trustedRoot: .publicKey(rootKey),
+                cacheDirectory: URL(fileURLWithPath: cache)))
         let proposer = try await downloader.model(named: detector)
-        let labeller: VerifiedModel? = switch (classifier, bundledClassifier) {
-        case (let name?, let bundled?): try await downloader.model(named: name, fallback: LocalModel(fileURL: URL(fileURLWithPath: bundled)))
-        case (let name?, nil): try await downloader.model(named: name)
-        default: nil
-        }
-        let options = CustomObjectDetector.Options(detectorMode: singleImage ? .singleImage : .stream, shouldEnableMultipleObjects: multiple,
-                                                   shouldEnableClassification: labeller != nil, classificationConfidenceThreshold: threshold,
-                                                   maxPerObjectLabelCount: maxLabels)
-        let pipeline = try CustomObjectDetector(detector: proposer, classifier: labeller, library: try LiteRTLibrary(path: litert), options: options)
+        let labeller: VerifiedModel? =
+            switch (classifier, bundledClassifier) {
+            case (let name?, let bundled?):
+                try await downloader.model(named: name, fallback: LocalModel(fileURL: URL(fileURLWithPath: bundled)))
+            case (let name?, nil): try await downloader.model(named: name)
+            default: nil
+            }
+        let options = CustomObjectDetector.Options(
+            detectorMode: singleImage ? .singleImage : .stream, shouldEnableMultipleObjects: multiple,
+            shouldEnableClassification: labeller != nil, classificationConfidenceThreshold: threshold,
+            maxPerObjectLabelCount: maxLabels)
+        let pipeline = try CustomObjectDetector(
+            detector: proposer, classifier: labeller, library: try LiteRTLibrary(path: litert), options: options)
         let orientation = try FrameOrientation(rotation: rotation, mirrored: mirrored)
         let encoder = JSONEncoder()
         var index = 0
@@ -91,8 +103,10 @@ struct Track: AsyncParsableCommand {
                 for pixel in 0..<(image.width * image.height) {
                     rgba[pixel * 4..<pixel * 4 + 3] = image.bytes[pixel * 3..<pixel * 3 + 3]
                 }
-                try body(try CameraFrame(width: image.width, height: image.height, format: .rgba,
-                                         planes: [.init(bytes: rgba, rowStride: image.width * 4)], orientation: orientation))
+                try body(
+                    try CameraFrame(
+                        width: image.width, height: image.height, format: .rgba,
+                        planes: [.init(bytes: rgba, rowStride: image.width * 4)], orientation: orientation))
             }
         } else if let nv12, let width, let height {
             guard let file = FileHandle(forReadingAtPath: nv12) else { throw ValidationError("Could not read '\(nv12)'.") }
@@ -100,13 +114,18 @@ struct Track: AsyncParsableCommand {
             let lumaSize = width * height, chromaSize = ((width + 1) / 2) * 2 * ((height + 1) / 2)
             while let bytes = try file.read(upToCount: lumaSize + chromaSize), !bytes.isEmpty {
                 guard bytes.count == lumaSize + chromaSize else {
-                    throw ValidationError("'\(nv12)' ends within a frame: \(bytes.count) bytes of \(lumaSize + chromaSize); check --width and --height.")
+                    throw ValidationError(
+                        "'\(nv12)' ends within a frame: \(bytes.count) bytes of \(lumaSize + chromaSize); check --width and --height.")
                 }
                 let all = Array(bytes)
-                try body(try CameraFrame(width: width, height: height, format: .nv12,
-                                         planes: [.init(bytes: Array(all[..<lumaSize]), rowStride: width),
-                                                  .init(bytes: Array(all[lumaSize...]), rowStride: ((width + 1) / 2) * 2)],
-                                         colorSpace: bt709 ? .bt709 : .bt601, colorRange: fullRange ? .full : .video, orientation: orientation))
+                try body(
+                    try CameraFrame(
+                        width: width, height: height, format: .nv12,
+                        planes: [
+                            .init(bytes: Array(all[..<lumaSize]), rowStride: width),
+                            .init(bytes: Array(all[lumaSize...]), rowStride: ((width + 1) / 2) * 2),
+                        ],
+                        colorSpace: bt709 ? .bt709 : .bt601, colorRange: fullRange ? .full : .video, orientation: orientation))
             }
         }
     }

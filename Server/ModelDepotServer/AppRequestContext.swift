@@ -38,8 +38,9 @@ public struct AppRequestContext: RequestContext {
 
     /// Where the request comes from: the peer, or what a trusted proxy says of the client.
     func client(of request: Request, through proxies: TrustedProxies) -> TrustedProxies.Client {
-        proxies.client(peer: peerAddress, forwardedFor: request.headers[values: .xForwardedFor].joined(separator: ","),
-                       forwardedProto: request.headers[.xForwardedProto])
+        proxies.client(
+            peer: peerAddress, forwardedFor: request.headers[values: .xForwardedFor].joined(separator: ","),
+            forwardedProto: request.headers[.xForwardedProto])
     }
 
     /// The authenticated key; routes behind the authentication middleware always have one.

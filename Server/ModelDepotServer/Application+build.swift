@@ -29,8 +29,9 @@ public func buildApplication(
     let clock = configuration.clock
     let usage = UsageCounter(clock: clock)
     let requestLog = RequestLog(isEnabled: configuration.logLevel <= .info)
-    let built = buildRouter(configuration: configuration, deployment: deployment, index: index, signer: signer, usage: usage,
-                            clock: clock, requestLog: requestLog, templates: try await ConsoleController.loadTemplates(), logger: logger)
+    let built = buildRouter(
+        configuration: configuration, deployment: deployment, index: index, signer: signer, usage: usage,
+        clock: clock, requestLog: requestLog, templates: try await ConsoleController.loadTemplates(), logger: logger)
     // Blobs a crash left without a version (stored, but the row never committed) go before the
     // first request; then every interval.
     _ = try await built.collector.collect(wait: true)
@@ -44,24 +45,34 @@ public func buildApplication(
             DepotHTTPChannel(responder: responder, hotPaths: hotPaths, limits: configuration.connectionLimits, counter: connections)
         },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "ModelDepot"),
-        services: [RequestLogService(log: requestLog),
-                   PeriodicWork(every: configuration.usageFlushInterval, atShutdown: true,
-                                failure: "could not write usage counts; keeping them for the next attempt", logger: logger) {
-                       try await usage.flush(to: catalog)
-                   },
-                   PeriodicWork(every: .seconds(3_600), start: .atOnce,
-                                failure: "could not prune outcome batch ids; trying again in an hour", logger: logger) {
-                       try await catalog.pruneOutcomeBatches(beforeHour: OutcomeBatch.prunedBeforeHour(now: clock()))
-                   },
-                   PeriodicWork(every: configuration.guardReviewInterval,
-                                failure: "could not review guarded rollouts; trying again at the next interval", logger: logger) {
-                       try await guards.reviewAll()
-                   },
-                   PeriodicWork(every: configuration.blobCollectionInterval,
-                                failure: "could not collect unreferenced blobs; trying again later", logger: logger) {
-                       try await collector.collectLogging(to: collectionLogger)
-                   },
-                   patchWorker]
+        services: [
+            RequestLogService(log: requestLog),
+            PeriodicWork(
+                every: configuration.usageFlushInterval, atShutdown: true,
+                failure: "could not write usage counts; keeping them for the next attempt", logger: logger
+            ) {
+                try await usage.flush(to: catalog)
+            },
+            PeriodicWork(
+                every: .seconds(3_600), start: .atOnce,
+                failure: "could not prune outcome batch ids; trying again in an hour", logger: logger
+            ) {
+                try await catalog.pruneOutcomeBatches(beforeHour: OutcomeBatch.prunedBeforeHour(now: clock()))
+            },
+            PeriodicWork(
+                every: configuration.guardReviewInterval,
+                failure: "could not review guarded rollouts; trying again at the next interval", logger: logger
+            ) {
+                try await guards.reviewAll()
+            },
+            PeriodicWork(
+                every: configuration.blobCollectionInterval,
+                failure: "could not collect unreferenced blobs; trying again later", logger: logger
+            ) {
+                try await collector.collectLogging(to: collectionLogger)
+            },
+            patchWorker,
+        ]
             + (deployment.changes.map {
                 [CatalogChangeFollower(feed: $0, caches: built.caches, pollInterval: configuration.changePollInterval, logger: logger)]
             } ?? []),
@@ -72,53 +83,67 @@ public func buildApplication(
 
 /// Registers every route and middleware; returns the router with the inventory of its paths,
 /// and the hot paths that answer manifests and blobs before it from the same caches.
-func buildRouter(configuration: ServerConfiguration, deployment: Deployment, index: BlobIndex, signer: ManifestSigner,
-                 usage: UsageCounter, clock: @escaping @Sendable () -> Date,
-                 requestLog: RequestLog, templates: MustacheLibrary, logger: Logger = Logger(label: "depot"))
-    -> (routes: RouteInventory, hotPaths: HotPaths, caches: CatalogCaches, collector: BlobCollector, guards: RolloutGuardService,
-        patches: PatchService) {
+func buildRouter(
+    configuration: ServerConfiguration, deployment: Deployment, index: BlobIndex, signer: ManifestSigner,
+    usage: UsageCounter, clock: @escaping @Sendable () -> Date,
+    requestLog: RequestLog, templates: MustacheLibrary, logger: Logger = Logger(label: "depot")
+)
+    -> (
+        routes: RouteInventory, hotPaths: HotPaths, caches: CatalogCaches, collector: BlobCollector, guards: RolloutGuardService,
+        patches: PatchService
+    )
+{
     let (catalog, blobs) = (deployment.catalog, deployment.blobs)
     let metrics = ServerMetrics(requestLog: requestLog)
     let manifests = ManifestCache(signer: signer, lifetime: configuration.manifestLifetime, clock: clock)
     let keys = AccessKeyCache(catalog: catalog)
     let caches = CatalogCaches(catalog: catalog, manifests: manifests, keys: keys, index: index, signer: signer, logger: logger)
     let collector = BlobCollector(catalog: catalog, blobs: blobs, lock: deployment.collectionLock, index: index, clock: clock)
-    let sessions = ConsoleSessions(catalog: catalog, idleTimeout: configuration.consoleIdleTimeout,
-                                   lifetime: configuration.consoleSessionLifetime, clock: clock)
+    let sessions = ConsoleSessions(
+        catalog: catalog, idleTimeout: configuration.consoleIdleTimeout,
+        lifetime: configuration.consoleSessionLifetime, clock: clock)
     let modelService = ModelService(catalog: catalog, collector: collector, caches: caches, clock: clock)
     let keyService = KeyService(catalog: catalog, caches: caches, sessions: sessions, clock: clock)
     let rolloutService = RolloutService(catalog: catalog, caches: caches, clock: clock)
-    let patches = PatchService(catalog: catalog, blobs: blobs, lock: deployment.patchLock, collectionLock: deployment.collectionLock,
-                               caches: caches, sources: configuration.patchSources, maximumSize: configuration.patchMaximumSize, logger: logger,
-                               clock: clock)
+    let patches = PatchService(
+        catalog: catalog, blobs: blobs, lock: deployment.patchLock, collectionLock: deployment.collectionLock,
+        caches: caches, sources: configuration.patchSources, maximumSize: configuration.patchMaximumSize, logger: logger,
+        clock: clock)
 
     let routes = RouteInventory(router: Router(context: AppRequestContext.self))
     routes.add(middleware: RequestLogMiddleware(metrics: metrics, log: requestLog))
     OperationsController(catalog: catalog, blobs: blobs, metrics: metrics).register(in: routes)
-    let authenticator = Authenticator(keys: keys, throttle: AuthenticationThrottle(allowance: configuration.authenticationFailureAllowance,
-                                                                                              clock: configuration.authenticationClock),
-                                      metrics: metrics, sessions: sessions, proxies: TrustedProxies(configuration.trustedProxies))
+    let authenticator = Authenticator(
+        keys: keys,
+        throttle: AuthenticationThrottle(
+            allowance: configuration.authenticationFailureAllowance,
+            clock: configuration.authenticationClock),
+        metrics: metrics, sessions: sessions, proxies: TrustedProxies(configuration.trustedProxies))
     let client = routes.group("v1").add(middleware: AuthenticationMiddleware(authenticator: authenticator))
     let manifestController = ManifestController(catalog: catalog, manifests: manifests, metrics: metrics, usage: usage)
     let blobsController = BlobsController(index: index, delivery: deployment.delivery, metrics: metrics, usage: usage, signer: signer)
-    let signing = SigningController(catalog: catalog, signer: signer,
-                                    service: SigningService(catalog: catalog, signer: signer, caches: caches, clock: clock))
+    let signing = SigningController(
+        catalog: catalog, signer: signer,
+        service: SigningService(catalog: catalog, signer: signer, caches: caches, clock: clock))
     manifestController.register(in: client)
     blobsController.register(in: client)
     signing.registerPublic(in: client)
     let experimentService = ExperimentService(catalog: catalog, clock: clock)
     let experiments = ExperimentController(service: experimentService)
-    let guards = RolloutGuardService(catalog: catalog, caches: caches, experiments: experimentService, lock: deployment.guardLock,
-                                     webhook: GuardWebhook(http: .shared), clock: clock, logger: logger)
+    let guards = RolloutGuardService(
+        catalog: catalog, caches: caches, experiments: experimentService, lock: deployment.guardLock,
+        webhook: GuardWebhook(http: .shared), clock: clock, logger: logger)
     experiments.registerDevice(in: client)
     let admin = client.group("admin").add(middleware: AdminOnlyMiddleware())
     ModelsController(catalog: catalog, service: modelService).register(in: admin)
     BlobCollectionController(collector: collector).register(in: admin)
-    let versions = VersionsController(catalog: catalog, blobs: blobs,
-                                      service: VersionService(catalog: catalog, collector: collector, caches: caches, patches: patches,
-                                                              clock: clock),
-                                      metrics: metrics, maximumUploadSize: configuration.maximumUploadSize,
-                                      verificationPolicy: configuration.verificationPolicy)
+    let versions = VersionsController(
+        catalog: catalog, blobs: blobs,
+        service: VersionService(
+            catalog: catalog, collector: collector, caches: caches, patches: patches,
+            clock: clock),
+        metrics: metrics, maximumUploadSize: configuration.maximumUploadSize,
+        verificationPolicy: configuration.verificationPolicy)
     versions.register(in: admin)
     KeysController(catalog: catalog, service: keyService).register(in: admin)
     RolloutsController(catalog: catalog, service: rolloutService).register(in: admin)
@@ -127,14 +152,20 @@ func buildRouter(configuration: ServerConfiguration, deployment: Deployment, ind
     stats.register(in: admin)
     signing.registerAdmin(in: admin)
     experiments.registerAdmin(in: admin)
-    ConsoleController(catalog: catalog, authenticator: authenticator, publicURLIsHTTPS: configuration.publicURL?.scheme?.lowercased() == "https",
-                      models: modelService, versions: versions, keys: keyService,
-                      rollouts: rolloutService, guards: guards, experiments: experimentService, stats: stats, signer: signer,
-                      templates: templates, clock: clock)
-        .register(in: routes)
-    return (routes, HotPaths(authenticator: authenticator, manifests: manifestController, blobs: blobsController,
-                             experiments: experimentService, metrics: metrics, log: requestLog),
-            caches, collector, guards, patches)
+    ConsoleController(
+        catalog: catalog, authenticator: authenticator, publicURLIsHTTPS: configuration.publicURL?.scheme?.lowercased() == "https",
+        models: modelService, versions: versions, keys: keyService,
+        rollouts: rolloutService, guards: guards, experiments: experimentService, stats: stats, signer: signer,
+        templates: templates, clock: clock
+    )
+    .register(in: routes)
+    return (
+        routes,
+        HotPaths(
+            authenticator: authenticator, manifests: manifestController, blobs: blobsController,
+            experiments: experimentService, metrics: metrics, log: requestLog),
+        caches, collector, guards, patches
+    )
 }
 
 /// On first start, creates the admin token (from `DEPOT_ADMIN_TOKEN` when given) and prints a
@@ -147,14 +178,16 @@ private func ensureAdminToken(catalog: any ModelCatalog, configuration: ServerCo
     if configuration.initialAdminToken == nil {
         // Written at once, not through `print`'s buffer: under a service manager standard output
         // is a pipe, and a buffered token would appear only when the server stops.
-        FileHandle.standardOutput.write(Data("""
-            Created the first admin token. It is shown only this once; keep it safe:
+        FileHandle.standardOutput.write(
+            Data(
+                """
+                Created the first admin token. It is shown only this once; keep it safe:
 
-                \(secret.text)
+                    \(secret.text)
 
-            Use it with: depot login --server http://\(configuration.host):\(configuration.port) --token <token>
+                Use it with: depot login --server http://\(configuration.host):\(configuration.port) --token <token>
 
-            """.utf8))
+                """.utf8))
     } else {
         logger.info("created the first admin token from the configuration", metadata: ["key": "\(created.id)"])
     }

@@ -26,20 +26,23 @@ struct Deployment: Sendable {
     static func open(_ configuration: ServerConfiguration, logger: Logger) async throws -> Deployment {
         let storage = configuration.storageDirectory
         let files = try FileSystemBlobStore(root: storage)
-        let blobs: any BlobStore = if let location = configuration.objectStore {
-            try await S3BlobStore.connect(location, redirectLifetime: configuration.blobRedirectLifetime, clock: configuration.clock)
-        } else {
-            files
-        }
+        let blobs: any BlobStore =
+            if let location = configuration.objectStore {
+                try await S3BlobStore.connect(location, redirectLifetime: configuration.blobRedirectLifetime, clock: configuration.clock)
+            } else {
+                files
+            }
         if let database = configuration.database {
             let catalog = try await PostgresModelCatalog.connect(try PostgresLocation(url: database), logger: logger)
-            return Deployment(catalog: catalog, blobs: blobs, signingKeys: catalog,
-                              collectionLock: PostgresBlobCollectionLock(catalog: catalog),
-                              guardLock: PostgresReplicaWorkLock(catalog: catalog, key: PostgresReplicaWorkLock.guardReview),
-                              patchLock: PostgresReplicaWorkLock(catalog: catalog, key: PostgresReplicaWorkLock.patchMaking), changes: catalog)
+            return Deployment(
+                catalog: catalog, blobs: blobs, signingKeys: catalog,
+                collectionLock: PostgresBlobCollectionLock(catalog: catalog),
+                guardLock: PostgresReplicaWorkLock(catalog: catalog, key: PostgresReplicaWorkLock.guardReview),
+                patchLock: PostgresReplicaWorkLock(catalog: catalog, key: PostgresReplicaWorkLock.patchMaking), changes: catalog)
         }
-        return Deployment(catalog: try SQLiteModelCatalog(path: storage + "/depot.sqlite"), blobs: blobs,
-                          signingKeys: SigningKeyFiles(storage: storage), collectionLock: LocalBlobCollectionLock(),
-                          guardLock: LocalReplicaWorkLock(), patchLock: LocalReplicaWorkLock(), changes: nil)
+        return Deployment(
+            catalog: try SQLiteModelCatalog(path: storage + "/depot.sqlite"), blobs: blobs,
+            signingKeys: SigningKeyFiles(storage: storage), collectionLock: LocalBlobCollectionLock(),
+            guardLock: LocalReplicaWorkLock(), patchLock: LocalReplicaWorkLock(), changes: nil)
     }
 }

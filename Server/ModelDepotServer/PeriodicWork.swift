@@ -18,8 +18,10 @@ struct PeriodicWork: Service {
     let logger: Logger
     let work: @Sendable () async throws -> Void
 
-    init(every interval: Duration, start: Start = .afterInterval, atShutdown: Bool = false, failure: String, logger: Logger,
-         _ work: @escaping @Sendable () async throws -> Void) {
+    init(
+        every interval: Duration, start: Start = .afterInterval, atShutdown: Bool = false, failure: String, logger: Logger,
+        _ work: @escaping @Sendable () async throws -> Void
+    ) {
         self.interval = interval
         self.start = start
         self.atShutdown = atShutdown

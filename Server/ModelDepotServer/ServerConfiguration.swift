@@ -66,8 +66,10 @@ public struct ServerConfiguration: Sendable {
     public var clock: @Sendable () -> Date = { Date() }
 
     /// Creates a configuration; the defaults serve on 127.0.0.1:8080 from `./storage`.
-    public init(host: String = "127.0.0.1", port: Int = 8080, storageDirectory: String = "storage",
-                maximumUploadSize: Int = 2 << 30, logLevel: Logger.Level = .info, initialAdminToken: String? = nil) {
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, storageDirectory: String = "storage",
+        maximumUploadSize: Int = 2 << 30, logLevel: Logger.Level = .info, initialAdminToken: String? = nil
+    ) {
         self.host = host
         self.port = port
         self.storageDirectory = storageDirectory

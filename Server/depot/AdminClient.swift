@@ -1,9 +1,10 @@
 import Crypto
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import ModelDepotShared
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The CLI's side of the admin API, over URLSession. Every failure is a ``DepotError``: the
 /// server's own error, or `unavailable` when the server cannot be reached.
@@ -65,22 +66,25 @@ struct AdminClient: Sendable {
     /// Streams a file as the body of a POST with its SHA-256 (`Depot-Content-SHA256`), reporting
     /// bytes sent. Over ``SocketUpload`` the digest is computed while the file goes out and follows
     /// it as a trailer; over URLSession it is computed first and sent as a header.
-    func upload<T: Decodable>(_ path: String, file: String, companions: [CompanionUpload] = [], as type: T.Type = T.self,
-                              progress: @escaping @Sendable (Int64, Int64) -> Void) async throws -> T {
+    func upload<T: Decodable>(
+        _ path: String, file: String, companions: [CompanionUpload] = [], as type: T.Type = T.self,
+        progress: @escaping @Sendable (Int64, Int64) -> Void
+    ) async throws -> T {
         var request = request("POST", path)
         request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
         #if os(Linux)
-        if let url = request.url, SocketUpload.isAvailable(for: url) {
-            var upload = SocketUpload(url: url, headers: request.allHTTPHeaderFields ?? [:], file: file, companions: companions)
-            var (status, body, digest) = try upload.transfer(progress: progress)
-            // A proxy on the way (nginx, for one) dropped the trailer: send again, with the digest
-            // computed during the first attempt as a header.
-            if status == 400, let digest, (try? JSONDecoder().decode(ErrorBody.self, from: body))?.error.code == .trailerMissing {
-                upload.digest = digest
-                (status, body, _) = try upload.transfer(progress: progress)
+            if let url = request.url, SocketUpload.isAvailable(for: url) {
+                var upload = SocketUpload(url: url, headers: request.allHTTPHeaderFields ?? [:], file: file, companions: companions)
+                var (status, body, digest) = try upload.transfer(progress: progress)
+                // A proxy on the way (nginx, for one) dropped the trailer: send again, with the digest
+                // computed during the first attempt as a header.
+                if status == 400, let digest, (try? JSONDecoder().decode(ErrorBody.self, from: body))?.error.code == .trailerMissing {
+                    upload.digest = digest
+                    (status, body, _) = try upload.transfer(progress: progress)
+                }
+                return try decode(
+                    try check(body, HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: nil)!))
             }
-            return try decode(try check(body, HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: nil)!))
-        }
         #endif
         request.setValue(try SHA256.digest(ofFileAt: file).hex, forHTTPHeaderField: DepotHeader.contentSHA256)
         let body = try companions.isEmpty ? nil : ConcatenatedBody(model: file, companions: companions)
@@ -128,8 +132,9 @@ struct AdminClient: Sendable {
         }
         guard (200..<300).contains(http.statusCode) else {
             if let body = try? JSONDecoder().decode(ErrorBody.self, from: data) { throw body.error }
-            throw DepotError(http.statusCode >= 500 ? .unavailable : .badRequest,
-                             "The server at \(server.absoluteString) answered \(http.statusCode) without an error body; is this a ModelDepot server?")
+            throw DepotError(
+                http.statusCode >= 500 ? .unavailable : .badRequest,
+                "The server at \(server.absoluteString) answered \(http.statusCode) without an error body; is this a ModelDepot server?")
         }
         return data
     }
@@ -138,12 +143,18 @@ struct AdminClient: Sendable {
         do {
             return try Self.decoder.decode(T.self, from: data)
         } catch {
-            throw DepotError(.unavailable, "The server at \(server.absoluteString) answered something this CLI cannot read (\(error)); are the CLI and server versions the same?")
+            throw DepotError(
+                .unavailable,
+                "The server at \(server.absoluteString) answered something this CLI cannot read (\(error)); are the CLI and server versions the same?"
+            )
         }
     }
 
     func unreachable(_ error: any Error) -> DepotError {
-        DepotError(.unavailable, "Could not reach the server at \(server.absoluteString): \(error.localizedDescription). Check --server (or DEPOT_SERVER) and that 'depot serve' is running.")
+        DepotError(
+            .unavailable,
+            "Could not reach the server at \(server.absoluteString): \(error.localizedDescription). Check --server (or DEPOT_SERVER) and that 'depot serve' is running."
+        )
     }
 }
 
@@ -161,13 +172,17 @@ final class UploadDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         self.continuation = continuation
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
-                    totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+        totalBytesSent: Int64, totalBytesExpectedToSend: Int64
+    ) {
         progress(totalBytesSent, totalBytesExpectedToSend)
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
         self.response = response
         completionHandler(.allow)
     }

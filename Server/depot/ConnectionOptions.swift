@@ -44,8 +44,11 @@ struct CLIConfiguration: Codable {
     func save(environment: [String: String]) throws {
         let path = Self.path(environment: environment)
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        guard FileManager.default.createFile(atPath: path, contents: try JSONEncoder().encode(self),
-                                             attributes: [.posixPermissions: 0o600]) else {
+        guard
+            FileManager.default.createFile(
+                atPath: path, contents: try JSONEncoder().encode(self),
+                attributes: [.posixPermissions: 0o600])
+        else {
             throw ValidationError("Could not write '\(path)'; set DEPOT_CONFIG to a writable file.")
         }
     }

@@ -46,13 +46,18 @@ extension Depot {
                 }
             }
             let share = sizes[1] > 0 ? Double(patch.count) / Double(sizes[1]) : 1
-            let result = Result(oldSize: sizes[0], newSize: sizes[1], patchSize: patch.count, share: share,
-                                offered: share <= PatchService.largestOffered,
-                                seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            let result = Result(
+                oldSize: sizes[0], newSize: sizes[1], patchSize: patch.count, share: share,
+                offered: share <= PatchService.largestOffered,
+                seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
             if json { return print(try JSONOutput.string(result)) }
-            print(String(format: "patch: %d bytes, %.2f%% of the new file's %d (made in %.2f s); %@", patch.count, share * 100, sizes[1],
-                         result.seconds, result.offered ? "devices holding the old file would download it instead of the file"
-                                                        : "over 80%: not offered, devices would download the file"))
+            print(
+                String(
+                    format: "patch: %d bytes, %.2f%% of the new file's %d (made in %.2f s); %@", patch.count, share * 100, sizes[1],
+                    result.seconds,
+                    result.offered
+                        ? "devices holding the old file would download it instead of the file"
+                        : "over 80%: not offered, devices would download the file"))
         }
     }
 }

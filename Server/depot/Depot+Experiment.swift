@@ -19,7 +19,8 @@ extension Depot {
 
         struct Show: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                abstract: "Show, for every arm that handed out several versions, each metric's versions against the control (oldest) version.",
+                abstract:
+                    "Show, for every arm that handed out several versions, each metric's versions against the control (oldest) version.",
                 discussion: """
                     Examples:
                       depot experiment show flowers
@@ -28,10 +29,12 @@ extension Depot {
             )
             @OptionGroup var connection: ConnectionOptions
             @Argument(help: "The model's name.") var model: String
-            @Flag(help: "Print JSON: statistics, fixed and sequential effects, absolute and relative, the series over time.") var json = false
+            @Flag(help: "Print JSON: statistics, fixed and sequential effects, absolute and relative, the series over time.") var json =
+                false
 
             func run() async throws {
-                let results = try await connection.client().get("/v1/admin/models/\(try ModelName(model))/experiment", as: ExperimentResults.self)
+                let results = try await connection.client().get(
+                    "/v1/admin/models/\(try ModelName(model))/experiment", as: ExperimentResults.self)
                 if json { return print(try JSONOutput.string(results)) }
                 print(ExperimentText.rendered(results))
             }
@@ -51,11 +54,19 @@ extension Depot {
             @Flag(help: "Print JSON.") var json = false
 
             func run() async throws {
-                let metrics = try await connection.client().get("/v1/admin/models/\(try ModelName(model))/metrics", as: [ExperimentMetric].self)
+                let metrics = try await connection.client().get(
+                    "/v1/admin/models/\(try ModelName(model))/metrics", as: [ExperimentMetric].self)
                 if json { return print(try JSONOutput.string(metrics)) }
-                print(TextTable(["METRIC", "KIND", "BETTER", "TOLERANCE", "GUARDRAIL"], metrics.map {
-                    [$0.name, $0.kind.rawValue, $0.direction == .increase ? "higher" : "lower", "\($0.tolerance)", $0.guardrail ? "yes" : "no"]
-                }).rendered)
+                print(
+                    TextTable(
+                        ["METRIC", "KIND", "BETTER", "TOLERANCE", "GUARDRAIL"],
+                        metrics.map {
+                            [
+                                $0.name, $0.kind.rawValue, $0.direction == .increase ? "higher" : "lower", "\($0.tolerance)",
+                                $0.guardrail ? "yes" : "no",
+                            ]
+                        }
+                    ).rendered)
             }
         }
 
@@ -72,7 +83,8 @@ extension Depot {
 
             struct Add: AsyncParsableCommand {
                 static let configuration = CommandConfiguration(
-                    abstract: "Declare an app metric (or change a declared one): how an installation's events become its value, and which way is better.",
+                    abstract:
+                        "Declare an app metric (or change a declared one): how an installation's events become its value, and which way is better.",
                     discussion: """
                         Examples:
                           depot experiment metric add flowers accepted --kind proportion
@@ -92,10 +104,13 @@ extension Depot {
 
                 func run() async throws {
                     guard let kind = ExperimentMetric.Kind(rawValue: kind) else {
-                        throw DepotError(.invalidMetric, "--kind \(TerminalText.escaped(kind.prefix(40))) is not a kind; use proportion, sum or mean.")
+                        throw DepotError(
+                            .invalidMetric, "--kind \(TerminalText.escaped(kind.prefix(40))) is not a kind; use proportion, sum or mean.")
                     }
                     guard let direction = ExperimentMetric.Direction(rawValue: better) else {
-                        throw DepotError(.invalidMetric, "--better \(TerminalText.escaped(better.prefix(40))) is not a direction; use increase or decrease.")
+                        throw DepotError(
+                            .invalidMetric,
+                            "--better \(TerminalText.escaped(better.prefix(40))) is not a direction; use increase or decrease.")
                     }
                     let declaration = MetricDeclaration(kind: kind, direction: direction, tolerance: tolerance, guardrail: guardrail)
                     let metric = try declaration.metric(named: name)

@@ -38,11 +38,16 @@ extension Depot {
         }
 
         static func text(_ report: StorageReport) -> String {
-            var lines = ["\(report.blobs.count) blob(s) checked, \(report.damaged.count) damaged, \(report.unreferenced.count) unreferenced."]
+            var lines = [
+                "\(report.blobs.count) blob(s) checked, \(report.damaged.count) damaged, \(report.unreferenced.count) unreferenced."
+            ]
             if !report.damaged.isEmpty {
                 lines.append("")
-                lines.append(TextTable(["SHA256", "MODELS", "PROBLEM"],
-                                       report.damaged.map { [$0.sha256, $0.models.joined(separator: ","), $0.problem ?? ""] }).rendered)
+                lines.append(
+                    TextTable(
+                        ["SHA256", "MODELS", "PROBLEM"],
+                        report.damaged.map { [$0.sha256, $0.models.joined(separator: ","), $0.problem ?? ""] }
+                    ).rendered)
                 lines.append("")
                 lines.append("Restore these files from a backup; until then the server answers 500 for them.")
             }

@@ -28,13 +28,16 @@ extension Depot {
         var json = false
 
         func run() async throws {
-            let result = try await connection.client().post("/v1/admin/blobs/collect" + (dryRun ? "?dryRun=true" : ""), as: BlobCollection.self)
+            let result = try await connection.client().post(
+                "/v1/admin/blobs/collect" + (dryRun ? "?dryRun=true" : ""), as: BlobCollection.self)
             if json {
                 print(try JSONOutput.string(result))
                 return
             }
             let verb = dryRun ? "Would remove" : "Removed"
-            print("\(verb) \(result.removedBlobs.count) blob(s) no version references" + (dryRun ? "." : ", and \(result.removedUploads) abandoned upload(s)."))
+            print(
+                "\(verb) \(result.removedBlobs.count) blob(s) no version references"
+                    + (dryRun ? "." : ", and \(result.removedUploads) abandoned upload(s)."))
             for digest in result.removedBlobs { print("  \(digest)") }
         }
     }

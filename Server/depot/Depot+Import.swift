@@ -56,9 +56,16 @@ extension Depot {
                 if json {
                     print(try JSONOutput.string(results))
                 } else {
-                    print(TextTable(["FIREBASE MODEL", "MODEL", "FILE", "RESULT"], results.map {
-                        [$0.firebaseModel, $0.model ?? "-", $0.file.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "-", $0.outcome]
-                    }).rendered)
+                    print(
+                        TextTable(
+                            ["FIREBASE MODEL", "MODEL", "FILE", "RESULT"],
+                            results.map {
+                                [
+                                    $0.firebaseModel, $0.model ?? "-", $0.file.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "-",
+                                    $0.outcome,
+                                ]
+                            }
+                        ).rendered)
                     for file in export.unlisted {
                         print("Not in \(models ?? "the JSON"), not imported: \(URL(fileURLWithPath: file).lastPathComponent)")
                     }

@@ -33,11 +33,14 @@ extension Depot {
 
             func run() async throws {
                 if !app, !model.isEmpty { throw ValidationError("--model limits app keys only; add --app.") }
-                let creation = AccessKeyCreation(kind: app ? .app : .admin, name: name,
-                                                 models: model.isEmpty ? nil : try model.map { name throws(DepotError) in try ModelName(name) })
+                let creation = AccessKeyCreation(
+                    kind: app ? .app : .admin, name: name,
+                    models: model.isEmpty ? nil : try model.map { name throws(DepotError) in try ModelName(name) })
                 let key = try await connection.client().post("/v1/admin/keys", json: creation, as: CreatedAccessKey.self)
-                print(json ? try JSONOutput.string(key)
-                      : "Created \(key.kind.rawValue) key \(key.id). Its secret, shown only now:\n\n    \(key.secret)\n")
+                print(
+                    json
+                        ? try JSONOutput.string(key)
+                        : "Created \(key.kind.rawValue) key \(key.id). Its secret, shown only now:\n\n    \(key.secret)\n")
             }
         }
 
@@ -56,10 +59,16 @@ extension Depot {
             func run() async throws {
                 let list = try await connection.client().get("/v1/admin/keys", as: AccessKeyList.self)
                 if json { return print(try JSONOutput.string(list)) }
-                print(TextTable(["ID", "KIND", "NAME", "MODELS", "CREATED", "REVOKED"], list.keys.map {
-                    [$0.id, $0.kind.rawValue, $0.name, $0.models?.map(\.rawValue).joined(separator: ",") ?? "all",
-                     $0.createdAt.formatted(.iso8601), $0.revokedAt?.formatted(.iso8601) ?? "-"]
-                }).rendered)
+                print(
+                    TextTable(
+                        ["ID", "KIND", "NAME", "MODELS", "CREATED", "REVOKED"],
+                        list.keys.map {
+                            [
+                                $0.id, $0.kind.rawValue, $0.name, $0.models?.map(\.rawValue).joined(separator: ",") ?? "all",
+                                $0.createdAt.formatted(.iso8601), $0.revokedAt?.formatted(.iso8601) ?? "-",
+                            ]
+                        }
+                    ).rendered)
             }
         }
 
@@ -75,7 +84,8 @@ extension Depot {
             @Argument(help: "The key's id.") var id: String
 
             func run() async throws {
-                try await connection.client().delete("/v1/admin/keys/\(id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? id)")
+                try await connection.client().delete(
+                    "/v1/admin/keys/\(id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? id)")
                 print("Revoked key \(id).")
             }
         }

@@ -50,7 +50,9 @@ extension Depot {
             if json {
                 print(try JSONOutput.string(report))
             } else {
-                print("Moved \(report.models) model(s), \(report.versions) version(s), \(report.keys) key(s) and \(report.blobs) blob(s) (\(report.bytes) bytes) into \(database) and \(blobs).")
+                print(
+                    "Moved \(report.models) model(s), \(report.versions) version(s), \(report.keys) key(s) and \(report.blobs) blob(s) (\(report.bytes) bytes) into \(database) and \(blobs)."
+                )
             }
         }
     }

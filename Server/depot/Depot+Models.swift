@@ -53,10 +53,16 @@ extension Depot {
             func run() async throws {
                 let list = try await connection.client().get("/v1/admin/models", as: ModelList.self)
                 if json { return print(try JSONOutput.string(list)) }
-                print(TextTable(["NAME", "VERSIONS", "LATEST", "PUBLISHED", "TAGS", "DESCRIPTION"], list.models.map {
-                    [$0.name.rawValue, "\($0.versionCount)", $0.latestVersion.map { "\($0)" } ?? "-",
-                     $0.publishedVersion.map { "\($0)" } ?? "-", $0.tags.joined(separator: ","), $0.description]
-                }).rendered)
+                print(
+                    TextTable(
+                        ["NAME", "VERSIONS", "LATEST", "PUBLISHED", "TAGS", "DESCRIPTION"],
+                        list.models.map {
+                            [
+                                $0.name.rawValue, "\($0.versionCount)", $0.latestVersion.map { "\($0)" } ?? "-",
+                                $0.publishedVersion.map { "\($0)" } ?? "-", $0.tags.joined(separator: ","), $0.description,
+                            ]
+                        }
+                    ).rendered)
             }
         }
 
@@ -76,7 +82,8 @@ extension Depot {
             func run() async throws {
                 let model = try await connection.client().get("/v1/admin/models/\(try ModelName(name))", as: ModelSummary.self)
                 if json { return print(try JSONOutput.string(model)) }
-                print("""
+                print(
+                    """
                     name:        \(model.name)
                     description: \(TerminalText.escaped(model.description))
                     tags:        \(model.tags.joined(separator: ", "))

@@ -37,7 +37,9 @@ extension Depot {
                 if json { return print(try JSONOutput.string(rollout)) }
                 let versions = try await client.get("/v1/admin/models/\(try ModelName(model))/versions", as: ModelVersionList.self).versions
                 let segments = RolloutSegments(rollout, newestPublished: versions.filter(\.published).map(\.version).max())
-                print(RolloutText(rollout: rollout).rendered + "\n\nwho gets what, in order:\n" + TerminalText.lines(segments.lines.map { "  " + $0 }))
+                print(
+                    RolloutText(rollout: rollout).rendered + "\n\nwho gets what, in order:\n"
+                        + TerminalText.lines(segments.lines.map { "  " + $0 }))
             }
         }
 
@@ -59,7 +61,8 @@ extension Depot {
             @Argument(help: "The model's name.") var model: String
             @Option(help: "The version for devices no pin or rule covers.") var `default`: Int?
             @Option(help: "Versions and percentages, e.g. 7=90,8=10 (adding up to 100).") var split: String?
-            @Option(help: "A condition, e.g. platform=ios, 'appVersion>=3.2.0', 'country in US,CA'; repeat for several.") var when: [String] = []
+            @Option(help: "A condition, e.g. platform=ios, 'appVersion>=3.2.0', 'country in US,CA'; repeat for several.") var when:
+                [String] = []
             @Option(help: "The rule's name.") var rule = "main"
             @Flag(help: "Keep the rule even when an earlier rule takes every device it would match (it is then listed as unreachable).")
             var allowShadowed = false
@@ -73,7 +76,8 @@ extension Depot {
                 let client = try connection.client()
                 var rollout: Rollout?
                 if let version = `default` {
-                    rollout = try await client.put(try Rollouts.path(model, "/default"), json: RolloutVersionChoice(version: version), as: Rollout.self)
+                    rollout = try await client.put(
+                        try Rollouts.path(model, "/default"), json: RolloutVersionChoice(version: version), as: Rollout.self)
                 }
                 if let split {
                     var change = RolloutRuleChange(conditions: when, shares: try Self.shares(split))
@@ -88,7 +92,8 @@ extension Depot {
                 try text.split(separator: ",").map { part in
                     let pieces = part.split(separator: "=")
                     guard pieces.count == 2, let version = Int(pieces[0]), let percent = Decimal(string: String(pieces[1])),
-                          percent >= 0, percent <= 100 else {
+                        percent >= 0, percent <= 100
+                    else {
                         throw ValidationError("'\(part)' is not VERSION=PERCENT (e.g. 8=10).")
                     }
                     let basisPoints = NSDecimalNumber(decimal: percent * 100).doubleValue
@@ -132,8 +137,9 @@ extension Depot {
             @Argument(help: "The version.") var version: Int
 
             func run() async throws {
-                _ = try await connection.client().put(try Rollouts.path(model, "/pins/\(Rollouts.escaped(installationID))"),
-                                                      json: RolloutVersionChoice(version: version), as: Rollout.self)
+                _ = try await connection.client().put(
+                    try Rollouts.path(model, "/pins/\(Rollouts.escaped(installationID))"),
+                    json: RolloutVersionChoice(version: version), as: Rollout.self)
                 print("Pinned \(installationID.lowercased()) to '\(model)' version \(version).")
             }
         }
@@ -151,7 +157,8 @@ extension Depot {
             @Argument(help: "The device's installation id.") var installationID: String
 
             func run() async throws {
-                _ = try await connection.client().delete(try Rollouts.path(model, "/pins/\(Rollouts.escaped(installationID))"), as: Rollout.self)
+                _ = try await connection.client().delete(
+                    try Rollouts.path(model, "/pins/\(Rollouts.escaped(installationID))"), as: Rollout.self)
                 print("Unpinned \(installationID.lowercased()).")
             }
         }
@@ -200,7 +207,8 @@ struct RolloutText {
         lines += rollout.pins.map { "pin: \($0.installationID) -> version \($0.version)" }
         for rule in rollout.rules {
             let conditions = rule.conditions.isEmpty ? "all devices" : rule.conditions.map(\.description).joined(separator: " and ")
-            let ranges = rule.split.ranges.map { "v\($0.version) \(Self.percent($0.start))-\(Self.percent($0.end))%" }.joined(separator: ", ")
+            let ranges = rule.split.ranges.map { "v\($0.version) \(Self.percent($0.start))-\(Self.percent($0.end))%" }.joined(
+                separator: ", ")
             let unreachable = rollout.unreachableRules[rule.id].map { "; UNREACHABLE: rule '\($0)' before it takes all its devices" } ?? ""
             lines.append("rule \(rule.name) (\(rule.id), salt \(rule.salt)): \(conditions): \(ranges)\(unreachable)")
         }

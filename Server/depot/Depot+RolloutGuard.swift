@@ -50,7 +50,8 @@ extension Depot.Rollouts {
             func run() async throws {
                 let secret = ProcessInfo.processInfo.environment["DEPOT_WEBHOOK_SECRET"]
                 if webhook != nil, secret == nil {
-                    throw ValidationError("--webhook needs DEPOT_WEBHOOK_SECRET (16 to 256 bytes) in the environment to sign its deliveries.")
+                    throw ValidationError(
+                        "--webhook needs DEPOT_WEBHOOK_SECRET (16 to 256 bytes) in the environment to sign its deliveries.")
                 }
                 let settings = try RolloutGuardSettings(
                     stages: try Guard.basisPoints(stages), stageSeconds: try Guard.seconds(stageDuration),
@@ -60,9 +61,10 @@ extension Depot.Rollouts {
                         guard let url = URL(string: text) else { throw ValidationError("--webhook '\(text)' is not a URL.") }
                         return url
                     })
-                let started = try await connection.client().put(try Depot.Rollouts.path(model, "/guards/\(rule)"),
-                                                                json: RolloutGuardStart(to: to, settings: settings, webhookSecret: webhook == nil ? nil : secret),
-                                                                as: RolloutGuard.self)
+                let started = try await connection.client().put(
+                    try Depot.Rollouts.path(model, "/guards/\(rule)"),
+                    json: RolloutGuardStart(to: to, settings: settings, webhookSecret: webhook == nil ? nil : secret),
+                    as: RolloutGuard.self)
                 print(json ? try JSONOutput.string(started) : GuardText.rendered(started))
             }
         }
@@ -83,7 +85,9 @@ extension Depot.Rollouts {
             func run() async throws {
                 let guards = try await connection.client().get(try Depot.Rollouts.path(model, "/guards"), as: RolloutGuards.self)
                 if json { return print(try JSONOutput.string(guards)) }
-                print(guards.guards.isEmpty ? "No guarded rollouts of '\(model)'." : guards.guards.map(GuardText.rendered).joined(separator: "\n\n"))
+                print(
+                    guards.guards.isEmpty
+                        ? "No guarded rollouts of '\(model)'." : guards.guards.map(GuardText.rendered).joined(separator: "\n\n"))
             }
         }
 
@@ -100,7 +104,8 @@ extension Depot.Rollouts {
             @Option(help: "The rule's name.") var rule: String
 
             func run() async throws {
-                let resumed = try await connection.client().post(try Depot.Rollouts.path(model, "/guards/\(rule)/resume"), as: RolloutGuard.self)
+                let resumed = try await connection.client().post(
+                    try Depot.Rollouts.path(model, "/guards/\(rule)/resume"), as: RolloutGuard.self)
                 print(GuardText.rendered(resumed))
             }
         }
@@ -150,7 +155,9 @@ extension Depot.Rollouts {
                     throw ValidationError("Stage '\(part)' is not a percentage above 0 and at most 100.")
                 }
                 let basisPoints = NSDecimalNumber(decimal: percent * 100).doubleValue
-                guard basisPoints == basisPoints.rounded() else { throw ValidationError("Stage '\(part)': percentages have at most two decimals.") }
+                guard basisPoints == basisPoints.rounded() else {
+                    throw ValidationError("Stage '\(part)': percentages have at most two decimals.")
+                }
                 return Int(basisPoints)
             }
         }
@@ -180,18 +187,28 @@ enum GuardText {
             let text = RolloutGuardSettings.percent(share)
             return index == rolloutGuard.stage && rolloutGuard.state.ownsRule ? "[\(text)]" : text
         }
-        var lines = ["rule \(rolloutGuard.ruleName): version \(rolloutGuard.target) against version \(rolloutGuard.control) — \(rolloutGuard.state.rawValue.replacingOccurrences(of: "_", with: " ")) at \(RolloutGuardSettings.percent(rolloutGuard.state == .rolledBack ? 0 : rolloutGuard.share))",
-                     "stages: \(stages.joined(separator: " → ")), each at least \(RolloutGuardSettings.duration(rolloutGuard.settings.stageSeconds)) and \(rolloutGuard.settings.minimumInstallations) installations"]
+        var lines = [
+            "rule \(rolloutGuard.ruleName): version \(rolloutGuard.target) against version \(rolloutGuard.control) — \(rolloutGuard.state.rawValue.replacingOccurrences(of: "_", with: " ")) at \(RolloutGuardSettings.percent(rolloutGuard.state == .rolledBack ? 0 : rolloutGuard.share))",
+            "stages: \(stages.joined(separator: " → ")), each at least \(RolloutGuardSettings.duration(rolloutGuard.settings.stageSeconds)) and \(rolloutGuard.settings.minimumInstallations) installations",
+        ]
         if let check = rolloutGuard.lastCheck {
-            lines.append("last look \(check.at.formatted(.iso8601)): \(check.targetInstallations) installations on version \(rolloutGuard.target) in this stage")
+            lines.append(
+                "last look \(check.at.formatted(.iso8601)): \(check.targetInstallations) installations on version \(rolloutGuard.target) in this stage"
+            )
             for evidence in check.evidence {
                 let effect = ExperimentResults.effect(evidence.estimate, lower: evidence.lower, upper: evidence.upper, evidence.difference)
                 lines.append("  \(evidence.metric): \(effect)\(evidence.regression ? "  REGRESSION" : "")")
             }
         }
         for move in rolloutGuard.moves {
-            let delivery = move.delivery.map { $0.delivered != nil ? " [webhook delivered]" : " [webhook: \($0.attempts) attempts\($0.lastError.map { ", \($0)" } ?? "")]" } ?? ""
-            lines.append("\(move.at.formatted(.iso8601))  \(move.kind.rawValue.replacingOccurrences(of: "_", with: " ")) (\(move.by)): \(TerminalText.escaped(move.reason))\(delivery)")
+            let delivery =
+                move.delivery.map {
+                    $0.delivered != nil
+                        ? " [webhook delivered]" : " [webhook: \($0.attempts) attempts\($0.lastError.map { ", \($0)" } ?? "")]"
+                } ?? ""
+            lines.append(
+                "\(move.at.formatted(.iso8601))  \(move.kind.rawValue.replacingOccurrences(of: "_", with: " ")) (\(move.by)): \(TerminalText.escaped(move.reason))\(delivery)"
+            )
         }
         return lines.joined(separator: "\n")
     }

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ArgumentParser
 import Crypto
 import Foundation
 import ModelDepotShared
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 extension Depot.Keys {
     /// `depot keys root generate|init|show`.
@@ -37,14 +38,17 @@ extension Depot.Keys {
                 let key = Curve25519.Signing.PrivateKey()
                 try RootKeyFile.create(out, key)
                 let described = PublicSigningKey(key.publicKey)
-                print(json ? try JSONOutput.string(described) : """
-                    Wrote root key \(described.keyid) to \(out) (mode 0600). Keep it offline.
-                    Public key, to pin in apps (ModelDownloaderConfiguration's trustedRoot):
+                print(
+                    json
+                        ? try JSONOutput.string(described)
+                        : """
+                        Wrote root key \(described.keyid) to \(out) (mode 0600). Keep it offline.
+                        Public key, to pin in apps (ModelDownloaderConfiguration's trustedRoot):
 
-                        \(described.publicKey)
+                            \(described.publicKey)
 
-                    Next: depot keys root init --root-key \(out)
-                    """)
+                        Next: depot keys root init --root-key \(out)
+                        """)
             }
         }
 
@@ -68,13 +72,17 @@ extension Depot.Keys {
                 let client = try connection.client()
                 let status = try await client.get("/v1/admin/signing", as: SigningStatus.self)
                 if let version = status.rootVersion {
-                    throw DepotError(.conflict, "The server has root document v\(version) already; publish the next with 'depot keys rotate --root-key FILE'.")
+                    throw DepotError(
+                        .conflict,
+                        "The server has root document v\(version) already; publish the next with 'depot keys rotate --root-key FILE'.")
                 }
                 let now = Date()
-                let document = RootDocument(version: 1, issued: now, expires: now.addingTimeInterval(Double(expiresInDays) * 86_400),
-                                            rootKeys: [PublicSigningKey(key.publicKey)], manifestKeys: [status.active])
-                let published = try await client.post("/v1/admin/signing/roots", body: try SignedEnvelope(signing: document, with: [key]).encoded(),
-                                                       as: RootDocument.self)
+                let document = RootDocument(
+                    version: 1, issued: now, expires: now.addingTimeInterval(Double(expiresInDays) * 86_400),
+                    rootKeys: [PublicSigningKey(key.publicKey)], manifestKeys: [status.active])
+                let published = try await client.post(
+                    "/v1/admin/signing/roots", body: try SignedEnvelope(signing: document, with: [key]).encoded(),
+                    as: RootDocument.self)
                 print(json ? try JSONOutput.string(published) : RootKeyFile.summary(published, "Published"))
             }
         }
@@ -102,7 +110,9 @@ extension Depot.Keys {
                 let root = try await RootKeyFile.current(status, client)?.document
                 if json { return print(try JSONOutput.string(Output(signing: status, root: root))) }
                 print("Active manifest key: \(status.active.keyid)" + (status.pending.map { "\nPending manifest key: \($0.keyid)" } ?? ""))
-                print(root.map { RootKeyFile.summary($0, "Newest:") } ?? "No root document yet: devices trust no manifest. Run 'depot keys root init --root-key FILE'.")
+                print(
+                    root.map { RootKeyFile.summary($0, "Newest:") }
+                        ?? "No root document yet: devices trust no manifest. Run 'depot keys root init --root-key FILE'.")
                 if let root, root.expires.timeIntervalSinceNow < 30 * 86_400 {
                     print("Warning: it expires in less than 30 days; renew it with 'depot keys rotate --root-key FILE --keep-signing-key'.")
                 }
@@ -139,29 +149,39 @@ extension Depot.Keys {
             let client = try connection.client()
             let status = try await client.get("/v1/admin/signing", as: SigningStatus.self)
             guard let trusted = try await RootKeyFile.current(status, client) else {
-                throw DepotError(.conflict, "The server has no root document yet; publish v1 with 'depot keys root init --root-key \(rootKey)'.")
+                throw DepotError(
+                    .conflict, "The server has no root document yet; publish v1 with 'depot keys root init --root-key \(rootKey)'.")
             }
             let current = trusted.document
             let old = PublicSigningKey(key.publicKey)
             guard current.rootKeys.contains(old) else {
-                throw DepotError(.badRequest, "'\(rootKey)' holds key \(old.keyid), which is not a root key of root document v\(current.version) (\(current.rootKeys.map(\.keyid).joined(separator: ", "))).")
+                throw DepotError(
+                    .badRequest,
+                    "'\(rootKey)' holds key \(old.keyid), which is not a root key of root document v\(current.version) (\(current.rootKeys.map(\.keyid).joined(separator: ", ")))."
+                )
             }
             // The next document copies this one's root keys: build only on a document this key
             // signed itself, never on key lists a compromised server made up.
-            let (signed, payload) = try SignedEnvelope.decode(trusted.envelope, limit: TrustedRoot.maximumSize, what: "Root document v\(current.version)")
+            let (signed, payload) = try SignedEnvelope.decode(
+                trusted.envelope, limit: TrustedRoot.maximumSize, what: "Root document v\(current.version)")
             guard (try? signed.verify(payload, keys: [old], threshold: 1, revoked: [], what: "")) != nil else {
-                throw DepotError(.untrustedRoot, "Root document v\(current.version) on the server lists '\(rootKey)' but was not signed by it: the server may be compromised. Nothing was signed; check the server before rotating through it.")
+                throw DepotError(
+                    .untrustedRoot,
+                    "Root document v\(current.version) on the server lists '\(rootKey)' but was not signed by it: the server may be compromised. Nothing was signed; check the server before rotating through it."
+                )
             }
             let manifestKey = keepSigningKey ? status.active : try await client.post("/v1/admin/signing/keys", as: PublicSigningKey.self)
-            let rootKeys = newKey.map { new in current.rootKeys.filter { $0 != old } + [PublicSigningKey(new.publicKey)] } ?? current.rootKeys
+            let rootKeys =
+                newKey.map { new in current.rootKeys.filter { $0 != old } + [PublicSigningKey(new.publicKey)] } ?? current.rootKeys
             let manifestKeys = [manifestKey]
             let listed = Set((rootKeys + manifestKeys).map(\.keyid))
             let revoked = Set(current.revokedKeys + (current.rootKeys + current.manifestKeys).map(\.keyid)).subtracting(listed)
             let now = Date()
-            let document = RootDocument(version: current.version + 1, issued: now,
-                                        expires: now.addingTimeInterval(Double(expiresInDays) * 86_400),
-                                        rootKeys: rootKeys, rootThreshold: min(current.rootThreshold, rootKeys.count),
-                                        manifestKeys: manifestKeys, manifestThreshold: 1, revokedKeys: revoked.sorted())
+            let document = RootDocument(
+                version: current.version + 1, issued: now,
+                expires: now.addingTimeInterval(Double(expiresInDays) * 86_400),
+                rootKeys: rootKeys, rootThreshold: min(current.rootThreshold, rootKeys.count),
+                manifestKeys: manifestKeys, manifestThreshold: 1, revokedKeys: revoked.sorted())
             let envelope = try SignedEnvelope(signing: document, with: [key] + (newKey.map { [$0] } ?? []))
             let published = try await client.post("/v1/admin/signing/roots", body: try envelope.encoded(), as: RootDocument.self)
             print(json ? try JSONOutput.string(published) : RootKeyFile.summary(published, "Published"))
@@ -175,7 +195,10 @@ enum RootKeyFile {
     static func create(_ path: String, _ key: Curve25519.Signing.PrivateKey) throws(DepotError) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else {
-            throw DepotError(.badRequest, "Could not create '\(path)': \(String(cString: strerror(errno))). An existing key file is never overwritten; choose another path.")
+            throw DepotError(
+                .badRequest,
+                "Could not create '\(path)': \(String(cString: strerror(errno))). An existing key file is never overwritten; choose another path."
+            )
         }
         defer { close(descriptor) }
         let text = Array(key.fileText.utf8)

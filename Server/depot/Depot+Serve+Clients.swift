@@ -6,7 +6,8 @@ import ModelDepotShared
 extension Depot.Serve {
     /// The trusted proxies, the public URL and the console sessions' lifetimes.
     func resolveClients(_ environment: [String: String], into configuration: inout ServerConfiguration) throws {
-        let proxies = trustedProxy.isEmpty
+        let proxies =
+            trustedProxy.isEmpty
             ? (environment["DEPOT_TRUSTED_PROXIES"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             : trustedProxy
         do {
@@ -15,8 +16,11 @@ extension Depot.Serve {
             throw ValidationError("--trusted-proxy (DEPOT_TRUSTED_PROXIES): \(error.message)")
         }
         if let url = publicURL ?? environment["DEPOT_PUBLIC_URL"] {
-            guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme), parsed.host != nil else {
-                throw ValidationError("--public-url (DEPOT_PUBLIC_URL) '\(url)' is not an http or https URL; write one like https://models.example.com.")
+            guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme),
+                parsed.host != nil
+            else {
+                throw ValidationError(
+                    "--public-url (DEPOT_PUBLIC_URL) '\(url)' is not an http or https URL; write one like https://models.example.com.")
             }
             configuration.publicURL = parsed
         }
@@ -27,7 +31,9 @@ extension Depot.Serve {
         for (flag, variable, path) in lifetimes {
             guard let text = flag.map(String.init) ?? environment[variable] else { continue }
             guard let seconds = Int(text), (60...2_592_000).contains(seconds) else {
-                throw ValidationError("\(variable) (--\(variable.dropFirst(6).lowercased().replacingOccurrences(of: "_", with: "-"))) must be 60 to 2592000 seconds (30 days), not '\(text)'.")
+                throw ValidationError(
+                    "\(variable) (--\(variable.dropFirst(6).lowercased().replacingOccurrences(of: "_", with: "-"))) must be 60 to 2592000 seconds (30 days), not '\(text)'."
+                )
             }
             configuration[keyPath: path] = TimeInterval(seconds)
         }

@@ -38,10 +38,16 @@ extension Depot {
         @Option(help: "The data directory (default ./storage).")
         var storage: String?
 
-        @Option(help: "The catalog in PostgreSQL, as postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=disable|prefer|require] (default: the embedded SQLite file under --storage).")
+        @Option(
+            help:
+                "The catalog in PostgreSQL, as postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=disable|prefer|require] (default: the embedded SQLite file under --storage)."
+        )
         var database: String?
 
-        @Option(help: "Keep blobs in an S3-compatible object store: s3://BUCKET[/PREFIX] (default: files under --storage). Endpoint, region and credentials come from AWS_ENDPOINT_URL_S3 (else AWS_ENDPOINT_URL; a custom endpoint is addressed path-style), AWS_REGION (default us-east-1), AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN.")
+        @Option(
+            help:
+                "Keep blobs in an S3-compatible object store: s3://BUCKET[/PREFIX] (default: files under --storage). Endpoint, region and credentials come from AWS_ENDPOINT_URL_S3 (else AWS_ENDPOINT_URL; a custom endpoint is addressed path-style), AWS_REGION (default us-east-1), AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN."
+        )
         var blobs: String?
 
         @Option(name: .customLong("s3-endpoint"), help: "The object store's endpoint, overriding AWS_ENDPOINT_URL_S3 and AWS_ENDPOINT_URL.")
@@ -50,19 +56,28 @@ extension Depot {
         @Option(name: .customLong("s3-region"), help: "The object store's region, overriding AWS_REGION.")
         var s3Region: String?
 
-        @Option(help: "With --blobs: answer downloads with a 307 to a pre-signed URL valid this many seconds (60 to 604800), so the object store or a CDN serves the bytes; without it they stream through the server.")
+        @Option(
+            help:
+                "With --blobs: answer downloads with a 307 to a pre-signed URL valid this many seconds (60 to 604800), so the object store or a CDN serves the bytes; without it they stream through the server."
+        )
         var blobRedirect: Int?
 
         @Option(help: "The largest upload accepted, in bytes (default 2147483648).")
         var maxUploadSize: Int?
 
-        @Option(help: "The most bytes the associated files packed in an uploaded model (label files, vocabularies) may inflate to, all together (default 268435456, 256 MiB); a model over it is refused (422 associated_files_too_large).")
+        @Option(
+            help:
+                "The most bytes the associated files packed in an uploaded model (label files, vocabularies) may inflate to, all together (default 268435456, 256 MiB); a model over it is refused (422 associated_files_too_large)."
+        )
         var maxAssociatedFilesSize: Int?
 
         @Option(help: "trace, debug, info, notice, warning, error or critical (default info).")
         var logLevel: String?
 
-        @Option(help: "How long a signed manifest is good for, in seconds (default 604800, 7 days; at least 60). It is re-signed after half of it.")
+        @Option(
+            help:
+                "How long a signed manifest is good for, in seconds (default 604800, 7 days; at least 60). It is re-signed after half of it."
+        )
         var manifestLifetime: Int?
 
         @Option(help: "A file holding the first admin token's secret.")
@@ -80,16 +95,21 @@ extension Depot {
         @Option(help: "Seconds the client may acknowledge no byte of an answer before the connection closes (default 60).")
         var sendTimeout: Int?
 
-        @Option(help: "Seconds between two reviews of the running guarded rollouts (and retries of their webhooks), 10 to 86400 (default 60).")
+        @Option(
+            help: "Seconds between two reviews of the running guarded rollouts (and retries of their webhooks), 10 to 86400 (default 60).")
         var guardReviewInterval: Int?
 
         @Option(help: "Patches to each published version from this many published versions before it, 0 to 16; 0 makes none (default 3).")
         var patchFrom: Int?
 
-        @Option(help: "The largest file, in bytes, that gets patches (old or new), up to 1073741824; making one takes up to about 9 times that in memory (default 268435456).")
+        @Option(
+            help:
+                "The largest file, in bytes, that gets patches (old or new), up to 1073741824; making one takes up to about 9 times that in memory (default 268435456)."
+        )
         var patchMaxSize: Int?
 
-        @Option(help: "Seconds between two looks for patches to make, besides right after a publish on this server, 10 to 86400 (default 60).")
+        @Option(
+            help: "Seconds between two looks for patches to make, besides right after a publish on this server, 10 to 86400 (default 60).")
         var patchInterval: Int?
 
         @Option(help: "Open connections at most; one more gets 503 and is closed (default 10000).")
@@ -98,13 +118,20 @@ extension Depot {
         @Option(help: "The largest request head in bytes; a larger one gets 431 (default 16384).")
         var maxHeadSize: Int?
 
-        @Option(help: "Failed authentications in a row allowed per client address, and wrong secrets per key id, before 429 and a backoff from 1 s doubling to 5 minutes (default 10).")
+        @Option(
+            help:
+                "Failed authentications in a row allowed per client address, and wrong secrets per key id, before 429 and a backoff from 1 s doubling to 5 minutes (default 10)."
+        )
         var authFailureAllowance: Int?
 
-        @Option(help: "A proxy or load balancer (an address or CIDR network, e.g. 10.0.0.0/8; repeat for more) whose X-Forwarded-For and X-Forwarded-Proto are believed: the client's address (throttling, logs) and scheme (Secure cookies) are taken from them only on connections from these.")
+        @Option(
+            help:
+                "A proxy or load balancer (an address or CIDR network, e.g. 10.0.0.0/8; repeat for more) whose X-Forwarded-For and X-Forwarded-Proto are believed: the client's address (throttling, logs) and scheme (Secure cookies) are taken from them only on connections from these."
+        )
         var trustedProxy: [String] = []
 
-        @Option(help: "The URL clients reach this server at, e.g. https://models.example.com; with https, console cookies are always Secure.")
+        @Option(
+            help: "The URL clients reach this server at, e.g. https://models.example.com; with https, console cookies are always Secure.")
         var publicURL: String?
 
         @Option(help: "Seconds a console session lasts unused (default 3600).")
@@ -116,7 +143,7 @@ extension Depot {
         func run() async throws {
             let configuration = try resolve(ProcessInfo.processInfo.environment)
             #if canImport(Glibc)
-            LargeAllocations.returnToTheSystemWhenFreed()
+                LargeAllocations.returnToTheSystemWhenFreed()
             #endif
             LoggingSystem.bootstrap { label in
                 var handler = StreamLogHandler.standardError(label: label)
@@ -150,7 +177,8 @@ extension Depot {
                 do {
                     _ = try PostgresLocation(url: database)
                 } catch {
-                    throw ValidationError("\(error.message) Leave --database (DEPOT_DATABASE) out to use the embedded SQLite file under --storage.")
+                    throw ValidationError(
+                        "\(error.message) Leave --database (DEPOT_DATABASE) out to use the embedded SQLite file under --storage.")
                 }
                 configuration.database = database
             }
@@ -164,18 +192,24 @@ extension Depot {
                 configuration.maximumUploadSize = size
             }
             if let size = try maxAssociatedFilesSize
-                ?? environment["DEPOT_MAX_ASSOCIATED_FILES_SIZE"].map({ try number($0, "DEPOT_MAX_ASSOCIATED_FILES_SIZE") }) {
+                ?? environment["DEPOT_MAX_ASSOCIATED_FILES_SIZE"].map({ try number($0, "DEPOT_MAX_ASSOCIATED_FILES_SIZE") })
+            {
                 guard size >= 0 else { throw ValidationError("The maximum size of associated files must be 0 or more bytes, not \(size).") }
                 configuration.verificationPolicy.maximumAssociatedFilesSize = size
             }
-            if let lifetime = try manifestLifetime ?? environment["DEPOT_MANIFEST_LIFETIME"].map({ try number($0, "DEPOT_MANIFEST_LIFETIME") }) {
+            if let lifetime = try manifestLifetime
+                ?? environment["DEPOT_MANIFEST_LIFETIME"].map({ try number($0, "DEPOT_MANIFEST_LIFETIME") })
+            {
                 guard lifetime >= 60 else { throw ValidationError("The manifest lifetime must be at least 60 seconds, not \(lifetime).") }
                 configuration.manifestLifetime = TimeInterval(lifetime)
             }
             if let seconds = try guardReviewInterval
-                ?? environment["DEPOT_GUARD_REVIEW_INTERVAL"].map({ try number($0, "DEPOT_GUARD_REVIEW_INTERVAL") }) {
+                ?? environment["DEPOT_GUARD_REVIEW_INTERVAL"].map({ try number($0, "DEPOT_GUARD_REVIEW_INTERVAL") })
+            {
                 guard (10...86_400).contains(seconds) else {
-                    throw ValidationError("The guard review interval (--guard-review-interval, DEPOT_GUARD_REVIEW_INTERVAL) must be 10 to 86400 seconds, not \(seconds).")
+                    throw ValidationError(
+                        "The guard review interval (--guard-review-interval, DEPOT_GUARD_REVIEW_INTERVAL) must be 10 to 86400 seconds, not \(seconds)."
+                    )
                 }
                 configuration.guardReviewInterval = .seconds(seconds)
             }
@@ -183,8 +217,11 @@ extension Depot {
             try resolveConnectionLimits(environment, into: &configuration.connectionLimits)
             try resolveClients(environment, into: &configuration)
             if let allowance = try authFailureAllowance
-                ?? environment["DEPOT_AUTH_FAILURE_ALLOWANCE"].map({ try number($0, "DEPOT_AUTH_FAILURE_ALLOWANCE") }) {
-                guard allowance >= 1 else { throw ValidationError("The authentication failure allowance must be at least 1, not \(allowance).") }
+                ?? environment["DEPOT_AUTH_FAILURE_ALLOWANCE"].map({ try number($0, "DEPOT_AUTH_FAILURE_ALLOWANCE") })
+            {
+                guard allowance >= 1 else {
+                    throw ValidationError("The authentication failure allowance must be at least 1, not \(allowance).")
+                }
                 configuration.authenticationFailureAllowance = allowance
             }
             if let level = logLevel ?? environment["DEPOT_LOG_LEVEL"] {
@@ -234,7 +271,11 @@ extension Depot {
         private func resolveObjectStore(_ environment: [String: String], into configuration: inout ServerConfiguration) throws {
             let redirect = try blobRedirect ?? environment["DEPOT_BLOB_REDIRECT"].map { try number($0, "DEPOT_BLOB_REDIRECT") }
             guard let url = blobs ?? environment["DEPOT_BLOBS"] else {
-                if redirect != nil { throw ValidationError("--blob-redirect (DEPOT_BLOB_REDIRECT) needs --blobs s3://…: blobs under --storage are served by the server itself.") }
+                if redirect != nil {
+                    throw ValidationError(
+                        "--blob-redirect (DEPOT_BLOB_REDIRECT) needs --blobs s3://…: blobs under --storage are served by the server itself."
+                    )
+                }
                 return
             }
             do {
@@ -244,7 +285,9 @@ extension Depot {
             }
             if let redirect {
                 guard (60...604_800).contains(redirect) else {
-                    throw ValidationError("--blob-redirect (DEPOT_BLOB_REDIRECT) must be 60 to 604800 seconds (S3 pre-signed URLs last at most 7 days), not \(redirect).")
+                    throw ValidationError(
+                        "--blob-redirect (DEPOT_BLOB_REDIRECT) must be 60 to 604800 seconds (S3 pre-signed URLs last at most 7 days), not \(redirect)."
+                    )
                 }
                 configuration.blobRedirectLifetime = redirect
             }

@@ -7,7 +7,8 @@ extension Depot {
     /// `depot stats MODEL`: usage per version and arm, with a sample-ratio check per rule.
     struct Stats: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show installations, manifests served and downloads completed per version and arm, and flag rules whose installations are off their split.",
+            abstract:
+                "Show installations, manifests served and downloads completed per version and arm, and flag rules whose installations are off their split.",
             discussion: """
                 Examples:
                   depot stats flowers
@@ -39,23 +40,30 @@ struct StatsText {
     let rollout: Rollout
 
     var rendered: String {
-        let counts = TextTable(["ARM", "VERSION", "INSTALLATIONS", "MANIFESTS", "DOWNLOADS"], stats.arms.map {
-            [$0.arm.map(arm) ?? "", "\($0.version)", "\($0.installations)", "\($0.manifests)", "\($0.downloads)"]
-        }).rendered
+        let counts = TextTable(
+            ["ARM", "VERSION", "INSTALLATIONS", "MANIFESTS", "DOWNLOADS"],
+            stats.arms.map {
+                [$0.arm.map(arm) ?? "", "\($0.version)", "\($0.installations)", "\($0.manifests)", "\($0.downloads)"]
+            }
+        ).rendered
         var rows: [[String]] = []
         for check in stats.sampleRatio {
             let verdict = check.pValue == nil ? "not enough traffic yet" : check.mismatch ? "SAMPLE RATIO MISMATCH" : "ok"
             let statistic = check.pValue.map { String(format: "chi2 %.2f, p %.4g", check.chiSquared ?? 0, $0) } ?? ""
             for (index, version) in check.expected.keys.sorted(by: { Int($0) ?? 0 < Int($1) ?? 0 }).enumerated() {
-                rows.append([index == 0 ? "rule \(check.name)" : "", "\(version)", RolloutSegments.percent(check.expected[version] ?? 0),
-                             "\(check.observed[version] ?? 0)", index == 0 ? verdict : "", index == 0 ? statistic : ""])
+                rows.append([
+                    index == 0 ? "rule \(check.name)" : "", "\(version)", RolloutSegments.percent(check.expected[version] ?? 0),
+                    "\(check.observed[version] ?? 0)", index == 0 ? verdict : "", index == 0 ? statistic : "",
+                ])
             }
         }
         let unreachable = rollout.rules.compactMap { rule in
             rollout.unreachableRules[rule.id].map { "rule \(rule.name): unreachable, rule '\($0)' before it takes all its devices" }
         }
-        let checks = rows.isEmpty ? [] : [TextTable(["SAMPLE RATIO", "VERSION", "SHARE", "INSTALLATIONS", "CHECK", "STATISTIC"], rows).rendered]
-        return (["since \(stats.since.formatted(.iso8601))", counts] + checks + unreachable.map(TerminalText.escaped)).joined(separator: "\n\n")
+        let checks =
+            rows.isEmpty ? [] : [TextTable(["SAMPLE RATIO", "VERSION", "SHARE", "INSTALLATIONS", "CHECK", "STATISTIC"], rows).rendered]
+        return (["since \(stats.since.formatted(.iso8601))", counts] + checks + unreachable.map(TerminalText.escaped)).joined(
+            separator: "\n\n")
     }
 
     /// A rule's arm by its name (`rule main`); one no longer in the rollout by its stored text.

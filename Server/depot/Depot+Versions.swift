@@ -33,18 +33,23 @@ extension Depot {
             let name = try ModelName(model)
             let client = try connection.client()
             var query = URLComponents()
-            query.queryItems = [URLQueryItem(name: "publish", value: publish ? "true" : "false")]
+            query.queryItems =
+                [URLQueryItem(name: "publish", value: publish ? "true" : "false")]
                 + (notes.map { [URLQueryItem(name: "notes", value: $0)] } ?? [])
             let source = try UploadSource(path: file, options: companions)
             let bar = ProgressBar()
-            let version = try await client.upload("/v1/admin/models/\(name)/versions?\(query.percentEncodedQuery ?? "")", file: source.model,
-                                                  companions: source.companions, as: ModelVersion.self) { sent, total in
+            let version = try await client.upload(
+                "/v1/admin/models/\(name)/versions?\(query.percentEncodedQuery ?? "")", file: source.model,
+                companions: source.companions, as: ModelVersion.self
+            ) { sent, total in
                 bar.update(sent: sent, total: total)
             }
             bar.finish()
             let files = version.files.isEmpty ? "" : " with \(version.files.map { "'\($0.name)'" }.joined(separator: ", "))"
             if json { return print(try JSONOutput.string(version)) }
-            print("Uploaded '\(name)' version \(version.version) (\(version.size) bytes, sha256 \(version.sha256))\(files)\(version.published ? ", published" : "").")
+            print(
+                "Uploaded '\(name)' version \(version.version) (\(version.size) bytes, sha256 \(version.sha256))\(files)\(version.published ? ", published" : "")."
+            )
             if version.published { print(try await Publish.effect(of: version.version, model: name, client: client)) }
         }
     }
@@ -70,7 +75,9 @@ extension Depot {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            if patches && version == nil { throw ValidationError("--patches shows one version's patches: give its number, e.g. 'depot versions \(model) 3 --patches'.") }
+            if patches && version == nil {
+                throw ValidationError("--patches shows one version's patches: give its number, e.g. 'depot versions \(model) 3 --patches'.")
+            }
             let name = try ModelName(model)
             if let version, patches {
                 let client = try connection.client()
@@ -84,22 +91,35 @@ extension Depot {
             }
             let list = try await connection.client().get("/v1/admin/models/\(name)/versions", as: ModelVersionList.self)
             if json { return print(try JSONOutput.string(list)) }
-            print(TextTable(["VERSION", "PUBLISHED", "SIZE", "SHA256", "CREATED", "METADATA", "NOTES"], list.versions.map {
-                ["\($0.version)", $0.published ? "yes" : "no", "\($0.size)", String($0.sha256.prefix(12)),
-                 $0.createdAt.formatted(.iso8601), Self.metadataSummary($0.tflite), $0.notes]
-            }).rendered)
+            print(
+                TextTable(
+                    ["VERSION", "PUBLISHED", "SIZE", "SHA256", "CREATED", "METADATA", "NOTES"],
+                    list.versions.map {
+                        [
+                            "\($0.version)", $0.published ? "yes" : "no", "\($0.size)", String($0.sha256.prefix(12)),
+                            $0.createdAt.formatted(.iso8601), Self.metadataSummary($0.tflite), $0.notes,
+                        ]
+                    }
+                ).rendered)
         }
 
         /// A version's patches: each one's size as a share of the file it makes.
         static func patchTable(_ list: VersionPatchList, of version: ModelVersion) -> String {
-            guard !list.patches.isEmpty else { return "Version \(version.version) has no patches (yet: they are made in the background after a publish)." }
+            guard !list.patches.isEmpty else {
+                return "Version \(version.version) has no patches (yet: they are made in the background after a publish)."
+            }
             let sizes = Dictionary(uniqueKeysWithValues: version.files.map { ($0.name, $0.size) })
-            return TextTable(["FROM", "FILE", "SIZE", "OF THE FILE", "OFFERED", "SHA256"], list.patches.map { patch in
-                let whole = patch.file.flatMap { sizes[$0] } ?? version.size
-                return ["\(patch.fromVersion)", patch.file ?? "(model)", "\(patch.size)",
+            return TextTable(
+                ["FROM", "FILE", "SIZE", "OF THE FILE", "OFFERED", "SHA256"],
+                list.patches.map { patch in
+                    let whole = patch.file.flatMap { sizes[$0] } ?? version.size
+                    return [
+                        "\(patch.fromVersion)", patch.file ?? "(model)", "\(patch.size)",
                         whole > 0 ? String(format: "%.2f%%", 100 * Double(patch.size) / Double(whole)) : "-",
-                        patch.offered ? "yes" : "no (over 80%)", patch.sha256.map { String($0.prefix(12)) } ?? "-"]
-            }).rendered
+                        patch.offered ? "yes" : "no (over 80%)", patch.sha256.map { String($0.prefix(12)) } ?? "-",
+                    ]
+                }
+            ).rendered
         }
 
         /// The metadata's name and how many labels, or `-`.
@@ -131,7 +151,9 @@ extension Depot {
         /// What publishing `version` changed for devices, from the rollout and the published versions.
         static func effect(of version: Int, model: ModelName, client: AdminClient) async throws -> String {
             let rollout = try await client.get("/v1/admin/models/\(model)/rollout", as: Rollout.self)
-            let published = try await client.get("/v1/admin/models/\(model)/versions", as: ModelVersionList.self).versions.filter(\.published).map(\.version)
+            let published = try await client.get("/v1/admin/models/\(model)/versions", as: ModelVersionList.self).versions.filter(
+                \.published
+            ).map(\.version)
             return RolloutSegments(rollout, newestPublished: published.max())
                 .afterPublishing(version, of: model, previous: published.filter { $0 != version }.max())
         }

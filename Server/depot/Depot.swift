@@ -17,9 +17,11 @@ struct Depot: AsyncParsableCommand {
             Exit status: 0 success, 1 usage error or rejected input, 2 server or network failure.
             """,
         version: modelDepotVersion,
-        subcommands: [Serve.self, Login.self, Models.self, Upload.self, Versions.self, Publish.self, Unpublish.self,
-                      DeleteVersion.self, Rollouts.self, Stats.self, Experiment.self, Keys.self, Inspect.self, Diff.self, Fsck.self, Gc.self,
-                      Migrate.self, Import.self]
+        subcommands: [
+            Serve.self, Login.self, Models.self, Upload.self, Versions.self, Publish.self, Unpublish.self,
+            DeleteVersion.self, Rollouts.self, Stats.self, Experiment.self, Keys.self, Inspect.self, Diff.self, Fsck.self, Gc.self,
+            Migrate.self, Import.self,
+        ]
     )
 
     /// Runs a command; maps failures to the documented exit codes (ArgumentParser's usage

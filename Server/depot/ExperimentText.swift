@@ -6,18 +6,24 @@ import ModelDepotShared
 enum ExperimentText {
     static func rendered(_ results: ExperimentResults) -> String {
         guard !results.arms.isEmpty else {
-            return "No arm of \(results.model) has handed out more than one version with outcomes yet: results appear once devices on two versions of one arm report events."
+            return
+                "No arm of \(results.model) has handed out more than one version with outcomes yet: results appear once devices on two versions of one arm report events."
         }
         return results.arms.map(arm).joined(separator: "\n\n")
     }
 
     private static func arm(_ arm: ExperimentResults.Arm) -> String {
-        let versions = arm.installations.sorted { Int($0.key) ?? 0 < Int($1.key) ?? 0 }.map { "v\($0.key) \($0.value)" }.joined(separator: ", ")
-        var lines = ["\(arm.name.map { "rule \($0) (\(arm.arm))" } ?? "arm \(arm.arm)") — control: version \(arm.control); installations: \(versions)"]
+        let versions = arm.installations.sorted { Int($0.key) ?? 0 < Int($1.key) ?? 0 }.map { "v\($0.key) \($0.value)" }.joined(
+            separator: ", ")
+        var lines = [
+            "\(arm.name.map { "rule \($0) (\(arm.arm))" } ?? "arm \(arm.arm)") — control: version \(arm.control); installations: \(versions)"
+        ]
         if let check = arm.sampleRatio {
             let verdict = check.pValue.map { String(format: "p %.4g", $0) } ?? "not enough installations yet"
-            lines.append(check.mismatch ? "SAMPLE RATIO MISMATCH (\(verdict)): installations are off the rule's shares; do not trust these results."
-                                        : "sample ratio ok (\(verdict))")
+            lines.append(
+                check.mismatch
+                    ? "SAMPLE RATIO MISMATCH (\(verdict)): installations are off the rule's shares; do not trust these results."
+                    : "sample ratio ok (\(verdict))")
         }
         var rows: [[String]] = []
         var findings: [String] = []
@@ -30,9 +36,13 @@ enum ExperimentText {
                 let judged = result.metric.judgedBy == .absolute ? effect.absolute.sequential : effect.relative.sequential
                 let statistic = result.statistics["\(effect.version)"]
                 let estimate = judged.problem == nil ? ExperimentResults.hundredths(judged.estimate) + unit : ""
-                let interval = judged.problem == nil ? "\(ExperimentResults.hundredths(judged.lower)) to \(ExperimentResults.hundredths(judged.upper))" : ""
-                rows.append([result.metric.name, "\(effect.version)", "\(statistic?.n ?? 0)", number(statistic?.mean ?? 0), estimate, interval,
-                             effect.verdict.rawValue.replacingOccurrences(of: "_", with: " ")])
+                let interval =
+                    judged.problem == nil
+                    ? "\(ExperimentResults.hundredths(judged.lower)) to \(ExperimentResults.hundredths(judged.upper))" : ""
+                rows.append([
+                    result.metric.name, "\(effect.version)", "\(statistic?.n ?? 0)", number(statistic?.mean ?? 0), estimate, interval,
+                    effect.verdict.rawValue.replacingOccurrences(of: "_", with: " "),
+                ])
                 if effect.verdict == .better || effect.verdict == .worse { findings.append(effect.summary) }
             }
         }

@@ -50,21 +50,27 @@ struct FirebaseExport {
         let directory = folder ?? json.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path } ?? "."
         let files = try Self.modelFiles(in: directory)
         // Without the JSON, each file stands for a published model named after it.
-        let resources = try json.map { path throws(DepotError) in try Self.resources(in: path) } ?? files.map { file in
-            Resource(displayName: URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent, state: .init(published: true),
-                     tfliteModel: .init(gcsTfliteUri: file))
-        }
+        let resources =
+            try json.map { path throws(DepotError) in try Self.resources(in: path) }
+            ?? files.map { file in
+                Resource(
+                    displayName: URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent, state: .init(published: true),
+                    tfliteModel: .init(gcsTfliteUri: file))
+            }
         let byName = Dictionary(files.map { (URL(fileURLWithPath: $0).lastPathComponent, $0) }, uniquingKeysWith: { first, _ in first })
         var sharing: [String: Int] = [:]
         for resource in resources { sharing[resource.displayName.lowercased(), default: 0] += 1 }
         var used: Set<String> = []
         entries = resources.map { resource in
-            let candidates = [resource.displayName + ".tflite", resource.tfliteModel?.gcsTfliteUri.map { URL(fileURLWithPath: $0).lastPathComponent }]
+            let candidates = [
+                resource.displayName + ".tflite", resource.tfliteModel?.gcsTfliteUri.map { URL(fileURLWithPath: $0).lastPathComponent },
+            ]
             let file = candidates.compactMap { $0 }.lazy.compactMap { byName[$0] }.first
             if let file { used.insert(file) }
-            return Entry(displayName: resource.displayName, resource: resource.name, tags: resource.tags ?? [],
-                         published: resource.state?.published ?? false, modelHash: resource.modelHash, file: file,
-                         name: Self.name(for: resource.displayName, sharedBy: sharing[resource.displayName.lowercased(), default: 0]))
+            return Entry(
+                displayName: resource.displayName, resource: resource.name, tags: resource.tags ?? [],
+                published: resource.state?.published ?? false, modelHash: resource.modelHash, file: file,
+                name: Self.name(for: resource.displayName, sharedBy: sharing[resource.displayName.lowercased(), default: 0]))
         }
         unlisted = files.filter { !used.contains($0) }
     }
@@ -74,9 +80,14 @@ struct FirebaseExport {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory)
         } catch {
-            throw DepotError(.badRequest, "Could not list the folder '\(directory)': \(error.localizedDescription). Give the folder the bulk download wrote (hosted_models).")
+            throw DepotError(
+                .badRequest,
+                "Could not list the folder '\(directory)': \(error.localizedDescription). Give the folder the bulk download wrote (hosted_models)."
+            )
         }
-        return names.filter { $0.lowercased().hasSuffix(".tflite") }.sorted().map { URL(fileURLWithPath: directory).appendingPathComponent($0).path }
+        return names.filter { $0.lowercased().hasSuffix(".tflite") }.sorted().map {
+            URL(fileURLWithPath: directory).appendingPathComponent($0).path
+        }
     }
 
     private static func resources(in path: String) throws(DepotError) -> [Resource] {
@@ -92,7 +103,10 @@ struct FirebaseExport {
         do {
             return [try decoder.decode(Resource.self, from: data)]
         } catch {
-            throw DepotError(.badRequest, "'\(path)' holds no Firebase ML Model resources ({\"models\": [...]}, a list of them, or one, each with a displayName): \(error).")
+            throw DepotError(
+                .badRequest,
+                "'\(path)' holds no Firebase ML Model resources ({\"models\": [...]}, a list of them, or one, each with a displayName): \(error)."
+            )
         }
     }
 
@@ -103,7 +117,10 @@ struct FirebaseExport {
             let lowered = displayName.lowercased()
             let name = try ModelName(lowered)
             guard count == 1 else {
-                throw DepotError(.conflict, "Several Firebase models become '\(lowered)' in lower case; rename all but one in Firebase (or the files) and import again.")
+                throw DepotError(
+                    .conflict,
+                    "Several Firebase models become '\(lowered)' in lower case; rename all but one in Firebase (or the files) and import again."
+                )
             }
             return name
         }

@@ -73,7 +73,10 @@ struct FirebaseImport {
             return nil
         }
         if let match = versions.versions.first(where: { $0.sha256 == sha256 }) { return match.version }
-        throw DepotError(.conflict, "'\(name)' exists with other files (\(versions.versions.count) versions); it was left as it is. Delete it, or rename the Firebase model's file, and import again.")
+        throw DepotError(
+            .conflict,
+            "'\(name)' exists with other files (\(versions.versions.count) versions); it was left as it is. Delete it, or rename the Firebase model's file, and import again."
+        )
     }
 
     /// Creates the model, uploads its version and sets its rollout; deletes the model again when a step fails.
@@ -83,13 +86,18 @@ struct FirebaseImport {
         _ = try await client.post("/v1/admin/models", json: creation, as: ModelSummary.self)
         do {
             var query = URLComponents()
-            query.queryItems = [URLQueryItem(name: "publish", value: entry.published ? "true" : "false"),
-                                URLQueryItem(name: "notes", value: source.joined(separator: ", "))]
-            let version = try await client.upload("/v1/admin/models/\(name)/versions?\(query.percentEncodedQuery ?? "")", file: file,
-                                                  as: ModelVersion.self) { _, _ in }
+            query.queryItems = [
+                URLQueryItem(name: "publish", value: entry.published ? "true" : "false"),
+                URLQueryItem(name: "notes", value: source.joined(separator: ", ")),
+            ]
+            let version = try await client.upload(
+                "/v1/admin/models/\(name)/versions?\(query.percentEncodedQuery ?? "")", file: file,
+                as: ModelVersion.self
+            ) { _, _ in }
             if entry.published {
-                _ = try await client.put(try Depot.Rollouts.path(name.rawValue, "/default"), json: RolloutVersionChoice(version: version.version),
-                                         as: Rollout.self)
+                _ = try await client.put(
+                    try Depot.Rollouts.path(name.rawValue, "/default"), json: RolloutVersionChoice(version: version.version),
+                    as: Rollout.self)
             }
             return version.version
         } catch {

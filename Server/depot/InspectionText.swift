@@ -22,7 +22,9 @@ struct InspectionText {
         }
         lines.append("signatures:" + (model.signatures.isEmpty ? " none" : ""))
         for signature in model.signatures {
-            lines.append("  \(signature.key) (subgraph \(signature.subgraphIndex)): inputs \(names(signature.inputs)) -> outputs \(names(signature.outputs))")
+            lines.append(
+                "  \(signature.key) (subgraph \(signature.subgraphIndex)): inputs \(names(signature.inputs)) -> outputs \(names(signature.outputs))"
+            )
         }
         lines.append("operators: " + (model.operators.builtin.isEmpty ? "none" : model.operators.builtin.joined(separator: ", ")))
         if !model.operators.custom.isEmpty { lines.append("custom operators: " + model.operators.custom.joined(separator: ", ")) }

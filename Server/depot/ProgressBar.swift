@@ -25,9 +25,10 @@ final class ProgressBar: Sendable {
         let fraction = Double(sent) / Double(total)
         let filled = Int(fraction * 30)
         let eta = rate > 0 ? Double(total - sent) / rate : 0
-        let line = String(format: "\r[%@%@] %3.0f%% %@ / %@  %@/s  ETA %.0fs ",
-                          String(repeating: "=", count: filled), String(repeating: " ", count: 30 - filled),
-                          fraction * 100, Self.bytes(Double(sent)), Self.bytes(Double(total)), Self.bytes(rate), eta)
+        let line = String(
+            format: "\r[%@%@] %3.0f%% %@ / %@  %@/s  ETA %.0fs ",
+            String(repeating: "=", count: filled), String(repeating: " ", count: 30 - filled),
+            fraction * 100, Self.bytes(Double(sent)), Self.bytes(Double(total)), Self.bytes(rate), eta)
         FileHandle.standardError.write(Data(line.utf8))
     }
 

@@ -31,9 +31,13 @@ struct UploadSource {
         if isDirectory.boolValue {
             model = (path as NSString).appendingPathComponent("model.tflite")
             guard FileManager.default.fileExists(atPath: model) else {
-                throw DepotError(.fileUnreadable, "The folder '\(path)' holds no model.tflite: it is not an AutoML Vision Edge export. Give the .tflite file itself, with --file NAME=PATH for its companion files.")
+                throw DepotError(
+                    .fileUnreadable,
+                    "The folder '\(path)' holds no model.tflite: it is not an AutoML Vision Edge export. Give the .tflite file itself, with --file NAME=PATH for its companion files."
+                )
             }
-            for (file, name) in Self.automlFiles where FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(file)) {
+            for (file, name) in Self.automlFiles
+            where FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(file)) {
                 pairs.append((name, (path as NSString).appendingPathComponent(file)))
             }
         } else {
@@ -59,7 +63,10 @@ struct UploadSource {
             throw DepotError(.fileUnreadable, "Companion file '\(name)' ('\(path)') cannot be read. Check the path.")
         }
         guard size <= CompanionFile.maximumSize else {
-            throw DepotError(.payloadTooLarge, "Companion file '\(name)' ('\(path)') has \(size) bytes; companion files may have at most \(CompanionFile.maximumSize) (64 MiB).")
+            throw DepotError(
+                .payloadTooLarge,
+                "Companion file '\(name)' ('\(path)') has \(size) bytes; companion files may have at most \(CompanionFile.maximumSize) (64 MiB)."
+            )
         }
         return CompanionUpload(file: try CompanionFile(name: name, sha256: try SHA256.digest(ofFileAt: path).hex, size: size), path: path)
     }
@@ -68,13 +75,19 @@ struct UploadSource {
     /// one, is the model's.
     private static func checkAutoMLSettings(_ path: String, model: String) throws {
         guard let data = FileManager.default.contents(atPath: path),
-              let settings = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw DepotError(.invalidCompanionFile, "'\(path)' (automl) is not a JSON object, as AutoML Vision Edge's tflite_metadata.json is. Give the file the export holds.")
+            let settings = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else {
+            throw DepotError(
+                .invalidCompanionFile,
+                "'\(path)' (automl) is not a JSON object, as AutoML Vision Edge's tflite_metadata.json is. Give the file the export holds.")
         }
         guard let shape = settings["inputShape"] as? [Int] else { return }
         let described = try MappedFile(path: model).withBytes { bytes throws(DepotError) in try TFLiteVerifier().verify(bytes) }
         guard let input = described.inputs.first, input.shape == shape else {
-            throw DepotError(.invalidCompanionFile, "'\(path)' gives input shape \(shape), but '\(model)' takes \(described.inputs.first?.shape ?? []): they come from different exports. Upload the model with the settings exported with it.")
+            throw DepotError(
+                .invalidCompanionFile,
+                "'\(path)' gives input shape \(shape), but '\(model)' takes \(described.inputs.first?.shape ?? []): they come from different exports. Upload the model with the settings exported with it."
+            )
         }
     }
 }

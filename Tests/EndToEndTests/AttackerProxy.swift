@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import HTTPTypes
 import Hummingbird
 import Logging
 import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// An attacker on the path between the SDK and a real `depot serve`: an HTTP server on
 /// 127.0.0.1 that passes every request through to the real server, except the paths a test
@@ -69,8 +70,9 @@ final class AttackerProxy: Sendable {
         let (ports, reported) = AsyncStream<Int>.makeStream()
         var logger = Logger(label: "attacker")
         logger.logLevel = .critical
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { reported.yield($0.localAddress?.port ?? 0) }, logger: logger)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { reported.yield($0.localAddress?.port ?? 0) }, logger: logger)
         return try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
             group.addTask { try await app.run() }
             var iterator = ports.makeAsyncIterator()
@@ -98,18 +100,21 @@ final class AttackerProxy: Sendable {
         case .response(let status, let headers, let body)?:
             return Response(status: status, headers: Self.fields(headers), body: .init(byteBuffer: ByteBuffer(bytes: body)))
         case .drip(let status, let headers, let body, let piece, let interval)?:
-            return Response(status: status, headers: Self.fields(headers.merging(["Content-Length": "\(body.count)"]) { $1 }),
-                            body: .init { writer in
-                for start in stride(from: 0, to: body.count, by: piece) {
-                    try await writer.write(ByteBuffer(bytes: body[start..<min(start + piece, body.count)]))
-                    try await Task.sleep(for: interval)
-                }
-                try await writer.finish(nil)
-            })
+            return Response(
+                status: status, headers: Self.fields(headers.merging(["Content-Length": "\(body.count)"]) { $1 }),
+                body: .init { writer in
+                    for start in stride(from: 0, to: body.count, by: piece) {
+                        try await writer.write(ByteBuffer(bytes: body[start..<min(start + piece, body.count)]))
+                        try await Task.sleep(for: interval)
+                    }
+                    try await writer.finish(nil)
+                })
         case .closeAfterHead(let status, let headers)?:
-            return Response(status: status, headers: Self.fields(headers), body: .init { _ in
-                throw CancellationError()
-            })
+            return Response(
+                status: status, headers: Self.fields(headers),
+                body: .init { _ in
+                    throw CancellationError()
+                })
         case .upstream(let path, let adding)?:
             return try await passThrough(request, as: path, adding: adding)
         case nil:

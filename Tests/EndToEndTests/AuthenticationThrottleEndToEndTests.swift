@@ -50,8 +50,12 @@ import Testing
         let published = try PublishedModel()
         let server = published.server
         let keyID = String(published.appKey.split(separator: "_")[1])
-        let output = try Subprocess.run("python3", ["-c", Self.script, server.url.host ?? "127.0.0.1", "\(server.url.port ?? 0)",
-                                                    published.appKey, keyID])
+        let output = try Subprocess.run(
+            "python3",
+            [
+                "-c", Self.script, server.url.host ?? "127.0.0.1", "\(server.url.port ?? 0)",
+                published.appKey, keyID,
+            ])
         #expect(output.status == 0, "\(output.error)")
         let result = try JSONDecoder().decode(Result.self, from: Data(output.text.utf8))
 
@@ -63,10 +67,13 @@ import Testing
         #expect(result.owner == 200, "the key's right secret still works")
 
         let manifestURL = server.url.appendingPathComponent("v1/models/flowers/manifest").absoluteString
-        #expect(eventually {
-            (try? Command.curl(["--interface", "127.0.0.20", "-o", "/dev/null", "-w", "%{http_code}", "-H",
-                                "Authorization: Bearer \(published.appKey)", manifestURL]).text) == "200"
-        }, "the address may try again after its backoff")
+        #expect(
+            eventually {
+                (try? Command.curl([
+                    "--interface", "127.0.0.20", "-o", "/dev/null", "-w", "%{http_code}", "-H",
+                    "Authorization: Bearer \(published.appKey)", manifestURL,
+                ]).text) == "200"
+            }, "the address may try again after its backoff")
         #expect(try server.metric("depot_authentication_failures_total") == 11 + 12)
         #expect(try server.metric("depot_authentication_throttled_total") >= 3, "the three above, and any poll that came too early")
     }

@@ -23,8 +23,10 @@ import Testing
 
     /// A published model, a downloader with a background session, and a call for the model
     /// (allowed in the background) waiting on the task it handed to the session.
-    static func downloadHandedToTheSession() async throws -> (PublishedModel, ReplayingBackgroundSession, ModelDownloader,
-                                                              Task<VerifiedModel, any Error>, ReplayingBackgroundSession.Started) {
+    static func downloadHandedToTheSession() async throws -> (
+        PublishedModel, ReplayingBackgroundSession, ModelDownloader,
+        Task<VerifiedModel, any Error>, ReplayingBackgroundSession.Started
+    ) {
         let published = try await PublishedModel.started()
         let session = ReplayingBackgroundSession()
         let downloader = try published.downloader { $0.backgroundSession = session }
@@ -51,7 +53,10 @@ import Testing
             $0.backgroundSession = relaunched
             $0.transport = transport
         }
-        #expect(!after.handleEventsForBackgroundURLSession(identifier: "com.example.another") { Issue.record("another session's handler was called") })
+        #expect(
+            !after.handleEventsForBackgroundURLSession(identifier: "com.example.another") {
+                Issue.record("another session's handler was called")
+            })
         let (handled, handler) = AsyncStream<Void>.makeStream()
         #expect(after.handleEventsForBackgroundURLSession(identifier: relaunched.identifier) { handler.yield() })
         try await relaunched.deliver()
@@ -104,7 +109,9 @@ import Testing
         })
         let expected: DepotError.Code = tampering == .flippedByte ? .digestMismatch : .sizeMismatch
         await #expect { try await waiting.value } throws: { ($0 as? DepotError)?.code == expected }
-        await #expect { try await downloader.model(named: "flowers", policy: .localModel) } throws: { ($0 as? DepotError)?.code == .notFound }
+        await #expect { try await downloader.model(named: "flowers", policy: .localModel) } throws: {
+            ($0 as? DepotError)?.code == .notFound
+        }
 
         // The next attempt asks for the file again rather than taking the same bytes.
         let again = Task { try await downloader.model(named: "flowers", conditions: Self.background) }

@@ -52,8 +52,13 @@ final class Balancer {
         try configuration.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
         process = try ChildProcess("/usr/sbin/nginx", ["-p", dir, "-c", directory.appendingPathComponent("nginx.conf").path])
         url = URL(string: "http://127.0.0.1:\(port)")!
-        guard try eventually(within: 20, { try Command.curl(["-o", "/dev/null", "-w", "%{http_code}", url.absoluteString + "/healthz"]).text == "200" }) else {
-            throw E2EFailure("nginx did not answer on \(url): \((try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? "")")
+        guard
+            try eventually(
+                within: 20, { try Command.curl(["-o", "/dev/null", "-w", "%{http_code}", url.absoluteString + "/healthz"]).text == "200" })
+        else {
+            throw E2EFailure(
+                "nginx did not answer on \(url): \((try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? "")"
+            )
         }
     }
 
@@ -66,8 +71,11 @@ final class Balancer {
 
     /// A port nobody listens on now.
     static func freePort() throws -> Int {
-        let output = try Subprocess.run("python3", ["-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"])
-        guard let port = Int(output.text.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw E2EFailure("no free port: \(output.error)") }
+        let output = try Subprocess.run(
+            "python3", ["-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"])
+        guard let port = Int(output.text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw E2EFailure("no free port: \(output.error)")
+        }
         return port
     }
 }

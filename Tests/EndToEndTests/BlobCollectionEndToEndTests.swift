@@ -24,10 +24,13 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(orphan).path))
         let versions = try Command.depot(["versions", "flowers", "--json"], environment: env).decode(ModelVersionList.self)
         let kept = try #require(versions.versions.first?.sha256)
-        #expect(FileManager.default.fileExists(atPath: published.server.storage.appendingPathComponent("blobs/sha256/\(kept.prefix(2))/\(kept)").path))
+        #expect(
+            FileManager.default.fileExists(
+                atPath: published.server.storage.appendingPathComponent("blobs/sha256/\(kept.prefix(2))/\(kept)").path))
         #expect(try Command.depot(["gc", "--json"], environment: env).decode(BlobCollection.self).removedBlobs.isEmpty)
 
-        let app = try Command.depot(["gc"], environment: ["DEPOT_SERVER": published.server.url.absoluteString, "DEPOT_TOKEN": published.appKey])
+        let app = try Command.depot(
+            ["gc"], environment: ["DEPOT_SERVER": published.server.url.absoluteString, "DEPOT_TOKEN": published.appKey])
         #expect(app.status == 1, "an app key may not collect")
     }
 }

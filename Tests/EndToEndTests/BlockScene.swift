@@ -78,9 +78,10 @@ struct BlockScene {
                 chroma[(y / 2) * width + x + 1] = byte(v)
             }
         }
-        return try CameraFrame(width: width, height: height, format: .nv12,
-                               planes: [.init(bytes: luma, rowStride: width), .init(bytes: chroma, rowStride: width)],
-                               colorSpace: .bt601, colorRange: .full, orientation: orientation)
+        return try CameraFrame(
+            width: width, height: height, format: .nv12,
+            planes: [.init(bytes: luma, rowStride: width), .init(bytes: chroma, rowStride: width)],
+            colorSpace: .bt601, colorRange: .full, orientation: orientation)
     }
 
     private static func byte(_ value: Double) -> UInt8 { UInt8(max(0, min(255, value.rounded()))) }

@@ -22,11 +22,21 @@ final class Browser: @unchecked Sendable {
         driver = try ChildProcess("/usr/bin/chromedriver", ["--port=\(port)"], standardOutput: .pipe)
         guard let output = driver.standardOutput else { throw E2EFailure("chromedriver has no output pipe") }
         _ = try ServerProcess.readLine(output, containing: "started successfully", within: 30)
-        let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": ["browserName": "chrome", "goog:chromeOptions": [
-            "binary": "/usr/bin/chromium",
-            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=\(width),\(height)",
-                     "--user-data-dir=\(profile.path("profile"))"],
-        ]]]]
+        let capabilities: [String: Any] = [
+            "capabilities": [
+                "alwaysMatch": [
+                    "browserName": "chrome",
+                    "goog:chromeOptions": [
+                        "binary": "/usr/bin/chromium",
+                        "args": [
+                            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                            "--window-size=\(width),\(height)",
+                            "--user-data-dir=\(profile.path("profile"))",
+                        ],
+                    ],
+                ]
+            ]
+        ]
         let created = try await request("POST", "/session", capabilities)
         guard let value = created["value"] as? [String: Any], let id = value["sessionId"] as? String else {
             throw E2EFailure("chromedriver did not open a session: \(created)")
@@ -95,7 +105,8 @@ final class Browser: @unchecked Sendable {
     /// What has the focus: its id, else its tag with its label or text.
     var focused: String {
         get async throws {
-            try await execute("""
+            try await execute(
+                """
                 const e = document.activeElement;
                 return e.id || (e.tagName.toLowerCase() + ":" + (e.getAttribute("aria-label") || e.textContent.trim()));
                 """) as? String ?? ""
@@ -137,7 +148,10 @@ final class Browser: @unchecked Sendable {
     private func request(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> [String: Any] {
         var arguments = ["-sS", "-m", "60", "-X", method, "-w", "\n%{http_code}", endpoint.appendingPathComponent(path).absoluteString]
         if let body {
-            arguments += ["-H", "Content-Type: application/json", "--data-binary", String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self)]
+            arguments += [
+                "-H", "Content-Type: application/json", "--data-binary",
+                String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self),
+            ]
         }
         let output = try Subprocess.run("curl", arguments)
         let text = output.text
@@ -149,8 +163,11 @@ final class Browser: @unchecked Sendable {
     }
 
     private static func freePort() throws -> Int {
-        let output = try Subprocess.run("python3", ["-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"])
-        guard let port = Int(output.text.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw E2EFailure("no free port: \(output.error)") }
+        let output = try Subprocess.run(
+            "python3", ["-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"])
+        guard let port = Int(output.text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw E2EFailure("no free port: \(output.error)")
+        }
         return port
     }
 }

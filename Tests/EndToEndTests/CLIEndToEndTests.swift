@@ -9,18 +9,21 @@ import Testing
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
         let env = server.environment
 
-        #expect(try Command.depot(["models", "create", "flowers", "--description", "Flowers", "--tag", "vision"], environment: env).status == 0)
+        #expect(
+            try Command.depot(["models", "create", "flowers", "--description", "Flowers", "--tag", "vision"], environment: env).status == 0)
         let list = try Command.depot(["models", "list", "--json"], environment: env)
         #expect(try list.decode(ModelList.self).models.map(\.name.rawValue) == ["flowers"])
 
-        let upload = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--notes", "v1", "--json"], environment: env)
+        let upload = try Command.depot(
+            ["upload", "flowers", Binaries.fixture("float_classifier"), "--notes", "v1", "--json"], environment: env)
         #expect(upload.status == 0, "\(upload.error)")
         let first = try upload.decode(ModelVersion.self)
         #expect(first.version == 1 && !first.published && first.notes == "v1")
         #expect(upload.error.isEmpty, "no progress bar without a terminal: \(upload.error)")
 
-        #expect(try Command.depot(["publish", "flowers", "1"], environment: env).text
-            .hasPrefix("Published 'flowers' version 1.\nEvery device now gets it: the rollout has no default"))
+        #expect(
+            try Command.depot(["publish", "flowers", "1"], environment: env).text
+                .hasPrefix("Published 'flowers' version 1.\nEvery device now gets it: the rollout has no default"))
         let second = try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: env)
         #expect(second.text.hasPrefix("Uploaded 'flowers' version 2 ("))
         let versions = try Command.depot(["versions", "flowers", "--json"], environment: env).decode(ModelVersionList.self)
@@ -54,14 +57,18 @@ import Testing
         let key = try created.decode(CreatedAccessKey.self)
         #expect(key.kind == .app && key.models?.map(\.rawValue) == ["flowers"])
         let manifest = "\(server.url.absoluteString)/v1/models/flowers/manifest"
-        #expect(try Command.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(key.secret)", manifest]).text == "200")
+        #expect(
+            try Command.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(key.secret)", manifest]).text == "200"
+        )
 
         let list = try Command.depot(["keys", "list", "--json"], environment: env)
         #expect(!list.text.contains(key.secret))
         #expect(try list.decode(AccessKeyList.self).keys.count == 2)
 
         #expect(try Command.depot(["keys", "revoke", key.id], environment: env).status == 0)
-        #expect(try Command.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(key.secret)", manifest]).text == "401")
+        #expect(
+            try Command.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(key.secret)", manifest]).text == "401"
+        )
         let usage = try Command.depot(["keys", "create", "--model", "flowers"], environment: env)
         #expect(usage.status == 1)
         #expect(usage.error.contains("--model limits app keys only; add --app."))
@@ -71,12 +78,14 @@ import Testing
         let scratch = try Scratch()
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
         let config = ["DEPOT_CONFIG": scratch.path("config.json")]
-        let wrong = try Command.depot(["login", "--server", server.url.absoluteString, "--token", "wrong-token-000000000"], environment: config)
+        let wrong = try Command.depot(
+            ["login", "--server", server.url.absoluteString, "--token", "wrong-token-000000000"], environment: config)
         #expect(wrong.status == 1)
         #expect(wrong.error.contains("The API key is not valid"))
         #expect(!FileManager.default.fileExists(atPath: scratch.path("config.json")))
 
-        let login = try Command.depot(["login", "--server", server.url.absoluteString, "--token", ServerProcess.adminToken], environment: config)
+        let login = try Command.depot(
+            ["login", "--server", server.url.absoluteString, "--token", ServerProcess.adminToken], environment: config)
         #expect(login.status == 0, "\(login.error)")
         let attributes = try FileManager.default.attributesOfItem(atPath: scratch.path("config.json"))
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
@@ -112,7 +121,9 @@ import Testing
         #expect(unreachable.error.contains("Could not reach the server at \(server.url.absoluteString)"))
         let unreachableUpload = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier")], environment: env)
         #expect(unreachableUpload.status == 2)
-        #expect(unreachableUpload.error.contains("Could not reach the server at \(server.url.absoluteString.dropLast(server.url.absoluteString.hasSuffix("/") ? 1 : 0))"),
-                "\(unreachableUpload.error)")
+        #expect(
+            unreachableUpload.error.contains(
+                "Could not reach the server at \(server.url.absoluteString.dropLast(server.url.absoluteString.hasSuffix("/") ? 1 : 0))"),
+            "\(unreachableUpload.error)")
     }
 }

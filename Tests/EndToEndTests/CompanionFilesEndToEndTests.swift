@@ -53,9 +53,13 @@ import Testing
 
             let labels = published.scratch.path("labels.txt")
             try Data("cat\ndog\n".utf8).write(to: URL(fileURLWithPath: labels))
-            let second = try Command.depot(["upload", "flowers", Self.automl.appendingPathComponent("model.tflite").path,
-                                            "--file", "labels=\(labels)", "--publish", "--json"], environment: published.server.environment)
-                .decode(ModelVersion.self)
+            let second = try Command.depot(
+                [
+                    "upload", "flowers", Self.automl.appendingPathComponent("model.tflite").path,
+                    "--file", "labels=\(labels)", "--publish", "--json",
+                ], environment: published.server.environment
+            )
+            .decode(ModelVersion.self)
             let path = "/v1/blobs/sha256/\(second.files[0].sha256)"
             proxy.take(path, .response(status: .ok, headers: ["Content-Length": "8"], body: Data("cow\ndog\n".utf8)))
             let tampered = await #expect(throws: DepotError.self) { try await downloader.model(named: "flowers") }
@@ -75,19 +79,24 @@ import Testing
     @Test func theCLIRefusesBadCompanionFilesBeforeSending() throws {
         let published = try PublishedModel([])
         let model = Self.automl.appendingPathComponent("model.tflite").path
-        let badName = try Command.depot(["upload", "flowers", model, "--file", "Labels=\(model)"], environment: published.server.environment)
+        let badName = try Command.depot(
+            ["upload", "flowers", model, "--file", "Labels=\(model)"], environment: published.server.environment)
         #expect(badName.status == 1)
         #expect(badName.error.contains("Companion file name 'Labels' is not allowed"))
-        let missing = try Command.depot(["upload", "flowers", model, "--file", "labels=/nonexistent"], environment: published.server.environment)
+        let missing = try Command.depot(
+            ["upload", "flowers", model, "--file", "labels=/nonexistent"], environment: published.server.environment)
         #expect(missing.status == 1)
         #expect(missing.error.contains("cannot be read"))
-        let notJSON = try Command.depot(["upload", "flowers", model, "--file", "automl=\(model)"], environment: published.server.environment)
+        let notJSON = try Command.depot(
+            ["upload", "flowers", model, "--file", "automl=\(model)"], environment: published.server.environment)
         #expect(notJSON.error.contains("is not a JSON object"))
         let wrongShape = published.scratch.path("settings.json")
         try Data(#"{"inputShape": [1, 320, 320, 3]}"#.utf8).write(to: URL(fileURLWithPath: wrongShape))
-        let mismatch = try Command.depot(["upload", "flowers", model, "--file", "automl=\(wrongShape)"], environment: published.server.environment)
+        let mismatch = try Command.depot(
+            ["upload", "flowers", model, "--file", "automl=\(wrongShape)"], environment: published.server.environment)
         #expect(mismatch.error.contains("gives input shape [1, 320, 320, 3]"))
-        let versions = try Command.depot(["versions", "flowers", "--json"], environment: published.server.environment).decode(ModelVersionList.self)
+        let versions = try Command.depot(["versions", "flowers", "--json"], environment: published.server.environment).decode(
+            ModelVersionList.self)
         #expect(versions.versions.isEmpty)
     }
 }

@@ -130,17 +130,21 @@ import Testing
     }
 
     func run(_ server: ServerProcess, _ mode: String, _ arguments: [String] = []) throws -> Answers {
-        let output = try Subprocess.run("python3", ["-c", Self.script, server.url.host ?? "127.0.0.1", "\(server.url.port ?? 0)", mode]
-                                        + arguments)
+        let output = try Subprocess.run(
+            "python3",
+            ["-c", Self.script, server.url.host ?? "127.0.0.1", "\(server.url.port ?? 0)", mode]
+                + arguments)
         guard output.status == 0 else { throw E2EFailure("\(mode): \(output.error)") }
         return try JSONDecoder().decode(Answers.self, from: Data(output.text.utf8))
     }
 
     @Test func stalledClientsAreClosedAndSlowOnesServed() throws {
         let scratch = try Scratch()
-        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"), arguments: [
-            "--head-timeout", "1", "--idle-timeout", "1", "--body-timeout", "1", "--send-timeout", "1",
-        ])
+        let server = try ServerProcess(
+            storage: scratch.url.appendingPathComponent("storage"),
+            arguments: [
+                "--head-timeout", "1", "--idle-timeout", "1", "--body-timeout", "1", "--send-timeout", "1",
+            ])
         let version = try server.publishLargeModel(megabytes: 4, seed: 9, in: scratch)
         let blob = "/v1/blobs/sha256/\(version.sha256)"
 
@@ -148,8 +152,10 @@ import Testing
         #expect(heads.answers == Array(repeating: "HTTP/1.1 408 Request Timeout", count: 20))
         #expect((heads.seconds ?? 99) < 10, "all twenty closed after about a second")
         #expect(heads.big == "HTTP/1.1 431 Request Header Fields Too Large")
-        #expect(heads.answer?.hasPrefix(#"HTTP/1.1 400 Bad Request {"error":{"code":"bad_request","message":"The request is not valid HTTP/1.1"#) == true,
-                "a request the decoder cannot read gets a JSON error: \(heads.answer ?? "")")
+        #expect(
+            heads.answer?.hasPrefix(
+                #"HTTP/1.1 400 Bad Request {"error":{"code":"bad_request","message":"The request is not valid HTTP/1.1"#) == true,
+            "a request the decoder cannot read gets a JSON error: \(heads.answer ?? "")")
         let idle = try run(server, "idle")
         #expect(idle.answer == "HTTP/1.1 200 OK")
         #expect((idle.seconds ?? 99) < 10, "closed when idle, not at the client's 30 s timeout")
@@ -159,8 +165,9 @@ import Testing
         let body = try run(server, "body", [ServerProcess.adminToken])
         #expect(body.answer == "", "closed without an answer")
         #expect((body.seconds ?? 99) < 10)
-        #expect(try Command.depot(["versions", "flowers", "--json"], environment: server.environment).text
-            .components(separatedBy: "\"sha256\"").count == 2, "the stalled upload stored nothing")
+        #expect(
+            try Command.depot(["versions", "flowers", "--json"], environment: server.environment).text
+                .components(separatedBy: "\"sha256\"").count == 2, "the stalled upload stored nothing")
 
         let slow = try run(server, "slow", [ServerProcess.adminToken, blob])
         #expect(slow.answer == "HTTP/1.1 200 OK")
@@ -180,7 +187,9 @@ import Testing
         #expect(answers.first == "HTTP/1.1 200 OK ", "1,000 fields are within the limit")
         let refused = try #require(answers.last)
         #expect(refused.hasPrefix("HTTP/1.1 431 Request Header Fields Too Large"), "\(refused)")
-        #expect(refused.contains(#""code":"request_head_too_large""#) && refused.contains("more than 1000 header or trailer fields"), "\(refused)")
+        #expect(
+            refused.contains(#""code":"request_head_too_large""#) && refused.contains("more than 1000 header or trailer fields"),
+            "\(refused)")
         #expect(try server.metric(#"depot_connections_closed_total{reason="head_too_large"}"#) == 1)
     }
 

@@ -47,8 +47,10 @@ import Testing
         try await keys(browser, server: server, console: console)
 
         try await browser.resize(width: 390, height: 844)
-        for page in ["models", "models/flowers", "models/flowers/versions/1", "models/flowers/rollout", "models/flowers/results",
-                     "models/flowers/experiment", "keys"] {
+        for page in [
+            "models", "models/flowers", "models/flowers/versions/1", "models/flowers/rollout", "models/flowers/results",
+            "models/flowers/experiment", "keys",
+        ] {
             try await browser.open(console.appendingPathComponent(page))
             try await Self.expectItFitsAPhone(browser, page)
             try await Self.screenshot(browser, page.replacingOccurrences(of: "/", with: "-") + "-phone")
@@ -66,24 +68,31 @@ import Testing
     static func expectItFitsAPhone(_ browser: Browser, _ page: String) async throws {
         let width = try await browser.execute("return document.documentElement.clientWidth") as? Int ?? 0
         #expect(width > 300 && width <= 390, "\(page): the viewport is a phone's: \(width)")
-        let overflow = try await browser.execute("return document.documentElement.scrollWidth - document.documentElement.clientWidth") as? Int
+        let overflow =
+            try await browser.execute("return document.documentElement.scrollWidth - document.documentElement.clientWidth") as? Int
         #expect(overflow == 0, "\(page) fits a phone's width")
-        let wideTables = try await browser.execute("""
-            return Array.from(document.querySelectorAll("table")).filter(t => t.scrollWidth > t.clientWidth + 1).map(t => t.caption ? t.caption.textContent : t.outerHTML.slice(0, 80));
-            """) as? [String] ?? ["?"]
+        let wideTables =
+            try await browser.execute(
+                """
+                return Array.from(document.querySelectorAll("table")).filter(t => t.scrollWidth > t.clientWidth + 1).map(t => t.caption ? t.caption.textContent : t.outerHTML.slice(0, 80));
+                """) as? [String] ?? ["?"]
         #expect(wideTables.isEmpty, "\(page): tables that scroll sideways: \(wideTables)")
-        let offScreen = try await browser.execute("""
-            return Array.from(document.querySelectorAll("td button, td a, .warning")).filter(e => {
-                const r = e.getBoundingClientRect();
-                return r.width === 0 || r.left < 0 || r.right > document.documentElement.clientWidth || e.scrollWidth > e.clientWidth + 1;
-            }).map(e => e.textContent.trim().slice(0, 60));
-            """) as? [String] ?? ["?"]
+        let offScreen =
+            try await browser.execute(
+                """
+                return Array.from(document.querySelectorAll("td button, td a, .warning")).filter(e => {
+                    const r = e.getBoundingClientRect();
+                    return r.width === 0 || r.left < 0 || r.right > document.documentElement.clientWidth || e.scrollWidth > e.clientWidth + 1;
+                }).map(e => e.textContent.trim().slice(0, 60));
+                """) as? [String] ?? ["?"]
         #expect(offScreen.isEmpty, "\(page): actions or warnings not wholly on the screen: \(offScreen)")
-        let smallest = try await browser.execute("""
-            const sizes = Array.from(document.querySelectorAll("svg text")).map(t =>
-                parseFloat(getComputedStyle(t).fontSize) * t.ownerSVGElement.getScreenCTM().a);
-            return sizes.length ? Math.min(...sizes) : 99;
-            """) as? Double ?? 0
+        let smallest =
+            try await browser.execute(
+                """
+                const sizes = Array.from(document.querySelectorAll("svg text")).map(t =>
+                    parseFloat(getComputedStyle(t).fontSize) * t.ownerSVGElement.getScreenCTM().a);
+                return sizes.length ? Math.min(...sizes) : 99;
+                """) as? Double ?? 0
         #expect(smallest >= 11, "\(page): chart text of \(smallest) px")
     }
 
@@ -124,7 +133,8 @@ import Testing
         #expect(refused.contains("[") && !refused.contains("Uploaded"), "the verifier's message and code: \(refused)")
         try await Self.screenshot(browser, "upload-refused")
 
-        try await browser.execute("""
+        try await browser.execute(
+            """
             const bytes = Uint8Array.from(atob(arguments[0]), c => c.charCodeAt(0));
             const transfer = new DataTransfer();
             transfer.items.add(new File([bytes], "image_classifier_uint8.tflite"));
@@ -134,8 +144,10 @@ import Testing
         try await browser.click("#upload input[name=publish]")
         try await browser.click("#upload button[type=submit]")
         #expect(try await browser.text(of: "#upload-status.done").contains("Uploaded v2"))
-        let versions = try Command.depot(["versions", "flowers", "--json"], environment: server.environment).decode(ModelVersionList.self).versions
-        #expect(versions.map(\.version) == [2, 1] && versions.allSatisfy(\.published), "uploaded and published in the browser, seen by the CLI")
+        let versions = try Command.depot(["versions", "flowers", "--json"], environment: server.environment).decode(ModelVersionList.self)
+            .versions
+        #expect(
+            versions.map(\.version) == [2, 1] && versions.allSatisfy(\.published), "uploaded and published in the browser, seen by the CLI")
         #expect(versions.last?.notes == "first upload")
     }
 
@@ -153,10 +165,11 @@ import Testing
         #expect(try await browser.url.hasSuffix("/console/models/flowers/rollout"))
 
         let order = try await browser.tab(to: "rule-name")
-        let path = try await browser.tab(to: "button:Preview") // the rule editor's, after the default's
+        let path = try await browser.tab(to: "button:Preview")  // the rule editor's, after the default's
         #expect(order.firstIndex(of: "default-version").map { $0 < order.count - 1 } == true, "the default first: \(order)")
-        #expect(path.prefix(5) == ["rule-conditions", "share-1", "input:Share of v1", "share-2", "input:Share of v2"],
-                "labelled fields in reading order, each slider after its number: \(path)")
+        #expect(
+            path.prefix(5) == ["rule-conditions", "share-1", "input:Share of v1", "share-2", "input:Share of v2"],
+            "labelled fields in reading order, each slider after its number: \(path)")
         try await browser.open(console.appendingPathComponent("models/flowers/rollout"))
         try await browser.tab(to: "rule-name")
         try await browser.keys("ios-canary" + Browser.Key.tab + "platform=ios" + Browser.Key.enter + "appVersion>=3.2.0" + Browser.Key.tab)
@@ -176,23 +189,29 @@ import Testing
         try await Self.screenshot(browser, "rollout")
 
         let shown = try Command.depot(["rollout", "show", "flowers"], environment: server.environment)
-        #expect(shown.status == 0 && shown.text.contains("ios-canary") && shown.text.contains("platform=ios and appVersion>=3.2.0"),
-                "\(shown.text)")
+        #expect(
+            shown.status == 0 && shown.text.contains("ios-canary") && shown.text.contains("platform=ios and appVersion>=3.2.0"),
+            "\(shown.text)")
         #expect(shown.text.contains("v1 0-90%, v2 90-100%"), "\(shown.text)")
     }
 
     /// Phones running the SDK get their versions; the results page counts them per arm.
-    func results(_ browser: Browser, server: ServerProcess, root: (file: String, publicKey: String), scratch: Scratch,
-                 console: URL) async throws {
-        let appKey = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self).secret
+    func results(
+        _ browser: Browser, server: ServerProcess, root: (file: String, publicKey: String), scratch: Scratch,
+        console: URL
+    ) async throws {
+        let appKey = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
+            .secret
         // Phones until each version has four (the experiment compares versions over installations);
         // each records how often its user accepted an answer and sends its outcomes.
         var got = [1: 0, 2: 0]
         var phone = 0
         while got.values.contains(where: { $0 < 4 }) && phone < 200 {
-            let downloader = try ModelDownloader(configuration: ModelDownloaderConfiguration(
-                serverURL: server.url, appKey: appKey, trustedRoot: .publicKey(root.publicKey), installationID: "phone-\(phone)",
-                device: DeviceContext(platform: "ios", appVersion: "3.4.0"), cacheDirectory: scratch.url.appendingPathComponent("phone-\(phone)")))
+            let downloader = try ModelDownloader(
+                configuration: ModelDownloaderConfiguration(
+                    serverURL: server.url, appKey: appKey, trustedRoot: .publicKey(root.publicKey), installationID: "phone-\(phone)",
+                    device: DeviceContext(platform: "ios", appVersion: "3.4.0"),
+                    cacheDirectory: scratch.url.appendingPathComponent("phone-\(phone)")))
             let model = try await downloader.model(named: "flowers")
             got[model.version, default: 0] += 1
             try downloader.outcomes.record("accepted", value: Double(1 + phone), for: model)
@@ -200,20 +219,26 @@ import Testing
             phone += 1
         }
         #expect(got[1]! >= 4 && got[2]! >= 4, "both versions reached phones: \(got)")
-        try await browser.open(console.appendingPathComponent("models/flowers/results").appending(queryItems: [.init(name: "hours", value: "1")]))
-        let rows = try await browser.execute("""
-            return Array.from(document.querySelectorAll("#arms tbody tr")).map(r => Array.from(r.cells).map(c => c.textContent));
-            """) as? [[String]] ?? []
+        try await browser.open(
+            console.appendingPathComponent("models/flowers/results").appending(queryItems: [.init(name: "hours", value: "1")]))
+        let rows =
+            try await browser.execute(
+                """
+                return Array.from(document.querySelectorAll("#arms tbody tr")).map(r => Array.from(r.cells).map(c => c.textContent));
+                """) as? [[String]] ?? []
         for version in [1, 2] where got[version]! > 0 {
-            #expect(rows.contains(["rule 'ios-canary'", "v\(version)", "\(got[version]!)", "\(got[version]!)", "\(got[version]!)"]),
-                    "manifests, downloads and installations of v\(version): \(rows)")
+            #expect(
+                rows.contains(["rule 'ios-canary'", "v\(version)", "\(got[version]!)", "\(got[version]!)", "\(got[version]!)"]),
+                "manifests, downloads and installations of v\(version): \(rows)")
         }
         // Each version's line in the manifests chart, as the browser laid it out: its label and
         // its highest point (a smaller y is higher; the baseline is at y 220)
-        let lines = try await browser.execute("""
-            return Array.from(document.querySelectorAll("svg.chart")[0].querySelectorAll("polyline")).map(p =>
-                [p.querySelector("title").textContent, String(Math.min(...Array.from(p.points).map(q => q.y)))]);
-            """) as? [[String]] ?? []
+        let lines =
+            try await browser.execute(
+                """
+                return Array.from(document.querySelectorAll("svg.chart")[0].querySelectorAll("polyline")).map(p =>
+                    [p.querySelector("title").textContent, String(Math.min(...Array.from(p.points).map(q => q.y)))]);
+                """) as? [[String]] ?? []
         let description = try await browser.execute("return document.querySelector('svg.chart desc').textContent;") as? String ?? ""
         for version in [1, 2] where got[version]! > 0 {
             let label = "rule 'ios-canary', v\(version)"
@@ -229,10 +254,12 @@ import Testing
         try await browser.open(console.appendingPathComponent("models/flowers/experiment"))
         #expect(try await browser.text(of: "h2") == "rule 'ios-canary': control v1")
         #expect(try await browser.text(of: ".verdicts li").hasPrefix("Version 2 against version 1: "))
-        let tiles = try await browser.execute("""
-            return Array.from(document.querySelectorAll(".tile")).map(t => [t.querySelector("h3").textContent,
-                String(t.querySelectorAll("svg.interval-chart line.interval").length)]);
-            """) as? [[String]] ?? []
+        let tiles =
+            try await browser.execute(
+                """
+                return Array.from(document.querySelectorAll(".tile")).map(t => [t.querySelector("h3").textContent,
+                    String(t.querySelectorAll("svg.interval-chart line.interval").length)]);
+                """) as? [[String]] ?? []
         let accepted = tiles.first { $0.first == "accepted" }
         #expect(accepted.map { Int($0[1]).map { $0 >= 1 } == true } == true, "the accepted tile draws v2's interval: \(tiles)")
         try await Self.screenshot(browser, "experiment")

@@ -30,10 +30,12 @@ import Testing
             completed += 1
 
             // A slow upload of the large model; kill the server once part of it has arrived.
-            let upload = try Subprocess.start("curl", [
-                "-sS", "--limit-rate", "8M", "-X", "POST", "-H", "Authorization: Bearer \(ServerProcess.adminToken)",
-                "--data-binary", "@" + scratch.path("large.tflite"), "\(server.url.absoluteString)/v1/admin/models/flowers/versions",
-            ])
+            let upload = try Subprocess.start(
+                "curl",
+                [
+                    "-sS", "--limit-rate", "8M", "-X", "POST", "-H", "Authorization: Bearer \(ServerProcess.adminToken)",
+                    "--data-binary", "@" + scratch.path("large.tflite"), "\(server.url.absoluteString)/v1/admin/models/flowers/versions",
+                ])
             let threshold = (round + 1) << 21
             let arrived = eventually(within: 30) {
                 let tmp = storage.appendingPathComponent("tmp").path
@@ -47,15 +49,19 @@ import Testing
 
             let restarted = try ServerProcess(storage: storage)
             #expect(try FileManager.default.contentsOfDirectory(atPath: storage.appendingPathComponent("tmp").path).isEmpty)
-            let versions = try Command.depot(["versions", "flowers", "--json"], environment: restarted.environment).decode(ModelVersionList.self)
+            let versions = try Command.depot(["versions", "flowers", "--json"], environment: restarted.environment).decode(
+                ModelVersionList.self)
             #expect(versions.versions.count == completed, "round \(round)")
             for version in versions.versions {
-                let blob = try Command.curl(["-H", "Authorization: Bearer \(ServerProcess.adminToken)",
-                                             "\(restarted.url.absoluteString)/v1/blobs/sha256/\(version.sha256)"])
+                let blob = try Command.curl([
+                    "-H", "Authorization: Bearer \(ServerProcess.adminToken)",
+                    "\(restarted.url.absoluteString)/v1/blobs/sha256/\(version.sha256)",
+                ])
                 #expect(blob.output.count == version.size)
                 #expect(SHA256.hash(data: blob.output).hex == version.sha256, "round \(round), version \(version.version)")
             }
-            let blobs = FileManager.default.enumerator(atPath: storage.appendingPathComponent("blobs/sha256").path)?
+            let blobs =
+                FileManager.default.enumerator(atPath: storage.appendingPathComponent("blobs/sha256").path)?
                 .allObjects.compactMap { $0 as? String }.filter { $0.count == 67 } ?? []
             #expect(blobs.count == completed, "only referenced blobs remain: \(blobs)")
             restarted.stop(signal: SIGTERM)
@@ -68,11 +74,13 @@ import Testing
         try Self.largeModel(scratch.path("large.tflite"), megabytes: 8, seed: 9)
         let server = try ServerProcess(storage: storage)
         try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
-        let upload = try Subprocess.start("curl", [
-            "-sS", "--fail", "--limit-rate", "4M", "-X", "POST", "-H", "Authorization: Bearer \(ServerProcess.adminToken)",
-            "-o", scratch.path("response.json"), "--data-binary", "@" + scratch.path("large.tflite"),
-            "\(server.url.absoluteString)/v1/admin/models/flowers/versions",
-        ])
+        let upload = try Subprocess.start(
+            "curl",
+            [
+                "-sS", "--fail", "--limit-rate", "4M", "-X", "POST", "-H", "Authorization: Bearer \(ServerProcess.adminToken)",
+                "-o", scratch.path("response.json"), "--data-binary", "@" + scratch.path("large.tflite"),
+                "\(server.url.absoluteString)/v1/admin/models/flowers/versions",
+            ])
         let tmp = storage.appendingPathComponent("tmp").path
         #expect(eventually { !((try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []).isEmpty })
 
@@ -84,7 +92,8 @@ import Testing
         #expect(version.version == 1)
 
         let restarted = try ServerProcess(storage: storage)
-        let versions = try Command.depot(["versions", "flowers", "--json"], environment: restarted.environment).decode(ModelVersionList.self)
+        let versions = try Command.depot(["versions", "flowers", "--json"], environment: restarted.environment).decode(
+            ModelVersionList.self)
         #expect(versions.versions.map(\.sha256) == [version.sha256])
     }
 }

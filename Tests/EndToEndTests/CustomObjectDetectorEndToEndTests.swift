@@ -11,15 +11,19 @@ import Testing
 @Suite struct CustomObjectDetectorEndToEndTests {
     typealias Options = CustomObjectDetector.Options
     let scene = BlockScene()
-    static let three = [BlockScene.Block(column: 0, row: 0, rgb: BlockScene.red), BlockScene.Block(column: 3, row: 1, rgb: BlockScene.green),
-                        BlockScene.Block(column: 1, row: 3, rgb: BlockScene.blue)]
+    static let three = [
+        BlockScene.Block(column: 0, row: 0, rgb: BlockScene.red), BlockScene.Block(column: 3, row: 1, rgb: BlockScene.green),
+        BlockScene.Block(column: 1, row: 3, rgb: BlockScene.blue),
+    ]
 
     /// A server with the detector as `flowers` and the classifier as `colours`; both verified.
     static func models() async throws -> (PublishedModel, detector: VerifiedModel, classifier: VerifiedModel) {
         let published = try PublishedModel(["metadata/object_detector"])
         try Command.depot(["models", "create", "colours"], environment: published.server.environment).succeeded()
-        try Command.depot(["upload", "colours", Binaries.fixture("metadata/image_classifier"), "--publish"],
-                          environment: published.server.environment).succeeded()
+        try Command.depot(
+            ["upload", "colours", Binaries.fixture("metadata/image_classifier"), "--publish"],
+            environment: published.server.environment
+        ).succeeded()
         let downloader = try published.downloader()
         return (published, try await downloader.model(named: "flowers"), try await downloader.model(named: "colours"))
     }
@@ -35,8 +39,9 @@ import Testing
     @Test func streamModeTracksEachObjectAndLabelsItWithTheClassifier() async throws {
         let (published, detector, classifier) = try await Self.models()
         defer { withExtendedLifetime(published) {} }
-        let pipeline = try CustomObjectDetector(detector: detector, classifier: classifier, library: try Self.library(),
-                                                options: Options(shouldEnableMultipleObjects: true, shouldEnableClassification: true))
+        let pipeline = try CustomObjectDetector(
+            detector: detector, classifier: classifier, library: try Self.library(),
+            options: Options(shouldEnableMultipleObjects: true, shouldEnableClassification: true))
         let reference = try ImageClassifier(model: classifier, library: try Self.library())
         var ids: Set<Int> = []
         for index in 0..<8 {
@@ -48,8 +53,9 @@ import Testing
             let image = try frame.upright()
             for object in objects {
                 let theirs = try reference.classify(image, region: object.frame)
-                #expect(object.labels.map(\.text) == theirs.map(\.label) && object.labels.map(\.confidence) == theirs.map(\.score),
-                        "frame \(index): the labels are the classifier's on the object's frame")
+                #expect(
+                    object.labels.map(\.text) == theirs.map(\.label) && object.labels.map(\.confidence) == theirs.map(\.score),
+                    "frame \(index): the labels are the classifier's on the object's frame")
                 #expect(object.labels.map(\.index) == theirs.map(\.index))
             }
             #expect(Set(objects.compactMap { $0.labels.first?.text }) == ["red", "green", "blue"], "frame \(index): \(objects)")
@@ -60,8 +66,9 @@ import Testing
     @Test func singleImageModeGivesNoIdsAndOnlyTheMostProminentObjectUnlessAskedForAll() async throws {
         let (published, detector, classifier) = try await Self.models()
         defer { withExtendedLifetime(published) {} }
-        let all = try CustomObjectDetector(detector: detector, classifier: classifier, library: try Self.library(),
-                                           options: Options(detectorMode: .singleImage, shouldEnableMultipleObjects: true, shouldEnableClassification: true))
+        let all = try CustomObjectDetector(
+            detector: detector, classifier: classifier, library: try Self.library(),
+            options: Options(detectorMode: .singleImage, shouldEnableMultipleObjects: true, shouldEnableClassification: true))
         let one = try CustomObjectDetector(detector: detector, library: try Self.library(), options: Options(detectorMode: .singleImage))
         let frame = try scene.frame(Self.three)
         for _ in 0..<2 {
@@ -73,20 +80,28 @@ import Testing
             #expect(prominent.first?.labels == [], "classification is off by default")
         }
         // The frames are the detector's boxes, cut to the image.
-        let boxes = try ObjectDetector(model: detector, library: try Self.library(), options: .init(scoreThreshold: 0.35)).detect(try frame.upright())
-        #expect(Set(try all.results(in: frame).map(\.frame)) == Set(boxes.map { box in
-            let right = min(scene.width, box.box.x + box.box.width), bottom = min(scene.height, box.box.y + box.box.height)
-            return PixelRegion(x: max(0, box.box.x), y: max(0, box.box.y), width: right - max(0, box.box.x), height: bottom - max(0, box.box.y))
-        }))
+        let boxes = try ObjectDetector(model: detector, library: try Self.library(), options: .init(scoreThreshold: 0.35)).detect(
+            try frame.upright())
+        #expect(
+            Set(try all.results(in: frame).map(\.frame))
+                == Set(
+                    boxes.map { box in
+                        let right = min(scene.width, box.box.x + box.box.width), bottom = min(scene.height, box.box.y + box.box.height)
+                        return PixelRegion(
+                            x: max(0, box.box.x), y: max(0, box.box.y), width: right - max(0, box.box.x), height: bottom - max(0, box.box.y)
+                        )
+                    }))
     }
 
     @Test func labelsAreCarriedOverUntilTheObjectsNextClassification() async throws {
         let (published, detector, classifier) = try await Self.models()
         defer { withExtendedLifetime(published) {} }
-        let pipeline = try CustomObjectDetector(detector: detector, classifier: classifier, library: try Self.library(), options: Self.options {
-            $0.shouldEnableClassification = true
-            $0.classificationInterval = 4
-        })
+        let pipeline = try CustomObjectDetector(
+            detector: detector, classifier: classifier, library: try Self.library(),
+            options: Self.options {
+                $0.shouldEnableClassification = true
+                $0.classificationInterval = 4
+            })
         let red = [BlockScene.Block(column: 1, row: 1, rgb: BlockScene.red)]
         let first = try #require(try pipeline.results(in: try scene.frame(red)).first)
         let id = try #require(first.trackingID)
@@ -94,7 +109,8 @@ import Testing
         // The block turns blue from frame 2: the labels stay red until frame f with (f + id) % 4 == 0.
         let refresh = (2...5).first { ($0 + id) % 4 == 0 }!
         for frame in 2...6 {
-            let object = try #require(try pipeline.results(in: try scene.frame([BlockScene.Block(column: 1, row: 1, rgb: BlockScene.blue)])).first)
+            let object = try #require(
+                try pipeline.results(in: try scene.frame([BlockScene.Block(column: 1, row: 1, rgb: BlockScene.blue)])).first)
             #expect(object.trackingID == id)
             #expect(object.labels.first?.text == (frame < refresh ? "red" : "blue"), "frame \(frame), refreshed in \(refresh)")
         }
@@ -108,7 +124,8 @@ import Testing
         let pipeline = try CustomObjectDetector(detector: detector, library: try Self.library(), options: options)
         let two = Array(Self.three.prefix(2))
         #expect(try pipeline.results(in: try scene.frame(two)).compactMap(\.trackingID) == [1, 2])
-        #expect(try pipeline.results(in: try scene.frame(Self.three)).compactMap(\.trackingID) == [1, 2], "results may be incomplete at first")
+        #expect(
+            try pipeline.results(in: try scene.frame(Self.three)).compactMap(\.trackingID) == [1, 2], "results may be incomplete at first")
         #expect(try pipeline.results(in: try scene.frame(Self.three)).compactMap(\.trackingID) == [1, 2, 3])
         for _ in 0..<4 { #expect(try pipeline.results(in: try scene.frame(two)).compactMap(\.trackingID) == [1, 2]) }
         _ = try pipeline.results(in: try scene.frame(Self.three))
@@ -127,7 +144,8 @@ import Testing
         let lesser = try #require(alone.firstIndex { $0 != prominent.frame })
         #expect(alone[1 - lesser] == prominent.frame)
 
-        let stream = try CustomObjectDetector(detector: detector, library: try Self.library(), options: Self.options { $0.tracking.maximumMissedFrames = 2 })
+        let stream = try CustomObjectDetector(
+            detector: detector, library: try Self.library(), options: Self.options { $0.tracking.maximumMissedFrames = 2 })
         let followed = try #require(try stream.results(in: try scene.frame([blocks[lesser]])).first)
         #expect(followed.frame == alone[lesser])
         for _ in 0..<3 {
@@ -153,12 +171,16 @@ import Testing
             $0.cacheDirectory = published.scratch.url.appendingPathComponent("offline")
             $0.retries = 0
         }
-        let bundled = try await offline.model(named: "colours", fallback: LocalModel(fileURL: URL(fileURLWithPath: Binaries.fixture("metadata/image_classifier"))))
+        let bundled = try await offline.model(
+            named: "colours", fallback: LocalModel(fileURL: URL(fileURLWithPath: Binaries.fixture("metadata/image_classifier"))))
         #expect(bundled.manifest.arm == "bundled")
-        let pipeline = try CustomObjectDetector(detector: detector, classifier: bundled, library: try Self.library(), options: Options(
-            detectorMode: .singleImage, shouldEnableMultipleObjects: true, shouldEnableClassification: true,
-            classificationConfidenceThreshold: 0.05, maxPerObjectLabelCount: 2))
-        let reference = try ImageClassifier(model: bundled, library: try Self.library(), options: .init(maximumResults: 2, scoreThreshold: 0.05))
+        let pipeline = try CustomObjectDetector(
+            detector: detector, classifier: bundled, library: try Self.library(),
+            options: Options(
+                detectorMode: .singleImage, shouldEnableMultipleObjects: true, shouldEnableClassification: true,
+                classificationConfidenceThreshold: 0.05, maxPerObjectLabelCount: 2))
+        let reference = try ImageClassifier(
+            model: bundled, library: try Self.library(), options: .init(maximumResults: 2, scoreThreshold: 0.05))
         let frame = try scene.frame(Self.three)
         let objects = try pipeline.results(in: frame)
         #expect(objects.count == 3)
@@ -166,16 +188,19 @@ import Testing
             #expect(!object.labels.isEmpty && object.labels.count <= 2 && object.labels.allSatisfy { $0.confidence >= 0.05 })
             #expect(object.labels.map(\.text) == (try reference.classify(try frame.upright(), region: object.frame)).map(\.label))
         }
-        let strict = try CustomObjectDetector(detector: detector, classifier: bundled, library: try Self.library(), options: Options(
-            detectorMode: .singleImage, shouldEnableClassification: true, classificationConfidenceThreshold: 1))
+        let strict = try CustomObjectDetector(
+            detector: detector, classifier: bundled, library: try Self.library(),
+            options: Options(
+                detectorMode: .singleImage, shouldEnableClassification: true, classificationConfidenceThreshold: 1))
         #expect(try strict.results(in: frame).first?.labels == [], "no label reaches a confidence of 1")
     }
 
     @Test func framesAreInTheUprightImagesPixels() async throws {
         let (published, detector, _) = try await Self.models()
         defer { withExtendedLifetime(published) {} }
-        let pipeline = try CustomObjectDetector(detector: detector, library: try Self.library(),
-                                                options: Options(detectorMode: .singleImage, shouldEnableMultipleObjects: true))
+        let pipeline = try CustomObjectDetector(
+            detector: detector, library: try Self.library(),
+            options: Options(detectorMode: .singleImage, shouldEnableMultipleObjects: true))
         // A scene 240 wide and 320 high, delivered by a sensor on its side (320x240, `.right`),
         // gives the objects the same scene gives upright.
         let upright = BlockScene(width: 240, height: 320)
@@ -200,15 +225,19 @@ import Testing
             (Self.options { $0.tracking.maximumMissedFrames = -1 }, "tracking.maximumMissedFrames is -1"),
         ]
         for (options, message) in cases {
-            let refused = #expect(throws: DepotError.self) { try CustomObjectDetector(detector: detector, library: library, options: options) }
+            let refused = #expect(throws: DepotError.self) {
+                try CustomObjectDetector(detector: detector, library: library, options: options)
+            }
             #expect(refused?.code == .invalidOptions && refused?.message.contains(message) == true, "\(String(describing: refused))")
         }
         let swapped = #expect(throws: DepotError.self) {
-            try CustomObjectDetector(detector: classifier, classifier: detector, library: library, options: Options(shouldEnableClassification: true))
+            try CustomObjectDetector(
+                detector: classifier, classifier: detector, library: library, options: Options(shouldEnableClassification: true))
         }
         #expect(swapped?.code == .unsupportedModel)
         let notAClassifier = #expect(throws: DepotError.self) {
-            try CustomObjectDetector(detector: detector, classifier: detector, library: library, options: Options(shouldEnableClassification: true))
+            try CustomObjectDetector(
+                detector: detector, classifier: detector, library: library, options: Options(shouldEnableClassification: true))
         }
         #expect(notAClassifier?.code == .unsupportedModel)
     }

@@ -1,9 +1,10 @@
 import Foundation
-@testable import ModelDepot
 import ModelDepotShared
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import ModelDepot
 
 /// What the SDK keeps on the device and says about it, against a real server: state out of the
 /// models' folder, a kept file that cannot be read stopping the check rather than resetting trust,
@@ -17,14 +18,17 @@ import Testing
         #expect(try await first.model(named: "flowers").version == 1)
         for name in ["installation-id", "trust/state.json", "trust/root.json"] {
             #expect(FileManager.default.fileExists(atPath: state.appendingPathComponent(name).path), "\(name) is in the state directory")
-            #expect(!FileManager.default.fileExists(atPath: published.cache.appendingPathComponent(name).path), "\(name) is not beside the models")
+            #expect(
+                !FileManager.default.fileExists(atPath: published.cache.appendingPathComponent(name).path),
+                "\(name) is not beside the models")
         }
 
         // The system purges the cache folder.
         try FileManager.default.removeItem(at: published.cache)
         let second = try published.downloader { $0.stateDirectory = state }
         #expect(second.installationID == first.installationID, "the device stays in its rollout buckets")
-        let floors = try JSONSerialization.jsonObject(with: Data(contentsOf: state.appendingPathComponent("trust/state.json"))) as? [String: Any]
+        let floors =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: state.appendingPathComponent("trust/state.json"))) as? [String: Any]
         #expect((floors?["manifestVersions"] as? [String: Int])?["flowers"] != nil, "rollback protection is kept")
         #expect(try await second.model(named: "flowers").version == 1)
     }
@@ -47,8 +51,10 @@ import Testing
         defer { withExtendedLifetime(published) {} }
         let downloader = try published.downloader()
         #expect(try await downloader.model(named: "flowers").version == 1)
-        try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier_labels"), "--publish"],
-                          environment: published.server.environment).succeeded()
+        try Command.depot(
+            ["upload", "flowers", Binaries.fixture("float_classifier_labels"), "--publish"],
+            environment: published.server.environment
+        ).succeeded()
         // Before the first unlock the file exists and cannot be read; a directory in its place does
         // the same here, where the tests run as root.
         let file = published.cache.appendingPathComponent("trust/state.json")
@@ -64,7 +70,9 @@ import Testing
         }
         #expect(try await again.model(named: "flowers", policy: .localModel).version == 1, "the installed model stays in use")
         var isDirectory: ObjCBool = false
-        #expect(FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) && isDirectory.boolValue, "nothing was written over it")
+        #expect(
+            FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) && isDirectory.boolValue,
+            "nothing was written over it")
     }
 
     @Test func anUnreadableInstallationIDIsAnErrorNotANewDevice() async throws {
@@ -81,8 +89,11 @@ import Testing
     @Test func rulesForThePlatformReachDevicesWhoseAppNamedNone() async throws {
         let published = try await PublishedModel.started(["float_classifier", "float_classifier_labels"])
         defer { withExtendedLifetime(published) {} }
-        let set = try Command.depot(["rollout", "set", "flowers", "--default", "1", "--split", "2=100", "--when", "platform=linux",
-                                     "--rule", "linux-only"], environment: published.server.environment)
+        let set = try Command.depot(
+            [
+                "rollout", "set", "flowers", "--default", "1", "--split", "2=100", "--when", "platform=linux",
+                "--rule", "linux-only",
+            ], environment: published.server.environment)
         #expect(set.status == 0, "\(set.error)")
         let automatic = try published.downloader()
         #expect(try await automatic.model(named: "flowers").version == 2, "the SDK said platform=linux by itself")

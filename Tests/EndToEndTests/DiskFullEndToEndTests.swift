@@ -28,12 +28,16 @@ import Testing
         let server = try ServerProcess(storage: disk.mountPoint)
         defer { server.stop(signal: SIGTERM) }
         try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
-        let v1 = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish", "--json"],
-                                   environment: server.environment).decode(ModelVersion.self)
-        let appKey = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self).secret
+        let v1 = try Command.depot(
+            ["upload", "flowers", Binaries.fixture("float_classifier"), "--publish", "--json"],
+            environment: server.environment
+        ).decode(ModelVersion.self)
+        let appKey = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
+            .secret
         try CrashSafetyTests.largeModel(disk.scratch.path("large.tflite"), megabytes: 8, seed: 3)
 
-        let refused = try Command.depot(["upload", "flowers", disk.scratch.path("large.tflite"), "--publish"], environment: server.environment)
+        let refused = try Command.depot(
+            ["upload", "flowers", disk.scratch.path("large.tflite"), "--publish"], environment: server.environment)
         #expect(refused.status == 2, "\(refused.error)")
         #expect(refused.error.contains("storage is full"), "\(refused.error)")
         #expect(!refused.error.contains(disk.mountPoint.path), "no path in the answer")
@@ -41,12 +45,15 @@ import Testing
         let versions = try Command.depot(["versions", "flowers", "--json"], environment: server.environment).text
         #expect(versions.components(separatedBy: "\"sha256\"").count == 2, "only v1: \(versions)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: disk.mountPoint.appendingPathComponent("tmp").path).isEmpty)
-        let manifest = try Command.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(appKey)",
-                                         server.url.appendingPathComponent("v1/models/flowers/manifest").absoluteString])
+        let manifest = try Command.curl([
+            "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(appKey)",
+            server.url.appendingPathComponent("v1/models/flowers/manifest").absoluteString,
+        ])
         #expect(manifest.text == "200", "devices are still answered")
         #expect(try server.metric(#"depot_http_requests_total{route="/v1/admin/models/{name}/versions",method="POST",status="507"}"#) == 1)
 
-        let fits = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier_labels"), "--json"], environment: server.environment)
+        let fits = try Command.depot(
+            ["upload", "flowers", Binaries.fixture("float_classifier_labels"), "--json"], environment: server.environment)
         #expect(fits.status == 0, "space freed by the refused upload is used again: \(fits.error)")
         #expect(try fits.decode(ModelVersion.self).version == v1.version + 1)
     }

@@ -10,9 +10,11 @@ import Testing
 @Suite struct DownloadAttributionEndToEndTests {
     /// `flowers` v1 behind a rule that gives it to every device; returns the rule's arm.
     func ruleForEveryone(_ published: PublishedModel) throws -> String {
-        let set = try Command.depot(["rollout", "set", "flowers", "--split", "1=100", "--rule", "everyone"], environment: published.server.environment)
+        let set = try Command.depot(
+            ["rollout", "set", "flowers", "--split", "1=100", "--rule", "everyone"], environment: published.server.environment)
         #expect(set.status == 0, "\(set.error)")
-        let rollout = try Command.depot(["rollout", "show", "flowers", "--json"], environment: published.server.environment).decode(Rollout.self)
+        let rollout = try Command.depot(["rollout", "show", "flowers", "--json"], environment: published.server.environment).decode(
+            Rollout.self)
         return "rule:\(try #require(rollout.rules.first).id)"
     }
 
@@ -49,7 +51,8 @@ import Testing
         for router in [false, true] {
             let before = try published.server.metric("depot_fast_path_answers_total")
             for request in requests {
-                let status = try Command.curl(["-o", "/dev/null", "-w", "%{http_code}"] + key + (router ? ["-H", "Connection: close"] : []) + request)
+                let status = try Command.curl(
+                    ["-o", "/dev/null", "-w", "%{http_code}"] + key + (router ? ["-H", "Connection: close"] : []) + request)
                 #expect(status.text == "200", "\(request)")
             }
             let hot = try published.server.metric("depot_fast_path_answers_total") - before

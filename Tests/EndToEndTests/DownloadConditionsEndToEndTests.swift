@@ -47,7 +47,9 @@ import Testing
                 return count
             }
             defer { resumeWaiters() }
-            let downloaded = partial.withLock { $0 }.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? NSNumber }
+            let downloaded = partial.withLock { $0 }.flatMap {
+                try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? NSNumber
+            }
             return script(look, downloaded?.intValue ?? 0)
         }
     }
@@ -55,7 +57,8 @@ import Testing
     static let roomy: Int64 = 1 << 40
 
     func downloader(_ device: ScriptedDevice, _ change: (inout ModelDownloaderConfiguration) -> Void = { _ in })
-        async throws -> (PublishedModel, ModelDownloader, RecordingTransport) {
+        async throws -> (PublishedModel, ModelDownloader, RecordingTransport)
+    {
         let published = try await PublishedModel.started()
         let transport = RecordingTransport()
         let downloader = try published.downloader {
@@ -73,11 +76,17 @@ import Testing
     }
 
     @Test func cellularDownloadFailsAtOnceWhenNotAllowed() async throws {
-        let (published, downloader, transport) = try await downloader(ScriptedDevice { _, _ in DeviceStatus(isOnCellular: true, freeSpace: Self.roomy) })
+        let (published, downloader, transport) = try await downloader(
+            ScriptedDevice { _, _ in DeviceStatus(isOnCellular: true, freeSpace: Self.roomy) })
         defer { withExtendedLifetime(published) {} }
         var conditions = DownloadConditions()
         conditions.allowsCellularAccess = false
-        await #expect(throws: DepotError(.conditionsNotMet, "'flowers' v1 was not downloaded: the device is on cellular and cellular downloads are not allowed. No model is installed yet.")) {
+        await #expect(
+            throws: DepotError(
+                .conditionsNotMet,
+                "'flowers' v1 was not downloaded: the device is on cellular and cellular downloads are not allowed. No model is installed yet."
+            )
+        ) {
             try await downloader.model(named: "flowers", conditions: conditions)
         }
         #expect(await downloader.latestModelFilePath("flowers") == nil)
@@ -99,7 +108,12 @@ import Testing
 
     @Test func notEnoughSpaceFailsClearlyAndWritesNothing() async throws {
         let (published, downloader, _) = try await downloader(ScriptedDevice { _, _ in DeviceStatus(freeSpace: 500) })
-        await #expect(throws: DepotError(.notEnoughSpace, "Downloading 'flowers' v1 needs 992 free bytes (992 for the file, 0 to keep free); 500 are free. Nothing was written. No model is installed yet.")) {
+        await #expect(
+            throws: DepotError(
+                .notEnoughSpace,
+                "Downloading 'flowers' v1 needs 992 free bytes (992 for the file, 0 to keep free); 500 are free. Nothing was written. No model is installed yet."
+            )
+        ) {
             try await downloader.model(named: "flowers")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: published.cache.appendingPathComponent("partial").path).isEmpty)
@@ -118,7 +132,12 @@ import Testing
         var conditions = DownloadConditions()
         conditions.allowsCellularAccess = false
 
-        await #expect(throws: DepotError(.conditionsNotMet, "'flowers' v1 was not downloaded: the device is on cellular and cellular downloads are not allowed. The 400 bytes downloaded so far are kept for next time. No model is installed yet.")) {
+        await #expect(
+            throws: DepotError(
+                .conditionsNotMet,
+                "'flowers' v1 was not downloaded: the device is on cellular and cellular downloads are not allowed. The 400 bytes downloaded so far are kept for next time. No model is installed yet."
+            )
+        ) {
             try await downloader.model(named: "flowers", conditions: conditions)
         }
         #expect(transport.rangeStarts == [0, 200], "no range was asked for on cellular")
@@ -131,7 +150,10 @@ import Testing
         #expect(transport.rangeStarts == [0, 200, 400, 600, 800], "the download went on from byte 400")
         var firstBytes: Int?
         for await event in events {
-            if event.kind == .downloading { firstBytes = event.bytes; break }
+            if event.kind == .downloading {
+                firstBytes = event.bytes
+                break
+            }
         }
         #expect(firstBytes == 400)
     }
@@ -140,10 +162,12 @@ import Testing
         let cellularLooks = Mutex(0)
         // From 400 bytes on, the device is on cellular for three looks, then back on Wi-Fi.
         let device = ScriptedDevice { _, downloaded in
-            let cellular = downloaded >= 400 && cellularLooks.withLock { looks in
-                looks += 1
-                return looks <= 3
-            }
+            let cellular =
+                downloaded >= 400
+                && cellularLooks.withLock { looks in
+                    looks += 1
+                    return looks <= 3
+                }
             return DeviceStatus(isOnCellular: cellular, isNetworkMetered: cellular, freeSpace: Self.roomy)
         }
         let (published, downloader, transport) = try await downloader(device) { $0.downloadChunkSize = 200 }
@@ -182,7 +206,9 @@ import Testing
         defer { withExtendedLifetime(published) {} }
         var conditions = DownloadConditions()
         conditions.pausesInLowPowerMode = true
-        await #expect(throws: DepotError(.conditionsNotMet, "'flowers' v1 was not downloaded: Low Power Mode is on. No model is installed yet.")) {
+        await #expect(
+            throws: DepotError(.conditionsNotMet, "'flowers' v1 was not downloaded: Low Power Mode is on. No model is installed yet.")
+        ) {
             try await downloader.model(named: "flowers", conditions: conditions)
         }
         #expect(transport.rangeStarts.isEmpty)
@@ -198,9 +224,13 @@ import Testing
     }
 
     @Test func aCriticallyHotDevicePausesByDefaultUnlessTheAppSaysOtherwise() async throws {
-        let (published, downloader, _) = try await downloader(ScriptedDevice { _, _ in DeviceStatus(thermalState: .critical, freeSpace: Self.roomy) })
+        let (published, downloader, _) = try await downloader(
+            ScriptedDevice { _, _ in DeviceStatus(thermalState: .critical, freeSpace: Self.roomy) })
         defer { withExtendedLifetime(published) {} }
-        await #expect(throws: DepotError(.conditionsNotMet, "'flowers' v1 was not downloaded: the device's thermal state is critical. No model is installed yet.")) {
+        await #expect(
+            throws: DepotError(
+                .conditionsNotMet, "'flowers' v1 was not downloaded: the device's thermal state is critical. No model is installed yet.")
+        ) {
             try await downloader.model(named: "flowers")
         }
         var conditions = DownloadConditions()

@@ -38,10 +38,13 @@ import Testing
             seen.append(event)
             if seen.count == 8 { break }
         }
-        #expect(seen == [.checking(model: name), .downloading(model: name, version: 1, bytes: 0, total: 992),
-                         .downloading(model: name, version: 1, bytes: 992, total: 992),
-                         .downloaded(model: name, version: 1, patched: 0, fetched: 992, saved: 0), .verifying(model: name, version: 1),
-                         .installed(model: name, version: 1), .checking(model: name), .upToDate(model: name, version: 1)])
+        #expect(
+            seen == [
+                .checking(model: name), .downloading(model: name, version: 1, bytes: 0, total: 992),
+                .downloading(model: name, version: 1, bytes: 992, total: 992),
+                .downloaded(model: name, version: 1, patched: 0, fetched: 992, saved: 0), .verifying(model: name, version: 1),
+                .installed(model: name, version: 1), .checking(model: name), .upToDate(model: name, version: 1),
+            ])
         #expect(notifications.received.withLock { $0 } == [.modelDownloadDidSucceed])
     }
 
@@ -72,8 +75,10 @@ import Testing
         let notifications = Notifications()
         let (published, downloader) = try setUp(notifications)
         let server = published.server
-        let version = try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish", "--json"],
-                                        environment: server.environment).decode(ModelVersion.self)
+        let version = try Command.depot(
+            ["upload", "flowers", Binaries.fixture("int8_conv"), "--publish", "--json"],
+            environment: server.environment
+        ).decode(ModelVersion.self)
         let blob = server.storage.appendingPathComponent("blobs/sha256/\(version.sha256.prefix(2))/\(version.sha256)")
         var bytes = try Data(contentsOf: blob)
         bytes[10] ^= 0xff

@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import ModelDepot
 import ModelDepotShared
 import TestSupport
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Retries, re-resolving a download URL that went away, and cancellation, against a real server.
 @Suite struct DownloadRecoveryEndToEndTests {
@@ -49,11 +50,14 @@ import Testing
 
     func setUp(_ transport: HookedTransport, retries: Int = 3) throws -> (PublishedModel, ModelDownloader) {
         let published = try PublishedModel()
-        return (published, try published.downloader {
-            $0.transport = transport
-            $0.retries = retries
-            $0.retryDelay = .milliseconds(5)
-        })
+        return (
+            published,
+            try published.downloader {
+                $0.transport = transport
+                $0.retries = retries
+                $0.retryDelay = .milliseconds(5)
+            }
+        )
     }
 
     @Test func transientFailuresAreRetriedWithBackoff() async throws {
@@ -77,7 +81,8 @@ import Testing
         let server = published.server
         transport.afterManifest = {
             // Between the manifest and the download, v2 replaces v1 and v1's file is deleted.
-            try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: server.environment).succeeded()
+            try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: server.environment)
+                .succeeded()
             try Command.depot(["unpublish", "flowers", "1"], environment: server.environment).succeeded()
             try Command.depot(["delete-version", "flowers", "1"], environment: server.environment).succeeded()
         }

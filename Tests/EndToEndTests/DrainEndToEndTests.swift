@@ -104,11 +104,16 @@ import Testing
         let scratch = try Scratch()
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
         let version = try server.publishLargeModel(megabytes: 1, seed: 4, in: scratch)
-        let appKey = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self).secret
+        let appKey = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
+            .secret
 
         // The fleet sends the SIGTERM itself once every device has made 20 requests.
-        let fleet = try Subprocess.run("python3", ["-c", Self.script, server.url.host ?? "127.0.0.1", "\(server.url.port ?? 0)", appKey,
-                                                   "/v1/blobs/sha256/\(version.sha256)", "\(server.process.processIdentifier)"])
+        let fleet = try Subprocess.run(
+            "python3",
+            [
+                "-c", Self.script, server.url.host ?? "127.0.0.1", "\(server.url.port ?? 0)", appKey,
+                "/v1/blobs/sha256/\(version.sha256)", "\(server.process.processIdentifier)",
+            ])
         #expect(fleet.status == 0, "\(fleet.error)")
         #expect(server.process.waitForExit() == 0)
         let outcome = try fleet.decode(Outcome.self)

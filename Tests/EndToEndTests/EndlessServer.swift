@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A hostile HTTP server on 127.0.0.1: it reads a request head, answers `head`, then writes
 /// zeros until the peer closes the connection (or 1 GiB went out). It writes with blocking

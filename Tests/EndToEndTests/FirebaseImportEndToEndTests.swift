@@ -1,7 +1,7 @@
 import Foundation
 import ModelDepotShared
-import Testing
 import TestSupport
+import Testing
 
 /// `depot import firebase` against a real server, from what a Firebase project hands out: a
 /// bulk-download folder and the Firebase ML API's `Model` resources (Tests/Fixtures/firebase).
@@ -28,8 +28,12 @@ import TestSupport
         let scratch = try Scratch()
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
         _ = try server.initializeRoot(keyFile: scratch.path("root.key"))
-        let folder = try Self.hostedModels(in: scratch, ["flower_classifier.tflite": "float_classifier_labels", "birds.tflite": "float_classifier",
-                                                          "broken.tflite": "invalid/no_subgraphs", "extra.tflite": "float_classifier"])
+        let folder = try Self.hostedModels(
+            in: scratch,
+            [
+                "flower_classifier.tflite": "float_classifier_labels", "birds.tflite": "float_classifier",
+                "broken.tflite": "invalid/no_subgraphs", "extra.tflite": "float_classifier",
+            ])
         let arguments = ["import", "firebase", folder, "--models", Self.resources]
 
         let dryRun = try Command.depot(arguments + ["--dry-run"], environment: server.environment)
@@ -43,16 +47,21 @@ import TestSupport
         let imported = try models(server)
         #expect(Set(imported.keys) == ["flower_classifier", "birds"], "the broken model left nothing behind")
         let flowers = try #require(imported["flower_classifier"])
-        #expect(flowers.tags == ["vision", "prod"] && flowers.publishedVersion == 1 && flowers.description.contains("projects/demo-flowers/models/12928414"))
+        #expect(
+            flowers.tags == ["vision", "prod"] && flowers.publishedVersion == 1
+                && flowers.description.contains("projects/demo-flowers/models/12928414"))
         #expect(imported["birds"]?.publishedVersion == nil && imported["birds"]?.latestVersion == 1, "unpublished as it was")
         let rollout = try Command.depot(["rollout", "show", "flower_classifier", "--json"], environment: server.environment).succeeded()
             .decode(Rollout.self)
         #expect(rollout.defaultVersion == 1)
 
         // A device gets exactly the file it got from Firebase, as the rollout's default.
-        let appKey = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self).secret
-        let manifest = try Command.curl(["--fail", "-H", "Authorization: Bearer \(appKey)", "-H", "Depot-Installation-ID: 4b0e2f9a-6d1c-4f0b-9a57-2c3e8d1f6a90",
-                                         "\(server.url.absoluteString)/v1/models/flower_classifier/manifest"]).succeeded().manifest()
+        let appKey = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
+            .secret
+        let manifest = try Command.curl([
+            "--fail", "-H", "Authorization: Bearer \(appKey)", "-H", "Depot-Installation-ID: 4b0e2f9a-6d1c-4f0b-9a57-2c3e8d1f6a90",
+            "\(server.url.absoluteString)/v1/models/flower_classifier/manifest",
+        ]).succeeded().manifest()
         let original = try TFLiteInspection(fileAt: Binaries.fixture("float_classifier_labels"))
         #expect(manifest.version == 1 && manifest.sha256 == original.sha256 && manifest.arm == "default")
 
@@ -71,14 +80,19 @@ import TestSupport
     @Test func withoutTheResourcesEachFileIsAPublishedModelAndNamesThatCollideOrExistAreLeftAlone() throws {
         let scratch = try Scratch()
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        let folder = try Self.hostedModels(in: scratch, ["Flowers.tflite": "float_classifier", "flowers.tflite": "float_classifier_labels",
-                                                          "cats.tflite": "float_classifier", "dogs.tflite": "float_classifier"])
+        let folder = try Self.hostedModels(
+            in: scratch,
+            [
+                "Flowers.tflite": "float_classifier", "flowers.tflite": "float_classifier_labels",
+                "cats.tflite": "float_classifier", "dogs.tflite": "float_classifier",
+            ])
         try Command.depot(["models", "create", "dogs"], environment: server.environment).succeeded()
         try Command.depot(["upload", "dogs", Binaries.fixture("int8_conv"), "--publish"], environment: server.environment).succeeded()
 
         let run = try Command.depot(["import", "firebase", folder, "--json"], environment: server.environment)
         #expect(run.status == 1)
-        let results = Dictionary(uniqueKeysWithValues: try JSONDecoder().decode([ImportResult].self, from: run.output).map { ($0.firebaseModel, $0) })
+        let results = Dictionary(
+            uniqueKeysWithValues: try JSONDecoder().decode([ImportResult].self, from: run.output).map { ($0.firebaseModel, $0) })
         #expect(results["cats"]?.imported == true)
         #expect(results["Flowers"]?.outcome.contains("Several Firebase models become 'flowers'") == true, "\(results)")
         #expect(results["flowers"]?.imported == false)
@@ -87,11 +101,13 @@ import TestSupport
         #expect(after["cats"]?.publishedVersion == 1 && after["flowers"] == nil)
         #expect(after["dogs"]?.versionCount == 1, "the existing model was left as it is")
 
-        let unreachable = try Command.depot(["import", "firebase", folder, "--server", "http://127.0.0.1:1", "--token", "t"], environment: [:])
+        let unreachable = try Command.depot(
+            ["import", "firebase", folder, "--server", "http://127.0.0.1:1", "--token", "t"], environment: [:])
         #expect(unreachable.status == 2 && unreachable.error.contains("Could not reach the server"), "stops at once: \(unreachable.error)")
         let nothing = try Command.depot(["import", "firebase"], environment: server.environment)
         #expect(nothing.status == 1 && nothing.error.contains("Give the bulk download's folder"), "\(nothing.error)")
-        let notJSON = try Command.depot(["import", "firebase", folder, "--models", Binaries.fixture("float_classifier")], environment: server.environment)
+        let notJSON = try Command.depot(
+            ["import", "firebase", folder, "--models", Binaries.fixture("float_classifier")], environment: server.environment)
         #expect(notJSON.status == 1 && notJSON.error.contains("holds no Firebase ML Model resources"), "\(notJSON.error)")
     }
 }

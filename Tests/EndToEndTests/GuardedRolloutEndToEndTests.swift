@@ -1,9 +1,10 @@
 import Foundation
-@testable import ModelDepot
 import ModelDepotLiteRT
 import ModelDepotShared
 import TestSupport
 import Testing
+
+@testable import ModelDepot
 
 /// A guarded rollout with the real CLI, a real `depot serve` and real `ModelDownloader` devices
 /// running their model in LiteRT: a version whose users crash is rolled back by the guard's
@@ -11,27 +12,40 @@ import Testing
 @Suite struct GuardedRolloutEndToEndTests {
     @Test func aVersionWhoseDevicesCrashIsRolledBackAndItsDevicesGetTheControlAgain() async throws {
         // The server's own reviews wait a day: only the test's review below may move the guard.
-        let published = try PublishedModel(["float_classifier", "float_classifier_labels"], arguments: ["--guard-review-interval", "86400"])
+        let published = try PublishedModel(
+            ["float_classifier", "float_classifier_labels"], arguments: ["--guard-review-interval", "86400"])
         let environment = published.server.environment
         try Command.depot(["rollout", "set", "flowers", "--split", "1=100", "--rule", "main"], environment: environment).succeeded()
-        try Command.depot(["experiment", "metric", "add", "flowers", "crashed", "--kind", "proportion", "--better", "decrease", "--guardrail"],
-                          environment: environment).succeeded()
+        try Command.depot(
+            ["experiment", "metric", "add", "flowers", "crashed", "--kind", "proportion", "--better", "decrease", "--guardrail"],
+            environment: environment
+        ).succeeded()
 
-        let falling = try Command.depot(["rollout", "guard", "flowers", "--rule", "main", "--to", "2", "--stages", "5,1,100"], environment: environment)
+        let falling = try Command.depot(
+            ["rollout", "guard", "flowers", "--rule", "main", "--to", "2", "--stages", "5,1,100"], environment: environment)
         #expect(falling.status != 0 && falling.error.contains("Stage 2 (1 %) is not above the stage before"), "\(falling.error)")
-        let noSecret = try Command.depot(["rollout", "guard", "flowers", "--rule", "main", "--to", "2", "--webhook", "https://hooks.example/x"],
-                                         environment: environment)
+        let noSecret = try Command.depot(
+            ["rollout", "guard", "flowers", "--rule", "main", "--to", "2", "--webhook", "https://hooks.example/x"],
+            environment: environment)
         #expect(noSecret.status != 0 && noSecret.error.contains("DEPOT_WEBHOOK_SECRET"), "\(noSecret.error)")
-        let duration = try Command.depot(["rollout", "guard", "flowers", "--rule", "main", "--to", "2", "--stage-duration", "soon"], environment: environment)
+        let duration = try Command.depot(
+            ["rollout", "guard", "flowers", "--rule", "main", "--to", "2", "--stage-duration", "soon"], environment: environment)
         #expect(duration.status != 0 && duration.error.contains("Duration 'soon'"), "\(duration.error)")
-        let interval = try Command.depot(["serve", "--guard-review-interval", "5", "--port", "0", "--storage", published.scratch.path("other")],
-                                         environment: environment)
+        let interval = try Command.depot(
+            ["serve", "--guard-review-interval", "5", "--port", "0", "--storage", published.scratch.path("other")],
+            environment: environment)
         #expect(interval.status != 0 && interval.error.contains("must be 10 to 86400 seconds, not 5"), "\(interval.error)")
-        #expect(try Command.depot(["rollout", "guard", "status", "flowers", "--json"], environment: environment).decode(RolloutGuards.self).guards.isEmpty,
-                "the refused starts stored nothing")
+        #expect(
+            try Command.depot(["rollout", "guard", "status", "flowers", "--json"], environment: environment).decode(RolloutGuards.self)
+                .guards.isEmpty,
+            "the refused starts stored nothing")
 
-        let started = try Command.depot(["rollout", "guard", "flowers", "--rule", "main", "--to", "2", "--stages", "50,100",
-                                         "--min-installations", "5", "--json"], environment: environment).decode(RolloutGuard.self)
+        let started = try Command.depot(
+            [
+                "rollout", "guard", "flowers", "--rule", "main", "--to", "2", "--stages", "50,100",
+                "--min-installations", "5", "--json",
+            ], environment: environment
+        ).decode(RolloutGuard.self)
         #expect(started.state == .running && started.share == 5_000 && started.control == 1)
 
         let library = try LiteRTLibrary(path: try LiteRTRuntime.libraryPath())
@@ -51,9 +65,12 @@ import Testing
             devices.append((downloader, model.version))
         }
         let onTarget = devices.filter { $0.version == 2 }.count
-        #expect(onTarget >= 30 && devices.count - onTarget >= 30, "the first stage split the devices about in half: \(onTarget) of 100 on version 2")
+        #expect(
+            onTarget >= 30 && devices.count - onTarget >= 30,
+            "the first stage split the devices about in half: \(onTarget) of 100 on version 2")
 
-        let reviewed = try Command.depot(["rollout", "guard", "review", "flowers", "--json"], environment: environment).decode(RolloutGuards.self)
+        let reviewed = try Command.depot(["rollout", "guard", "review", "flowers", "--json"], environment: environment).decode(
+            RolloutGuards.self)
         let rolledBack = try #require(reviewed.guards.first)
         #expect(rolledBack.state == .rolledBack, "\(rolledBack.moves.map(\.reason))")
         #expect(rolledBack.moves.last?.reason.contains("Regression at 50 %: crashed") == true, "\(rolledBack.moves.last?.reason ?? "")")

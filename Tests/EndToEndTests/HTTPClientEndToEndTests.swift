@@ -1,11 +1,12 @@
 import Crypto
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import ModelDepotShared
 import TestSupport
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// URLSession and curl against a real server: conditional manifests, ranges, If-Range, 416,
 /// and a client that disconnects mid-upload.
@@ -21,13 +22,16 @@ import Testing
     func publish(_ scratch: Scratch) throws -> Published {
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
         try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
-        let version = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier_labels"), "--publish", "--json"],
-                                        environment: server.environment).decode(ModelVersion.self)
+        let version = try Command.depot(
+            ["upload", "flowers", Binaries.fixture("float_classifier_labels"), "--publish", "--json"],
+            environment: server.environment
+        ).decode(ModelVersion.self)
         let key = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
-        return Published(server: server, key: key.secret,
-                         manifestURL: server.url.appendingPathComponent("v1/models/flowers/manifest"),
-                         blobURL: server.url.appendingPathComponent("v1/blobs/sha256/\(version.sha256)"),
-                         bytes: Array(try Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier_labels")))))
+        return Published(
+            server: server, key: key.secret,
+            manifestURL: server.url.appendingPathComponent("v1/models/flowers/manifest"),
+            blobURL: server.url.appendingPathComponent("v1/blobs/sha256/\(version.sha256)"),
+            bytes: Array(try Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier_labels")))))
     }
 
     @Test func urlSessionGetsTheManifestThen304AndRanges() async throws {
@@ -70,9 +74,11 @@ import Testing
         let head = try Command.curl(auth + ["-s", "-D", "-", "-o", "/dev/null", "-H", "Range: bytes=\(n)-", url]).text
         #expect(head.hasPrefix("HTTP/1.1 416"))
         #expect(head.contains("Content-Range: bytes */\(n)"))
-        let stale = try Command.curl(auth + ["-w", "%{http_code}", "-o", "/dev/null", "-H", "Range: bytes=0-9", "-H", "If-Range: \"other\"", url])
+        let stale = try Command.curl(
+            auth + ["-w", "%{http_code}", "-o", "/dev/null", "-H", "Range: bytes=0-9", "-H", "If-Range: \"other\"", url])
         #expect(stale.text == "200")
-        let multiple = try Command.curl(auth + ["-w", "%{http_code} %{size_download}", "-o", "/dev/null", "-H", "Range: bytes=0-1,4-5", url])
+        let multiple = try Command.curl(
+            auth + ["-w", "%{http_code} %{size_download}", "-o", "/dev/null", "-H", "Range: bytes=0-1,4-5", url])
         #expect(multiple.text == "200 \(n)")
         let full = try Command.curl(auth + [url])
         #expect(SHA256.hash(data: full.output).hex == SHA256.hash(data: published.bytes).hex)
@@ -91,8 +97,9 @@ import Testing
                        "Content-Length: 1048576\\r\\n\\r\\n" % token).encode() + b"\\0" * 65536)
             s.close()
             """
-        let sent = try Subprocess.run("python3",
-                                   ["-c", script, "127.0.0.1", "\(server.url.port!)", ServerProcess.adminToken])
+        let sent = try Subprocess.run(
+            "python3",
+            ["-c", script, "127.0.0.1", "\(server.url.port!)", ServerProcess.adminToken])
         #expect(sent.status == 0, "\(sent.error)")
         let metrics = server.url.appendingPathComponent("metrics").absoluteString
         #expect(try eventually { try Command.curl([metrics]).text.contains(#"depot_uploads_total{result="rejected"} 1"#) })

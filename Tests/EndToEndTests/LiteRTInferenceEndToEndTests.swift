@@ -62,7 +62,8 @@ extension UInt32 {
 /// The LiteRT runtime the bootstrap installs, found through Python.
 enum LiteRTRuntime {
     private static let installed: String? = {
-        let output = try? Subprocess.run("python3", ["-c", "import ai_edge_litert, os; print(os.path.join(os.path.dirname(ai_edge_litert.__file__), 'libLiteRt.so'))"])
+        let output = try? Subprocess.run(
+            "python3", ["-c", "import ai_edge_litert, os; print(os.path.join(os.path.dirname(ai_edge_litert.__file__), 'libLiteRt.so'))"])
         guard let output, output.status == 0 else { return nil }
         let path = output.text.trimmingCharacters(in: .whitespacesAndNewlines)
         return FileManager.default.fileExists(atPath: path) ? path : nil
@@ -70,7 +71,9 @@ enum LiteRTRuntime {
 
     /// The path of `libLiteRt.so`; a test that needs it fails (never skips) without it.
     static func libraryPath() throws -> String {
-        guard let installed else { throw E2EFailure("LiteRT (ai-edge-litert==2.3.0) is not installed: run scripts/bootstrap to install it") }
+        guard let installed else {
+            throw E2EFailure("LiteRT (ai-edge-litert==2.3.0) is not installed: run scripts/bootstrap to install it")
+        }
         return installed
     }
 
@@ -99,13 +102,17 @@ struct ClassifyExampleEndToEndTests {
         defer { withExtendedLifetime(published) {} }
         let scratch = published.scratch
         let input: [Float] = [0.9, -0.3, 0.25, 0.5]
-        try Data(input.flatMap { withUnsafeBytes(of: $0.bitPattern.littleEndian) { Array($0) } }).write(to: URL(fileURLWithPath: scratch.path("input.bin")))
+        try Data(input.flatMap { withUnsafeBytes(of: $0.bitPattern.littleEndian) { Array($0) } }).write(
+            to: URL(fileURLWithPath: scratch.path("input.bin")))
         try "daisy\nrose\ntulip\n".write(toFile: scratch.path("labels.txt"), atomically: true, encoding: .utf8)
 
-        let output = try Subprocess.run(Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-classify"), [
-            "--server", published.server.url.absoluteString, "--key", published.appKey, "--root-key", published.root.publicKey, "--model", "flowers", "--input", scratch.path("input.bin"),
-            "--labels", scratch.path("labels.txt"), "--litert", try LiteRTRuntime.libraryPath(), "--cache", scratch.path("cache"),
-        ])
+        let output = try Subprocess.run(
+            Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-classify"),
+            [
+                "--server", published.server.url.absoluteString, "--key", published.appKey, "--root-key", published.root.publicKey,
+                "--model", "flowers", "--input", scratch.path("input.bin"),
+                "--labels", scratch.path("labels.txt"), "--litert", try LiteRTRuntime.libraryPath(), "--cache", scratch.path("cache"),
+            ])
         #expect(output.status == 0, "\(output.error)")
         let reference = try LiteRTRuntime.pythonOutput(model: Binaries.fixture("float_classifier_labels"), input: input)
         let best = try #require(reference.indices.max { reference[$0] < reference[$1] })
@@ -119,19 +126,26 @@ struct ClassifyExampleEndToEndTests {
         let published = try PublishedModel(["metadata/image_classifier"])
         defer { withExtendedLifetime(published) {} }
         let image = Binaries.repository.appendingPathComponent("Tests/Fixtures/images/scene_50x37.png").path
-        let output = try Subprocess.run(Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-classify"), [
-            "--server", published.server.url.absoluteString, "--key", published.appKey, "--root-key", published.root.publicKey, "--model", "flowers",
-            "--image", image, "--litert", try LiteRTRuntime.libraryPath(), "--cache", published.scratch.path("cache"), "--top", "2",
-        ])
+        let output = try Subprocess.run(
+            Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-classify"),
+            [
+                "--server", published.server.url.absoluteString, "--key", published.appKey, "--root-key", published.root.publicKey,
+                "--model", "flowers",
+                "--image", image, "--litert", try LiteRTRuntime.libraryPath(), "--cache", published.scratch.path("cache"), "--top", "2",
+            ])
         #expect(output.status == 0, "\(output.error)")
-        let reference = try VisionTasksEndToEndTests.reference([VisionTasksEndToEndTests.ReferenceCategory].self,
-                                                               ["classify", Binaries.fixture("metadata/image_classifier"), image, "2"])
+        let reference = try VisionTasksEndToEndTests.reference(
+            [VisionTasksEndToEndTests.ReferenceCategory].self,
+            ["classify", Binaries.fixture("metadata/image_classifier"), image, "2"])
         #expect(output.text.split(separator: "\n").dropFirst() == reference.map { "\($0.label): \(String(format: "%.4f", $0.score))" }[...])
 
-        let neither = try Subprocess.run(Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-classify"), [
-            "--server", published.server.url.absoluteString, "--key", published.appKey, "--root-key", published.root.publicKey, "--model", "flowers",
-            "--litert", "/nonexistent",
-        ])
+        let neither = try Subprocess.run(
+            Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-classify"),
+            [
+                "--server", published.server.url.absoluteString, "--key", published.appKey, "--root-key", published.root.publicKey,
+                "--model", "flowers",
+                "--litert", "/nonexistent",
+            ])
         #expect(neither.status != 0)
         #expect(neither.error.contains("Give either --image or --input."))
     }
@@ -141,10 +155,13 @@ struct ClassifyExampleEndToEndTests {
         defer { withExtendedLifetime(published) {} }
         let image = Binaries.repository.appendingPathComponent("Tests/Fixtures/images/scene_50x37.png").path
         for _ in 0..<3 {
-            let output = try Subprocess.run(Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-classify"), [
-                "--server", published.server.url.absoluteString, "--key", published.appKey, "--root-key", published.root.publicKey, "--model", "flowers",
-                "--image", image, "--litert", try LiteRTRuntime.libraryPath(), "--cache", published.scratch.path("cache"),
-            ])
+            let output = try Subprocess.run(
+                Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-classify"),
+                [
+                    "--server", published.server.url.absoluteString, "--key", published.appKey, "--root-key", published.root.publicKey,
+                    "--model", "flowers",
+                    "--image", image, "--litert", try LiteRTRuntime.libraryPath(), "--cache", published.scratch.path("cache"),
+                ])
             #expect(output.status == 1, "exits with the error's code, not a signal: \(output.status) \(output.error.suffix(300))")
             #expect(output.error.contains("unsupported_model"), "\(output.error.suffix(300))")
         }
@@ -156,13 +173,18 @@ struct ClassifyExampleEndToEndTests {
         let automl = Binaries.repository.appendingPathComponent("Tests/Fixtures/automl/object_detection").path
         try Command.depot(["upload", "flowers", automl, "--publish"], environment: published.server.environment).succeeded()
         let image = Binaries.repository.appendingPathComponent("Tests/Fixtures/images/scene_300x200.png").path
-        let output = try Subprocess.run(Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-detect"), [
-            "--server", published.server.url.absoluteString, "--key", published.appKey, "--root-key", published.root.publicKey, "--model", "flowers",
-            "--image", image, "--litert", try LiteRTRuntime.libraryPath(), "--cache", published.scratch.path("cache"), "--threshold", "0.995",
-        ])
+        let output = try Subprocess.run(
+            Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-detect"),
+            [
+                "--server", published.server.url.absoluteString, "--key", published.appKey, "--root-key", published.root.publicKey,
+                "--model", "flowers",
+                "--image", image, "--litert", try LiteRTRuntime.libraryPath(), "--cache", published.scratch.path("cache"), "--threshold",
+                "0.995",
+            ])
         #expect(output.status == 0, "\(output.error)")
-        let reference = try VisionTasksEndToEndTests.reference([VisionTasksEndToEndTests.ReferenceDetection].self,
-                                                               ["detect", Binaries.fixture("metadata/object_detector"), image, "0.995"])
+        let reference = try VisionTasksEndToEndTests.reference(
+            [VisionTasksEndToEndTests.ReferenceDetection].self,
+            ["detect", Binaries.fixture("metadata/object_detector"), image, "0.995"])
         let lines = output.text.split(separator: "\n")
         #expect(lines.first?.hasSuffix("300x200 image") == true)
         #expect(lines.dropFirst().map { String($0.prefix { $0 != ":" }) } == reference.map(\.label))

@@ -1,8 +1,8 @@
 import Foundation
 import ModelDepot
 import ModelDepotShared
-import Testing
 import TestSupport
+import Testing
 
 /// `depot migrate` moves a one-server deployment into PostgreSQL and S3, and the replicated server
 /// then serves the same models, keys, rollouts and signatures.
@@ -25,7 +25,8 @@ import TestSupport
         let key = try Command.depot(["keys", "create", "--app", "--json"], environment: env).decode(CreatedAccessKey.self).secret
         let before = try Command.depot(["versions", "flowers", "--json"], environment: env).decode(ModelVersionList.self)
         let patches = { (server: ServerProcess) in
-            try Command.depot(["versions", "flowers", "2", "--patches", "--json"], environment: server.environment).decode(VersionPatchList.self)
+            try Command.depot(["versions", "flowers", "2", "--patches", "--json"], environment: server.environment).decode(
+                VersionPatchList.self)
         }
         #expect(try await eventually { try patches(single!).patches.count == 1 })
         let patched = try patches(single!)
@@ -34,8 +35,12 @@ import TestSupport
         try Command.depot(["experiment", "metric", "add", "flowers", "accepted", "--kind", "proportion"], environment: env).succeeded()
         let now = Int(Date().timeIntervalSince1970)
         let batch = { (device: Int) in
-            OutcomeBatch(batch: "00000000-0000-4000-8000-\(String(format: "%012d", device))", installation: "device-\(device)", events: [
-                .init(metric: "accepted", version: device % 2 + 1, arm: "default", at: now), .init(metric: "free", version: device % 2 + 1, arm: "default", at: now)])
+            OutcomeBatch(
+                batch: "00000000-0000-4000-8000-\(String(format: "%012d", device))", installation: "device-\(device)",
+                events: [
+                    .init(metric: "accepted", version: device % 2 + 1, arm: "default", at: now),
+                    .init(metric: "free", version: device % 2 + 1, arm: "default", at: now),
+                ])
         }
         for device in 0..<6 { try Self.send(batch(device), to: single!, key: key) }
         let results = try Command.depot(["experiment", "show", "flowers", "--json"], environment: env).decode(ExperimentResults.self)
@@ -46,30 +51,37 @@ import TestSupport
         let database = try TestPostgres.freshDatabase()
         let s3 = try TestS3.settings()
         let blobs = s3.freshURL()
-        let migrated = try Command.depot(["migrate", "--from", storage.path, "--to-database", database, "--to-blobs", blobs, "--json"],
-                                         environment: s3.environment)
+        let migrated = try Command.depot(
+            ["migrate", "--from", storage.path, "--to-database", database, "--to-blobs", blobs, "--json"],
+            environment: s3.environment)
         #expect(migrated.status == 0, "\(migrated.error)")
         let bytes = before.versions.map { $0.size + $0.files.map(\.size).reduce(0, +) }.reduce(0, +) + patched.patches[0].size
         #expect(try migrated.decode(MigrationReport.self) == MigrationReport(models: 1, versions: 3, keys: 2, blobs: 6, bytes: bytes))
 
-        let again = try Command.depot(["migrate", "--from", storage.path, "--to-database", database, "--to-blobs", blobs], environment: s3.environment)
+        let again = try Command.depot(
+            ["migrate", "--from", storage.path, "--to-database", database, "--to-blobs", blobs], environment: s3.environment)
         #expect(again.status == 1)
         #expect(again.error.contains("already holds 1 model(s)"), "\(again.error)")
 
         // The replicated server serves what the single one did: versions, rollout, the app key and the signing key
-        let replica = try ServerProcess(storage: scratch.url.appendingPathComponent("replica"), arguments: ["--database", database, "--blobs", blobs],
-                                        environment: s3.environment)
+        let replica = try ServerProcess(
+            storage: scratch.url.appendingPathComponent("replica"), arguments: ["--database", database, "--blobs", blobs],
+            environment: s3.environment)
         let after = try Command.depot(["versions", "flowers", "--json"], environment: replica.environment).decode(ModelVersionList.self)
         #expect(after == before)
         #expect(try patches(replica) == patched, "the patch moved")
         #expect(!before.versions.isEmpty && before.versions.allSatisfy { $0.uploadedBy != nil }, "who uploaded each version moved too")
-        let moved = try Command.depot(["experiment", "show", "flowers", "--json"], environment: replica.environment).decode(ExperimentResults.self)
+        let moved = try Command.depot(["experiment", "show", "flowers", "--json"], environment: replica.environment).decode(
+            ExperimentResults.self)
         #expect(moved.arms == results.arms && moved.metrics == results.metrics, "outcomes and metrics moved")
         try Self.send(batch(0), to: replica, key: key)
-        #expect(try Command.depot(["experiment", "show", "flowers", "--json"], environment: replica.environment)
-            .decode(ExperimentResults.self).arms == results.arms, "a batch applied before the move is not counted again")
-        let downloader = try ModelDownloader(configuration: ModelDownloaderConfiguration(
-            serverURL: replica.url, appKey: key, trustedRoot: .publicKey(root.publicKey), cacheDirectory: scratch.url.appendingPathComponent("cache")))
+        #expect(
+            try Command.depot(["experiment", "show", "flowers", "--json"], environment: replica.environment)
+                .decode(ExperimentResults.self).arms == results.arms, "a batch applied before the move is not counted again")
+        let downloader = try ModelDownloader(
+            configuration: ModelDownloaderConfiguration(
+                serverURL: replica.url, appKey: key, trustedRoot: .publicKey(root.publicKey),
+                cacheDirectory: scratch.url.appendingPathComponent("cache")))
         let model = try await downloader.model(named: "flowers")
         #expect(model.version == 1, "the rollout's default, under the manifest key root v1 lists")
         #expect(try Data(contentsOf: model.fileURL) == Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier"))))
@@ -80,8 +92,10 @@ import TestSupport
         let storage = scratch.url.appendingPathComponent("storage")
         var single: ServerProcess? = try ServerProcess(storage: storage)
         try Command.depot(["models", "create", "flowers"], environment: single!.environment).succeeded()
-        let version = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--json"], environment: single!.environment)
-            .decode(ModelVersion.self)
+        let version = try Command.depot(
+            ["upload", "flowers", Binaries.fixture("float_classifier"), "--json"], environment: single!.environment
+        )
+        .decode(ModelVersion.self)
         single!.stop(signal: SIGTERM)
         single = nil
         let blob = storage.appendingPathComponent("blobs/sha256/\(version.sha256.prefix(2))/\(version.sha256)")
@@ -91,8 +105,9 @@ import TestSupport
 
         let database = try TestPostgres.freshDatabase()
         let s3 = try TestS3.settings()
-        let refused = try Command.depot(["migrate", "--from", storage.path, "--to-database", database, "--to-blobs", s3.freshURL()],
-                                        environment: s3.environment)
+        let refused = try Command.depot(
+            ["migrate", "--from", storage.path, "--to-database", database, "--to-blobs", s3.freshURL()],
+            environment: s3.environment)
         #expect(refused.status == 1)
         #expect(refused.error.contains("Blob \(version.sha256) in '\(storage.path)' hashes to"), "\(refused.error)")
         #expect(try TestPostgres.query(database, "SELECT count(*) FROM model") == "0", "nothing reached the database")
@@ -101,9 +116,11 @@ import TestSupport
     /// Posts an outcome batch with curl; fails unless the server answers 200.
     static func send(_ batch: OutcomeBatch, to server: ServerProcess, key: String) throws {
         let body = String(decoding: try JSONEncoder().encode(batch), as: UTF8.self)
-        let answer = try Command.curl(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(key)",
-                                       "-H", "Content-Type: application/json", "--data-binary", body,
-                                       "\(server.url.absoluteString)/v1/models/flowers/events"])
+        let answer = try Command.curl([
+            "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(key)",
+            "-H", "Content-Type: application/json", "--data-binary", body,
+            "\(server.url.absoluteString)/v1/models/flowers/events",
+        ])
         #expect(answer.text == "200", "\(answer.error)")
     }
 }

@@ -1,12 +1,13 @@
 import Crypto
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import ModelDepot
 import ModelDepotShared
 import TestSupport
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The SDK's downloader against a real `depot serve` over URLSession.
 @Suite struct ModelDownloaderEndToEndTests {
@@ -43,12 +44,16 @@ import Testing
         let scratch = try Scratch()
         let cache = scratch.url.appendingPathComponent("cache")
         let server = URL(string: "http://127.0.0.1:9")!
-        let first = try ModelDownloader(configuration: .init(serverURL: server, appKey: "k", trustedRoot: .publicKey(""), cacheDirectory: cache))
-        let second = try ModelDownloader(configuration: .init(serverURL: server, appKey: "k", trustedRoot: .publicKey(""), cacheDirectory: cache))
+        let first = try ModelDownloader(
+            configuration: .init(serverURL: server, appKey: "k", trustedRoot: .publicKey(""), cacheDirectory: cache))
+        let second = try ModelDownloader(
+            configuration: .init(serverURL: server, appKey: "k", trustedRoot: .publicKey(""), cacheDirectory: cache))
         #expect(first.installationID == second.installationID)
         #expect(UUID(uuidString: first.installationID) != nil)
-        let given = try ModelDownloader(configuration: .init(serverURL: server, appKey: "k", trustedRoot: .publicKey(""),
-                                                             installationID: "Device-ABC", cacheDirectory: cache))
+        let given = try ModelDownloader(
+            configuration: .init(
+                serverURL: server, appKey: "k", trustedRoot: .publicKey(""),
+                installationID: "Device-ABC", cacheDirectory: cache))
         #expect(given.installationID == "device-abc")
     }
 
@@ -68,7 +73,8 @@ import Testing
     @Test func newlyPublishedVersionReplacesTheOldOneWhichIsKept() async throws {
         let setup = try setUp()
         let first = try await setup.downloader.model(named: "flowers")
-        try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: setup.server.environment).succeeded()
+        try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: setup.server.environment)
+            .succeeded()
         let second = try await setup.downloader.model(named: "flowers")
         #expect(second.version == 2)
         #expect(await setup.downloader.latestModelFilePath("flowers") == second.fileURL)
@@ -82,8 +88,10 @@ import Testing
     @Test func aBlobChangedOnTheServersDiskIsNotDeliveredAndTheCurrentModelStays() async throws {
         let setup = try setUp()
         let first = try await setup.downloader.model(named: "flowers")
-        let version = try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish", "--json"],
-                                        environment: setup.server.environment).decode(ModelVersion.self)
+        let version = try Command.depot(
+            ["upload", "flowers", Binaries.fixture("int8_conv"), "--publish", "--json"],
+            environment: setup.server.environment
+        ).decode(ModelVersion.self)
         let blob = setup.server.storage.appendingPathComponent("blobs/sha256/\(version.sha256.prefix(2))/\(version.sha256)")
         var bytes = try Data(contentsOf: blob)
         bytes[bytes.count / 2] ^= 0xff
@@ -115,7 +123,9 @@ import Testing
 
     @Test func offlineTheDownloadedModelIsUsedAndLocalModelNeedsOne() async throws {
         let setup = try setUp()
-        await #expect(throws: DepotError(.notFound, "No model 'flowers' has been downloaded yet; download it with the latestModel policy first.")) {
+        await #expect(
+            throws: DepotError(.notFound, "No model 'flowers' has been downloaded yet; download it with the latestModel policy first.")
+        ) {
             try await setup.downloader.model(named: "flowers", policy: .localModel)
         }
         let model = try await setup.downloader.model(named: "flowers")
@@ -123,9 +133,11 @@ import Testing
         #expect(try await setup.downloader.model(named: "flowers").fileURL == model.fileURL)
         #expect(try await setup.downloader.model(named: "flowers", policy: .localModel).version == 1)
 
-        let empty = try ModelDownloader(configuration: .init(serverURL: setup.server.url, appKey: "x",
-                                                             trustedRoot: .publicKey(setup.published.root.publicKey),
-                                                             cacheDirectory: setup.scratch.url.appendingPathComponent("empty")))
+        let empty = try ModelDownloader(
+            configuration: .init(
+                serverURL: setup.server.url, appKey: "x",
+                trustedRoot: .publicKey(setup.published.root.publicKey),
+                cacheDirectory: setup.scratch.url.appendingPathComponent("empty")))
         do {
             _ = try await empty.model(named: "flowers")
             Issue.record("a download without a server succeeded")
@@ -169,7 +181,9 @@ import Testing
 
         init(server: ServerProcess) { self.server = server }
 
-        func data(for request: URLRequest, limits: TransferLimits) async throws -> (Data, HTTPURLResponse) { try await real.data(for: request, limits: limits) }
+        func data(for request: URLRequest, limits: TransferLimits) async throws -> (Data, HTTPURLResponse) {
+            try await real.data(for: request, limits: limits)
+        }
 
         func download(_ request: URLRequest, limits: TransferLimits) async throws -> (URL, HTTPURLResponse) {
             let result = try await real.download(request, limits: limits)
@@ -186,14 +200,17 @@ import Testing
         let root = try server.initializeRoot(keyFile: scratch.path("root.key"))
         try CrashSafetyTests.largeModel(scratch.path("large.tflite"), megabytes: 1, seed: 3)
         try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
-        let version = try Command.depot(["upload", "flowers", scratch.path("large.tflite"), "--publish", "--json"],
-                                        environment: server.environment).decode(ModelVersion.self)
+        let version = try Command.depot(
+            ["upload", "flowers", scratch.path("large.tflite"), "--publish", "--json"],
+            environment: server.environment
+        ).decode(ModelVersion.self)
         let key = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
         let cache = scratch.url.appendingPathComponent("cache")
         let chunk = 256 * 1024
-        var configuration = ModelDownloaderConfiguration(serverURL: server.url, appKey: key.secret, trustedRoot: .publicKey(root.publicKey),
-                                                         cacheDirectory: cache,
-                                                         transport: KillAfterFirstRange(server: server))
+        var configuration = ModelDownloaderConfiguration(
+            serverURL: server.url, appKey: key.secret, trustedRoot: .publicKey(root.publicKey),
+            cacheDirectory: cache,
+            transport: KillAfterFirstRange(server: server))
         configuration.downloadChunkSize = chunk
         do {
             _ = try await ModelDownloader(configuration: configuration).model(named: "flowers")

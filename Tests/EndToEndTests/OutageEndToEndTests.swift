@@ -1,7 +1,7 @@
 import Foundation
 import ModelDepotShared
-import Testing
 import TestSupport
+import Testing
 
 /// A replica whose database or object store goes out of reach while it runs: what needs them
 /// gets `503` within seconds, cached manifests keep being answered, and once the link is back
@@ -14,8 +14,12 @@ import TestSupport
         let port: Int
 
         init(host: String, port target: Int) throws {
-            process = try ChildProcess("/usr/bin/env", ["python3", Binaries.repository.appendingPathComponent("scripts/tcp_cut_proxy.py").path,
-                                                        host, String(target)], standardInput: .pipe, standardOutput: .pipe)
+            process = try ChildProcess(
+                "/usr/bin/env",
+                [
+                    "python3", Binaries.repository.appendingPathComponent("scripts/tcp_cut_proxy.py").path,
+                    host, String(target),
+                ], standardInput: .pipe, standardOutput: .pipe)
             guard let port = Int(try Self.line(from: process.standardOutput)) else {
                 throw E2EFailure("tcp_cut_proxy.py printed no port")
             }
@@ -59,17 +63,24 @@ import TestSupport
         let storeLink = try CutProxy(host: store.host!, port: store.port!)
         var environment = s3.environment
         environment["AWS_ENDPOINT_URL_S3"] = "http://127.0.0.1:\(storeLink.port)"
-        let published = try PublishedModel(["float_classifier"], arguments: ["--database", database.string!, "--blobs", s3.freshURL()],
-                                           environment: environment)
+        let published = try PublishedModel(
+            ["float_classifier"], arguments: ["--database", database.string!, "--blobs", s3.freshURL()],
+            environment: environment)
         let server = published.server, admin = server.environment
         let sha = try Command.depot(["versions", "flowers", "--json"], environment: admin).decode(ModelVersionList.self).versions[0].sha256
         func status(_ path: String, _ headers: [String] = []) throws -> String {
-            try Command.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(published.appKey)"]
-                + headers.flatMap { ["-H", $0] } + ["\(server.url.absoluteString)\(path)"]).text
+            try Command.curl(
+                ["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(published.appKey)"]
+                    + headers.flatMap { ["-H", $0] } + ["\(server.url.absoluteString)\(path)"]
+            ).text
         }
         let manifestPath = "/v1/models/flowers/manifest"
-        let etag = try Command.curl(["-D", "-", "-o", "/dev/null", "-H", "Authorization: Bearer \(published.appKey)", "\(server.url.absoluteString)\(manifestPath)"])
-            .text.split(separator: "\r\n").first { $0.lowercased().hasPrefix("etag:") }.map { String($0.dropFirst(5)).trimmingCharacters(in: .whitespaces) }
+        let etag = try Command.curl([
+            "-D", "-", "-o", "/dev/null", "-H", "Authorization: Bearer \(published.appKey)", "\(server.url.absoluteString)\(manifestPath)",
+        ])
+        .text.split(separator: "\r\n").first { $0.lowercased().hasPrefix("etag:") }.map {
+            String($0.dropFirst(5)).trimmingCharacters(in: .whitespaces)
+        }
         #expect(try status("/v1/blobs/sha256/\(sha)") == "200")
 
         try databaseLink.cut()

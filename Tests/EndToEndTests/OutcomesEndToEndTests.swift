@@ -1,9 +1,10 @@
 import Foundation
-@testable import ModelDepot
 import ModelDepotLiteRT
 import ModelDepotShared
 import TestSupport
 import Testing
+
+@testable import ModelDepot
 
 /// Outcomes from real `ModelDownloader` devices running their model in LiteRT, sent to a real
 /// `depot serve`, read back with `depot experiment show`.
@@ -12,7 +13,8 @@ import Testing
         let published = try PublishedModel(["float_classifier", "float_classifier_labels"])
         let environment = published.server.environment
         try Command.depot(["rollout", "set", "flowers", "--split", "1=50,2=50", "--rule", "half"], environment: environment).succeeded()
-        try Command.depot(["experiment", "metric", "add", "flowers", "accepted", "--kind", "proportion"], environment: environment).succeeded()
+        try Command.depot(["experiment", "metric", "add", "flowers", "accepted", "--kind", "proportion"], environment: environment)
+            .succeeded()
         let library = try LiteRTLibrary(path: try LiteRTRuntime.libraryPath())
         var onVersion = [1: 0, 2: 0]
         var accepted = [1: 0, 2: 0]
@@ -43,7 +45,8 @@ import Testing
         }
         #expect(onVersion[1]! > 5 && onVersion[2]! > 5, "\(onVersion)")
 
-        let results = try Command.depot(["experiment", "show", "flowers", "--json"], environment: environment).decode(ExperimentResults.self)
+        let results = try Command.depot(["experiment", "show", "flowers", "--json"], environment: environment).decode(
+            ExperimentResults.self)
         let arm = try #require(results.arms.first)
         #expect(arm.name == "half" && arm.control == 1)
         #expect(arm.installations == ["1": onVersion[1]!, "2": onVersion[2]!])
@@ -54,7 +57,9 @@ import Testing
             let devices = onVersion[version]!
             #expect(statistic("installed", version) == MetricStatistic(kind: .proportion, n: devices, sum: Double(devices)))
             #expect(statistic("load_succeeded", version) == MetricStatistic(kind: .proportion, n: devices, sum: Double(devices)))
-            #expect(statistic("inferences", version) == MetricStatistic(kind: .mean, n: devices, sum: Double(3 * devices), sumOfSquares: Double(9 * devices)))
+            #expect(
+                statistic("inferences", version)
+                    == MetricStatistic(kind: .mean, n: devices, sum: Double(3 * devices), sumOfSquares: Double(9 * devices)))
             #expect(statistic("inference_latency_ms", version)?.n == devices)
             #expect((statistic("inference_latency_ms", version)?.mean ?? 0) > 0)
             #expect(statistic("accepted", version) == MetricStatistic(kind: .proportion, n: devices, sum: Double(accepted[version]!)))

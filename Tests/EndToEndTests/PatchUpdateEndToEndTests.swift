@@ -16,7 +16,8 @@ import Testing
     /// `count` patches.
     @discardableResult
     static func publish(_ path: String, on server: ServerProcess, patches count: Int = 1) async throws -> (ModelVersion, [VersionPatch]) {
-        let version = try Command.depot(["upload", "flowers", path, "--publish", "--json"], environment: server.environment).decode(ModelVersion.self)
+        let version = try Command.depot(["upload", "flowers", path, "--publish", "--json"], environment: server.environment).decode(
+            ModelVersion.self)
         let list = {
             try Command.depot(["versions", "flowers", "\(version.version)", "--patches", "--json"], environment: server.environment)
                 .decode(VersionPatchList.self).patches
@@ -52,8 +53,9 @@ import Testing
     @Test(arguments: Store.allCases)
     func anUpdateDownloadsThePatchAndInstallsTheSignedFile(_ store: Store) async throws {
         let s3 = store == .s3 ? try TestS3.settings() : nil
-        let published = try PublishedModel(arguments: ["--patch-from", "3"] + (s3.map { ["--blobs", $0.freshURL()] } ?? []),
-                                           environment: s3?.environment ?? [:])
+        let published = try PublishedModel(
+            arguments: ["--patch-from", "3"] + (s3.map { ["--blobs", $0.freshURL()] } ?? []),
+            environment: s3?.environment ?? [:])
         let downloader = try published.downloader()
         #expect(try await downloader.model(named: "flowers").version == 1)
         let (v2, patches) = try await Self.publish(Binaries.fixture("float_classifier_labels"), on: published.server)
@@ -64,7 +66,9 @@ import Testing
         var model: VerifiedModel?
         let events = try await Self.events(of: downloader) { model = try await downloader.model(named: "flowers") }
         #expect(model?.version == 2 && model?.sha256 == v2.sha256)
-        #expect(try Data(contentsOf: try #require(model).fileURL) == Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier_labels"))))
+        #expect(
+            try Data(contentsOf: try #require(model).fileURL)
+                == Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier_labels"))))
         #expect(try published.server.metric(Self.served) - before == patch.size, "only the patch went out")
         #expect(Self.downloaded(events)! == (1, patch.size, v2.size - patch.size))
         #expect(!FileManager.default.fileExists(atPath: published.cache.appendingPathComponent("partial/\(patch.sha256!).part").path))
@@ -98,19 +102,30 @@ import Testing
             // A well-formed patch that inserts v2's length of other bytes, listed in v2's manifest
             // by someone holding the online key: its own digest checks out, its result's does not.
             let other = [UInt8](repeating: 7, count: v2.size)
-            let streams = [Patch.encodedStep(added: 0, inserted: other.count, seek: 0), [], other].map { $0.withUnsafeBufferPointer { Deflater.compress($0) } }
-            let forged = Patch.Header(oldSize: v1.manifest.size, newSize: v2.size, steps: 1, controlsLength: streams[0].count,
-                                      addedLength: streams[1].count, insertedLength: streams[2].count).encoded + streams.joined()
+            let streams = [Patch.encodedStep(added: 0, inserted: other.count, seek: 0), [], other].map {
+                $0.withUnsafeBufferPointer { Deflater.compress($0) }
+            }
+            let forged =
+                Patch.Header(
+                    oldSize: v1.manifest.size, newSize: v2.size, steps: 1, controlsLength: streams[0].count,
+                    addedLength: streams[1].count, insertedLength: streams[2].count
+                ).encoded + streams.joined()
             let digest = SHA256.hash(data: forged).hex
             proxy.take("/v1/blobs/sha256/\(digest)", .response(status: .ok, headers: [:], body: Data(forged)))
-            let real = try await proxy.forward("/v1/models/flowers/manifest", headers: [
-                "Authorization": "Bearer \(published.appKey)", "Depot-Installation-ID": downloader.installationID,
-            ]).body
+            let real = try await proxy.forward(
+                "/v1/models/flowers/manifest",
+                headers: [
+                    "Authorization": "Bearer \(published.appKey)", "Depot-Installation-ID": downloader.installationID,
+                ]
+            ).body
             let stolen = try published.stolenKey(thatSigned: real)
             var manifest = try manifestPayload(real)
             manifest.patches = [.init(from: v1.sha256, sha256: digest, size: forged.count, downloadURL: "/v1/blobs/sha256/\(digest)")]
-            proxy.take("/v1/models/flowers/manifest", .response(status: .ok, headers: ["Content-Type": "application/json"],
-                                                                body: try SignedEnvelope(signing: manifest, with: [stolen]).encoded()))
+            proxy.take(
+                "/v1/models/flowers/manifest",
+                .response(
+                    status: .ok, headers: ["Content-Type": "application/json"],
+                    body: try SignedEnvelope(signing: manifest, with: [stolen]).encoded()))
 
             var model: VerifiedModel?
             let events = try await Self.events(of: downloader) { model = try await downloader.model(named: "flowers") }
@@ -138,8 +153,9 @@ import Testing
         let error = await #expect(throws: DepotError.self) { try await downloader.model(named: "flowers") }
         #expect(error?.code == .unavailable)
         let partial = published.cache.appendingPathComponent("partial/\(patch.sha256!).part")
-        #expect((try FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? NSNumber)?.intValue == 64,
-                "the first range stays for the next attempt")
+        #expect(
+            (try FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? NSNumber)?.intValue == 64,
+            "the first range stays for the next attempt")
 
         transport.passingRangesBeforeCut = nil
         let model = try await downloader.model(named: "flowers")
@@ -156,7 +172,9 @@ import Testing
         #expect(result.patchSize == written.count && result.oldSize == 992 && result.newSize == 1127 && result.offered)
         #expect(abs(result.share - Double(written.count) / 1127) < 1e-9)
         let text = try Command.depot(["diff", old, new], environment: [:])
-        #expect(text.status == 0 && text.text.contains("\(written.count) bytes") && text.text.contains("of the new file's 1127"), "\(text.text)")
+        #expect(
+            text.status == 0 && text.text.contains("\(written.count) bytes") && text.text.contains("of the new file's 1127"), "\(text.text)"
+        )
         let missing = try Command.depot(["diff", scratch.path("absent.tflite"), new], environment: [:])
         #expect(missing.status == 1 && missing.error.contains("absent.tflite"), "\(missing.error)")
     }

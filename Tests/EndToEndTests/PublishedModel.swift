@@ -24,7 +24,8 @@ final class PublishedModel {
         for fixture in fixtures {
             try Command.depot(["upload", "flowers", Binaries.fixture(fixture), "--publish"], environment: server.environment).succeeded()
         }
-        appKey = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self).secret
+        appKey = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
+            .secret
     }
 
     /// The SDK's cache directory for this test.
@@ -32,8 +33,9 @@ final class PublishedModel {
 
     /// A downloader for this server and cache, with whatever the test changes in its configuration.
     func downloader(_ change: (inout ModelDownloaderConfiguration) -> Void = { _ in }) throws -> ModelDownloader {
-        var configuration = ModelDownloaderConfiguration(serverURL: server.url, appKey: appKey, trustedRoot: .publicKey(root.publicKey),
-                                                         cacheDirectory: cache)
+        var configuration = ModelDownloaderConfiguration(
+            serverURL: server.url, appKey: appKey, trustedRoot: .publicKey(root.publicKey),
+            cacheDirectory: cache)
         change(&configuration)
         return try ModelDownloader(configuration: configuration)
     }

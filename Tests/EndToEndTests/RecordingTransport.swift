@@ -1,8 +1,9 @@
 import Foundation
 import ModelDepot
 import Synchronization
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The platform's real transport, with a record of what the SDK handed it: each request and the

@@ -1,7 +1,8 @@
 import Foundation
 import ModelDepot
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// What the system does with a background `URLSession`, played by the test (no such session
@@ -62,15 +63,20 @@ final class ReplayingBackgroundSession: BackgroundDownloadSession, @unchecked Se
     /// answer as coming from `source`, as after a redirect the system followed), then that every
     /// event was delivered.
     func deliver(tamper: (URL) throws -> Void = { _ in }, from source: URL? = nil) async throws {
-        let tasks = lock.withLock { defer { pending = [] }; return pending }
+        let tasks = lock.withLock {
+            defer { pending = [] }
+            return pending
+        }
         let downloads = lock.withLock { self.downloads }
         for task in tasks {
             let (file, response) = try await HTTPClientTransport().download(task.request, limits: TransferLimits(maximumBytes: 1 << 30))
             try tamper(file)
-            let answer = source.flatMap {
-                HTTPURLResponse(url: $0, statusCode: response.statusCode, httpVersion: "HTTP/1.1",
-                                headerFields: response.allHeaderFields as? [String: String])
-            } ?? response
+            let answer =
+                source.flatMap {
+                    HTTPURLResponse(
+                        url: $0, statusCode: response.statusCode, httpVersion: "HTTP/1.1",
+                        headerFields: response.allHeaderFields as? [String: String])
+                } ?? response
             downloads?.finished(task: task.description, file: file, response: answer)
         }
         downloads?.allEventsDelivered()

@@ -1,8 +1,8 @@
 import Foundation
 import ModelDepot
 import ModelDepotShared
-import Testing
 import TestSupport
+import Testing
 
 /// Two `depot serve` replicas sharing one PostgreSQL catalog and one S3 prefix: a change made
 /// through one is served by the other within a second, and both sign the same state with the same
@@ -18,14 +18,18 @@ import TestSupport
         let s3 = try TestS3.settings()
         let arguments = ["--database", try TestPostgres.freshDatabase(), "--blobs", s3.freshURL()]
         let scratch = try Scratch()
-        let first = try ServerProcess(storage: scratch.url.appendingPathComponent("first"), arguments: arguments, environment: s3.environment)
-        let second = try ServerProcess(storage: scratch.url.appendingPathComponent("second"), arguments: arguments, environment: s3.environment)
+        let first = try ServerProcess(
+            storage: scratch.url.appendingPathComponent("first"), arguments: arguments, environment: s3.environment)
+        let second = try ServerProcess(
+            storage: scratch.url.appendingPathComponent("second"), arguments: arguments, environment: s3.environment)
         return Replicas(scratch: scratch, first: first, second: second)
     }
 
     func manifest(_ server: ServerProcess, key: String) throws -> (status: String, manifest: ModelManifest?) {
-        let answer = try Command.curl(["-w", "\n%{http_code}", "-H", "Authorization: Bearer \(key)", "-H", "Depot-Installation-ID: device-1",
-                                       "\(server.url.absoluteString)/v1/models/flowers/manifest"])
+        let answer = try Command.curl([
+            "-w", "\n%{http_code}", "-H", "Authorization: Bearer \(key)", "-H", "Depot-Installation-ID: device-1",
+            "\(server.url.absoluteString)/v1/models/flowers/manifest",
+        ])
         let status = String(answer.text.split(separator: "\n").last ?? "")
         let body = answer.output.dropLast(status.utf8.count + 1)
         return (status, status == "200" ? try manifestPayload(Data(body)) : nil)
@@ -52,13 +56,16 @@ import TestSupport
         let key = try Command.depot(["keys", "create", "--app", "--json"], environment: admin).decode(CreatedAccessKey.self).secret
         let before = try #require(try manifest(replicas.second, key: key).manifest)
         #expect(before.version == 2, "the other replica serves what the first stored")
-        #expect(try manifest(replicas.first, key: key).manifest?.manifestVersion == before.manifestVersion,
-                "both replicas sign the same state with the same manifest version")
+        #expect(
+            try manifest(replicas.first, key: key).manifest?.manifestVersion == before.manifestVersion,
+            "both replicas sign the same state with the same manifest version")
 
         let set = try Command.depot(["rollout", "set", "flowers", "--default", "1"], environment: admin)
         #expect(set.status == 0, "\(set.error)")
         let rolledBack = try timeUntil { try manifest(replicas.second, key: key).manifest?.version == 1 }
-        #expect(rolledBack.map { $0 < 1 } == true, "the rollout change reached the other replica after \(rolledBack.map { "\($0) s" } ?? "more than 10 s")")
+        #expect(
+            rolledBack.map { $0 < 1 } == true,
+            "the rollout change reached the other replica after \(rolledBack.map { "\($0) s" } ?? "more than 10 s")")
         let after = try #require(try manifest(replicas.second, key: key).manifest)
         #expect(after.manifestVersion > before.manifestVersion)
         #expect(try manifest(replicas.first, key: key).manifest?.manifestVersion == after.manifestVersion)
@@ -66,7 +73,9 @@ import TestSupport
         let id = try #require(key.split(separator: "_").dropFirst().first)
         #expect(try Command.depot(["keys", "revoke", String(id)], environment: admin).status == 0)
         let revoked = try timeUntil { try manifest(replicas.second, key: key).status == "401" }
-        #expect(revoked.map { $0 < 1 } == true, "the revocation reached the other replica after \(revoked.map { "\($0) s" } ?? "more than 10 s")")
+        #expect(
+            revoked.map { $0 < 1 } == true,
+            "the revocation reached the other replica after \(revoked.map { "\($0) s" } ?? "more than 10 s")")
     }
 }
 
@@ -80,22 +89,30 @@ extension ReplicaCoherenceEndToEndTests {
         try Command.depot(["models", "create", "flowers"], environment: first).succeeded()
         try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: first).succeeded()
         let key = try Command.depot(["keys", "create", "--app", "--json"], environment: first).decode(CreatedAccessKey.self).secret
-        let downloader = try ModelDownloader(configuration: ModelDownloaderConfiguration(
-            serverURL: replicas.second.url, appKey: key, trustedRoot: .publicKey(root.publicKey),
-            cacheDirectory: replicas.scratch.url.appendingPathComponent("cache")))
-        #expect(try await downloader.model(named: "flowers").version == 1, "the second replica's manifest is signed by the key root v1 lists")
+        let downloader = try ModelDownloader(
+            configuration: ModelDownloaderConfiguration(
+                serverURL: replicas.second.url, appKey: key, trustedRoot: .publicKey(root.publicKey),
+                cacheDirectory: replicas.scratch.url.appendingPathComponent("cache")))
+        #expect(
+            try await downloader.model(named: "flowers").version == 1, "the second replica's manifest is signed by the key root v1 lists")
 
         let rotated = try Command.depot(["keys", "rotate", "--root-key", root.file], environment: second)
         #expect(rotated.status == 0, "\(rotated.error)")
         try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: first).succeeded()
         func signing(_ server: ServerProcess) throws -> SigningStatus {
-            try JSONDecoder().decode(SigningStatus.self, from: Command.curl(["-H", "Authorization: Bearer \(ServerProcess.adminToken)",
-                                                                              "\(server.url.absoluteString)/v1/admin/signing"]).output)
+            try JSONDecoder().decode(
+                SigningStatus.self,
+                from: Command.curl([
+                    "-H", "Authorization: Bearer \(ServerProcess.adminToken)",
+                    "\(server.url.absoluteString)/v1/admin/signing",
+                ]).output)
         }
         let onSecond = try signing(replicas.second)
         #expect(onSecond.rootVersion == 2)
         let switched = try timeUntil { try signing(replicas.first).active == onSecond.active }
-        #expect(switched.map { $0 < 1 } == true, "the first replica signs with the key root v2 lists after \(switched.map { "\($0) s" } ?? "more than 10 s")")
+        #expect(
+            switched.map { $0 < 1 } == true,
+            "the first replica signs with the key root v2 lists after \(switched.map { "\($0) s" } ?? "more than 10 s")")
         #expect(try await downloader.model(named: "flowers").version == 2, "the device keeps updating after the rotation")
     }
 }
@@ -108,15 +125,21 @@ extension ReplicaCoherenceEndToEndTests {
         let database = try TestPostgres.freshDatabase()
         let arguments = ["--database", database, "--blobs", s3.freshURL()]
         let scratch = try Scratch()
-        let first = try ServerProcess(storage: scratch.url.appendingPathComponent("first"), arguments: arguments, environment: s3.environment)
-        let second = try ServerProcess(storage: scratch.url.appendingPathComponent("second"), arguments: arguments, environment: s3.environment)
+        let first = try ServerProcess(
+            storage: scratch.url.appendingPathComponent("first"), arguments: arguments, environment: s3.environment)
+        let second = try ServerProcess(
+            storage: scratch.url.appendingPathComponent("second"), arguments: arguments, environment: s3.environment)
         try Command.depot(["models", "create", "flowers"], environment: first.environment).succeeded()
-        try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: first.environment).succeeded()
-        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: first.environment).decode(CreatedAccessKey.self).secret
+        try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: first.environment)
+            .succeeded()
+        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: first.environment).decode(CreatedAccessKey.self)
+            .secret
         for (replica, devices) in [(first, 0..<5), (second, 5..<12)] {
             for device in devices {
-                _ = try Command.curl(["-o", "/dev/null", "-H", "Authorization: Bearer \(key)", "-H", "Depot-Installation-ID: device-\(device)",
-                                      "\(replica.url.absoluteString)/v1/models/flowers/manifest"])
+                _ = try Command.curl([
+                    "-o", "/dev/null", "-H", "Authorization: Bearer \(key)", "-H", "Depot-Installation-ID: device-\(device)",
+                    "\(replica.url.absoluteString)/v1/models/flowers/manifest",
+                ])
             }
         }
         // A replica writes what it counted on shutdown at the latest

@@ -15,12 +15,17 @@ import Testing
         }
         let key = try Command.depot(["keys", "create", "--app", "--json"], environment: env).decode(CreatedAccessKey.self).secret
         func manifest(_ device: String, platform: String = "ios") throws -> ModelManifest {
-            try Command.curl(["-H", "Authorization: Bearer \(key)", "-H", "Depot-Installation-ID: \(device)", "-H", "Depot-Platform: \(platform)",
-                              "\(server.url.absoluteString)/v1/models/flowers/manifest"]).manifest()
+            try Command.curl([
+                "-H", "Authorization: Bearer \(key)", "-H", "Depot-Installation-ID: \(device)", "-H", "Depot-Platform: \(platform)",
+                "\(server.url.absoluteString)/v1/models/flowers/manifest",
+            ]).manifest()
         }
 
-        let set = try Command.depot(["rollout", "set", "flowers", "--default", "1", "--split", "1=90,2=10", "--when", "platform=ios",
-                                     "--rule", "ios-canary"], environment: env)
+        let set = try Command.depot(
+            [
+                "rollout", "set", "flowers", "--default", "1", "--split", "1=90,2=10", "--when", "platform=ios",
+                "--rule", "ios-canary",
+            ], environment: env)
         #expect(set.status == 0, "\(set.error)")
         #expect(set.text.contains("rule ios-canary ("))
         #expect(set.text.contains("platform=ios: v1 0-90%, v2 90-100%"))
@@ -41,11 +46,14 @@ import Testing
         // 304 while nothing changes; any change to the model's rollout signs new manifests (a higher
         // manifest version), so the next answer is a 200 even when the device's assignment stayed.
         let headers = ["-H", "Authorization: Bearer \(key)", "-H", "Depot-Installation-ID: tester-1", "-H", "Depot-Platform: android"]
-        let etag = try #require(try Command.curl(["-D", "-", "-o", "/dev/null"] + headers + ["\(server.url.absoluteString)/v1/models/flowers/manifest"])
-            .text.split(separator: "\r\n").first { $0.lowercased().hasPrefix("etag:") }?.dropFirst(6))
+        let etag = try #require(
+            try Command.curl(["-D", "-", "-o", "/dev/null"] + headers + ["\(server.url.absoluteString)/v1/models/flowers/manifest"])
+                .text.split(separator: "\r\n").first { $0.lowercased().hasPrefix("etag:") }?.dropFirst(6))
         func status() throws -> String {
-            try Command.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "If-None-Match: \(etag)"] + headers
-                             + ["\(server.url.absoluteString)/v1/models/flowers/manifest"]).text
+            try Command.curl(
+                ["-o", "/dev/null", "-w", "%{http_code}", "-H", "If-None-Match: \(etag)"] + headers
+                    + ["\(server.url.absoluteString)/v1/models/flowers/manifest"]
+            ).text
         }
         #expect(try status() == "304")
         let before = try manifest("tester-1", platform: "android")
@@ -103,11 +111,16 @@ import Testing
         #expect(try anonymous().version == 1)
 
         let shadowed = try Command.depot(["rollout", "set", "f", "--split", "1=50,2=50", "--rule", "abtest"], environment: env)
-        #expect(shadowed.status == 1 && shadowed.error.contains("Rule 'abtest' could never be used: rule 'main' comes before it"), "\(shadowed.error)")
+        #expect(
+            shadowed.status == 1 && shadowed.error.contains("Rule 'abtest' could never be used: rule 'main' comes before it"),
+            "\(shadowed.error)")
         let unknown = try Command.depot(["rollout", "set", "f", "--split", "1=90,2=10,4=0"], environment: env)
         #expect(unknown.status == 1 && unknown.error.contains("has no published version 4"), "\(unknown.error)")
-        let kept = try Command.depot(["rollout", "set", "f", "--split", "1=50,2=50", "--rule", "abtest", "--allow-shadowed"], environment: env)
-        #expect(kept.status == 0 && kept.text.contains("UNREACHABLE: rule 'main' before it takes all its devices"), "\(kept.text) \(kept.error)")
+        let kept = try Command.depot(
+            ["rollout", "set", "f", "--split", "1=50,2=50", "--rule", "abtest", "--allow-shadowed"], environment: env)
+        #expect(
+            kept.status == 0 && kept.text.contains("UNREACHABLE: rule 'main' before it takes all its devices"), "\(kept.text) \(kept.error)"
+        )
         let show = try Command.depot(["rollout", "show", "f"], environment: env).text
         #expect(show.contains("rule 'main' (all devices): with an installation id v1 90%, v2 10%; without one v1"), "\(show)")
         #expect(show.contains("rule 'abtest' (all devices): unreachable"), "\(show)")
@@ -115,17 +128,23 @@ import Testing
         #expect(guarded.status == 1 && guarded.error.contains("a guard on it would watch no device"), "\(guarded.error)")
 
         for index in 0..<40 {
-            _ = try Command.curl(["-H", "Authorization: Bearer \(key)", "-H", "Depot-Installation-ID: d-\(index)", "\(server.url.absoluteString)/v1/models/f/manifest"])
+            _ = try Command.curl([
+                "-H", "Authorization: Bearer \(key)", "-H", "Depot-Installation-ID: d-\(index)",
+                "\(server.url.absoluteString)/v1/models/f/manifest",
+            ])
         }
         server.stop(signal: SIGTERM)
         let restarted = try ServerProcess(storage: server.storage)
         let stats = try Command.depot(["stats", "f"], environment: restarted.environment).text
         #expect(stats.contains("rule main") && stats.contains("rule abtest: unreachable"), "\(stats)")
-        #expect(stats.contains("SAMPLE RATIO") && !stats.contains("[\"") && !stats.contains("rule:r-"), "aligned tables, rules by name: \(stats)")
+        #expect(
+            stats.contains("SAMPLE RATIO") && !stats.contains("[\"") && !stats.contains("rule:r-"),
+            "aligned tables, rules by name: \(stats)")
 
         let typo = try Command.depot(["rollout", "set", "f", "--split", "1=ninety"], environment: restarted.environment)
         #expect(typo.status == 1)
-        #expect(typo.error.contains("Error: '1=ninety' is not VERSION=PERCENT") && typo.error.contains("Usage: depot rollout set ")
+        #expect(
+            typo.error.contains("Error: '1=ninety' is not VERSION=PERCENT") && typo.error.contains("Usage: depot rollout set ")
                 && typo.error.contains("See 'depot rollout set --help'"), "the subcommand's usage: \(typo.error)")
         let misspelt = try Command.depot(["rollout", "set", "f", "--splt", "1=90"], environment: restarted.environment)
         #expect(misspelt.status == 1 && misspelt.error.contains("Unknown option '--splt'"), "the typo is named: \(misspelt.error)")

@@ -33,7 +33,9 @@ import Testing
         let days = try Command.depot(["keys", "root", "init", "--root-key", rootKey, "--expires-in-days", "0"], environment: env)
         #expect(days.status == 1)
         #expect(days.error.contains("--expires-in-days must be between 1 and 3650, not 0"))
-        let before = try JSONSerialization.jsonObject(with: try Command.depot(["keys", "root", "show", "--json"], environment: env).output) as? [String: Any]
+        let before =
+            try JSONSerialization.jsonObject(with: try Command.depot(["keys", "root", "show", "--json"], environment: env).output)
+            as? [String: Any]
         #expect(before?["signing"] != nil && before?["root"] == nil)
 
         let initialized = try Command.depot(["keys", "root", "init", "--root-key", rootKey, "--json"], environment: env)
@@ -60,8 +62,9 @@ import Testing
         #expect(shown.text.contains("Active manifest key: \(second.manifestKeys[0].keyid)"))
         #expect(shown.text.contains("Newest: root document v2"))
 
-        let renewed = try Command.depot(["keys", "rotate", "--root-key", rootKey, "--keep-signing-key", "--expires-in-days", "10", "--json"],
-                                        environment: env)
+        let renewed = try Command.depot(
+            ["keys", "rotate", "--root-key", rootKey, "--keep-signing-key", "--expires-in-days", "10", "--json"],
+            environment: env)
         #expect(try renewed.decode(RootDocument.self).manifestKeys == second.manifestKeys)
         #expect(try Command.depot(["keys", "root", "show"], environment: env).text.contains("Warning: it expires in less than 30 days"))
 
@@ -69,22 +72,29 @@ import Testing
         // the attacker's, signed by the attacker only: rotate must not sign on top of it.
         server.stop(signal: SIGTERM)
         let attacker = Curve25519.Signing.PrivateKey()
-        let forged = RootDocument(version: 4, issued: Date(), expires: Date().addingTimeInterval(86_400),
-                                  rootKeys: [publicKey, PublicSigningKey(attacker.publicKey)], manifestKeys: second.manifestKeys)
+        let forged = RootDocument(
+            version: 4, issued: Date(), expires: Date().addingTimeInterval(86_400),
+            rootKeys: [publicKey, PublicSigningKey(attacker.publicKey)], manifestKeys: second.manifestKeys)
         let envelope = try SignedEnvelope(signing: forged, with: [attacker]).encoded()
-        let insert = try Subprocess.run("python3", ["-c", """
-            import sqlite3, sys
-            db = sqlite3.connect(sys.argv[1])
-            db.execute("INSERT INTO rootDocument (version, envelope, createdAt) VALUES (4, ?, '2026-01-01 00:00:00.000')", (bytes.fromhex(sys.argv[2]),))
-            db.commit()
-            """, scratch.path("storage/depot.sqlite"), envelope.map { String(format: "%02x", $0) }.joined()])
+        let insert = try Subprocess.run(
+            "python3",
+            [
+                "-c",
+                """
+                import sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                db.execute("INSERT INTO rootDocument (version, envelope, createdAt) VALUES (4, ?, '2026-01-01 00:00:00.000')", (bytes.fromhex(sys.argv[2]),))
+                db.commit()
+                """, scratch.path("storage/depot.sqlite"), envelope.map { String(format: "%02x", $0) }.joined(),
+            ])
         #expect(insert.status == 0, "\(insert.error)")
         let tampered = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
         let refused = try Command.depot(["keys", "rotate", "--root-key", rootKey], environment: tampered.environment)
         #expect(refused.status == 1)
         #expect(refused.error.contains("was not signed by it: the server may be compromised"))
-        #expect(try Command.depot(["keys", "root", "show", "--json"], environment: tampered.environment).text.contains("\"version\" : 4"),
-                "nothing was published on top of it")
+        #expect(
+            try Command.depot(["keys", "root", "show", "--json"], environment: tampered.environment).text.contains("\"version\" : 4"),
+            "nothing was published on top of it")
 
         tampered.stop(signal: SIGTERM)
         let offline = try Command.depot(["keys", "rotate", "--root-key", rootKey], environment: tampered.environment)

@@ -1,15 +1,16 @@
 import Foundation
 import ModelDepot
 import ModelDepotShared
-import Testing
 import TestSupport
+import Testing
 
 /// `depot serve` with its catalog in PostgreSQL and its blobs in an S3 server (moto, with
 /// authentication on), driven by the real CLI and SDK.
 @Suite struct ScaleOutEndToEndTests {
     static func published(redirect: Int? = nil) throws -> (PublishedModel, TestS3.Settings) {
         let s3 = try TestS3.settings()
-        let arguments = ["--database", try TestPostgres.freshDatabase(), "--blobs", s3.freshURL()]
+        let arguments =
+            ["--database", try TestPostgres.freshDatabase(), "--blobs", s3.freshURL()]
             + (redirect.map { ["--blob-redirect", String($0)] } ?? [])
         return (try PublishedModel(["float_classifier"], arguments: arguments, environment: s3.environment), s3)
     }
@@ -23,10 +24,12 @@ import TestSupport
         let localBlobs = published.server.storage.appendingPathComponent("blobs/sha256")
         #expect(try FileManager.default.subpathsOfDirectory(atPath: localBlobs.path).isEmpty, "no blob is kept on the server's disk")
 
-        let refused = try Command.depot(["upload", "flowers", Binaries.fixture("invalid/no_subgraphs")], environment: published.server.environment)
+        let refused = try Command.depot(
+            ["upload", "flowers", Binaries.fixture("invalid/no_subgraphs")], environment: published.server.environment)
         #expect(refused.status == 1)
         #expect(refused.error.contains("Model.subgraphs is empty"))
-        let versions = try Command.depot(["versions", "flowers", "--json"], environment: published.server.environment).decode(ModelVersionList.self)
+        let versions = try Command.depot(["versions", "flowers", "--json"], environment: published.server.environment).decode(
+            ModelVersionList.self)
         #expect(versions.versions.map(\.version) == [1], "the refused upload stored nothing")
     }
 
@@ -50,8 +53,11 @@ import TestSupport
         let scratch = try Scratch()
         let s3 = try TestS3.settings()
         let storage = scratch.path("storage")
-        let noDatabase = try Command.depot(["serve", "--storage", storage, "--port", "0",
-                                            "--database", "postgres://depot:x@127.0.0.1:1/depot?sslmode=disable"], environment: [:])
+        let noDatabase = try Command.depot(
+            [
+                "serve", "--storage", storage, "--port", "0",
+                "--database", "postgres://depot:x@127.0.0.1:1/depot?sslmode=disable",
+            ], environment: [:])
         #expect(noDatabase.status == 1)
         #expect(noDatabase.error.contains("Could not reach the catalog database postgres://depot@127.0.0.1:1/depot"))
 

@@ -27,13 +27,19 @@ import Testing
 
     @Test func anHTTPSPublicURLMakesConsoleCookiesSecure() throws {
         let scratch = try Scratch()
-        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"),
-                                       arguments: ["--public-url", "https://models.example.com", "--trusted-proxy", "127.0.0.1",
-                                                   "--console-idle-timeout", "600"])
-        let signIn = try Command.curl(["-o", "/dev/null", "-D", "-", "--data-urlencode", "token=\(ServerProcess.adminToken)",
-                                       server.url.appendingPathComponent("console/sign-in").absoluteString])
-        let cookie = try #require(signIn.text.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie: depot_console=") },
-                                  "\(signIn.text)")
+        let server = try ServerProcess(
+            storage: scratch.url.appendingPathComponent("storage"),
+            arguments: [
+                "--public-url", "https://models.example.com", "--trusted-proxy", "127.0.0.1",
+                "--console-idle-timeout", "600",
+            ])
+        let signIn = try Command.curl([
+            "-o", "/dev/null", "-D", "-", "--data-urlencode", "token=\(ServerProcess.adminToken)",
+            server.url.appendingPathComponent("console/sign-in").absoluteString,
+        ])
+        let cookie = try #require(
+            signIn.text.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie: depot_console=") },
+            "\(signIn.text)")
         #expect(cookie.contains("Secure") && cookie.contains("HttpOnly") && !cookie.contains("Max-Age"), "\(cookie)")
     }
 }

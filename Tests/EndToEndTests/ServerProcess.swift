@@ -19,20 +19,25 @@ final class ServerProcess: @unchecked Sendable {
     /// - Parameter arguments: More `depot serve` options. Patches are made only when they name
     ///   `--patch-from` (a patch landing changes manifests, which many tests compare across requests).
     /// - Parameter environment: More environment variables (the object store's `AWS_*`).
-    init(storage: URL, maximumUploadSize: Int? = nil, log: URL? = nil, arguments: [String] = [],
-         environment: [String: String] = [:]) throws {
+    init(
+        storage: URL, maximumUploadSize: Int? = nil, log: URL? = nil, arguments: [String] = [],
+        environment: [String: String] = [:]
+    ) throws {
         self.storage = storage
-        let serve = ["serve", "--port", "0", "--storage", storage.path] + (log == nil ? ["--log-level", "warning"] : [])
-            + (maximumUploadSize.map { ["--max-upload-size", "\($0)"] } ?? []) + (arguments.contains("--patch-from") ? [] : ["--patch-from", "0"])
+        let serve =
+            ["serve", "--port", "0", "--storage", storage.path] + (log == nil ? ["--log-level", "warning"] : [])
+            + (maximumUploadSize.map { ["--max-upload-size", "\($0)"] } ?? [])
+            + (arguments.contains("--patch-from") ? [] : ["--patch-from", "0"])
             + arguments
         logFile = log ?? storage.deletingLastPathComponent().appendingPathComponent(storage.lastPathComponent + ".serve.log")
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let logHandle = try FileHandle(forWritingTo: logFile)
         defer { try? logHandle.close() }
-        process = try ChildProcess(Binaries.depot.path, serve,
-                                   environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }
-                                       .merging(["DEPOT_ADMIN_TOKEN": Self.adminToken]) { $1 },
-                                   standardOutput: .pipe, standardError: .file(logHandle))
+        process = try ChildProcess(
+            Binaries.depot.path, serve,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }
+                .merging(["DEPOT_ADMIN_TOKEN": Self.adminToken]) { $1 },
+            standardOutput: .pipe, standardError: .file(logHandle))
         let line: String
         do {
             guard let output = process.standardOutput else { throw E2EFailure("depot serve has no output pipe") }

@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import ModelDepot
 import ModelDepotShared
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Three `depot serve` replicas sharing PostgreSQL and an S3 store, behind nginx: one service
 /// whichever replica a request reaches.
@@ -24,10 +25,12 @@ import TestSupport
         let arguments = ["--database", try TestPostgres.freshDatabase(), "--blobs", blobs]
         let scratch = try Scratch()
         let replicas = try (1...3).map {
-            try ServerProcess(storage: scratch.url.appendingPathComponent("replica-\($0)"), arguments: arguments, environment: s3.environment)
+            try ServerProcess(
+                storage: scratch.url.appendingPathComponent("replica-\($0)"), arguments: arguments, environment: s3.environment)
         }
-        return Service(scratch: scratch, replicas: replicas, balancer: try Balancer(replicas: replicas, in: scratch), s3: s3,
-                       prefix: String(blobs.dropFirst("s3://\(s3.bucket)/".count)))
+        return Service(
+            scratch: scratch, replicas: replicas, balancer: try Balancer(replicas: replicas, in: scratch), s3: s3,
+            prefix: String(blobs.dropFirst("s3://\(s3.bucket)/".count)))
     }
 
     /// The blob objects in the store, by a plain S3 listing (botocore).
@@ -38,8 +41,12 @@ import TestSupport
             for page in s3.get_paginator("list_objects_v2").paginate(Bucket=sys.argv[4], Prefix=sys.argv[5]):
                 for item in page.get("Contents", []): print(item["Key"].rsplit("/", 1)[1])
             """
-        let listed = try Subprocess.run("python3", ["-c", script, service.s3.endpoint, service.s3.accessKeyID, service.s3.secretAccessKey,
-                                                     service.s3.bucket, service.prefix + "/blobs/sha256/"])
+        let listed = try Subprocess.run(
+            "python3",
+            [
+                "-c", script, service.s3.endpoint, service.s3.accessKeyID, service.s3.secretAccessKey,
+                service.s3.bucket, service.prefix + "/blobs/sha256/",
+            ])
         guard listed.status == 0 else { throw E2EFailure("listing the store failed: \(listed.error)") }
         return listed.text.split(separator: "\n").map(String.init).sorted()
     }
@@ -55,9 +62,10 @@ import TestSupport
         #expect(uploaded.status == 0, "\(uploaded.error)")
         #expect(try Command.depot(["publish", "flowers", "1"], environment: two).status == 0)
         let key = try Command.depot(["keys", "create", "--app", "--json"], environment: three).decode(CreatedAccessKey.self).secret
-        let downloader = try ModelDownloader(configuration: ModelDownloaderConfiguration(
-            serverURL: service.balancer.url, appKey: key, trustedRoot: .publicKey(root.publicKey),
-            cacheDirectory: service.scratch.url.appendingPathComponent("cache")))
+        let downloader = try ModelDownloader(
+            configuration: ModelDownloaderConfiguration(
+                serverURL: service.balancer.url, appKey: key, trustedRoot: .publicKey(root.publicKey),
+                cacheDirectory: service.scratch.url.appendingPathComponent("cache")))
         #expect(try await downloader.model(named: "flowers").version == 1, "the SDK downloads through the balancer")
 
         // The same content through two replicas at once is one blob
@@ -65,7 +73,11 @@ import TestSupport
             // (through nginx, which drops the trailer the CLI sends its digest in: the CLI sends
             // again with the digest as a header)
             for environment in [service.balancer.environment, two] {
-                group.addTask { try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish", "--json"], environment: environment).decode(ModelVersion.self) }
+                group.addTask {
+                    try Command.depot(
+                        ["upload", "flowers", Binaries.fixture("int8_conv"), "--publish", "--json"], environment: environment
+                    ).decode(ModelVersion.self)
+                }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -79,7 +91,8 @@ import TestSupport
         let started = Date()
         for replica in service.replicas {
             let served = try await eventually(within: 10) {
-                try Command.curl(["-H", "Authorization: Bearer \(key)", "\(replica.url.absoluteString)/v1/models/flowers/manifest"]).manifest().version == 1
+                try Command.curl(["-H", "Authorization: Bearer \(key)", "\(replica.url.absoluteString)/v1/models/flowers/manifest"])
+                    .manifest().version == 1
             }
             #expect(served)
         }
@@ -91,7 +104,8 @@ import TestSupport
         #expect(try Command.depot(["rollout", "set", "flowers", "--default", "3"], environment: service.balancer.environment).status == 0)
         for replica in service.replicas {
             let served = try await eventually(within: 10) {
-                try Command.curl(["-H", "Authorization: Bearer \(key)", "\(replica.url.absoluteString)/v1/models/flowers/manifest"]).manifest().version == 3
+                try Command.curl(["-H", "Authorization: Bearer \(key)", "\(replica.url.absoluteString)/v1/models/flowers/manifest"])
+                    .manifest().version == 3
             }
             #expect(served)
         }
@@ -109,7 +123,9 @@ import TestSupport
 
         init(replicas: [ServerProcess]) { self.replicas = replicas }
 
-        func data(for request: URLRequest, limits: TransferLimits) async throws -> (Data, HTTPURLResponse) { try await real.data(for: request, limits: limits) }
+        func data(for request: URLRequest, limits: TransferLimits) async throws -> (Data, HTTPURLResponse) {
+            try await real.data(for: request, limits: limits)
+        }
 
         func download(_ request: URLRequest, limits: TransferLimits) async throws -> (URL, HTTPURLResponse) {
             let result = try await real.download(request, limits: limits)
@@ -128,8 +144,9 @@ import TestSupport
         let version = try service.replicas[0].publishLargeModel(megabytes: 2, seed: 5, in: service.scratch)
         let key = try Command.depot(["keys", "create", "--app", "--json"], environment: admin).decode(CreatedAccessKey.self).secret
         let transport = KillServingReplica(replicas: service.replicas)
-        var configuration = ModelDownloaderConfiguration(serverURL: service.balancer.url, appKey: key, trustedRoot: .publicKey(root.publicKey),
-                                                         cacheDirectory: service.scratch.url.appendingPathComponent("cache"), transport: transport)
+        var configuration = ModelDownloaderConfiguration(
+            serverURL: service.balancer.url, appKey: key, trustedRoot: .publicKey(root.publicKey),
+            cacheDirectory: service.scratch.url.appendingPathComponent("cache"), transport: transport)
         configuration.downloadChunkSize = 256 * 1024
         let model = try await ModelDownloader(configuration: configuration).model(named: "flowers")
         #expect(model.sha256 == version.sha256)

@@ -26,17 +26,22 @@ import Testing
     }
 
     func track(_ published: PublishedModel, _ arguments: [String]) throws -> Subprocess.Output {
-        try Subprocess.run(Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-track"), [
-            "--server", published.server.url.absoluteString, "--key", published.appKey, "--root-key", published.root.publicKey,
-            "--detector", "flowers", "--litert", try LiteRTRuntime.libraryPath(), "--cache", published.scratch.path("track-cache"),
-        ] + arguments)
+        try Subprocess.run(
+            Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-track"),
+            [
+                "--server", published.server.url.absoluteString, "--key", published.appKey, "--root-key", published.root.publicKey,
+                "--detector", "flowers", "--litert", try LiteRTRuntime.libraryPath(), "--cache", published.scratch.path("track-cache"),
+            ] + arguments)
     }
 
     func expected(_ objects: [CustomObjectDetector.DetectedObject], frame: Int) -> Line {
-        Line(frame: frame, objects: objects.map {
-            .init(id: $0.trackingID, x: $0.frame.x, y: $0.frame.y, width: $0.frame.width, height: $0.frame.height,
-                  labels: $0.labels.map { .init(index: $0.index, text: $0.text, confidence: $0.confidence) })
-        })
+        Line(
+            frame: frame,
+            objects: objects.map {
+                .init(
+                    id: $0.trackingID, x: $0.frame.x, y: $0.frame.y, width: $0.frame.width, height: $0.frame.height,
+                    labels: $0.labels.map { .init(index: $0.index, text: $0.text, confidence: $0.confidence) })
+            })
     }
 
     func lines(_ output: Subprocess.Output) throws -> [Line] {
@@ -66,15 +71,18 @@ import Testing
         let output = try track(published, ["--classifier", "colours", "--multiple", "--frames", folder])
         #expect(output.status == 0, "\(output.error)")
 
-        let pipeline = try CustomObjectDetector(detector: detector, classifier: classifier, library: try CustomObjectDetectorEndToEndTests.library(),
-                                                options: .init(shouldEnableMultipleObjects: true, shouldEnableClassification: true))
+        let pipeline = try CustomObjectDetector(
+            detector: detector, classifier: classifier, library: try CustomObjectDetectorEndToEndTests.library(),
+            options: .init(shouldEnableMultipleObjects: true, shouldEnableClassification: true))
         let reference = try scenes.indices.map { index in
             expected(try pipeline.results(in: try PixelBuffer(contentsOfFile: "\(folder)/frame\(index).png")), frame: index)
         }
         let printed = try lines(output)
         #expect(printed == reference)
         // The moved block is a new object, reported from its second frame.
-        #expect(printed.map(\.objects.count) == [3, 3, 3, 2] && printed.allSatisfy { $0.objects.allSatisfy { !$0.labels.isEmpty && $0.id != nil } })
+        #expect(
+            printed.map(\.objects.count) == [3, 3, 3, 2]
+                && printed.allSatisfy { $0.objects.allSatisfy { !$0.labels.isEmpty && $0.id != nil } })
     }
 
     @Test func rawNV12FramesAreReadOneAtATimeAndATruncatedFileIsRefused() async throws {
@@ -85,10 +93,13 @@ import Testing
         let frames = try scenes.map { try upright.turnedFrame($0) }
         let file = published.scratch.path("frames.nv12")
         try Data(frames.flatMap { $0.planes[0].bytes + $0.planes[1].bytes }).write(to: URL(fileURLWithPath: file))
-        let output = try track(published, ["--nv12", file, "--width", "320", "--height", "240", "--full-range", "--rotation", "90", "--single-image", "--multiple"])
+        let output = try track(
+            published,
+            ["--nv12", file, "--width", "320", "--height", "240", "--full-range", "--rotation", "90", "--single-image", "--multiple"])
         #expect(output.status == 0, "\(output.error)")
-        let pipeline = try CustomObjectDetector(detector: detector, library: try CustomObjectDetectorEndToEndTests.library(),
-                                                options: .init(detectorMode: .singleImage, shouldEnableMultipleObjects: true))
+        let pipeline = try CustomObjectDetector(
+            detector: detector, library: try CustomObjectDetectorEndToEndTests.library(),
+            options: .init(detectorMode: .singleImage, shouldEnableMultipleObjects: true))
         // What the same scenes give upright.
         let reference = try scenes.enumerated().map { expected(try pipeline.results(in: try upright.frame($0.element)), frame: $0.offset) }
         #expect(try lines(output) == reference)
@@ -108,7 +119,9 @@ import Testing
         let noLabels = try track(published, ["--nv12", file, "--width", "320", "--height", "240", "--max-labels", "0"])
         #expect(noLabels.status != 0 && noLabels.error.contains("--max-labels is 0; give 1 or more."), "\(noLabels.error)")
         let bundledAlone = try track(published, ["--nv12", file, "--width", "320", "--height", "240", "--bundled-classifier", file])
-        #expect(bundledAlone.status != 0 && bundledAlone.error.contains("--bundled-classifier needs --classifier NAME."), "\(bundledAlone.error)")
+        #expect(
+            bundledAlone.status != 0 && bundledAlone.error.contains("--bundled-classifier needs --classifier NAME."),
+            "\(bundledAlone.error)")
         let empty = published.scratch.path("no-frames")
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
         let noPNGs = try track(published, ["--frames", empty])

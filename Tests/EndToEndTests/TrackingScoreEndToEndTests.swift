@@ -35,9 +35,10 @@ import Testing
             let detections = try String(contentsOfFile: scratch.path("\(name)/detections.jsonl"), encoding: .utf8)
             for line in detections.split(separator: "\n") {
                 let frame = try JSONDecoder().decode(Frame.self, from: Data(line.utf8))
-                let tracked = tracker.update(frame.detections.map {
-                    ObjectTracker.Observation(box: TrackerBox(x: $0[0], y: $0[1], width: $0[2], height: $0[3]), score: Float($0[4]))
-                })
+                let tracked = tracker.update(
+                    frame.detections.map {
+                        ObjectTracker.Observation(box: TrackerBox(x: $0[0], y: $0[1], width: $0[2], height: $0[3]), score: Float($0[4]))
+                    })
                 let tracks = tracked.map { "[\($0.id), \($0.box.x), \($0.box.y), \($0.box.width), \($0.box.height)]" }
                 lines.append("{\"frame\": \(frame.frame), \"tracks\": [\(tracks.joined(separator: ", "))]}")
             }

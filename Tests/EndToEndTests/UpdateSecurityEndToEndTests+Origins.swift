@@ -1,13 +1,14 @@
 import Crypto
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import HTTPTypes
 import ModelDepot
 import ModelDepotShared
 import TestSupport
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Where blobs may come from: the server's origin and the origins the app allows, redirects
 /// followed by the SDK itself, the app key only to the server.
@@ -19,17 +20,23 @@ extension UpdateSecurityEndToEndTests {
             let stolen = try device.stolenKey(thatSigned: real.body)
             // The same proxy under another name is another origin.
             let elsewhere = "/elsewhere/sha256/\(v2.sha256)"
-            device.proxy.take(elsewhere, .upstream(path: "/v1/blobs/sha256/\(v2.sha256)",
-                                                   adding: ["Authorization": "Bearer \(device.published.appKey)"]))
-            device.serveManifest(try forge(real.body, signers: [stolen]) {
-                $0.downloadURL = "http://localhost:\(device.proxy.url.port ?? 0)\(elsewhere)"
-            })
+            device.proxy.take(
+                elsewhere,
+                .upstream(
+                    path: "/v1/blobs/sha256/\(v2.sha256)",
+                    adding: ["Authorization": "Bearer \(device.published.appKey)"]))
+            device.serveManifest(
+                try forge(real.body, signers: [stolen]) {
+                    $0.downloadURL = "http://localhost:\(device.proxy.url.port ?? 0)\(elsewhere)"
+                })
             try await expectRefused(device, .originNotAllowed, keeping: 1, saying: "http://localhost:\(device.proxy.url.port ?? 0)")
             #expect(device.proxy.lastHeaders(device.manifestPath) != nil, "the forged manifest was delivered")
             #expect(device.proxy.lastHeaders(elsewhere) == nil, "the device fetched from an origin it does not allow")
 
             // An app that allows that origin downloads from it, without its key.
-            let allowing = try device.downloader { $0.allowedDownloadOrigins = [URL(string: "http://localhost:\(device.proxy.url.port ?? 0)")!] }
+            let allowing = try device.downloader {
+                $0.allowedDownloadOrigins = [URL(string: "http://localhost:\(device.proxy.url.port ?? 0)")!]
+            }
             #expect(try await allowing.model(named: "flowers").sha256 == v2.sha256)
             let headers = try #require(device.proxy.lastHeaders(elsewhere))
             #expect(headers[.authorization] == nil, "the app key was sent to another origin")
@@ -97,7 +104,8 @@ extension UpdateSecurityEndToEndTests {
             let port = device.proxy.url.port ?? 0
             let blob = "/v1/blobs/sha256/\(v2.sha256)"
             let plain = "/plain/sha256/\(v2.sha256)"
-            device.proxy.take(blob, .response(status: .temporaryRedirect, headers: ["Location": "http://127.0.0.1:\(port)\(plain)"], body: Data()))
+            device.proxy.take(
+                blob, .response(status: .temporaryRedirect, headers: ["Location": "http://127.0.0.1:\(port)\(plain)"], body: Data()))
             device.proxy.take(plain, .upstream(path: blob, adding: ["Authorization": "Bearer \(device.published.appKey)"]))
             // Even with the http origin allowed, a downgrade from https is refused.
             let secure = try device.downloader {
@@ -116,7 +124,8 @@ extension UpdateSecurityEndToEndTests {
             let v2 = try device.publish("float_classifier_labels")
             let blob = "/v1/blobs/sha256/\(v2.sha256)"
             let small = try device.downloader { $0.maximumModelSize = v2.size - 1 }
-            try await expectRefused(device, .modelTooLarge, keeping: 1, saying: "\(v2.size) bytes, more than the \(v2.size - 1)", using: small)
+            try await expectRefused(
+                device, .modelTooLarge, keeping: 1, saying: "\(v2.size) bytes, more than the \(v2.size - 1)", using: small)
 
             let real = try await device.recordManifest()
             device.serveManifest(try forge(real.body, signers: [try device.stolenKey(thatSigned: real.body)]) { $0.size = 100 << 30 })

@@ -28,8 +28,11 @@ extension UpdateSecurityEndToEndTests {
 
             // A week later the manifest has expired and the server fails.
             device.clock.advance(by: 8 * 24 * 3600)
-            device.proxy.take(device.manifestPath, .response(status: .serviceUnavailable, headers: ["Content-Type": "application/json"],
-                                                             body: Data(#"{"error":{"code":"unavailable","message":"down for maintenance"}}"#.utf8)))
+            device.proxy.take(
+                device.manifestPath,
+                .response(
+                    status: .serviceUnavailable, headers: ["Content-Type": "application/json"],
+                    body: Data(#"{"error":{"code":"unavailable","message":"down for maintenance"}}"#.utf8)))
             let events = await watched.events()
             let stale = try await watched.model(named: "flowers")
             #expect(stale.version == 1)
@@ -66,7 +69,8 @@ extension UpdateSecurityEndToEndTests {
         try await withDevice { device in
             // A stolen online key signs manifest version 2^53, and the device takes it.
             let real = try await device.recordManifest()
-            device.serveManifest(try forge(real.body, signers: [try device.stolenKey(thatSigned: real.body)]) { $0.manifestVersion = 1 << 53 })
+            device.serveManifest(
+                try forge(real.body, signers: [try device.stolenKey(thatSigned: real.body)]) { $0.manifestVersion = 1 << 53 })
             #expect(try await device.downloader.model(named: "flowers").version == 1)
             #expect(try floor(device) == 1 << 53, "the forged manifest version was not accepted")
 
@@ -109,7 +113,8 @@ extension UpdateSecurityEndToEndTests {
 
         // The server goes on: v2 is published and the device takes it.
         let later = try ServerProcess(storage: storage)
-        try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier_labels"), "--publish"], environment: later.environment).succeeded()
+        try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier_labels"), "--publish"], environment: later.environment)
+            .succeeded()
         #expect(try await published.downloader { $0.serverURL = later.url }.model(named: "flowers").version == 2)
         #expect(later.stop(signal: SIGTERM) == 0)
 
@@ -122,7 +127,8 @@ extension UpdateSecurityEndToEndTests {
 
     /// The manifest-version floor the device keeps for `flowers`.
     func floor(_ device: Device) throws -> Int {
-        let state = try JSONSerialization.jsonObject(with: Data(contentsOf: device.published.cache.appendingPathComponent("trust/state.json")))
+        let state = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: device.published.cache.appendingPathComponent("trust/state.json")))
         return try #require((state as? [String: Any])?["manifestVersions"] as? [String: Int])["flowers"] ?? 0
     }
 }

@@ -12,8 +12,9 @@ extension UpdateSecurityEndToEndTests {
             // The server took the model (its ceiling is 256 MiB); this app allows 8 bytes of labels.
             let v2 = try device.publish("float_classifier_labels")
             let strict = try device.downloader { $0.verificationPolicy = TFLiteVerificationPolicy(maximumAssociatedFilesSize: 8) }
-            try await expectRefused(device, .associatedFilesTooLarge, keeping: 1,
-                                    saying: "inflate to more than the 8 bytes accepted", using: strict)
+            try await expectRefused(
+                device, .associatedFilesTooLarge, keeping: 1,
+                saying: "inflate to more than the 8 bytes accepted", using: strict)
             #expect(try await device.downloader.model(named: "flowers").sha256 == v2.sha256)
         }
     }
@@ -30,8 +31,9 @@ extension UpdateSecurityEndToEndTests {
             device.proxy.hold(blob, after: 1)
             try await expectRefused(device, .transferStalled, keeping: 1, saying: "It resumes from byte 400 next time.", using: patient)
             let partial = device.published.cache.appendingPathComponent("partial/\(v2.sha256).part")
-            #expect((try FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? NSNumber)?.intValue == 400,
-                    "the range that arrived before the stall is kept")
+            #expect(
+                (try FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? NSNumber)?.intValue == 400,
+                "the range that arrived before the stall is kept")
 
             device.proxy.release(held: blob)
             let events = await patient.events()
@@ -82,8 +84,11 @@ extension UpdateSecurityEndToEndTests {
             let blob = "/v1/blobs/sha256/\(v2.sha256)"
             let file = try Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier_labels")))
             // 10 bytes every 100 ms: 100 bytes/s, where the app wants 1,000 on average over 2 seconds.
-            device.proxy.take(blob, .drip(status: .partialContent, headers: ["Content-Range": "bytes 0-\(v2.size - 1)/\(v2.size)"],
-                                          body: file, piece: 10, interval: .milliseconds(100)))
+            device.proxy.take(
+                blob,
+                .drip(
+                    status: .partialContent, headers: ["Content-Range": "bytes 0-\(v2.size - 1)/\(v2.size)"],
+                    body: file, piece: 10, interval: .milliseconds(100)))
             let demanding = try device.downloader {
                 $0.minimumTransferRate = TransferRate(bytesPerSecond: 1000, window: .seconds(2))
                 $0.stallTimeout = .seconds(30)
@@ -97,9 +102,13 @@ extension UpdateSecurityEndToEndTests {
         try await withDevice { device in
             let v2 = try device.publish("float_classifier_labels")
             let blob = "/v1/blobs/sha256/\(v2.sha256)"
-            device.proxy.take(blob, .closeAfterHead(status: .partialContent, headers: [
-                "Content-Range": "bytes 0-\(v2.size - 1)/\(v2.size)", "Content-Length": "\(v2.size)",
-            ]))
+            device.proxy.take(
+                blob,
+                .closeAfterHead(
+                    status: .partialContent,
+                    headers: [
+                        "Content-Range": "bytes 0-\(v2.size - 1)/\(v2.size)", "Content-Length": "\(v2.size)",
+                    ]))
             try await expectRefused(device, .unavailable, keeping: 1, saying: "was interrupted")
             #expect(device.proxy.lastHeaders(blob) != nil, "the broken answer was delivered")
             device.proxy.release(blob)

@@ -22,15 +22,18 @@ import Testing
 
         /// The manifest the real server gives this device now (what an attacker records).
         func recordManifest(_ model: String = "flowers") async throws -> (body: Data, etag: String) {
-            let answer = try await proxy.forward("/v1/models/\(model)/manifest", headers: [
-                "Authorization": "Bearer \(published.appKey)", "Depot-Installation-ID": downloader.installationID,
-            ])
+            let answer = try await proxy.forward(
+                "/v1/models/\(model)/manifest",
+                headers: [
+                    "Authorization": "Bearer \(published.appKey)", "Depot-Installation-ID": downloader.installationID,
+                ])
             return (answer.body, answer.headers.first { $0.key.lowercased() == "etag" }?.value ?? "")
         }
 
         /// Uploads and publishes a fixture as the next version; returns it.
         func publish(_ fixture: String, to model: String = "flowers") throws -> ModelVersion {
-            try Command.depot(["upload", model, Binaries.fixture(fixture), "--publish", "--json"], environment: environment).decode(ModelVersion.self)
+            try Command.depot(["upload", model, Binaries.fixture(fixture), "--publish", "--json"], environment: environment).decode(
+                ModelVersion.self)
         }
 
         /// The online key that signed `manifest`, as an attacker who stole it from the server has it.
@@ -51,7 +54,8 @@ import Testing
 
         /// Serves `body` as the manifest from now on.
         func serveManifest(_ body: Data, headers: [String: String] = [:]) {
-            proxy.take(manifestPath, .response(status: .ok, headers: ["Content-Type": "application/json"].merging(headers) { $1 }, body: body))
+            proxy.take(
+                manifestPath, .response(status: .ok, headers: ["Content-Type": "application/json"].merging(headers) { $1 }, body: body))
         }
     }
 
@@ -72,8 +76,10 @@ import Testing
 
     /// Checks that the next update is refused with `code` and that `version` stays in use, its
     /// file intact.
-    func expectRefused(_ device: Device, _ code: DepotError.Code, keeping version: Int, saying text: String? = nil,
-                       using downloader: ModelDownloader? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    func expectRefused(
+        _ device: Device, _ code: DepotError.Code, keeping version: Int, saying text: String? = nil,
+        using downloader: ModelDownloader? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         do {
             let model = try await (downloader ?? device.downloader).model(named: "flowers")
             Issue.record("the attack was not caught: v\(model.version) was accepted", sourceLocation: sourceLocation)
@@ -115,19 +121,23 @@ import Testing
         try await withDevice { device in
             let v2 = try device.publish("float_classifier_labels")
             // An endless body has no length to announce; a length above the file's is a lie told in the head.
-            try await expectCutOff(device, blob: v2, answering: "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream",
-                                   refused: .sizeMismatch, saying: "announces no length where \(v2.size) belong")
-            try await expectCutOff(device, blob: v2, answering: "HTTP/1.1 200 OK\r\nContent-Length: \(1 << 30)",
-                                   refused: .sizeMismatch, saying: "announces \(1 << 30) bytes where \(v2.size) belong")
-            #expect(!FileManager.default.fileExists(atPath: device.published.cache.appendingPathComponent("partial/\(v2.sha256).part").path))
+            try await expectCutOff(
+                device, blob: v2, answering: "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream",
+                refused: .sizeMismatch, saying: "announces no length where \(v2.size) belong")
+            try await expectCutOff(
+                device, blob: v2, answering: "HTTP/1.1 200 OK\r\nContent-Length: \(1 << 30)",
+                refused: .sizeMismatch, saying: "announces \(1 << 30) bytes where \(v2.size) belong")
+            #expect(
+                !FileManager.default.fileExists(atPath: device.published.cache.appendingPathComponent("partial/\(v2.sha256).part").path))
         }
     }
 
     @Test func aRangeAnswerForOtherBytesIsRefusedOnItsHeadAndCut() async throws {
         try await withDevice { device in
             let v2 = try device.publish("float_classifier_labels")
-            try await expectCutOff(device, blob: v2, answering: "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-\(v2.size * 1000)/\(v2.size)",
-                                   refused: .sizeMismatch, saying: "the answer was refused before its body was read")
+            try await expectCutOff(
+                device, blob: v2, answering: "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-\(v2.size * 1000)/\(v2.size)",
+                refused: .sizeMismatch, saying: "the answer was refused before its body was read")
         }
     }
 
@@ -135,8 +145,9 @@ import Testing
         try await withDevice { device in
             try await EndlessServer.running(head: "HTTP/1.1 200 OK\r\nContent-Type: application/json") { endless in
                 let deceived = try device.downloader { $0.serverURL = endless.url }
-                try await expectRefused(device, .metadataTooLarge, keeping: 1, saying: "larger than \(ModelManifest.maximumSize) bytes",
-                                        using: deceived)
+                try await expectRefused(
+                    device, .metadataTooLarge, keeping: 1, saying: "larger than \(ModelManifest.maximumSize) bytes",
+                    using: deceived)
                 try await expectConnectionCut(endless, allowing: ModelManifest.maximumSize)
             }
         }
@@ -144,8 +155,10 @@ import Testing
 
     /// Sends the device for `blob` to an endless server (an origin the app allows, turned
     /// hostile) that answers `head`; expects the refusal and the connection cut.
-    func expectCutOff(_ device: Device, blob: ModelVersion, answering head: String, refused code: DepotError.Code, saying text: String,
-                      sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    func expectCutOff(
+        _ device: Device, blob: ModelVersion, answering head: String, refused code: DepotError.Code, saying text: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         try await EndlessServer.running(head: head) { endless in
             let path = "/v1/blobs/sha256/\(blob.sha256)"
             device.proxy.take(path, .response(status: .found, headers: ["Location": endless.url.absoluteString + path], body: Data()))
@@ -157,13 +170,16 @@ import Testing
 
     /// The endless server's body was delivered and the device closed the connection at once: no
     /// more left the attacker than the device may accept and what the sockets between them hold.
-    func expectConnectionCut(_ endless: EndlessServer, allowing limit: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        #expect(await eventually { endless.cut.load(ordering: .relaxed) }, "the device never closed the connection",
-                sourceLocation: sourceLocation)
+    func expectConnectionCut(_ endless: EndlessServer, allowing limit: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws
+    {
+        #expect(
+            await eventually { endless.cut.load(ordering: .relaxed) }, "the device never closed the connection",
+            sourceLocation: sourceLocation)
         let sent = endless.sent.load(ordering: .relaxed)
         let bound = try limit + Self.socketBuffers()
-        #expect(sent <= bound, "the attacker got \(sent) bytes out; the limit and the sockets' buffers hold \(bound)",
-                sourceLocation: sourceLocation)
+        #expect(
+            sent <= bound, "the attacker got \(sent) bytes out; the limit and the sockets' buffers hold \(bound)",
+            sourceLocation: sourceLocation)
     }
 
     /// The most a loopback connection holds in flight: the kernel's largest TCP receive and send
@@ -265,8 +281,9 @@ import Testing
             var previous = device.published.root.file
             for name in ["root2.key", "root3.key"] {
                 try Command.depot(["keys", "root", "generate", "--out", scratch.path(name)], environment: device.environment).succeeded()
-                let rotated = try Command.depot(["keys", "rotate", "--root-key", previous, "--new-root-key", scratch.path(name)],
-                                                environment: device.environment)
+                let rotated = try Command.depot(
+                    ["keys", "rotate", "--root-key", previous, "--new-root-key", scratch.path(name)],
+                    environment: device.environment)
                 #expect(rotated.status == 0, "\(rotated.error)")
                 previous = scratch.path(name)
             }
@@ -280,7 +297,8 @@ import Testing
 
             // An app release that pins the newest root key starts from the first document it signed,
             // and keeps the manifest versions the device accepted under the old pin.
-            let root3 = try Curve25519.Signing.PrivateKey(fileText: String(contentsOfFile: scratch.path("root3.key"), encoding: .utf8), path: "root3")
+            let root3 = try Curve25519.Signing.PrivateKey(
+                fileText: String(contentsOfFile: scratch.path("root3.key"), encoding: .utf8), path: "root3")
             let replayed = try await device.recordManifest()
             let repinned = try device.published.downloader {
                 $0.serverURL = device.proxy.url
@@ -299,13 +317,18 @@ import Testing
         try await withDevice { device in
             let attackerRoot = Curve25519.Signing.PrivateKey()
             let attackerSigner = Curve25519.Signing.PrivateKey()
-            let forgedRoot = RootDocument(version: 2, issued: Date(), expires: Date().addingTimeInterval(86_400),
-                                          rootKeys: [PublicSigningKey(attackerRoot.publicKey)],
-                                          manifestKeys: [PublicSigningKey(attackerSigner.publicKey)])
-            device.proxy.take("/v1/keys/root/2.json", .response(status: .ok, headers: [:],
-                                                                body: try SignedEnvelope(signing: forgedRoot, with: [attackerRoot]).encoded()))
+            let forgedRoot = RootDocument(
+                version: 2, issued: Date(), expires: Date().addingTimeInterval(86_400),
+                rootKeys: [PublicSigningKey(attackerRoot.publicKey)],
+                manifestKeys: [PublicSigningKey(attackerSigner.publicKey)])
+            device.proxy.take(
+                "/v1/keys/root/2.json",
+                .response(
+                    status: .ok, headers: [:],
+                    body: try SignedEnvelope(signing: forgedRoot, with: [attackerRoot]).encoded()))
             let real = try await device.recordManifest()
-            device.serveManifest(try forge(real.body, signers: [attackerSigner]) { $0.manifestVersion += 1 }, headers: ["Depot-Root-Version": "2"])
+            device.serveManifest(
+                try forge(real.body, signers: [attackerSigner]) { $0.manifestVersion += 1 }, headers: ["Depot-Root-Version": "2"])
             try await expectRefused(device, .untrustedRoot, keeping: 1, saying: "is not signed by 1 of the root keys of v1")
             let stored = try TrustedRoot(first: try Data(contentsOf: device.published.cache.appendingPathComponent("trust/root.json")))
             #expect(stored.document.version == 1)
@@ -320,8 +343,10 @@ import Testing
 
             var changed = original
             changed[changed.count - 1] ^= 0xff
-            let cases: [(Data, DepotError.Code)] = [(changed, .digestMismatch), (original + Data([0]), .sizeMismatch),
-                                                    (original.dropLast(), .sizeMismatch)]
+            let cases: [(Data, DepotError.Code)] = [
+                (changed, .digestMismatch), (original + Data([0]), .sizeMismatch),
+                (original.dropLast(), .sizeMismatch),
+            ]
             for (content, code) in cases {
                 let handle = try FileHandle(forWritingTo: model.fileURL)
                 try handle.truncate(atOffset: 0)
@@ -347,8 +372,11 @@ import Testing
     @Test func shortRangesAreRefusedInsteadOfAskedForever() async throws {
         try await withDevice { device in
             let v2 = try device.publish("float_classifier_labels")
-            device.proxy.take("/v1/blobs/sha256/\(v2.sha256)", .response(status: .partialContent,
-                                                                        headers: ["Content-Range": "bytes 0-\(v2.size - 1)/\(v2.size)"], body: Data()))
+            device.proxy.take(
+                "/v1/blobs/sha256/\(v2.sha256)",
+                .response(
+                    status: .partialContent,
+                    headers: ["Content-Range": "bytes 0-\(v2.size - 1)/\(v2.size)"], body: Data()))
             try await expectRefused(device, .sizeMismatch, keeping: 1, saying: "announces 0 bytes where \(v2.size) belong")
         }
     }
@@ -358,7 +386,8 @@ import Testing
             try Command.depot(["models", "create", "tulips"], environment: device.environment).succeeded()
             _ = try device.publish("int8_conv", to: "tulips")
             for _ in 0..<2 {
-                let rotated = try Command.depot(["keys", "rotate", "--root-key", device.published.root.file], environment: device.environment)
+                let rotated = try Command.depot(
+                    ["keys", "rotate", "--root-key", device.published.root.file], environment: device.environment)
                 #expect(rotated.status == 0, "\(rotated.error)")
             }
             // Both checks learn of root v3. The first walks 2 -> 3 -> (4: none); the second's request

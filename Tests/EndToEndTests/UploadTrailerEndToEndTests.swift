@@ -34,8 +34,12 @@ import Testing
 
     func upload(_ server: ServerProcess, _ file: String, digest: String, size: String = "-") throws -> (status: String, body: String) {
         let url: URL = server.url
-        let output = try Subprocess.run("python3", ["-c", Self.chunkedClient, url.host ?? "", "\(url.port ?? 0)", ServerProcess.adminToken,
-                                                   file, digest, size])
+        let output = try Subprocess.run(
+            "python3",
+            [
+                "-c", Self.chunkedClient, url.host ?? "", "\(url.port ?? 0)", ServerProcess.adminToken,
+                file, digest, size,
+            ])
         #expect(output.status == 0, "\(output.error)")
         let lines = output.text.split(separator: "\n", maxSplits: 1).map(String.init)
         return (lines.first ?? "", lines.count > 1 ? lines[1] : "")
@@ -56,8 +60,10 @@ import Testing
         let size = try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int ?? 0
         let cut = try upload(server, file, digest: digest, size: String(size + 10))
         #expect(cut.body.contains("\"size_mismatch\""))
-        #expect(try Command.depot(["versions", "flowers", "--json"], environment: server.environment).decode(ModelVersionList.self).versions.isEmpty,
-                "nothing refused was stored")
+        #expect(
+            try Command.depot(["versions", "flowers", "--json"], environment: server.environment).decode(ModelVersionList.self).versions
+                .isEmpty,
+            "nothing refused was stored")
 
         let right = try upload(server, file, digest: digest.uppercased(), size: String(size))
         #expect(right.status == "HTTP/1.1 201 Created")
@@ -72,23 +78,28 @@ import Testing
         let scratch = try Scratch()
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
         try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
-        let script = PythonAnswerReader.function + """
-            import hashlib, socket
-            host, port, token, path = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-            data = open(path, "rb").read()
-            def upload(digest):
-                return (b"POST /v1/admin/models/flowers/versions HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer %s\\r\\n"
-                        b"Transfer-Encoding: chunked\\r\\nTrailer: Depot-Content-SHA256\\r\\n\\r\\n" % token.encode()
-                        + b"%x\\r\\n" % len(data) + data + b"\\r\\n0\\r\\nDepot-Content-SHA256: " + digest.encode() + b"\\r\\n\\r\\n")
-            right = hashlib.sha256(data).hexdigest()
-            s = socket.create_connection((host, port), timeout=30)
-            s.sendall(upload(right) + upload("0" * 64) + upload(right))
-            answers = read_answers(s, 3)
-            print(", ".join(status + (" digest_mismatch" if b"digest_mismatch" in body else "") for status, body in answers))
-            """
+        let script =
+            PythonAnswerReader.function + """
+                import hashlib, socket
+                host, port, token, path = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+                data = open(path, "rb").read()
+                def upload(digest):
+                    return (b"POST /v1/admin/models/flowers/versions HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer %s\\r\\n"
+                            b"Transfer-Encoding: chunked\\r\\nTrailer: Depot-Content-SHA256\\r\\n\\r\\n" % token.encode()
+                            + b"%x\\r\\n" % len(data) + data + b"\\r\\n0\\r\\nDepot-Content-SHA256: " + digest.encode() + b"\\r\\n\\r\\n")
+                right = hashlib.sha256(data).hexdigest()
+                s = socket.create_connection((host, port), timeout=30)
+                s.sendall(upload(right) + upload("0" * 64) + upload(right))
+                answers = read_answers(s, 3)
+                print(", ".join(status + (" digest_mismatch" if b"digest_mismatch" in body else "") for status, body in answers))
+                """
         let url: URL = server.url
-        let output = try Subprocess.run("python3", ["-c", script, url.host ?? "", "\(url.port ?? 0)", ServerProcess.adminToken,
-                                                   Binaries.fixture("float_classifier")])
+        let output = try Subprocess.run(
+            "python3",
+            [
+                "-c", script, url.host ?? "", "\(url.port ?? 0)", ServerProcess.adminToken,
+                Binaries.fixture("float_classifier"),
+            ])
         #expect(output.status == 0, "\(output.error)")
         #expect(output.text.trimmingCharacters(in: .whitespacesAndNewlines) == "201, 400 digest_mismatch, 201")
     }
@@ -152,11 +163,16 @@ import Testing
         #expect(eventually { FileManager.default.fileExists(atPath: report + ".port") })
         let port = try String(contentsOfFile: report + ".port", encoding: .utf8)
         let file = Binaries.fixture("int8_conv")
-        let cli = try Command.depot(["upload", "flowers", file], environment: ["DEPOT_SERVER": "http://127.0.0.1:\(port)", "DEPOT_TOKEN": "t"])
+        let cli = try Command.depot(
+            ["upload", "flowers", file], environment: ["DEPOT_SERVER": "http://127.0.0.1:\(port)", "DEPOT_TOKEN": "t"])
         #expect(cli.status == 1 && cli.error.contains("recorded"), "\(cli.error)")
         _ = listener.waitForExit()
 
-        struct Recorded: Decodable { let head: [String]; let body: String; let trailer: String }
+        struct Recorded: Decodable {
+            let head: [String]
+            let body: String
+            let trailer: String
+        }
         let recorded = try JSONDecoder().decode(Recorded.self, from: Data(contentsOf: URL(fileURLWithPath: report)))
         let digest = try SHA256.digest(ofFileAt: file).hex
         let size = try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int ?? 0

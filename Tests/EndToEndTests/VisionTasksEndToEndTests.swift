@@ -54,21 +54,31 @@ struct VisionTasksEndToEndTests {
     func regionClassificationsEqualTheTaskLibrarys(fixture: String) async throws {
         let (published, model) = try await verified(fixture)
         defer { withExtendedLifetime(published) {} }
-        let classifier = try ImageClassifier(model: model, library: try LiteRTLibrary(path: try LiteRTRuntime.libraryPath()),
-                                             options: .init(maximumResults: 5))
+        let classifier = try ImageClassifier(
+            model: model, library: try LiteRTLibrary(path: try LiteRTRuntime.libraryPath()),
+            options: .init(maximumResults: 5))
         // Boxes inside, at each edge, of one pixel's width, and the whole image.
         let boxes: [(String, PixelRegion)] = [
-            ("scene_300x200", PixelRegion(x: 30, y: 20, width: 120, height: 90)), ("scene_300x200", PixelRegion(x: 0, y: 0, width: 64, height: 200)),
-            ("scene_300x200", PixelRegion(x: 250, y: 150, width: 50, height: 50)), ("scene_300x200", PixelRegion(x: 100, y: 60, width: 1, height: 37)),
-            ("scene_50x37", PixelRegion(x: 0, y: 0, width: 50, height: 37)), ("scene_50x37", PixelRegion(x: 13, y: 7, width: 21, height: 9)),
+            ("scene_300x200", PixelRegion(x: 30, y: 20, width: 120, height: 90)),
+            ("scene_300x200", PixelRegion(x: 0, y: 0, width: 64, height: 200)),
+            ("scene_300x200", PixelRegion(x: 250, y: 150, width: 50, height: 50)),
+            ("scene_300x200", PixelRegion(x: 100, y: 60, width: 1, height: 37)),
+            ("scene_50x37", PixelRegion(x: 0, y: 0, width: 50, height: 37)),
+            ("scene_50x37", PixelRegion(x: 13, y: 7, width: 21, height: 9)),
         ]
         for (image, box) in boxes {
             let picture = Self.images.appendingPathComponent("\(image).png")
             let ours = try classifier.classify(try PixelBuffer(contentsOfFile: picture.path), region: box)
-            let theirs = try Self.reference([ReferenceCategory].self, ["classify-region", model.fileURL.path, picture.path, "5",
-                                                                      "\(box.x)", "\(box.y)", "\(box.width)", "\(box.height)"])
+            let theirs = try Self.reference(
+                [ReferenceCategory].self,
+                [
+                    "classify-region", model.fileURL.path, picture.path, "5",
+                    "\(box.x)", "\(box.y)", "\(box.width)", "\(box.height)",
+                ])
             #expect(ours.count == 5 && theirs.count == 5, "\(image) \(box)")
-            #expect(Self.groups(ours.map { ($0.score, $0.label) }) == Self.groups(theirs.map { ($0.score, $0.label) }), "\(image) \(box): \(ours) vs \(theirs)")
+            #expect(
+                Self.groups(ours.map { ($0.score, $0.label) }) == Self.groups(theirs.map { ($0.score, $0.label) }),
+                "\(image) \(box): \(ours) vs \(theirs)")
             for (mine, reference) in zip(ours, theirs) {
                 #expect(abs(mine.score - reference.score) <= 1e-5, "\(image) \(box): \(mine) vs \(reference)")
             }
@@ -78,7 +88,11 @@ struct VisionTasksEndToEndTests {
     static func groups(_ ranked: [(Float, String)]) -> [Set<String>] {
         var groups: [(Float, Set<String>)] = []
         for (score, label) in ranked {
-            if let last = groups.last, abs(last.0 - score) <= 1e-5 { groups[groups.count - 1].1.insert(label) } else { groups.append((score, [label])) }
+            if let last = groups.last, abs(last.0 - score) <= 1e-5 {
+                groups[groups.count - 1].1.insert(label)
+            } else {
+                groups.append((score, [label]))
+            }
         }
         return groups.map(\.1)
     }
@@ -97,7 +111,8 @@ struct VisionTasksEndToEndTests {
         for (mine, reference) in zip(ours, theirs) {
             #expect(abs(mine.score - reference.score) <= 1e-5, "\(mine) vs \(reference)")
             let box = mine.box
-            #expect(abs(box.x - reference.x) <= 1 && abs(box.y - reference.y) <= 1 && abs(box.width - reference.width) <= 1
+            #expect(
+                abs(box.x - reference.x) <= 1 && abs(box.y - reference.y) <= 1 && abs(box.width - reference.width) <= 1
                     && abs(box.height - reference.height) <= 1, "\(box) vs \(reference)")
         }
     }
@@ -122,13 +137,18 @@ struct VisionTasksEndToEndTests {
         let picture = try PixelBuffer(contentsOfFile: Self.images.appendingPathComponent("scene_300x200.png").path)
         let all = try ObjectDetector(model: model, library: library).detect(picture)
         #expect(all.count == 6, "maxDetections from tflite_metadata.json")
-        let confident = try ObjectDetector(model: model, library: library, options: .init(maximumResults: 2, scoreThreshold: 0.99)).detect(picture)
+        let confident = try ObjectDetector(model: model, library: library, options: .init(maximumResults: 2, scoreThreshold: 0.99)).detect(
+            picture)
         #expect(confident.count == 2 && confident.allSatisfy { $0.score >= 0.99 })
         #expect(Set(all.map(\.label)).isSubset(of: ["red", "green", "blue"]) && Set(all.map(\.label)).count == 3)
 
         // The same model with its metadata answers the same.
-        let reference = try Self.reference([ReferenceDetection].self, ["detect", Self.metadataFixtures.appendingPathComponent("object_detector.tflite").path,
-                                                                       Self.images.appendingPathComponent("scene_300x200.png").path])
+        let reference = try Self.reference(
+            [ReferenceDetection].self,
+            [
+                "detect", Self.metadataFixtures.appendingPathComponent("object_detector.tflite").path,
+                Self.images.appendingPathComponent("scene_300x200.png").path,
+            ])
         #expect(all.map(\.label) == reference.map(\.label))
     }
 
@@ -140,7 +160,9 @@ struct VisionTasksEndToEndTests {
         let right = try detector.detect(picture, region: PixelRegion(x: 150, y: 0, width: 150, height: 200))
         #expect(!right.isEmpty)
         #expect(right.allSatisfy { $0.box.x >= 150 - $0.box.width })
-        let outside = #expect(throws: DepotError.self) { try detector.detect(picture, region: PixelRegion(x: 250, y: 0, width: 100, height: 10)) }
+        let outside = #expect(throws: DepotError.self) {
+            try detector.detect(picture, region: PixelRegion(x: 250, y: 0, width: 100, height: 10))
+        }
         #expect(outside?.code == .invalidImage)
         let notAClassifier = #expect(throws: DepotError.self) {
             try ImageClassifier(model: model, library: try LiteRTLibrary(path: try LiteRTRuntime.libraryPath()))

@@ -6,7 +6,8 @@
 public func fuzzDeviceAttributes(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let header = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
     guard let attributes = try? DeviceAttributes.decode(header), let encoded = DeviceAttributes.encode(attributes),
-          encoded.utf8.count <= DeviceAttributes.maximumLength else { return 0 }
+        encoded.utf8.count <= DeviceAttributes.maximumLength
+    else { return 0 }
     let again = try? DeviceAttributes.decode(encoded)
     precondition(again == attributes, "'\(encoded)' does not decode back to \(attributes)")
     return 0

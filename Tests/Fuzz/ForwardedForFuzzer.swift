@@ -10,7 +10,8 @@ public func fuzzForwardedFor(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
     let forwardedFor = String(decoding: parts[0], as: UTF8.self)
     let forwardedProto = parts.count > 1 ? String(decoding: parts[1], as: UTF8.self) : nil
     let client = proxies.client(peer: "127.0.0.1", forwardedFor: forwardedFor, forwardedProto: forwardedProto)
-    precondition(client.address == "127.0.0.1" || client.address.flatMap { AddressRange.bytes($0) } != nil,
-                 "client address '\(client.address ?? "nil")'")
+    precondition(
+        client.address == "127.0.0.1" || client.address.flatMap { AddressRange.bytes($0) } != nil,
+        "client address '\(client.address ?? "nil")'")
     return 0
 }

@@ -11,8 +11,9 @@ public func fuzzHotRequestHead(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
         precondition(request.path.hasPrefix("/"), "target '\(request.path)'")
     }
     if case .posted(let request, let head, let length) = HotRequestHead.parse(buffer) {
-        precondition(head <= size && head <= HotRequestHead.maxLength && length >= head && length - head <= HotRequestHead.maxRoutedBody,
-                     "a head of \(head) bytes in \(size), a request of \(length)")
+        precondition(
+            head <= size && head <= HotRequestHead.maxLength && length >= head && length - head <= HotRequestHead.maxRoutedBody,
+            "a head of \(head) bytes in \(size), a request of \(length)")
         precondition(request.path.hasPrefix("/"), "target '\(request.path)'")
     }
     if case .routed(let length) = HotRequestHead.parse(buffer) {

@@ -35,7 +35,9 @@ public func fuzzPatchApply(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let patch = UnsafeRawBufferPointer(start: data, count: size)
     let newSize = claimedSize(patch)
     let output = fuzzDirectory.appendingPathComponent("new")
-    guard FileManager.default.createFile(atPath: output.path, contents: nil), let handle = FileHandle(forWritingAtPath: output.path) else { return 0 }
+    guard FileManager.default.createFile(atPath: output.path, contents: nil), let handle = FileHandle(forWritingAtPath: output.path) else {
+        return 0
+    }
     let refusal = applied(patch, newSize: newSize, into: handle)
     try? handle.close()
     if let refusal {

@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
-@testable import ModelDepotServer
 import ModelDepotShared
 import Testing
+
+@testable import ModelDepotServer
 
 /// The arm tokens the server signs into download URLs: only a token it made, for that blob,
 /// names an arm; everything else, however malformed, is `unknown`.
@@ -22,8 +23,9 @@ import Testing
         #expect(arm("arm=\(token)") == "rule:r-1a2b3c4d")
         #expect(arm("x=1&arm=\(token)&y=2#fragment") == "rule:r-1a2b3c4d")
         #expect(arm("arm=\(token)", blob: Self.other) == "unknown", "a token is for one blob")
-        #expect(arm("arm=\(token)", keys: [ArmToken.Key(signingKey: Curve25519.Signing.PrivateKey())]) == "unknown",
-                "another server's key")
+        #expect(
+            arm("arm=\(token)", keys: [ArmToken.Key(signingKey: Curve25519.Signing.PrivateKey())]) == "unknown",
+            "another server's key")
     }
 
     @Test func anArmWithCharactersOutsideTheURLSafeSetRoundTrips() {
@@ -72,8 +74,9 @@ import Testing
     static let blob = ArmTokenTests.blob[...]
 
     func root(_ version: Int, rootKey: Curve25519.Signing.PrivateKey, manifestKey: PublicSigningKey) throws -> Data {
-        let document = RootDocument(version: version, issued: Date(), expires: Date().addingTimeInterval(86_400),
-                                    rootKeys: [PublicSigningKey(rootKey.publicKey)], manifestKeys: [manifestKey], revokedKeys: [])
+        let document = RootDocument(
+            version: version, issued: Date(), expires: Date().addingTimeInterval(86_400),
+            rootKeys: [PublicSigningKey(rootKey.publicKey)], manifestKeys: [manifestKey], revokedKeys: [])
         return try SignedEnvelope(signing: document, with: [rootKey]).encoded()
     }
 
@@ -92,14 +95,17 @@ import Testing
         let rootKey = Curve25519.Signing.PrivateKey()
         _ = try await first.accept(try root(1, rootKey: rootKey, manifestKey: first.status.active), catalog: catalog, now: Date())
         #expect(try await first.reload(catalog: catalog), "the first root document changes what signs")
-        #expect(first.armToken(arm: .rule(id: "r-1"), sha256: String(Self.blob)) == before, "a root document that keeps the key keeps the tokens")
+        #expect(
+            first.armToken(arm: .rule(id: "r-1"), sha256: String(Self.blob)) == before,
+            "a root document that keeps the key keeps the tokens")
         let pending = try await first.makePendingKey()
         #expect(try await !first.reload(catalog: catalog), "a pending key alone signs nothing")
         _ = try await first.accept(try root(2, rootKey: rootKey, manifestKey: pending), catalog: catalog, now: Date())
         #expect(try await first.reload(catalog: catalog))
         let after = first.armToken(arm: .rule(id: "r-1"), sha256: String(Self.blob))
         #expect(after != before)
-        #expect(first.countedArm(query: query(before), sha256: Self.blob) == .rule(id: "r-1"), "a manifest fetched just before the rotation")
+        #expect(
+            first.countedArm(query: query(before), sha256: Self.blob) == .rule(id: "r-1"), "a manifest fetched just before the rotation")
         #expect(first.countedArm(query: query(after), sha256: Self.blob) == .rule(id: "r-1"))
 
         #expect(second.countedArm(query: query(after), sha256: Self.blob) == .unknown, "the other replica has not seen the rotation yet")

@@ -1,5 +1,6 @@
-@testable import ModelDepotServer
 import Testing
+
+@testable import ModelDepotServer
 
 /// The backoff's arithmetic, on a clock the test moves.
 @Suite struct AuthenticationThrottleTests {

@@ -13,8 +13,10 @@ import Testing
         return ("/v1/blobs/sha256/\(version.sha256)", try Fixtures.bytes("float_classifier_labels"), try await client.appKey())
     }
 
-    func get(_ client: TestServer.Client, _ uri: String, _ key: HTTPFields, _ extra: [HTTPField.Name: String] = [:],
-             method: HTTPRequest.Method = .get) async throws -> TestResponse {
+    func get(
+        _ client: TestServer.Client, _ uri: String, _ key: HTTPFields, _ extra: [HTTPField.Name: String] = [:],
+        method: HTTPRequest.Method = .get
+    ) async throws -> TestResponse {
         var headers = key
         for (name, value) in extra { headers[name] = value }
         return try await client.request(method, uri, headers: headers)
@@ -38,8 +40,10 @@ import Testing
         try await TestServer().run { client in
             let (uri, bytes, key) = try await prepare(client)
             let n = bytes.count
-            for (range, expected) in [("bytes=0-3", 0...3), ("bytes=100-", 100...(n - 1)), ("bytes=-5", (n - 5)...(n - 1)),
-                                      ("bytes=10-99999", 10...(n - 1))] {
+            for (range, expected) in [
+                ("bytes=0-3", 0...3), ("bytes=100-", 100...(n - 1)), ("bytes=-5", (n - 5)...(n - 1)),
+                ("bytes=10-99999", 10...(n - 1)),
+            ] {
                 let response = try await get(client, uri, key, [.range: range])
                 #expect(response.status == .partialContent, "\(range)")
                 #expect(response.headers[.contentRange] == "bytes \(expected.lowerBound)-\(expected.upperBound)/\(n)", "\(range)")

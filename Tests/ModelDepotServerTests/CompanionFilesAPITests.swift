@@ -19,15 +19,18 @@ import Testing
 
     /// Uploads the detector fixture (or the first `modelPrefix` bytes of it) followed by `parts`,
     /// announced as `announced`; the model's length is announced as `modelSize`, or as it is.
-    static func upload(_ client: TestServer.Client, announced: [CompanionFile], parts: [[UInt8]], modelSize: Int? = nil,
-                       modelPrefix: Int? = nil, query: String = "publish=true") async throws -> TestResponse {
+    static func upload(
+        _ client: TestServer.Client, announced: [CompanionFile], parts: [[UInt8]], modelSize: Int? = nil,
+        modelPrefix: Int? = nil, query: String = "publish=true"
+    ) async throws -> TestResponse {
         let whole = try Fixtures.bytes("metadata/object_detector")
         let model = Array(whole.prefix(modelPrefix ?? whole.count))
         var headers = TestServer.Client.admin
         headers[HTTPField.Name(DepotHeader.contentLength)!] = String(modelSize ?? model.count)
         headers[HTTPField.Name(DepotHeader.companionFiles)!] = CompanionFile.header(announced)
-        return try await client.request(.post, "/v1/admin/models/detector/versions?\(query)", headers: headers,
-                                        body: ByteBuffer(bytes: model + parts.flatMap { $0 }))
+        return try await client.request(
+            .post, "/v1/admin/models/detector/versions?\(query)", headers: headers,
+            body: ByteBuffer(bytes: model + parts.flatMap { $0 }))
     }
 
     @Test func filesAreStoredListedAndSignedIntoTheManifest() async throws {
@@ -89,34 +92,42 @@ import Testing
 
             var headers = TestServer.Client.admin
             headers[HTTPField.Name(DepotHeader.companionFiles)!] = "name=Labels;size=3;sha256=\(labels.sha256)"
-            let badName = try await client.request(.post, "/v1/admin/models/detector/versions", headers: headers,
-                                                   body: ByteBuffer(bytes: try Fixtures.bytes("metadata/object_detector")))
+            let badName = try await client.request(
+                .post, "/v1/admin/models/detector/versions", headers: headers,
+                body: ByteBuffer(bytes: try Fixtures.bytes("metadata/object_detector")))
             #expect(badName.status == .badRequest)
             #expect(badName.error?.code == .invalidCompanionFile)
 
-            for malformed in ["name=labels;size=many;sha256=\(labels.sha256)", "labels", "name=labels;size=3;sha256=XYZ",
-                              CompanionFile.header([labels, labels])] {
+            for malformed in [
+                "name=labels;size=many;sha256=\(labels.sha256)", "labels", "name=labels;size=3;sha256=XYZ",
+                CompanionFile.header([labels, labels]),
+            ] {
                 headers[HTTPField.Name(DepotHeader.companionFiles)!] = malformed
-                let refused = try await client.request(.post, "/v1/admin/models/detector/versions", headers: headers,
-                                                       body: ByteBuffer(bytes: try Fixtures.bytes("metadata/object_detector")))
+                let refused = try await client.request(
+                    .post, "/v1/admin/models/detector/versions", headers: headers,
+                    body: ByteBuffer(bytes: try Fixtures.bytes("metadata/object_detector")))
                 #expect(refused.status == .badRequest && refused.error?.code == .invalidCompanionFile, "\(malformed)")
             }
 
             headers[HTTPField.Name(DepotHeader.companionFiles)!] = CompanionFile.header([labels])
-            let noLength = try await client.request(.post, "/v1/admin/models/detector/versions", headers: headers,
-                                                    body: ByteBuffer(bytes: try Fixtures.bytes("metadata/object_detector") + Self.labels))
+            let noLength = try await client.request(
+                .post, "/v1/admin/models/detector/versions", headers: headers,
+                body: ByteBuffer(bytes: try Fixtures.bytes("metadata/object_detector") + Self.labels))
             #expect(noLength.error?.code == .badRequest)
             #expect(noLength.error?.message.contains(DepotHeader.contentLength) == true)
 
             let many = try (0...CompanionFile.maximumCount).map { try CompanionFile(name: "f\($0)", sha256: labels.sha256, size: 1) }
             headers[HTTPField.Name(DepotHeader.companionFiles)!] = CompanionFile.header(many)
-            let tooMany = try await client.request(.post, "/v1/admin/models/detector/versions", headers: headers,
-                                                   body: ByteBuffer(bytes: [0]))
+            let tooMany = try await client.request(
+                .post, "/v1/admin/models/detector/versions", headers: headers,
+                body: ByteBuffer(bytes: [0]))
             #expect(tooMany.error?.code == .invalidCompanionFile)
 
-            headers[HTTPField.Name(DepotHeader.companionFiles)!] = "name=labels;size=\(CompanionFile.maximumSize + 1);sha256=\(labels.sha256)"
-            let tooLarge = try await client.request(.post, "/v1/admin/models/detector/versions", headers: headers,
-                                                    body: ByteBuffer(bytes: [0]))
+            headers[HTTPField.Name(DepotHeader.companionFiles)!] =
+                "name=labels;size=\(CompanionFile.maximumSize + 1);sha256=\(labels.sha256)"
+            let tooLarge = try await client.request(
+                .post, "/v1/admin/models/detector/versions", headers: headers,
+                body: ByteBuffer(bytes: [0]))
             #expect(tooLarge.status == .contentTooLarge)
 
             // A model announced shorter than it is: the body runs past its parts, and the files go with it.
@@ -124,7 +135,9 @@ import Testing
             #expect(damaged.status == .badRequest && damaged.error?.code == .sizeMismatch)
             // A model the verifier refuses (its first 4 KiB) takes its files with it.
             let refused = try await Self.upload(client, announced: [labels], parts: [Self.labels], modelPrefix: 4096)
-            #expect(refused.status == .unprocessableContent && refused.error?.code == .offsetOutOfBounds, "\(String(describing: refused.error))")
+            #expect(
+                refused.status == .unprocessableContent && refused.error?.code == .offsetOutOfBounds, "\(String(describing: refused.error))"
+            )
 
             let versions = try await client.request(.get, "/v1/admin/models/detector/versions").decode(ModelVersionList.self)
             #expect(versions.versions.isEmpty)

@@ -2,10 +2,11 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-@testable import ModelDepotServer
 import ModelDepotShared
 import TestSupport
 import Testing
+
+@testable import ModelDepotServer
 
 /// Console sessions that exist on the server: the cookie holds a random id, the catalog the
 /// session; signing out, idling, the lifetime and revoking the token end it; cookies that name no
@@ -15,7 +16,8 @@ import Testing
 
     /// The sign-in page with `401`, saying why, and the cookie cleared.
     static func isSignedOut(_ response: TestResponse) -> Bool {
-        response.status == .unauthorized && response.text.contains("console session has ended") && response.text.contains("type=\"password\"")
+        response.status == .unauthorized && response.text.contains("console session has ended")
+            && response.text.contains("type=\"password\"")
             && response.headers[.setCookie]?.contains("Max-Age=0") == true
     }
 
@@ -35,9 +37,12 @@ import Testing
             #expect(Self.isSignedOut(change))
             var uploadHeaders = cookie
             uploadHeaders[ConsoleController.csrfHeader] = csrf
-            let upload = try await client.request(.post, "/console/models/flowers/versions", headers: uploadHeaders,
-                                                  body: ByteBuffer(bytes: try Fixtures.bytes("float_classifier")))
-            #expect(upload.status == .unauthorized && upload.text.contains("\"code\":\"unauthorized\""), "the upload script gets the API's error")
+            let upload = try await client.request(
+                .post, "/console/models/flowers/versions", headers: uploadHeaders,
+                body: ByteBuffer(bytes: try Fixtures.bytes("float_classifier")))
+            #expect(
+                upload.status == .unauthorized && upload.text.contains("\"code\":\"unauthorized\""),
+                "the upload script gets the API's error")
             #expect(try await client.request(.get, "/v1/admin/models").decode(ModelList.self).models.isEmpty, "nothing was created")
         }
     }
@@ -55,7 +60,9 @@ import Testing
             clock.advance(by: 599)
             #expect(try await client.request(.get, "/console/models", headers: idle).status == .ok, "the use before renewed it")
             clock.advance(by: 601)
-            #expect(Self.isSignedOut(try await client.request(.get, "/console/models", headers: idle)), "unused for longer than the idle timeout")
+            #expect(
+                Self.isSignedOut(try await client.request(.get, "/console/models", headers: idle)),
+                "unused for longer than the idle timeout")
 
             let (busy, _) = try await ConsoleTests.signIn(client)
             for _ in 0..<6 {
@@ -63,15 +70,18 @@ import Testing
                 #expect(try await client.request(.get, "/console/models", headers: busy).status == .ok)
             }
             clock.advance(by: 601)
-            #expect(Self.isSignedOut(try await client.request(.get, "/console/models", headers: busy)), "used all along, but past its lifetime")
+            #expect(
+                Self.isSignedOut(try await client.request(.get, "/console/models", headers: busy)), "used all along, but past its lifetime")
         }
     }
 
     @Test func revokingTheTokenEndsItsSessions() async throws {
         try await TestServer().run { client in
-            let created = try await client.json(.post, "/v1/admin/keys", AccessKeyCreation(kind: .admin, name: "second")).decode(CreatedAccessKey.self)
-            let signIn = try await client.request(.post, "/console/sign-in", headers: ConsoleTests.form,
-                                                  body: ByteBuffer(string: "token=\(created.secret)"))
+            let created = try await client.json(.post, "/v1/admin/keys", AccessKeyCreation(kind: .admin, name: "second")).decode(
+                CreatedAccessKey.self)
+            let signIn = try await client.request(
+                .post, "/console/sign-in", headers: ConsoleTests.form,
+                body: ByteBuffer(string: "token=\(created.secret)"))
             let pair = try #require(signIn.headers[.setCookie]).prefix { $0 != ";" }
             let cookie: HTTPFields = [.cookie: String(pair)]
             #expect(try await client.request(.get, "/console/models", headers: cookie).status == .ok)
@@ -102,17 +112,22 @@ import Testing
 
     @Test func rawFormBodiesAreParsedLikeABrowsersAndNeverTrap() async throws {
         try await TestServer().run { client in
-            for body in ["token=a b", "token=%", "token=%zz%4", "token=<script>", "token=\u{00e9}\u{1F600}", "token=\u{0}\u{7}",
-                         "&&&=&token", "token=\(String(repeating: "%", count: 5000))", "token=%FF%FE"] {
-                let response = try await client.request(.post, "/console/sign-in", headers: ConsoleTests.form, body: ByteBuffer(string: body))
+            for body in [
+                "token=a b", "token=%", "token=%zz%4", "token=<script>", "token=\u{00e9}\u{1F600}", "token=\u{0}\u{7}",
+                "&&&=&token", "token=\(String(repeating: "%", count: 5000))", "token=%FF%FE",
+            ] {
+                let response = try await client.request(
+                    .post, "/console/sign-in", headers: ConsoleTests.form, body: ByteBuffer(string: body))
                 #expect(response.status == .unauthorized, "\(body.prefix(40)): \(response.status)")
                 #expect(response.text.contains("not a working ModelDepot token"))
             }
-            let spaced = try await client.request(.post, "/console/sign-in", headers: ConsoleTests.form,
-                                                  body: ByteBuffer(string: "csrf=x&token=+\(TestServer.adminToken)+"))
+            let spaced = try await client.request(
+                .post, "/console/sign-in", headers: ConsoleTests.form,
+                body: ByteBuffer(string: "csrf=x&token=+\(TestServer.adminToken)+"))
             #expect(spaced.status == .seeOther, "'+' is a space, and spaces around the token are trimmed")
-            let large = try await client.request(.post, "/console/sign-in", headers: ConsoleTests.form,
-                                                 body: ByteBuffer(string: "token=" + String(repeating: "a", count: 70_000)))
+            let large = try await client.request(
+                .post, "/console/sign-in", headers: ConsoleTests.form,
+                body: ByteBuffer(string: "token=" + String(repeating: "a", count: 70_000)))
             #expect(large.status == .contentTooLarge)
             #expect(try await client.request(.get, "/healthz", headers: [:]).status == .ok)
         }
@@ -132,10 +147,12 @@ import Testing
                 let guess = String(format: "%064x", attempt)
                 statuses.append(try await client.execute(uri: "/console/models", method: .get, headers: Self.cookie(guess)).status)
             }
-            #expect(statuses == Array(repeating: .unauthorized, count: 4) + [.tooManyRequests],
-                    "the allowance, then the failure that starts the wait, then the wait")
-            let signIn = try await client.execute(uri: "/console/sign-in", method: .post, headers: ConsoleTests.form,
-                                                  body: ByteBuffer(string: "token=\(TestServer.adminToken)"))
+            #expect(
+                statuses == Array(repeating: .unauthorized, count: 4) + [.tooManyRequests],
+                "the allowance, then the failure that starts the wait, then the wait")
+            let signIn = try await client.execute(
+                uri: "/console/sign-in", method: .post, headers: ConsoleTests.form,
+                body: ByteBuffer(string: "token=\(TestServer.adminToken)"))
             #expect(signIn.status == .tooManyRequests, "the same throttle as the API's and the sign-in's")
             #expect(signIn.headers[.setCookie] == nil)
         }

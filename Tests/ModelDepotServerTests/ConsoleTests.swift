@@ -2,9 +2,10 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-@testable import ModelDepotServer
 import ModelDepotShared
 import Testing
+
+@testable import ModelDepotServer
 
 /// The web console through the router: sign-in with an admin token into an `HttpOnly`,
 /// `SameSite=Strict` cookie, CSRF on every change, a strict Content-Security-Policy, expiry, and
@@ -14,8 +15,9 @@ import Testing
 
     /// Signs in and returns the cookie header to send and the page's CSRF token.
     static func signIn(_ client: TestServer.Client) async throws -> (cookie: HTTPFields, csrf: String) {
-        let response = try await client.request(.post, "/console/sign-in", headers: form,
-                                                body: ByteBuffer(string: "token=\(TestServer.adminToken)"))
+        let response = try await client.request(
+            .post, "/console/sign-in", headers: form,
+            body: ByteBuffer(string: "token=\(TestServer.adminToken)"))
         #expect(response.status == .seeOther)
         let setCookie = try #require(response.headers[.setCookie])
         let pair = String(setCookie.prefix { $0 != ";" })
@@ -40,8 +42,9 @@ import Testing
             #expect(!signIn.text.contains("<script>") && !signIn.text.contains("style=\""), "no inline script or style")
             #expect(signIn.text.contains("type=\"password\""))
 
-            let response = try await client.request(.post, "/console/sign-in", headers: Self.form,
-                                                    body: ByteBuffer(string: "token=\(TestServer.adminToken)"))
+            let response = try await client.request(
+                .post, "/console/sign-in", headers: Self.form,
+                body: ByteBuffer(string: "token=\(TestServer.adminToken)"))
             #expect(response.status == .seeOther && response.headers[.location] == "/console/models")
             let cookie = try #require(response.headers[.setCookie])
             #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/console"))
@@ -52,8 +55,9 @@ import Testing
             #expect(value.wholeMatch(of: /[0-9a-f]{64}/) != nil, "a random id and nothing else: \(value)")
             var forwarded = Self.form
             forwarded[HTTPField.Name("X-Forwarded-Proto")!] = "https"
-            let claimed = try await client.request(.post, "/console/sign-in", headers: forwarded,
-                                                   body: ByteBuffer(string: "token=\(TestServer.adminToken)"))
+            let claimed = try await client.request(
+                .post, "/console/sign-in", headers: forwarded,
+                body: ByteBuffer(string: "token=\(TestServer.adminToken)"))
             #expect(claimed.headers[.setCookie]?.contains("Secure") == false, "X-Forwarded-Proto from a peer that is no trusted proxy")
         }
     }
@@ -62,8 +66,9 @@ import Testing
         var server = try TestServer()
         server.configuration.publicURL = URL(string: "https://models.example.com")
         try await server.run { client in
-            let response = try await client.request(.post, "/console/sign-in", headers: Self.form,
-                                                    body: ByteBuffer(string: "token=\(TestServer.adminToken)"))
+            let response = try await client.request(
+                .post, "/console/sign-in", headers: Self.form,
+                body: ByteBuffer(string: "token=\(TestServer.adminToken)"))
             #expect(response.status == .seeOther)
             #expect(response.headers[.setCookie]?.contains("Secure") == true)
         }
@@ -71,7 +76,8 @@ import Testing
 
     @Test func wrongTokensAndAppKeysAreRefused() async throws {
         try await TestServer().run { client in
-            let wrong = try await client.request(.post, "/console/sign-in", headers: Self.form, body: ByteBuffer(string: "token=depot_nope"))
+            let wrong = try await client.request(
+                .post, "/console/sign-in", headers: Self.form, body: ByteBuffer(string: "token=depot_nope"))
             #expect(wrong.status == .unauthorized)
             #expect(wrong.headers[.setCookie] == nil)
             #expect(wrong.text.contains("not a working ModelDepot token"))
@@ -79,8 +85,10 @@ import Testing
             let refused = try await client.request(.post, "/console/sign-in", headers: Self.form, body: ByteBuffer(string: "token=\(app)"))
             #expect(refused.status == .forbidden)
             #expect(refused.text.contains("needs an admin token"))
-            let forged = try await client.request(.get, "/console/models", headers: [.cookie: "depot_console=\(String(repeating: "ab", count: 32))"])
-            #expect(forged.status == .unauthorized && forged.text.contains("console session has ended"), "a cookie this server did not make")
+            let forged = try await client.request(
+                .get, "/console/models", headers: [.cookie: "depot_console=\(String(repeating: "ab", count: 32))"])
+            #expect(
+                forged.status == .unauthorized && forged.text.contains("console session has ended"), "a cookie this server did not make")
             let none = try await client.request(.get, "/console/models", headers: [:])
             #expect(none.status == .seeOther && none.headers[.location] == "/console/sign-in")
         }
@@ -91,11 +99,13 @@ import Testing
             let (cookie, csrf) = try await Self.signIn(client)
             let missing = try await Self.post(client, "/console/models", "name=flowers", cookie: cookie)
             #expect(missing.status == .forbidden)
-            let wrong = try await Self.post(client, "/console/models", "name=flowers&csrf=\(String(repeating: "0", count: 64))", cookie: cookie)
+            let wrong = try await Self.post(
+                client, "/console/models", "name=flowers&csrf=\(String(repeating: "0", count: 64))", cookie: cookie)
             #expect(wrong.status == .forbidden)
             #expect(try await client.request(.get, "/v1/admin/models").decode(ModelList.self).models.isEmpty, "nothing was created")
 
-            let created = try await Self.post(client, "/console/models", "csrf=\(csrf)&name=flowers&description=Petals+and+more&tags=vision%2C+v2", cookie: cookie)
+            let created = try await Self.post(
+                client, "/console/models", "csrf=\(csrf)&name=flowers&description=Petals+and+more&tags=vision%2C+v2", cookie: cookie)
             #expect(created.status == .seeOther && created.headers[.location] == "/console/models/flowers")
             let model = try await client.request(.get, "/v1/admin/models/flowers").decode(ModelSummary.self)
             #expect(model.description == "Petals and more" && model.tags == ["vision", "v2"])
@@ -114,17 +124,23 @@ import Testing
             _ = try await client.upload("metadata/image_classifier", to: "flowers")
             let (cookie, csrf) = try await Self.signIn(client)
             let list = try await client.request(.get, "/console/models", headers: cookie)
-            #expect(list.text.contains("href=\"/console/models/flowers\"") && list.text.contains("every device: v1 (newest published; no default set)"))
+            #expect(
+                list.text.contains("href=\"/console/models/flowers\"")
+                    && list.text.contains("every device: v1 (newest published; no default set)"))
             let page = try await client.request(.get, "/console/models/flowers", headers: cookie)
             #expect(page.text.contains("href=\"/console/models/flowers/versions/1\""), "the table links each version's page")
             // The version's page shows what `depot versions flowers 1` prints, line for line.
             let version = try await client.request(.get, "/console/models/flowers/versions/1", headers: cookie)
             let shown = try await client.request(.get, "/v1/admin/models/flowers/versions/1").decode(ModelVersion.self)
             let lines = VersionText(version: shown).lines
-            #expect(lines.contains("  image  float32 [1, 16, 16, 3]") && lines.contains { $0.hasPrefix("model metadata: \"ImageClassifier\"") })
+            #expect(
+                lines.contains("  image  float32 [1, 16, 16, 3]") && lines.contains { $0.hasPrefix("model metadata: \"ImageClassifier\"") })
             #expect(lines.contains { $0.contains("labels of output 0") && $0.contains("5 — \"red\", \"green\"") }, "\(lines)")
-            let escaped = lines.joined(separator: "\n").replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
-                .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "'", with: "&#39;")
+            let escaped = lines.joined(separator: "\n").replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(
+                of: "\"", with: "&quot;"
+            )
+            .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(
+                of: "'", with: "&#39;")
             #expect(version.text.contains("<pre class=\"version-text\">\(escaped)</pre>"), "\(version.text)")
             #expect(try await client.request(.get, "/console/models/flowers/versions/9", headers: cookie).status == .notFound)
 
@@ -154,10 +170,13 @@ import Testing
             #expect(try await client.request(.get, "/v1/admin/models/flowers/versions/1").decode(ModelVersion.self).published)
             // The page says what publishing changed: nothing, as v2 is newer and the rollout names no version.
             let notice = try await client.request(.get, "/console/models/flowers?published=1", headers: cookie)
-            #expect(notice.text.contains("Published v1. No device gets it until the rollout names it (the newest published version is still v2"),
-                    "\(notice.text)")
-            #expect(try await Self.post(client, "/console/models/flowers/versions/1/unpublish", "", cookie: cookie).status == .forbidden,
-                    "no CSRF token")
+            #expect(
+                notice.text.contains(
+                    "Published v1. No device gets it until the rollout names it (the newest published version is still v2"),
+                "\(notice.text)")
+            #expect(
+                try await Self.post(client, "/console/models/flowers/versions/1/unpublish", "", cookie: cookie).status == .forbidden,
+                "no CSRF token")
 
             #expect(try await client.json(.put, "/v1/admin/models/flowers/rollout/default", RolloutVersionChoice(version: 1)).status == .ok)
             let refused = try await Self.post(client, "/console/models/flowers/versions/1/unpublish", "csrf=\(csrf)", cookie: cookie)
@@ -167,12 +186,17 @@ import Testing
             let kept = try await Self.post(client, "/console/models/flowers/versions/1/delete", "csrf=\(csrf)&confirm=1", cookie: cookie)
             #expect(kept.status == .conflict)
 
-            #expect(try await client.request(.get, "/console/models/flowers/versions/2/delete", headers: cookie).text.contains("Type 2 to confirm"))
-            let unconfirmed = try await Self.post(client, "/console/models/flowers/versions/2/delete", "csrf=\(csrf)&confirm=1", cookie: cookie)
+            #expect(
+                try await client.request(.get, "/console/models/flowers/versions/2/delete", headers: cookie).text.contains(
+                    "Type 2 to confirm"))
+            let unconfirmed = try await Self.post(
+                client, "/console/models/flowers/versions/2/delete", "csrf=\(csrf)&confirm=1", cookie: cookie)
             #expect(unconfirmed.status == .badRequest)
             let deleted = try await Self.post(client, "/console/models/flowers/versions/2/delete", "csrf=\(csrf)&confirm=2", cookie: cookie)
             #expect(deleted.status == .seeOther)
-            #expect(try await client.request(.get, "/v1/admin/models/flowers/versions").decode(ModelVersionList.self).versions.map(\.version) == [1])
+            #expect(
+                try await client.request(.get, "/v1/admin/models/flowers/versions").decode(ModelVersionList.self).versions.map(\.version)
+                    == [1])
         }
     }
 
@@ -187,8 +211,10 @@ import Testing
             let created = try await Self.post(client, "/console/keys", "csrf=\(csrf)&kind=app&name=phones&models=flowers", cookie: cookie)
             #expect(created.status == .created)
             let secret = try #require(created.text.firstMatch(of: /id="secret" value="([^"]+)"/)?.1)
-            #expect(try await client.request(.get, "/v1/models/flowers/manifest", headers: [.authorization: "Bearer \(secret)"]).status == .notFound,
-                    "the secret shown works: flowers has no published version")
+            #expect(
+                try await client.request(.get, "/v1/models/flowers/manifest", headers: [.authorization: "Bearer \(secret)"]).status
+                    == .notFound,
+                "the secret shown works: flowers has no published version")
             let again = try await client.request(.get, "/console/keys", headers: cookie)
             #expect(!again.text.contains(String(secret)), "shown only once")
             let keys = try await client.request(.get, "/v1/admin/keys").decode(AccessKeyList.self).keys
@@ -200,10 +226,14 @@ import Testing
             #expect(limitedAdmin.status == .badRequest && limitedAdmin.text.contains("cannot be limited to models"))
             #expect(try await Self.post(client, "/console/keys/\(app.id)/revoke", "", cookie: cookie).status == .forbidden, "no CSRF token")
 
-            #expect(try await client.request(.get, "/console/keys/\(app.id)/revoke", headers: cookie).text.contains("Revoke app key \(app.id)?"))
+            #expect(
+                try await client.request(.get, "/console/keys/\(app.id)/revoke", headers: cookie).text.contains("Revoke app key \(app.id)?")
+            )
             let revoked = try await Self.post(client, "/console/keys/\(app.id)/revoke", "csrf=\(csrf)", cookie: cookie)
             #expect(revoked.status == .seeOther)
-            #expect(try await client.request(.get, "/v1/models/flowers/manifest", headers: [.authorization: "Bearer \(secret)"]).status == .unauthorized)
+            #expect(
+                try await client.request(.get, "/v1/models/flowers/manifest", headers: [.authorization: "Bearer \(secret)"]).status
+                    == .unauthorized)
             let admin = try #require(keys.first { $0.kind == .admin })
             let last = try await Self.post(client, "/console/keys/\(admin.id)/revoke", "csrf=\(csrf)", cookie: cookie)
             #expect(last.status == .conflict, "the last admin token stays")

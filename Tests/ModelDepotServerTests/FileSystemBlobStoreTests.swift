@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
 import Hummingbird
-@testable import ModelDepotServer
 import Testing
+
+@testable import ModelDepotServer
 
 /// Uploads written through staged (and, where the file system allows it, direct) writes store
 /// exactly the bytes they were given and report their SHA-256, whatever their length and however
@@ -11,8 +12,10 @@ import Testing
     static let stage = FileUpload.stagingSize
     /// Lengths around the block size, the staging size, and past the writes allowed in flight
     /// (so that buffers are reused).
-    static let lengths = [0, 1, 4095, 4096, 4097, stage - 1, stage, stage + 1,
-                          (FileUpload.writesInFlight + 2) * stage + 4097]
+    static let lengths = [
+        0, 1, 4095, 4096, 4097, stage - 1, stage, stage + 1,
+        (FileUpload.writesInFlight + 2) * stage + 4097,
+    ]
 
     @Test(arguments: [true, false])
     func uploadsOfEveryLengthStoreExactlyTheirBytes(directIO: Bool) async throws {
@@ -37,7 +40,8 @@ import Testing
             // (compared outside #expect: a failing #expect would expand megabytes of Data byte by
             // byte; the first differing offset is looked for only when they differ)
             let identical = stored == bytes
-            #expect(identical, "length \(length): the stored bytes differ from offset \(identical ? 0 : Self.firstDifference(stored, bytes))")
+            #expect(
+                identical, "length \(length): the stored bytes differ from offset \(identical ? 0 : Self.firstDifference(stored, bytes))")
             #expect(try FileManager.default.contentsOfDirectory(atPath: root.path + "/tmp").isEmpty)
             if !directIO { #expect((upload as? FileUpload)?.usesDirectIO == false) }
         }

@@ -1,5 +1,6 @@
-@testable import ModelDepotServer
 import Testing
+
+@testable import ModelDepotServer
 
 /// `application/x-www-form-urlencoded` as the WHATWG URL standard parses it.
 @Suite struct FormURLEncodedTests {

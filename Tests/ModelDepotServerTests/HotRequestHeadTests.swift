@@ -1,12 +1,14 @@
 import HTTPTypes
-@testable import ModelDepotServer
 import NIOCore
 import Testing
+
+@testable import ModelDepotServer
 
 /// The request heads ``HotPathHandler`` answers itself, and the ones it leaves to NIO's decoder
 /// and the router: anything unusual, malformed or unfinished.
 @Suite struct HotRequestHeadTests {
-    static let plain = "GET /v1/models/flowers/manifest HTTP/1.1\r\nHost: depot:8080\r\nAuthorization: Bearer s3cret\r\nIf-None-Match:  \"abc\" \t\r\n\r\n"
+    static let plain =
+        "GET /v1/models/flowers/manifest HTTP/1.1\r\nHost: depot:8080\r\nAuthorization: Bearer s3cret\r\nIf-None-Match:  \"abc\" \t\r\n\r\n"
 
     func parse(_ text: String) -> HotRequestHead {
         HotRequestHead.parse(ByteBuffer(string: text))
@@ -25,14 +27,16 @@ import Testing
     }
 
     @Test func onlyTheFieldsTheResolversReadAreKept() throws {
-        let head = "GET /v1/blobs/sha256/ab HTTP/1.1\r\nUser-Agent: curl/8\r\nHost: x\r\nDEPOT-platform: ios\r\nAccept: */*\r\n"
+        let head =
+            "GET /v1/blobs/sha256/ab HTTP/1.1\r\nUser-Agent: curl/8\r\nHost: x\r\nDEPOT-platform: ios\r\nAccept: */*\r\n"
             + "range: bytes=0-9\r\nX-Custom: ignored\r\nDepot-Arm: rule-1/b\r\nDepot-Country: de\r\n\r\n"
         guard case .request(let request, let length) = parse(head) else {
             Issue.record("not taken")
             return
         }
         #expect(length == head.utf8.count)
-        #expect(DeviceField.allCases.filter { request.fields[device: $0] != nil } == [.range, .platform, .country], "Depot-Arm is not read")
+        #expect(
+            DeviceField.allCases.filter { request.fields[device: $0] != nil } == [.range, .platform, .country], "Depot-Arm is not read")
         #expect([DeviceField.platform, .range, .country].map { request.fields[device: $0] } == ["ios", "bytes=0-9", "de"])
         // A field that is dropped is still checked: a malformed one sends the request to the router.
         #expect(parse("GET / HTTP/1.1\r\nHost: x\r\nUser-Agent: caf\u{e9}\r\n\r\n") == .other)
@@ -98,11 +102,13 @@ import Testing
     /// A `POST` with a small body (an outcome batch) is read here with its fields: the lengths are
     /// the head's and, with the body, the request's.
     @Test func aPostWithASmallBodyIsReadWithItsLengths() {
-        let post = "POST /v1/models/flowers/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer k\r\ncontent-length:  5 \r\n\r\n"
+        let post =
+            "POST /v1/models/flowers/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer k\r\ncontent-length:  5 \r\n\r\n"
         var fields = HotFields()
         _ = fields.set(.authorization, "Bearer k")
-        let expected = HotRequestHead.posted(HotRequest(path: "/v1/models/flowers/events", fields: fields), head: post.utf8.count,
-                                             length: post.utf8.count + 5)
+        let expected = HotRequestHead.posted(
+            HotRequest(path: "/v1/models/flowers/events", fields: fields), head: post.utf8.count,
+            length: post.utf8.count + 5)
         #expect(parse(post + "{\"a\":GET / HTTP/1.1\r\n") == expected, "the body's length, not what follows")
         #expect(parse(post) == expected, "known before the body arrives")
         #expect(parse(String(post.dropLast(2))) == .incomplete)

@@ -14,7 +14,8 @@ import Testing
         let folders = Set(try Self.subfolders(of: folder))
         #expect(folders.count >= 10)
         #expect(folders.subtracting(named).isEmpty, "folders CONTRIBUTING.md leaves out")
-        #expect(named.subtracting(folders).subtracting(nested.values.flatMap { $0 }).isEmpty, "folders CONTRIBUTING.md names that do not exist")
+        #expect(
+            named.subtracting(folders).subtracting(nested.values.flatMap { $0 }).isEmpty, "folders CONTRIBUTING.md names that do not exist")
         for (parent, children) in nested {
             #expect(Set(children) == Set(try Self.subfolders(of: folder.appendingPathComponent(parent))), "\(parent)'s subfolders")
             for child in children { #expect(named.contains(child), "CONTRIBUTING.md names \(parent)/\(child)/") }
@@ -24,7 +25,8 @@ import Testing
     static func subfolders(of folder: URL) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
             var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: folder.appendingPathComponent($0).path, isDirectory: &isDirectory) && isDirectory.boolValue
+            return FileManager.default.fileExists(atPath: folder.appendingPathComponent($0).path, isDirectory: &isDirectory)
+                && isDirectory.boolValue
         }
     }
 }

@@ -20,7 +20,9 @@ import Testing
             #expect(first.status == .ok)
             let manifest = try first.manifest()
             #expect(manifest.version == 1)
-            #expect(manifest.downloadURL.hasPrefix("/v1/blobs/sha256/\(manifest.sha256)?arm=latest."), "the blob, and the arm signed for it: \(manifest.downloadURL)")
+            #expect(
+                manifest.downloadURL.hasPrefix("/v1/blobs/sha256/\(manifest.sha256)?arm=latest."),
+                "the blob, and the arm signed for it: \(manifest.downloadURL)")
             #expect(manifest.tensors.outputs.map(\.name) == ["probabilities"])
             let etag = try #require(first.headers[.eTag])
             #expect(etag.hasPrefix("\"") && !etag.hasPrefix("W/"))

@@ -8,8 +8,9 @@ import Testing
 @Suite struct ModelsAPITests {
     @Test func modelIsCreatedListedShownAndDeleted() async throws {
         try await TestServer().run { client in
-            let created = try await client.json(.post, "/v1/admin/models",
-                                                ModelCreation(name: try ModelName("flowers"), description: "Flowers", tags: ["vision"]))
+            let created = try await client.json(
+                .post, "/v1/admin/models",
+                ModelCreation(name: try ModelName("flowers"), description: "Flowers", tags: ["vision"]))
             #expect(created.status == .created)
             let list = try await client.request(.get, "/v1/admin/models").decode(ModelList.self)
             #expect(list.models.map(\.name.rawValue) == ["flowers"])
@@ -25,7 +26,8 @@ import Testing
     @Test func creatingAModelTwiceIsAConflictThatKeepsTheFirst() async throws {
         try await TestServer().run { client in
             try await client.json(.post, "/v1/admin/models", ModelCreation(name: try ModelName("flowers"), description: "first"))
-            let again = try await client.json(.post, "/v1/admin/models", ModelCreation(name: try ModelName("flowers"), description: "second"))
+            let again = try await client.json(
+                .post, "/v1/admin/models", ModelCreation(name: try ModelName("flowers"), description: "second"))
             #expect(again.status == .conflict)
             #expect(again.error?.code == .alreadyExists)
             #expect(try await client.request(.get, "/v1/admin/models/flowers").decode(ModelSummary.self).description == "first")
@@ -76,7 +78,8 @@ import Testing
             let none = try await client.request(.get, "/v1/admin/models", headers: [:])
             #expect(none.status == .unauthorized)
             #expect(none.headers[.wwwAuthenticate] == "Bearer realm=\"ModelDepot\"")
-            let wrong = try await client.request(.get, "/v1/admin/models", headers: [.authorization: "Bearer depot_000000000000_" + String(repeating: "0", count: 64)])
+            let wrong = try await client.request(
+                .get, "/v1/admin/models", headers: [.authorization: "Bearer depot_000000000000_" + String(repeating: "0", count: 64)])
             #expect(wrong.status == .unauthorized)
             let notBearer = try await client.request(.get, "/v1/admin/models", headers: [.authorization: "Basic abc"])
             #expect(notBearer.status == .unauthorized)

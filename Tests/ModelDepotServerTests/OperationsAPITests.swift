@@ -1,9 +1,10 @@
 import Foundation
-@testable import ModelDepotServer
 import Hummingbird
 import HummingbirdTesting
 import ModelDepotShared
 import Testing
+
+@testable import ModelDepotServer
 
 @Suite struct OperationsAPITests {
     @Test func healthReadinessAndMetricsAnswerWithoutAKey() async throws {
@@ -41,21 +42,25 @@ import Testing
         let server = try TestServer()
         try await server.run { client in
             let document = try await client.request(.get, "/openapi.yaml", headers: [:]).text
-            let documented = Set(document.split(separator: "\n").compactMap { line -> String? in
-                guard line.hasPrefix("  /"), line.hasSuffix(":") else { return nil }
-                return String(line.dropFirst(2).dropLast())
-            })
+            let documented = Set(
+                document.split(separator: "\n").compactMap { line -> String? in
+                    guard line.hasPrefix("  /"), line.hasSuffix(":") else { return nil }
+                    return String(line.dropFirst(2).dropLast())
+                })
             let storage = client.storage.path
             let catalog = try SQLiteModelCatalog(path: storage + "/depot.sqlite")
             let blobs = try FileSystemBlobStore(root: storage)
-            let deployment = Deployment(catalog: catalog, blobs: blobs, signingKeys: SigningKeyFiles(storage: storage),
-                                        collectionLock: LocalBlobCollectionLock(), guardLock: LocalReplicaWorkLock(),
-                                        patchLock: LocalReplicaWorkLock(), changes: nil)
-            let routes = buildRouter(configuration: server.configuration, deployment: deployment,
-                                     index: BlobIndex(catalog: catalog, blobs: blobs),
-                                     signer: try await ManifestSigner(keys: SigningKeyFiles(storage: storage), catalog: catalog),
-                                     usage: UsageCounter(clock: { Date() }), clock: { Date() },
-                                     requestLog: RequestLog(isEnabled: false), templates: try await ConsoleController.loadTemplates()).routes.paths
+            let deployment = Deployment(
+                catalog: catalog, blobs: blobs, signingKeys: SigningKeyFiles(storage: storage),
+                collectionLock: LocalBlobCollectionLock(), guardLock: LocalReplicaWorkLock(),
+                patchLock: LocalReplicaWorkLock(), changes: nil)
+            let routes = buildRouter(
+                configuration: server.configuration, deployment: deployment,
+                index: BlobIndex(catalog: catalog, blobs: blobs),
+                signer: try await ManifestSigner(keys: SigningKeyFiles(storage: storage), catalog: catalog),
+                usage: UsageCounter(clock: { Date() }), clock: { Date() },
+                requestLog: RequestLog(isEnabled: false), templates: try await ConsoleController.loadTemplates()
+            ).routes.paths
                 // The console is HTML for people, not API; ConsoleTests covers its routes.
                 .filter { !$0.hasPrefix("/console") }
             #expect(routes.count >= 14)

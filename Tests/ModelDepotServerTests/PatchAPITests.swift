@@ -21,7 +21,9 @@ import Testing
     static func patches(_ client: TestServer.Client, _ model: String, _ version: Int, count: Int) async throws -> [VersionPatch] {
         let deadline = Date().addingTimeInterval(20)
         while true {
-            let patches = try await client.request(.get, "/v1/admin/models/\(model)/versions/\(version)/patches").decode(VersionPatchList.self).patches
+            let patches = try await client.request(.get, "/v1/admin/models/\(model)/versions/\(version)/patches").decode(
+                VersionPatchList.self
+            ).patches
             if patches.count >= count || Date() > deadline { return patches }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -51,33 +53,43 @@ import Testing
             let patch = try #require(patches.first)
             #expect(patch.fromVersion == 1 && patch.file == nil && patch.fromSha256 == first.sha256 && patch.offered)
             #expect(patch.size < second.size * 8 / 10)
-            #expect(try await client.request(.get, "/v1/admin/models/flowers/versions/1/patches").decode(VersionPatchList.self).patches.isEmpty)
+            #expect(
+                try await client.request(.get, "/v1/admin/models/flowers/versions/1/patches").decode(VersionPatchList.self).patches.isEmpty)
 
             let key = try await client.appKey()
             let manifest = try await client.request(.get, "/v1/models/flowers/manifest", headers: key).manifest()
             let offered = try #require(patch.sha256)
             #expect(manifest.version == 2)
-            #expect(manifest.patches == [ModelManifest.Patch(from: first.sha256, sha256: offered, size: patch.size,
-                                                             downloadURL: "/v1/blobs/sha256/\(offered)")])
+            #expect(
+                manifest.patches == [
+                    ModelManifest.Patch(
+                        from: first.sha256, sha256: offered, size: patch.size,
+                        downloadURL: "/v1/blobs/sha256/\(offered)")
+                ])
             let served = try await client.request(.get, manifest.patches[0].downloadURL, headers: key)
             #expect(served.status == .ok)
             let bytes = Array(buffer: served.body)
             #expect(SHA256.hash(data: bytes).hex == offered && bytes.count == patch.size)
-            #expect(try Self.patched(try Fixtures.bytes("float_classifier"), with: bytes, size: second.size) == (try Fixtures.bytes("float_classifier_labels")))
+            #expect(
+                try Self.patched(try Fixtures.bytes("float_classifier"), with: bytes, size: second.size)
+                    == (try Fixtures.bytes("float_classifier_labels")))
         }
     }
 
     @Test func patchesComeFromTheFewPublishedVersionsBefore() async throws {
         try await Self.server(sources: 2).run { client in
             try await client.createModel("flowers")
-            for fixture in ["float_classifier", "float_classifier_labels", "int8_conv"] { _ = try await client.upload(fixture, to: "flowers") }
+            for fixture in ["float_classifier", "float_classifier_labels", "int8_conv"] {
+                _ = try await client.upload(fixture, to: "flowers")
+            }
             _ = try await client.upload("fp16_weights", to: "flowers", query: "publish=false")
             _ = try await client.upload("uint8_two_in_two_out", to: "flowers")
             // v4 is not published: neither made nor a source; v5 comes from v3 and v2.
             #expect(try await Self.patches(client, "flowers", 5, count: 2).map(\.fromVersion) == [2, 3])
             #expect(try await Self.patches(client, "flowers", 3, count: 2).map(\.fromVersion) == [1, 2])
             #expect(try await Self.patches(client, "flowers", 2, count: 1).map(\.fromVersion) == [1])
-            #expect(try await client.request(.get, "/v1/admin/models/flowers/versions/4/patches").decode(VersionPatchList.self).patches.isEmpty)
+            #expect(
+                try await client.request(.get, "/v1/admin/models/flowers/versions/4/patches").decode(VersionPatchList.self).patches.isEmpty)
 
             // Published later, v4 gets its patches too.
             #expect(try await client.request(.post, "/v1/admin/models/flowers/versions/4/publish").status == .ok)
@@ -90,12 +102,18 @@ import Testing
             try await client.createModel("detector")
             // Two files of random bytes: nothing of the first helps make the second.
             var generator = SystemRandomNumberGenerator()
-            let (old, new) = ((0..<4_096).map { _ in UInt8.random(in: 0...255, using: &generator) },
-                              (0..<4_096).map { _ in UInt8.random(in: 0...255, using: &generator) })
-            let first = try await CompanionFilesAPITests.upload(client, announced: [try CompanionFilesAPITests.file("noise", old)], parts: [old])
-                .decode(ModelVersion.self)
-            let second = try await CompanionFilesAPITests.upload(client, announced: [try CompanionFilesAPITests.file("noise", new)], parts: [new])
-                .decode(ModelVersion.self)
+            let (old, new) = (
+                (0..<4_096).map { _ in UInt8.random(in: 0...255, using: &generator) },
+                (0..<4_096).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            )
+            let first = try await CompanionFilesAPITests.upload(
+                client, announced: [try CompanionFilesAPITests.file("noise", old)], parts: [old]
+            )
+            .decode(ModelVersion.self)
+            let second = try await CompanionFilesAPITests.upload(
+                client, announced: [try CompanionFilesAPITests.file("noise", new)], parts: [new]
+            )
+            .decode(ModelVersion.self)
             let patch = try #require(try await Self.patches(client, "detector", 2, count: 1).first)
             #expect(patch.file == "noise" && !patch.offered && patch.sha256 == nil)
             #expect(patch.size > new.count * 8 / 10)
@@ -110,9 +128,12 @@ import Testing
             try await client.createModel("detector")
             let labels = Array((0..<400).map { "label \($0)\n" }.joined().utf8)
             let changed = Array((0..<400).map { $0 == 200 ? "a changed label\n" : "label \($0)\n" }.joined().utf8)
-            let first = try await CompanionFilesAPITests.upload(client, announced: [try CompanionFilesAPITests.file("labels", labels)], parts: [labels])
-                .decode(ModelVersion.self)
-            _ = try await CompanionFilesAPITests.upload(client, announced: [try CompanionFilesAPITests.file("labels", changed)], parts: [changed])
+            let first = try await CompanionFilesAPITests.upload(
+                client, announced: [try CompanionFilesAPITests.file("labels", labels)], parts: [labels]
+            )
+            .decode(ModelVersion.self)
+            _ = try await CompanionFilesAPITests.upload(
+                client, announced: [try CompanionFilesAPITests.file("labels", changed)], parts: [changed])
             let patch = try #require(try await Self.patches(client, "detector", 2, count: 1).first)
             #expect(patch.file == "labels" && patch.fromSha256 == first.files[0].sha256 && patch.offered)
 
@@ -134,7 +155,8 @@ import Testing
             #expect(Set(client.files(under: "blobs")) == [first.sha256, second.sha256, patch])
 
             #expect(try await client.request(.delete, "/v1/admin/models/flowers/versions/1").status == .noContent)
-            #expect(try await client.request(.get, "/v1/admin/models/flowers/versions/2/patches").decode(VersionPatchList.self).patches.isEmpty)
+            #expect(
+                try await client.request(.get, "/v1/admin/models/flowers/versions/2/patches").decode(VersionPatchList.self).patches.isEmpty)
             #expect(Set(client.files(under: "blobs")) == [second.sha256])
             let manifest = try await client.request(.get, "/v1/models/flowers/manifest", headers: try await client.appKey()).manifest()
             #expect(manifest.version == 2 && manifest.patches.isEmpty)

@@ -1,6 +1,7 @@
 import Foundation
-@testable import ModelDepotServer
 import Testing
+
+@testable import ModelDepotServer
 
 /// The request log's buffer: lines written in the server's log format, a full buffer dropping and
 /// counting lines instead of growing, nothing kept below the `info` level.
@@ -18,8 +19,9 @@ import Testing
     }
 
     func line(_ status: Int, key: String? = "k1", error: String? = nil) -> RequestLog.Line {
-        RequestLog.Line(seconds: RequestLog.now(), method: "GET", path: "/v1/models/flowers/manifest", route: "/v1/models/{name}/manifest",
-                        status: status, elapsed: .microseconds(1234), key: key, error: error)
+        RequestLog.Line(
+            seconds: RequestLog.now(), method: "GET", path: "/v1/models/flowers/manifest", route: "/v1/models/{name}/manifest",
+            status: status, elapsed: .microseconds(1234), key: key, error: error)
     }
 
     @Test func linesAreWrittenInTheServersLogFormatWhenFlushed() throws {
@@ -31,7 +33,10 @@ import Testing
         #expect(log.flush() == 2)
         let lines = file.lines
         #expect(lines.count == 2)
-        #expect(lines[0].hasSuffix(" info depot: duration_ms=1.234 key=k1 method=GET path=/v1/models/flowers/manifest route=/v1/models/{name}/manifest status=304 [ModelDepotServer] request"), "\(lines[0])")
+        #expect(
+            lines[0].hasSuffix(
+                " info depot: duration_ms=1.234 key=k1 method=GET path=/v1/models/flowers/manifest route=/v1/models/{name}/manifest status=304 [ModelDepotServer] request"
+            ), "\(lines[0])")
         #expect(lines[1].contains(" duration_ms=1.234 error=unauthorized method=GET "), "\(lines[1])")
         #expect(lines[0].firstMatch(of: #/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} /#) != nil, "\(lines[0])")
         #expect(log.flush() == 0)

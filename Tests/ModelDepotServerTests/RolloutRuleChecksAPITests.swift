@@ -23,11 +23,15 @@ import Testing
     }
 
     func state(_ client: TestServer.Client) async throws -> (rollout: String, history: Int) {
-        (try await client.request(.get, "/v1/admin/models/flowers/rollout").text,
-         try await client.request(.get, "/v1/admin/models/flowers/rollout/history").decode(RolloutHistory.self).changes.count)
+        (
+            try await client.request(.get, "/v1/admin/models/flowers/rollout").text,
+            try await client.request(.get, "/v1/admin/models/flowers/rollout/history").decode(RolloutHistory.self).changes.count
+        )
     }
 
-    func manifest(_ client: TestServer.Client, _ key: HTTPFields, device: String? = nil, platform: String? = nil) async throws -> ModelManifest {
+    func manifest(_ client: TestServer.Client, _ key: HTTPFields, device: String? = nil, platform: String? = nil) async throws
+        -> ModelManifest
+    {
         var headers = key
         if let device { headers[HTTPField.Name("Depot-Installation-ID")!] = device }
         if let platform { headers[HTTPField.Name("Depot-Platform")!] = platform }
@@ -37,7 +41,9 @@ import Testing
     @Test func aRequestWithoutAnInstallationIDGetsTheControlOfTheRuleItMatches() async throws {
         try await TestServer().run { client in
             let key = try await prepare(client)
-            let split = try await setRule(client, "main", #"{"conditions": [], "shares": [{"version": 1, "basisPoints": 9000}, {"version": 2, "basisPoints": 1000}]}"#)
+            let split = try await setRule(
+                client, "main", #"{"conditions": [], "shares": [{"version": 1, "basisPoints": 9000}, {"version": 2, "basisPoints": 1000}]}"#
+            )
             #expect(split.status == .ok, "\(split.text)")
             let ruleID = try #require(try split.decode(Rollout.self).rules.first?.id)
             for _ in 0..<3 {
@@ -49,10 +55,16 @@ import Testing
             #expect(try await manifest(client, key).version == 1)
 
             // The control is the version named first (it holds bucket 0), whichever number it has.
-            let reversed = try await setRule(client, "ios", #"{"conditions": ["platform=ios"], "shares": [{"version": 3, "basisPoints": 1000}, {"version": 2, "basisPoints": 9000}]}"#)
+            let reversed = try await setRule(
+                client, "ios",
+                #"{"conditions": ["platform=ios"], "shares": [{"version": 3, "basisPoints": 1000}, {"version": 2, "basisPoints": 9000}]}"#)
             #expect(reversed.status == .conflict, "ios comes after main, which takes every device: \(reversed.text)")
             #expect(try await client.request(.delete, "/v1/admin/models/flowers/rollout/rules/main").status == .ok)
-            #expect(try await setRule(client, "ios", #"{"conditions": ["platform=ios"], "shares": [{"version": 3, "basisPoints": 1000}, {"version": 2, "basisPoints": 9000}]}"#).status == .ok)
+            #expect(
+                try await setRule(
+                    client, "ios",
+                    #"{"conditions": ["platform=ios"], "shares": [{"version": 3, "basisPoints": 1000}, {"version": 2, "basisPoints": 9000}]}"#
+                ).status == .ok)
             #expect(try await manifest(client, key, platform: "ios").version == 3)
             // A device no rule matches gets the default: the newest published version, here 4.
             let android = try await manifest(client, key, platform: "android")
@@ -63,21 +75,37 @@ import Testing
     @Test func aRuleNoDeviceCanReachIsRefusedUnlessAskedForAndNeverGuarded() async throws {
         try await TestServer().run { client in
             _ = try await prepare(client)
-            #expect(try await setRule(client, "ios", #"{"conditions": ["platform=ios", "appVersion>=3.0.0"], "shares": [{"version": 1, "basisPoints": 10000}]}"#).status == .ok)
-            #expect(try await setRule(client, "main", #"{"conditions": [], "shares": [{"version": 1, "basisPoints": 10000}]}"#).status == .ok)
+            #expect(
+                try await setRule(
+                    client, "ios",
+                    #"{"conditions": ["platform=ios", "appVersion>=3.0.0"], "shares": [{"version": 1, "basisPoints": 10000}]}"#
+                ).status == .ok)
+            #expect(
+                try await setRule(client, "main", #"{"conditions": [], "shares": [{"version": 1, "basisPoints": 10000}]}"#).status == .ok)
             let before = try await state(client)
 
             let refused: [(rule: String, body: String, status: HTTPResponse.Status, says: String)] = [
-                ("abtest", #"{"conditions": [], "shares": [{"version": 1, "basisPoints": 5000}, {"version": 2, "basisPoints": 5000}]}"#,
-                 .conflict, "Rule 'abtest' could never be used: rule 'main' comes before it"),
-                ("ios-new", #"{"conditions": ["appVersion>=3.2.0", "platform=ios"], "shares": [{"version": 2, "basisPoints": 10000}]}"#,
-                 .conflict, "rule 'ios' comes before it"),
-                ("abtest", #"{"conditions": [], "shares": [{"version": 2, "basisPoints": 10000}], "allowShadowed": false}"#,
-                 .conflict, "--allow-shadowed"),
-                ("abtest", #"{"conditions": [], "shares": [{"version": 2, "basisPoints": 10000}], "allowShadowed": "yes"}"#,
-                 .badRequest, "allowShadowed"),
+                (
+                    "abtest", #"{"conditions": [], "shares": [{"version": 1, "basisPoints": 5000}, {"version": 2, "basisPoints": 5000}]}"#,
+                    .conflict, "Rule 'abtest' could never be used: rule 'main' comes before it"
+                ),
+                (
+                    "ios-new", #"{"conditions": ["appVersion>=3.2.0", "platform=ios"], "shares": [{"version": 2, "basisPoints": 10000}]}"#,
+                    .conflict, "rule 'ios' comes before it"
+                ),
+                (
+                    "abtest", #"{"conditions": [], "shares": [{"version": 2, "basisPoints": 10000}], "allowShadowed": false}"#,
+                    .conflict, "--allow-shadowed"
+                ),
+                (
+                    "abtest", #"{"conditions": [], "shares": [{"version": 2, "basisPoints": 10000}], "allowShadowed": "yes"}"#,
+                    .badRequest, "allowShadowed"
+                ),
                 // Widening the first rule to every device leaves none for the rule after it.
-                ("ios", #"{"conditions": [], "shares": [{"version": 1, "basisPoints": 10000}]}"#, .conflict, "Rule 'main' could never be used: rule 'ios'"),
+                (
+                    "ios", #"{"conditions": [], "shares": [{"version": 1, "basisPoints": 10000}]}"#, .conflict,
+                    "Rule 'main' could never be used: rule 'ios'"
+                ),
             ]
             for attempt in refused {
                 let response = try await setRule(client, attempt.rule, attempt.body)
@@ -86,14 +114,16 @@ import Testing
                 #expect(try await state(client) == before, "\(attempt.body) changed the rollout")
             }
 
-            let kept = try await setRule(client, "abtest", #"{"conditions": [], "shares": [{"version": 1, "basisPoints": 10000}], "allowShadowed": true}"#)
+            let kept = try await setRule(
+                client, "abtest", #"{"conditions": [], "shares": [{"version": 1, "basisPoints": 10000}], "allowShadowed": true}"#)
             #expect(kept.status == .ok, "\(kept.text)")
             let rollout = try kept.decode(Rollout.self)
             #expect(rollout.unreachableRules.values.sorted() == ["main"])
             // A change elsewhere is not refused for a rule that was unreachable already.
             #expect(try await client.json(.put, "/v1/admin/models/flowers/rollout/default", RolloutVersionChoice(version: 2)).status == .ok)
 
-            let guarded = try await client.request(.put, "/v1/admin/models/flowers/rollout/guards/abtest", body: ByteBuffer(string: #"{"to": 2}"#))
+            let guarded = try await client.request(
+                .put, "/v1/admin/models/flowers/rollout/guards/abtest", body: ByteBuffer(string: #"{"to": 2}"#))
             #expect(guarded.status == .conflict && guarded.text.contains("a guard on it would watch no device"), "\(guarded.text)")
             let guards = try await client.request(.get, "/v1/admin/models/flowers/rollout/guards").decode(RolloutGuards.self).guards
             #expect(guards.isEmpty)
@@ -103,19 +133,30 @@ import Testing
     @Test func aSplitNamesOnlyPublishedVersionsAlsoAtZeroPercent() async throws {
         try await TestServer().run { client in
             _ = try await prepare(client)
-            #expect(try await setRule(client, "main", #"{"conditions": [], "shares": [{"version": 1, "basisPoints": 10000}]}"#).status == .ok)
+            #expect(
+                try await setRule(client, "main", #"{"conditions": [], "shares": [{"version": 1, "basisPoints": 10000}]}"#).status == .ok)
             let before = try await state(client)
             let refused: [(body: String, says: String)] = [
-                (#"{"conditions": [], "shares": [{"version": 1, "basisPoints": 9000}, {"version": 2, "basisPoints": 1000}, {"version": 9, "basisPoints": 0}]}"#,
-                 "has no published version 9"),
-                (#"{"conditions": [], "shares": [{"version": 1, "basisPoints": 10000}, {"version": 4, "basisPoints": 0}]}"#,
-                 "has no published version 4"),
-                (#"{"conditions": [], "shares": [{"version": 1, "basisPoints": 10000}, {"version": -1, "basisPoints": 0}]}"#,
-                 "has no published version -1"),
-                (#"{"conditions": [], "shares": [{"version": 1, "basisPoints": 10000}, {"version": 9223372036854775807, "basisPoints": 0}]}"#,
-                 "has no published version 9223372036854775807"),
-                (#"{"conditions": [], "shares": [{"version": 1, "basisPoints": 10000}, {"version": 92233720368547758070, "basisPoints": 0}]}"#,
-                 "JSON"),
+                (
+                    #"{"conditions": [], "shares": [{"version": 1, "basisPoints": 9000}, {"version": 2, "basisPoints": 1000}, {"version": 9, "basisPoints": 0}]}"#,
+                    "has no published version 9"
+                ),
+                (
+                    #"{"conditions": [], "shares": [{"version": 1, "basisPoints": 10000}, {"version": 4, "basisPoints": 0}]}"#,
+                    "has no published version 4"
+                ),
+                (
+                    #"{"conditions": [], "shares": [{"version": 1, "basisPoints": 10000}, {"version": -1, "basisPoints": 0}]}"#,
+                    "has no published version -1"
+                ),
+                (
+                    #"{"conditions": [], "shares": [{"version": 1, "basisPoints": 10000}, {"version": 9223372036854775807, "basisPoints": 0}]}"#,
+                    "has no published version 9223372036854775807"
+                ),
+                (
+                    #"{"conditions": [], "shares": [{"version": 1, "basisPoints": 10000}, {"version": 92233720368547758070, "basisPoints": 0}]}"#,
+                    "JSON"
+                ),
             ]
             for attempt in refused {
                 let response = try await setRule(client, "main", attempt.body)
@@ -123,7 +164,8 @@ import Testing
                 #expect(response.text.contains(attempt.says), "\(attempt.body): \(response.text)")
                 #expect(try await state(client) == before, "\(attempt.body) changed the rollout")
             }
-            let named = try await setRule(client, "main", #"{"conditions": [], "shares": [{"version": 1, "basisPoints": 10000}, {"version": 3, "basisPoints": 0}]}"#)
+            let named = try await setRule(
+                client, "main", #"{"conditions": [], "shares": [{"version": 1, "basisPoints": 10000}, {"version": 3, "basisPoints": 0}]}"#)
             #expect(named.status == .ok, "a published version at 0%: \(named.text)")
         }
     }

@@ -31,7 +31,8 @@ import Testing
             #expect(try await manifest(client, key, device: "device-1").version == 3)
 
             #expect(try await client.json(.put, "/v1/admin/models/flowers/rollout/default", RolloutVersionChoice(version: 1)).status == .ok)
-            let ios = try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/ios-half", rule(["platform=ios"], [(1, 5_000), (2, 5_000)]))
+            let ios = try await client.json(
+                .put, "/v1/admin/models/flowers/rollout/rules/ios-half", rule(["platform=ios"], [(1, 5_000), (2, 5_000)]))
             #expect(ios.status == .ok, "\(ios.text)")
             let rollout = try ios.decode(Rollout.self)
             let ruleID = try #require(rollout.rules.first?.id)
@@ -118,7 +119,9 @@ import Testing
                 #expect(response.status == .badRequest, "\(message)")
                 #expect(response.error?.message.contains(message) == true, "\(response.error?.message ?? "") should contain \(message)")
             }
-            #expect(try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/Bad%20Name", rule([], [(1, 10_000)])).status == .badRequest)
+            #expect(
+                try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/Bad%20Name", rule([], [(1, 10_000)])).status
+                    == .badRequest)
             #expect(try await client.request(.delete, "/v1/admin/models/flowers/rollout/rules/nothing").status == .notFound)
             #expect(try await client.request(.get, "/v1/admin/models/flowers/rollout").decode(Rollout.self) == before)
         }

@@ -2,9 +2,10 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-@testable import ModelDepotServer
 import ModelDepotShared
 import Testing
+
+@testable import ModelDepotServer
 
 /// Every 5xx body, on the API and the console, names only its code, a public message and the
 /// request id; the cause (hosts, buckets, keys, paths) stays in the log.
@@ -20,11 +21,15 @@ import Testing
         let router = Router(context: AppRequestContext.self)
         let log = RequestLog(isEnabled: false)
         router.add(middleware: RequestLogMiddleware(metrics: ServerMetrics(requestLog: log), log: log))
-        router.get("v1/fail/:code") { _, context -> Response in throw DepotError(try #require(DepotError.Code(rawValue: context.parameters.get("code") ?? "")), Self.secret) }
+        router.get("v1/fail/:code") { _, context -> Response in
+            throw DepotError(try #require(DepotError.Code(rawValue: context.parameters.get("code") ?? "")), Self.secret)
+        }
         router.get("v1/crash") { _, _ -> Response in throw CocoaError(.fileReadNoPermission, userInfo: [NSFilePathErrorKey: Self.secret]) }
         router.get("v1/refused") { _, _ -> Response in throw DepotError(.notFound, "No model named 'flowers'.") }
         let console = router.group("console").add(middleware: ConsoleHeadersMiddleware())
-        console.get("fail/:code") { _, context -> Response in throw DepotError(try #require(DepotError.Code(rawValue: context.parameters.get("code") ?? "")), Self.secret) }
+        console.get("fail/:code") { _, context -> Response in
+            throw DepotError(try #require(DepotError.Code(rawValue: context.parameters.get("code") ?? "")), Self.secret)
+        }
         return router
     }
 
@@ -39,7 +44,8 @@ import Testing
             #expect(body.error.code.rawValue == code)
             #expect(body.error.message.contains(expected.says))
             #expect(body.error.message.contains("request id \(requestID)"))
-            #expect(!String(buffer: response.body).contains("db.internal") && !String(buffer: response.body).contains("models-bucket")
+            #expect(
+                !String(buffer: response.body).contains("db.internal") && !String(buffer: response.body).contains("models-bucket")
                     && !String(buffer: response.body).contains("/srv/depot"), "\(String(buffer: response.body))")
         }
     }
@@ -58,7 +64,9 @@ import Testing
     /// hides a failure's message and cause as well.
     @Test func aServerFailureIsHiddenWithoutTheRequestLogToo() async throws {
         let router = Router(context: AppRequestContext.self)
-        router.get("bare") { _, _ -> Response in throw DepotError(.internalError, "Could not open '/srv/depot/storage'.", cause: Self.secret) }
+        router.get("bare") { _, _ -> Response in
+            throw DepotError(.internalError, "Could not open '/srv/depot/storage'.", cause: Self.secret)
+        }
         try await Application(router: router).test(.router) { client in
             let response = try await client.execute(uri: "/bare", method: .get)
             #expect(response.status == .internalServerError)

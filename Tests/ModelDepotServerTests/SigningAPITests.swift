@@ -4,16 +4,20 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import ModelDepotShared
-@testable import ModelDepotServer
 import TestSupport
 import Testing
 
+@testable import ModelDepotServer
+
 /// Root documents, the online manifest key, and signed manifests through the router.
 @Suite struct SigningAPITests {
-    func root(_ version: Int, rootKeys: [Curve25519.Signing.PrivateKey], manifestKeys: [PublicSigningKey], revoked: [String] = [],
-              signedBy signers: [Curve25519.Signing.PrivateKey], expiresIn: TimeInterval = 86_400) throws -> ByteBuffer {
-        let document = RootDocument(version: version, issued: Date(), expires: Date().addingTimeInterval(expiresIn),
-                                    rootKeys: rootKeys.map { PublicSigningKey($0.publicKey) }, manifestKeys: manifestKeys, revokedKeys: revoked)
+    func root(
+        _ version: Int, rootKeys: [Curve25519.Signing.PrivateKey], manifestKeys: [PublicSigningKey], revoked: [String] = [],
+        signedBy signers: [Curve25519.Signing.PrivateKey], expiresIn: TimeInterval = 86_400
+    ) throws -> ByteBuffer {
+        let document = RootDocument(
+            version: version, issued: Date(), expires: Date().addingTimeInterval(expiresIn),
+            rootKeys: rootKeys.map { PublicSigningKey($0.publicKey) }, manifestKeys: manifestKeys, revokedKeys: revoked)
         return ByteBuffer(bytes: try SignedEnvelope(signing: document, with: signers).encoded())
     }
 
@@ -28,12 +32,15 @@ import Testing
             let app = try await client.appKey()
             let before = try await status(client)
             #expect(before.rootVersion == nil)
-            #expect(try await client.request(.get, "/v1/models/flowers/manifest", headers: app).headers[HTTPField.Name("Depot-Root-Version")!] == nil)
+            #expect(
+                try await client.request(.get, "/v1/models/flowers/manifest", headers: app).headers[HTTPField.Name("Depot-Root-Version")!]
+                    == nil)
             #expect(try await client.request(.get, "/v1/keys/root/1.json", headers: app).status == .notFound)
 
             let rootKey = Curve25519.Signing.PrivateKey()
-            let published = try await client.request(.post, "/v1/admin/signing/roots",
-                                                     body: root(1, rootKeys: [rootKey], manifestKeys: [before.active], signedBy: [rootKey]))
+            let published = try await client.request(
+                .post, "/v1/admin/signing/roots",
+                body: root(1, rootKeys: [rootKey], manifestKeys: [before.active], signedBy: [rootKey]))
             #expect(published.status == .created, "\(published.text)")
             let served = try await client.request(.get, "/v1/keys/root/1.json", headers: app)
             #expect(served.headers[.cacheControl] == "public, max-age=31536000, immutable")
@@ -41,8 +48,10 @@ import Testing
 
             let response = try await client.request(.get, "/v1/models/flowers/manifest", headers: app)
             #expect(response.headers[HTTPField.Name("Depot-Root-Version")!] == "1")
-            let manifest = try trusted.verifyManifest(Data(response.body.readableBytesView), for: try ModelName("flowers"), now: Date(),
-                                                      clockSkew: 0, minimumVersion: nil).manifest
+            let manifest = try trusted.verifyManifest(
+                Data(response.body.readableBytesView), for: try ModelName("flowers"), now: Date(),
+                clockSkew: 0, minimumVersion: nil
+            ).manifest
             #expect(manifest.version == 1)
             #expect(manifest.expires.timeIntervalSince(manifest.issued) == 7 * 24 * 3600)
 
@@ -50,7 +59,8 @@ import Testing
             if client.database == nil {
                 let keys = client.storage.appendingPathComponent("keys")
                 let folder = try FileManager.default.attributesOfItem(atPath: keys.path)[.posixPermissions] as? Int
-                let file = try FileManager.default.attributesOfItem(atPath: keys.appendingPathComponent("\(before.active.keyid).ed25519").path)
+                let file = try FileManager.default.attributesOfItem(
+                    atPath: keys.appendingPathComponent("\(before.active.keyid).ed25519").path)
                 #expect(folder == 0o700)
                 #expect(file[.posixPermissions] as? Int == 0o600)
             }
@@ -64,30 +74,41 @@ import Testing
             let app = try await client.appKey()
             let old = try await status(client).active
             let rootKey = Curve25519.Signing.PrivateKey()
-            try await client.request(.post, "/v1/admin/signing/roots", body: root(1, rootKeys: [rootKey], manifestKeys: [old], signedBy: [rootKey]))
+            try await client.request(
+                .post, "/v1/admin/signing/roots", body: root(1, rootKeys: [rootKey], manifestKeys: [old], signedBy: [rootKey]))
             let first = try await client.request(.get, "/v1/models/flowers/manifest", headers: app)
 
             let pending = try await client.request(.post, "/v1/admin/signing/keys").decode(PublicSigningKey.self)
-            #expect(try await client.request(.post, "/v1/admin/signing/keys").decode(PublicSigningKey.self) == pending, "one pending key at a time")
+            #expect(
+                try await client.request(.post, "/v1/admin/signing/keys").decode(PublicSigningKey.self) == pending,
+                "one pending key at a time")
             #expect(try await status(client).pending == pending)
-            #expect(try await client.request(.get, "/v1/models/flowers/manifest", headers: app).headers[.eTag] == first.headers[.eTag],
-                    "a pending key signs nothing")
-            let rotated = try await client.request(.post, "/v1/admin/signing/roots",
-                                                   body: root(2, rootKeys: [rootKey], manifestKeys: [pending], revoked: [old.keyid], signedBy: [rootKey]))
+            #expect(
+                try await client.request(.get, "/v1/models/flowers/manifest", headers: app).headers[.eTag] == first.headers[.eTag],
+                "a pending key signs nothing")
+            let rotated = try await client.request(
+                .post, "/v1/admin/signing/roots",
+                body: root(2, rootKeys: [rootKey], manifestKeys: [pending], revoked: [old.keyid], signedBy: [rootKey]))
             #expect(rotated.status == .created, "\(rotated.text)")
             #expect(try await status(client) == SigningStatus(active: pending, pending: nil, rootVersion: 2))
 
-            let trusted = try TrustedRoot(first: Data(try await client.request(.get, "/v1/keys/root/1.json", headers: app).body.readableBytesView))
-                .successor(Data(try await client.request(.get, "/v1/keys/root/2.json", headers: app).body.readableBytesView))
+            let trusted = try TrustedRoot(
+                first: Data(try await client.request(.get, "/v1/keys/root/1.json", headers: app).body.readableBytesView)
+            )
+            .successor(Data(try await client.request(.get, "/v1/keys/root/2.json", headers: app).body.readableBytesView))
             let second = try await client.request(.get, "/v1/models/flowers/manifest", headers: app)
             #expect(second.headers[HTTPField.Name("Depot-Root-Version")!] == "2")
-            let manifest = try trusted.verifyManifest(Data(second.body.readableBytesView), for: try ModelName("flowers"), now: Date(),
-                                                      clockSkew: 0, minimumVersion: nil).manifest
-            #expect(manifest.manifestVersion == (try first.manifest().manifestVersion),
-                    "the model did not change: the same version, signed again by the new key")
+            let manifest = try trusted.verifyManifest(
+                Data(second.body.readableBytesView), for: try ModelName("flowers"), now: Date(),
+                clockSkew: 0, minimumVersion: nil
+            ).manifest
+            #expect(
+                manifest.manifestVersion == (try first.manifest().manifestVersion),
+                "the model did not change: the same version, signed again by the new key")
             #expect(second.headers[.eTag] != first.headers[.eTag])
             let error = #expect(throws: DepotError.self) {
-                try trusted.verifyManifest(Data(first.body.readableBytesView), for: try ModelName("flowers"), now: Date(), clockSkew: 0, minimumVersion: nil)
+                try trusted.verifyManifest(
+                    Data(first.body.readableBytesView), for: try ModelName("flowers"), now: Date(), clockSkew: 0, minimumVersion: nil)
             }
             #expect(error?.code == .revokedSigningKey)
             #expect(try client.storedSigningKeys() == [pending.keyid], "the old key is forgotten")
@@ -99,16 +120,23 @@ import Testing
             let active = try await status(client).active
             let rootKey = Curve25519.Signing.PrivateKey()
             let stranger = Curve25519.Signing.PrivateKey()
-            func post(_ body: ByteBuffer, headers: HTTPFields = TestServer.Client.admin) async throws -> (HTTPResponse.Status, DepotError?) {
+            func post(_ body: ByteBuffer, headers: HTTPFields = TestServer.Client.admin) async throws -> (HTTPResponse.Status, DepotError?)
+            {
                 let response = try await client.request(.post, "/v1/admin/signing/roots", headers: headers, body: body)
                 return (response.status, response.error)
             }
             let cases: [(ByteBuffer, HTTPResponse.Status, String)] = [
-                (try root(1, rootKeys: [rootKey], manifestKeys: [active], signedBy: [stranger]), .badRequest, "is not signed by 1 of its own root keys"),
+                (
+                    try root(1, rootKeys: [rootKey], manifestKeys: [active], signedBy: [stranger]), .badRequest,
+                    "is not signed by 1 of its own root keys"
+                ),
                 (try root(1, rootKeys: [rootKey], manifestKeys: [active], signedBy: []), .badRequest, "carries no signature"),
                 (try root(2, rootKeys: [rootKey], manifestKeys: [active], signedBy: [rootKey]), .conflict, "the first must be v1, not v2"),
-                (try root(1, rootKeys: [rootKey], manifestKeys: [PublicSigningKey(stranger.publicKey)], signedBy: [rootKey]), .badRequest,
-                 "lists no manifest key this server holds"),
+                (
+                    try root(1, rootKeys: [rootKey], manifestKeys: [PublicSigningKey(stranger.publicKey)], signedBy: [rootKey]),
+                    .badRequest,
+                    "lists no manifest key this server holds"
+                ),
                 (try root(1, rootKeys: [rootKey], manifestKeys: [active], signedBy: [rootKey], expiresIn: -60), .badRequest, "expired at"),
                 (ByteBuffer(string: "{\"payload\": 1"), .badRequest, "is not a signed envelope"),
                 (ByteBuffer(repeating: 32, count: TrustedRoot.maximumSize + 1), .contentTooLarge, "at most 524288 bytes"),
@@ -119,7 +147,8 @@ import Testing
                 #expect(error?.message.contains(message) == true, "\(error?.message ?? "no error") should say: \(message)")
             }
             let app = try await client.appKey()
-            #expect(try await post(try root(1, rootKeys: [rootKey], manifestKeys: [active], signedBy: [rootKey]), headers: app).0 == .forbidden)
+            #expect(
+                try await post(try root(1, rootKeys: [rootKey], manifestKeys: [active], signedBy: [rootKey]), headers: app).0 == .forbidden)
             #expect(try await status(client) == SigningStatus(active: active, pending: nil, rootVersion: nil))
 
             #expect(try await post(try root(1, rootKeys: [rootKey], manifestKeys: [active], signedBy: [rootKey])).0 == .created)
@@ -169,8 +198,9 @@ import Testing
 
         let rootKey = Curve25519.Signing.PrivateKey()
         let active = signer.status.active
-        _ = try await signer.accept(Data(try root(1, rootKeys: [rootKey], manifestKeys: [active], signedBy: [rootKey], expiresIn: 90 * 86_400).readableBytesView),
-                                    catalog: catalog, now: Date())
+        _ = try await signer.accept(
+            Data(try root(1, rootKeys: [rootKey], manifestKeys: [active], signedBy: [rootKey], expiresIn: 90 * 86_400).readableBytesView),
+            catalog: catalog, now: Date())
         #expect(try await signer.reload(catalog: catalog), "the stored root document changes what signs")
         #expect(signer.startupWarning(now: Date()) == nil)
         #expect(signer.startupWarning(now: Date().addingTimeInterval(70 * 86_400))?.contains("expires at") == true)

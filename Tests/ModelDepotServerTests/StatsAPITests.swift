@@ -18,7 +18,8 @@ import Testing
             _ = try await client.upload("float_classifier", to: "flowers")
             let second = try await client.upload("int8_conv", to: "flowers").decode(ModelVersion.self)
             let key = try await client.appKey()
-            let rule = RolloutRuleChange(conditions: [], shares: [.init(version: 1, basisPoints: 5_000), .init(version: 2, basisPoints: 5_000)])
+            let rule = RolloutRuleChange(
+                conditions: [], shares: [.init(version: 1, basisPoints: 5_000), .init(version: 2, basisPoints: 5_000)])
             let rollout = try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/half", rule).decode(Rollout.self)
             let arm = "rule:\(rollout.rules[0].id)"
             var expected = [1: 0, 2: 0]
@@ -50,7 +51,8 @@ import Testing
             #expect(check.rule == rollout.rules[0].id && !check.mismatch, "\(check)")
 
             // Traffic counted under 50/50, now checked against 90/10: a mismatch.
-            let skewed = RolloutRuleChange(conditions: [], shares: [.init(version: 1, basisPoints: 9_000), .init(version: 2, basisPoints: 1_000)])
+            let skewed = RolloutRuleChange(
+                conditions: [], shares: [.init(version: 1, basisPoints: 9_000), .init(version: 2, basisPoints: 1_000)])
             _ = try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/half", skewed)
             let after = try await client.request(.get, "/v1/admin/models/flowers/stats").decode(ModelStats.self)
             #expect(after.sampleRatio.first?.mismatch == true)
@@ -63,7 +65,8 @@ import Testing
             _ = try await client.upload("float_classifier", to: "flowers")
             _ = try await client.upload("int8_conv", to: "flowers")
             let key = try await client.appKey()
-            let rule = RolloutRuleChange(conditions: [], shares: [.init(version: 1, basisPoints: 5_000), .init(version: 2, basisPoints: 5_000)])
+            let rule = RolloutRuleChange(
+                conditions: [], shares: [.init(version: 1, basisPoints: 5_000), .init(version: 2, basisPoints: 5_000)])
             let rollout = try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/half", rule).decode(Rollout.self)
             var installations = [1: 0, 2: 0]
             var checks = [1: 0, 2: 0]
@@ -72,7 +75,9 @@ import Testing
                 let version = try await manifest(client, key, device).version
                 installations[version, default: 0] += 1
                 // Installations on v2 check eleven times (the same id in other letter cases too).
-                for again in 0..<(version == 2 ? 10 : 0) { _ = try await manifest(client, key, again % 2 == 0 ? device : device.lowercased()) }
+                for again in 0..<(version == 2 ? 10 : 0) {
+                    _ = try await manifest(client, key, again % 2 == 0 ? device : device.lowercased())
+                }
                 checks[version, default: 0] += version == 2 ? 11 : 1
             }
             let stats = try await client.request(.get, "/v1/admin/models/flowers/stats").decode(ModelStats.self)
@@ -122,7 +127,9 @@ import Testing
             var forged = key
             forged[HTTPField.Name("Depot-Arm")!] = "rule:other"
             #expect(try await client.request(.get, plain, headers: forged).status == .ok)
-            #expect(try await client.request(.get, manifest.downloadURL, headers: forged).status == .ok, "the header does not override the token")
+            #expect(
+                try await client.request(.get, manifest.downloadURL, headers: forged).status == .ok,
+                "the header does not override the token")
             #expect(try await client.request(.get, "\(plain)?arm=rule:other.\(mac)", headers: key).status == .ok)
             #expect(try await client.request(.get, "\(plain)?arm=\(arm).AAAAAAAAAAAAAAAAAAAAAA", headers: key).status == .ok)
             #expect(try await client.request(.get, "\(plain)?arm=\(arm).%ZZ", headers: key).status == .ok)

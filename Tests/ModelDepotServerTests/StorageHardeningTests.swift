@@ -14,9 +14,11 @@ import Testing
     @Test func onlyTheServersUserCanReadTheStorage() async throws {
         let server = try TestServer()
         // An earlier version left the directory and the database readable to everyone.
-        try FileManager.default.createDirectory(at: server.storage, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        _ = FileManager.default.createFile(atPath: server.storage.appendingPathComponent("depot.sqlite").path, contents: nil,
-                                       attributes: [.posixPermissions: 0o644])
+        try FileManager.default.createDirectory(
+            at: server.storage, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        _ = FileManager.default.createFile(
+            atPath: server.storage.appendingPathComponent("depot.sqlite").path, contents: nil,
+            attributes: [.posixPermissions: 0o644])
         try await server.run { client in
             try await client.createModel("flowers")
             let version = try await client.upload("float_classifier", to: "flowers").decode(ModelVersion.self)
@@ -25,7 +27,9 @@ import Testing
             for folder in ["blobs", "blobs/sha256", "blobs/sha256/\(version.sha256.prefix(2))", "tmp", "keys"] {
                 #expect(try Self.mode(storage.appendingPathComponent(folder)) == 0o700, "\(folder)")
             }
-            for file in ["depot.sqlite", "depot.sqlite-wal", "depot.sqlite-shm", "blobs/sha256/\(version.sha256.prefix(2))/\(version.sha256)"] {
+            for file in [
+                "depot.sqlite", "depot.sqlite-wal", "depot.sqlite-shm", "blobs/sha256/\(version.sha256.prefix(2))/\(version.sha256)",
+            ] {
                 #expect(try Self.mode(storage.appendingPathComponent(file)) == 0o600, "\(file)")
             }
         }
@@ -75,8 +79,10 @@ import Testing
         }
     }
 
-    func expectServerError(_ client: TestServer.Client, _ uri: String, _ key: HTTPFields,
-                           sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    func expectServerError(
+        _ client: TestServer.Client, _ uri: String, _ key: HTTPFields,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         for method in [HTTPRequest.Method.get, .head] {
             let response = try await client.request(method, uri, headers: key)
             #expect(response.status == .internalServerError, "\(method)", sourceLocation: sourceLocation)

@@ -17,8 +17,9 @@ struct TestServer {
 
     init(maximumUploadSize: Int = 1 << 30) throws {
         storage = FileManager.default.temporaryDirectory.appendingPathComponent("depot-server-\(UUID().uuidString)")
-        configuration = ServerConfiguration(port: 0, storageDirectory: storage.path, maximumUploadSize: maximumUploadSize,
-                                            logLevel: .critical, initialAdminToken: Self.adminToken)
+        configuration = ServerConfiguration(
+            port: 0, storageDirectory: storage.path, maximumUploadSize: maximumUploadSize,
+            logLevel: .critical, initialAdminToken: Self.adminToken)
         // Guarded rollouts move only when a test asks for a review, never at the server's own
         // interval, which runs on the wall clock while the tests move theirs.
         configuration.guardReviewInterval = .seconds(86_400)
@@ -51,7 +52,8 @@ struct TestServer {
         /// the rows of the shared catalog's `signing_key`.
         func storedSigningKeys() throws -> [String] {
             if let database {
-                return try TestPostgres.query(database, "SELECT keyid FROM signing_key ORDER BY keyid").split(separator: "\n").map(String.init)
+                return try TestPostgres.query(database, "SELECT keyid FROM signing_key ORDER BY keyid").split(separator: "\n").map(
+                    String.init)
             }
             return files(under: "keys").filter { $0.hasSuffix(".ed25519") }.map { String($0.dropLast(".ed25519".count)) }.sorted()
         }
@@ -59,12 +61,16 @@ struct TestServer {
         static let admin: HTTPFields = [.authorization: "Bearer \(TestServer.adminToken)"]
 
         @discardableResult
-        func request(_ method: HTTPRequest.Method, _ uri: String, headers: HTTPFields = admin, body: ByteBuffer? = nil) async throws -> TestResponse {
+        func request(_ method: HTTPRequest.Method, _ uri: String, headers: HTTPFields = admin, body: ByteBuffer? = nil) async throws
+            -> TestResponse
+        {
             try await tester.execute(uri: uri, method: method, headers: headers, body: body)
         }
 
         @discardableResult
-        func json(_ method: HTTPRequest.Method, _ uri: String, _ value: some Encodable, headers: HTTPFields = admin) async throws -> TestResponse {
+        func json(_ method: HTTPRequest.Method, _ uri: String, _ value: some Encodable, headers: HTTPFields = admin) async throws
+            -> TestResponse
+        {
             try await request(method, uri, headers: headers, body: ByteBuffer(bytes: try JSONEncoder().encode(value)))
         }
 
@@ -73,22 +79,27 @@ struct TestServer {
             guard response.status == .created else { throw Failure("creating \(name): \(response.status) \(response.text)") }
         }
 
-        func upload(_ fixture: String, to model: String, query: String = "publish=true", headers: HTTPFields = admin) async throws -> TestResponse {
-            try await request(.post, "/v1/admin/models/\(model)/versions?\(query)", headers: headers,
-                              body: ByteBuffer(bytes: try Fixtures.bytes(fixture)))
+        func upload(_ fixture: String, to model: String, query: String = "publish=true", headers: HTTPFields = admin) async throws
+            -> TestResponse
+        {
+            try await request(
+                .post, "/v1/admin/models/\(model)/versions?\(query)", headers: headers,
+                body: ByteBuffer(bytes: try Fixtures.bytes(fixture)))
         }
 
         func appKey(models: [String]? = nil) async throws -> HTTPFields {
-            let response = try await json(.post, "/v1/admin/keys",
-                                          AccessKeyCreation(kind: .app, name: "test", models: try models?.map { try ModelName($0) }))
+            let response = try await json(
+                .post, "/v1/admin/keys",
+                AccessKeyCreation(kind: .app, name: "test", models: try models?.map { try ModelName($0) }))
             let key = try response.decode(CreatedAccessKey.self)
             return [.authorization: "Bearer \(key.secret)"]
         }
 
         /// The names of the regular files under a storage subdirectory, recursively.
         func files(under directory: String) -> [String] {
-            let enumerator = FileManager.default.enumerator(at: storage.appendingPathComponent(directory),
-                                                            includingPropertiesForKeys: [.isRegularFileKey])
+            let enumerator = FileManager.default.enumerator(
+                at: storage.appendingPathComponent(directory),
+                includingPropertiesForKeys: [.isRegularFileKey])
             return (enumerator?.allObjects as? [URL] ?? [])
                 .filter { (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true }
                 .map(\.lastPathComponent)

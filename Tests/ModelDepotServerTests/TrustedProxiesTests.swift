@@ -1,6 +1,7 @@
-@testable import ModelDepotServer
 import ModelDepotShared
 import Testing
+
+@testable import ModelDepotServer
 
 /// Whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed, and which address is the client.
 @Suite struct TrustedProxiesTests {
@@ -33,20 +34,31 @@ import Testing
     @Test func anUntrustedPeerIsTheClientWhateverItClaims() {
         let client = Self.proxies.client(peer: "203.0.113.9", forwardedFor: "1.2.3.4", forwardedProto: "https")
         #expect(client == .init(address: "203.0.113.9", isHTTPS: false))
-        #expect(TrustedProxies().client(peer: "10.0.0.1", forwardedFor: "1.2.3.4", forwardedProto: "https") == .init(address: "10.0.0.1", isHTTPS: false),
-                "no trusted proxies configured")
+        #expect(
+            TrustedProxies().client(peer: "10.0.0.1", forwardedFor: "1.2.3.4", forwardedProto: "https")
+                == .init(address: "10.0.0.1", isHTTPS: false),
+            "no trusted proxies configured")
     }
 
     @Test func behindTrustedProxiesTheClientIsTheRightMostUntrustedHop() {
-        #expect(Self.proxies.client(peer: "10.0.0.5", forwardedFor: "1.2.3.4", forwardedProto: "https") == .init(address: "1.2.3.4", isHTTPS: true))
-        #expect(Self.proxies.client(peer: "10.0.0.5", forwardedFor: "6.6.6.6, 1.2.3.4, 10.9.9.9", forwardedProto: "HTTPS, http").address == "1.2.3.4",
-                "a spoofed left-most entry is ignored")
-        #expect(Self.proxies.client(peer: "::1", forwardedFor: "10.1.1.1,10.2.2.2", forwardedProto: nil) == .init(address: "10.1.1.1", isHTTPS: false),
-                "all trusted: the left-most")
+        #expect(
+            Self.proxies.client(peer: "10.0.0.5", forwardedFor: "1.2.3.4", forwardedProto: "https")
+                == .init(address: "1.2.3.4", isHTTPS: true))
+        #expect(
+            Self.proxies.client(peer: "10.0.0.5", forwardedFor: "6.6.6.6, 1.2.3.4, 10.9.9.9", forwardedProto: "HTTPS, http").address
+                == "1.2.3.4",
+            "a spoofed left-most entry is ignored")
+        #expect(
+            Self.proxies.client(peer: "::1", forwardedFor: "10.1.1.1,10.2.2.2", forwardedProto: nil)
+                == .init(address: "10.1.1.1", isHTTPS: false),
+            "all trusted: the left-most")
         #expect(Self.proxies.client(peer: "127.0.0.1", forwardedFor: nil, forwardedProto: "http").address == "127.0.0.1")
         #expect(Self.proxies.client(peer: "127.0.0.1", forwardedFor: "garbage, 1.2.3.4", forwardedProto: nil).address == "1.2.3.4")
-        #expect(Self.proxies.client(peer: "127.0.0.1", forwardedFor: "1.2.3.4, garbage", forwardedProto: nil).address == "127.0.0.1",
-                "a hop that is no address ends the walk at the proxy that sent it")
-        #expect(Self.proxies.client(peer: "127.0.0.1", forwardedFor: String(repeating: "%,", count: 3000), forwardedProto: "\u{0}").address == "127.0.0.1")
+        #expect(
+            Self.proxies.client(peer: "127.0.0.1", forwardedFor: "1.2.3.4, garbage", forwardedProto: nil).address == "127.0.0.1",
+            "a hop that is no address ends the walk at the proxy that sent it")
+        #expect(
+            Self.proxies.client(peer: "127.0.0.1", forwardedFor: String(repeating: "%,", count: 3000), forwardedProto: "\u{0}").address
+                == "127.0.0.1")
     }
 }

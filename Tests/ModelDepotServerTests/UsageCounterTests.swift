@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
-@testable import ModelDepotServer
 import ModelDepotShared
 import Synchronization
 import Testing
+
+@testable import ModelDepotServer
 
 /// The installations each arm handed versions to, as ``UsageCounter`` writes them to a real
 /// SQLite catalog: many in several transactions (the counts once), and one written is not sent

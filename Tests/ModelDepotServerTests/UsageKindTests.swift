@@ -1,6 +1,7 @@
-@testable import ModelDepotServer
 import ModelDepotShared
 import Testing
+
+@testable import ModelDepotServer
 
 /// The kinds of usage rows: stored as the texts the `usage` table's check allows, and any other
 /// text read back is an error that names it.

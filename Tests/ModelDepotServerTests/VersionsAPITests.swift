@@ -56,8 +56,9 @@ import Testing
             #expect(response.error?.code == .wrongFileIdentifier)
             let notTFLite = try await client.request(.post, "/v1/admin/models/flowers/versions", body: ByteBuffer(string: "hello"))
             #expect(notTFLite.error?.code == .modelTooSmall)
-            let invalid = try await client.request(.post, "/v1/admin/models/flowers/versions",
-                                                   body: ByteBuffer(bytes: try Fixtures.bytes("invalid/tensor_buffer_out_of_range")))
+            let invalid = try await client.request(
+                .post, "/v1/admin/models/flowers/versions",
+                body: ByteBuffer(bytes: try Fixtures.bytes("invalid/tensor_buffer_out_of_range")))
             #expect(invalid.status == .unprocessableContent)
             #expect(invalid.error?.message.contains(".buffer is 99") == true)
 
@@ -110,9 +111,14 @@ import Testing
             let cut = try await upload(announcing: String(size + 1))
             #expect(cut.status == .badRequest)
             #expect(cut.error?.code == .sizeMismatch)
-            #expect(cut.error?.message == "The upload has \(size) bytes, but the client sent \(size + 1) in Depot-Content-Length: the body was cut or the file changed in transit. Nothing was stored; upload again.")
+            #expect(
+                cut.error?.message
+                    == "The upload has \(size) bytes, but the client sent \(size + 1) in Depot-Content-Length: the body was cut or the file changed in transit. Nothing was stored; upload again."
+            )
             let long = try await upload(announcing: String(size - 1))
-            #expect(long.error?.message.hasPrefix("The upload has more than \(size - 1) bytes, but the client sent \(size - 1) in Depot-Content-Length") == true)
+            #expect(
+                long.error?.message.hasPrefix(
+                    "The upload has more than \(size - 1) bytes, but the client sent \(size - 1) in Depot-Content-Length") == true)
             #expect(long.headers[.connection] == "close", "the rest of a body longer than announced is not read")
             #expect(try await upload(announcing: "lots").error?.message == "Depot-Content-Length 'lots' is not a number of bytes.")
             #expect(client.files(under: "blobs").isEmpty)
@@ -129,10 +135,14 @@ import Testing
             let response = try await client.upload("float_classifier", to: "flowers", headers: headers)
             #expect(response.status == .badRequest)
             #expect(response.error?.code == .trailerMissing)
-            #expect(response.error?.message.hasPrefix("The request announced Depot-Content-SHA256 in its Trailer field, but its body ended without that trailer") == true)
+            #expect(
+                response.error?.message.hasPrefix(
+                    "The request announced Depot-Content-SHA256 in its Trailer field, but its body ended without that trailer") == true)
             #expect(client.files(under: "blobs").isEmpty)
             headers[.trailer] = "X-Other"
-            #expect(try await client.upload("float_classifier", to: "flowers", headers: headers).status == .created, "other trailers are not awaited")
+            #expect(
+                try await client.upload("float_classifier", to: "flowers", headers: headers).status == .created,
+                "other trailers are not awaited")
         }
     }
 

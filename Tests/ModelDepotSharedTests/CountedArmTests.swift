@@ -20,7 +20,9 @@ import Testing
     /// 80 characters no server wrote as an arm: escapes, separators, a zero byte, a non-ASCII letter.
     static let junk = String(repeating: "x%&=#\u{0}ü/", count: 10)
 
-    @Test(arguments: ["pin", "default", "latest", "unknown", "rule:r-1a2b3c4d", "rule:", CountedArmTests.junk, "ü", "rule:\u{301}x", "Pin", ""])
+    @Test(arguments: [
+        "pin", "default", "latest", "unknown", "rule:r-1a2b3c4d", "rule:", CountedArmTests.junk, "ü", "rule:\u{301}x", "Pin", "",
+    ])
     func storedTextReadsBackToTheSameBytes(text: String) {
         #expect(Array(CountedArm(stored: text).stored.utf8) == Array(text.utf8))
     }
@@ -77,15 +79,19 @@ import Testing
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let count = ModelStats.Count(arm: .rule(id: "r-1a2b3c4d"), version: 3, manifests: 1, downloads: 2)
-        #expect(String(decoding: try encoder.encode(count), as: UTF8.self)
+        #expect(
+            String(decoding: try encoder.encode(count), as: UTF8.self)
                 == #"{"arm":"rule:r-1a2b3c4d","downloads":2,"installations":0,"manifests":1,"version":3}"#)
         let total = ModelStats.Count(arm: nil, version: 3, manifests: 1, downloads: 2)
-        #expect(String(decoding: try encoder.encode(total), as: UTF8.self) == #"{"downloads":2,"installations":0,"manifests":1,"version":3}"#)
+        #expect(
+            String(decoding: try encoder.encode(total), as: UTF8.self) == #"{"downloads":2,"installations":0,"manifests":1,"version":3}"#)
 
-        let decoded = try JSONDecoder().decode(ModelStats.Count.self, from: Data(#"{"arm":"unknown","version":1,"manifests":0,"downloads":4,"installations":0}"#.utf8))
+        let decoded = try JSONDecoder().decode(
+            ModelStats.Count.self, from: Data(#"{"arm":"unknown","version":1,"manifests":0,"downloads":4,"installations":0}"#.utf8))
         #expect(decoded.arm.map(Self.caseName) == "unknown")
         #expect(throws: DecodingError.self) {
-            try JSONDecoder().decode(ModelStats.Count.self, from: Data(#"{"arm":7,"version":1,"manifests":0,"downloads":4,"installations":0}"#.utf8))
+            try JSONDecoder().decode(
+                ModelStats.Count.self, from: Data(#"{"arm":7,"version":1,"manifests":0,"downloads":4,"installations":0}"#.utf8))
         }
     }
 }

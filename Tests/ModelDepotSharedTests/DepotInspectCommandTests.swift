@@ -1,6 +1,6 @@
 import Foundation
-import TestSupport
 import ModelDepotShared
+import TestSupport
 import Testing
 
 /// `depot inspect`, run as the real executable.
@@ -40,8 +40,11 @@ import Testing
         let output = try inspect([fixture.path, "--json"])
         #expect(output.status == 0)
         let json = try #require(try JSONSerialization.jsonObject(with: output.output) as? [String: Any])
-        #expect(Set(json.keys).isSuperset(of: ["sha256", "size", "schemaVersion", "flatbufferSize", "appendedDataSize",
-                                              "subgraphs", "signatures", "operators", "metadata", "valid", "error"]))
+        #expect(
+            Set(json.keys).isSuperset(of: [
+                "sha256", "size", "schemaVersion", "flatbufferSize", "appendedDataSize",
+                "subgraphs", "signatures", "operators", "metadata", "valid", "error",
+            ]))
         let report = try JSONDecoder().decode(Report.self, from: output.output)
         let digest = try Subprocess.run("sha256sum", [fixture.path]).text
         #expect(digest.hasPrefix(report.sha256))

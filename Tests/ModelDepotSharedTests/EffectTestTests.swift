@@ -49,8 +49,9 @@ import Testing
         var compared = 0
         for (number, reference) in Self.reference.cases.enumerated() {
             for expected in reference.results {
-                let test = EffectTest(control: reference.control.statistic, treatment: reference.treatment.statistic,
-                                      difference: expected.difference, horizon: expected.horizon == "fixed" ? .fixed : .sequential)
+                let test = EffectTest(
+                    control: reference.control.statistic, treatment: reference.treatment.statistic,
+                    difference: expected.difference, horizon: expected.horizon == "fixed" ? .fixed : .sequential)
                 let ours = test.result
                 let what = "case \(number), \(expected.difference) \(expected.horizon): ours \(ours), gbstats \(expected)"
                 #expect(Self.close(ours.estimate, expected.estimate), "\(what)")
@@ -67,8 +68,9 @@ import Testing
         #expect(Self.reference.sampleRatios.count >= 90)
         for (number, reference) in Self.reference.sampleRatios.enumerated() {
             let versions = Array(1...reference.shares.count)
-            let check = SampleRatioCheck(rule: "r", name: "rule", shares: Dictionary(uniqueKeysWithValues: zip(versions, reference.shares)),
-                                         observed: Dictionary(uniqueKeysWithValues: zip(versions, reference.installations)))
+            let check = SampleRatioCheck(
+                rule: "r", name: "rule", shares: Dictionary(uniqueKeysWithValues: zip(versions, reference.shares)),
+                observed: Dictionary(uniqueKeysWithValues: zip(versions, reference.installations)))
             let ours = check.pValue ?? .nan
             #expect(Self.close(ours, reference.pValue, absolute: 1e-15), "check \(number): ours \(ours), gbstats \(reference)")
         }
@@ -85,8 +87,10 @@ import Testing
     @Test func studentTMatchesKnownQuantilesAndIsSymmetric() {
         // 0.975-quantiles (two-sided 5%) to 20 digits (mpmath, 40 digits' precision), up to near the
         // normal limit.
-        let table: [(Double, Double)] = [(1, 12.706204736174704646), (2, 4.3026527297494638523), (10, 2.2281388519862747484),
-                                         (30, 2.04227245630123831), (1e7, 1.9599642217672054904)]
+        let table: [(Double, Double)] = [
+            (1, 12.706204736174704646), (2, 4.3026527297494638523), (10, 2.2281388519862747484),
+            (30, 2.04227245630123831), (1e7, 1.9599642217672054904),
+        ]
         for (dof, quantile) in table {
             let t = StudentT(degreesOfFreedom: dof)
             #expect(abs(t.quantile(0.975) - quantile) <= 1e-9 * quantile, "dof \(dof): \(t.quantile(0.975))")

@@ -1,6 +1,6 @@
 import ModelDepotShared
-import Testing
 import TestSupport
+import Testing
 
 /// ``OutcomeSeries`` against the definition: at the end of every hour, each installation's value
 /// made from all its rows up to then, summed over installations.
@@ -18,14 +18,19 @@ import TestSupport
                 exposures.append(OutcomeExposure(version: version, hour: first, installation: Int64(installation)))
                 for hour in first..<(first + Int.random(in: 0...4, using: &generator)) where Bool.random(using: &generator) {
                     let count = Int.random(in: 1...5, using: &generator)
-                    let value = kind == .proportion ? Double(Int.random(in: 0...1, using: &generator)) : Double.random(in: -5...50, using: &generator)
-                    rows.append(OutcomeRow(version: version, hour: hour, installation: Int64(installation), count: count, sum: value * Double(count)))
+                    let value =
+                        kind == .proportion
+                        ? Double(Int.random(in: 0...1, using: &generator)) : Double.random(in: -5...50, using: &generator)
+                    rows.append(
+                        OutcomeRow(
+                            version: version, hour: hour, installation: Int64(installation), count: count, sum: value * Double(count)))
                 }
             }
             let series = OutcomeSeries(kind: kind, rows: rows.shuffled(using: &generator), exposures: exposures)
             #expect(series.points.map(\.hour) == Set(rows.map(\.hour) + exposures.map(\.hour)).sorted())
             for point in series.points {
-                let expected = Self.fromScratch(kind, rows: rows.filter { $0.hour <= point.hour }, exposures: exposures.filter { $0.hour <= point.hour })
+                let expected = Self.fromScratch(
+                    kind, rows: rows.filter { $0.hour <= point.hour }, exposures: exposures.filter { $0.hour <= point.hour })
                 #expect(Set(point.statistics.keys) == Set(expected.keys))
                 for (version, statistic) in expected {
                     let got = point.statistics[version]
@@ -50,8 +55,9 @@ import TestSupport
                 case .mean: return count == 0 ? nil : sum / Double(count)
                 }
             }
-            statistics[version] = MetricStatistic(kind: kind.statistic, n: values.count, sum: values.reduce(0, +),
-                                                  sumOfSquares: values.map { $0 * $0 }.reduce(0, +))
+            statistics[version] = MetricStatistic(
+                kind: kind.statistic, n: values.count, sum: values.reduce(0, +),
+                sumOfSquares: values.map { $0 * $0 }.reduce(0, +))
         }
         return statistics
     }

@@ -43,7 +43,9 @@ import Testing
         bytes += appended
         let pages = Self.paged(bytes, pageSize: 4_096, capacity: 4)
         _ = try TFLiteVerifier().verify(pages)
-        #expect(pages.fetches <= (structure / 4_096 + 1) * 3 + (0xFFFF + 22) / 4_096 + 1, "fetched \(pages.fetches) pages of \(bytes.count / 4_096)")
+        #expect(
+            pages.fetches <= (structure / 4_096 + 1) * 3 + (0xFFFF + 22) / 4_096 + 1,
+            "fetched \(pages.fetches) pages of \(bytes.count / 4_096)")
     }
 
     @Test func aFailedFetchIsReportedAsItselfNotAsADefect() throws {

@@ -5,11 +5,14 @@ import Testing
 @Suite struct RolloutAssignmentTests {
     /// iOS devices from 3.2.0: 50/50 between 8 and 9; everyone else: default 7; one tester pinned to 9.
     func rollout() throws -> Rollout {
-        Rollout(defaultVersion: 7, pins: [Rollout.Pin(installationID: "TESTER-1", version: 9)], rules: [
-            Rollout.Rule(id: "r1", name: "ios beta", salt: "r-7f3a",
-                         conditions: [try RolloutCondition(parsing: "platform=ios"), try RolloutCondition(parsing: "appVersion>=3.2.0")],
-                         split: try RolloutSplit(shares: [(8, 5_000), (9, 5_000)])),
-        ])
+        Rollout(
+            defaultVersion: 7, pins: [Rollout.Pin(installationID: "TESTER-1", version: 9)],
+            rules: [
+                Rollout.Rule(
+                    id: "r1", name: "ios beta", salt: "r-7f3a",
+                    conditions: [try RolloutCondition(parsing: "platform=ios"), try RolloutCondition(parsing: "appVersion>=3.2.0")],
+                    split: try RolloutSplit(shares: [(8, 5_000), (9, 5_000)]))
+            ])
     }
 
     @Test func pinsComeFirstThenRulesThenTheDefault() throws {

@@ -18,7 +18,9 @@ import Testing
     @Test func ninetyTenSplitIsWithinFourSigma() throws {
         let split = try RolloutSplit(shares: [(7, 9_000), (8, 1_000)])
         let devices = 100_000
-        let onEight = (0..<devices).filter { split.version(forBucket: RolloutBucket.bucket(salt: "r-1", installationID: "device-\($0)")) == 8 }.count
+        let onEight = (0..<devices).filter {
+            split.version(forBucket: RolloutBucket.bucket(salt: "r-1", installationID: "device-\($0)")) == 8
+        }.count
         let sigma = (Double(devices) * 0.1 * 0.9).squareRoot()
         #expect(abs(Double(onEight) - 10_000) < 4 * sigma, "\(onEight) devices on the 10% arm")
     }

@@ -33,10 +33,13 @@ import Testing
     /// earlier one: tried on every pair of conditions over one field and on every value of a grid.
     @Test func followsNeverClaimsWhatADeviceContradicts() throws {
         let values = ["1", "2", "2.5", "3", "10", "x", "xy", "y"]
-        let conditions = try ["=", "!=", ">", ">=", "<", "<="].flatMap { op in
-            try ["1", "2", "3", "10"].map { value throws(DepotError) in try RolloutCondition(parsing: "attributes.n\(op)\(value)") }
-        } + [try RolloutCondition(parsing: "attributes.n in 1,3"), try RolloutCondition(parsing: "attributes.n prefix x"),
-             try RolloutCondition(parsing: "attributes.n prefix xy")]
+        let conditions =
+            try ["=", "!=", ">", ">=", "<", "<="].flatMap { op in
+                try ["1", "2", "3", "10"].map { value throws(DepotError) in try RolloutCondition(parsing: "attributes.n\(op)\(value)") }
+            } + [
+                try RolloutCondition(parsing: "attributes.n in 1,3"), try RolloutCondition(parsing: "attributes.n prefix x"),
+                try RolloutCondition(parsing: "attributes.n prefix xy"),
+            ]
         var claims = 0
         for earlier in conditions {
             for later in conditions where earlier.follows(from: later) {
@@ -52,9 +55,10 @@ import Testing
 
     @Test func aRuleAfterOneThatTakesAllItsDevicesIsUnreachable() throws {
         func rule(_ name: String, _ conditions: [String]) throws -> Rollout.Rule {
-            Rollout.Rule(id: "r-\(name)", name: name, salt: "s-\(name)",
-                         conditions: try conditions.map { text throws(DepotError) in try RolloutCondition(parsing: text) },
-                         split: try RolloutSplit(shares: [(1, 5_000), (2, 5_000)]))
+            Rollout.Rule(
+                id: "r-\(name)", name: name, salt: "s-\(name)",
+                conditions: try conditions.map { text throws(DepotError) in try RolloutCondition(parsing: text) },
+                split: try RolloutSplit(shares: [(1, 5_000), (2, 5_000)]))
         }
         let rollout = Rollout(rules: [
             try rule("ios-new", ["platform=ios", "appVersion>=3.0.0"]),

@@ -44,7 +44,9 @@ import Testing
     }
 
     @Test func policyDecidesOnCustomFlexAndSparse() throws {
-        let policyFixture = { (name: String) in try Repository.bytes(of: Repository.tfliteFixtures.appendingPathComponent("policy/\(name).tflite")) }
+        let policyFixture = { (name: String) in
+            try Repository.bytes(of: Repository.tfliteFixtures.appendingPathComponent("policy/\(name).tflite"))
+        }
         let custom = try policyFixture("custom_operator")
         let flex = try policyFixture("flex_operator")
         let sparse = try policyFixture("sparse_tensor")

@@ -13,7 +13,9 @@ import Testing
     }
 
     /// Runs compare_metadata.py on (our JSON, model) pairs; returns its lines by model file name.
-    static func compare(_ pairs: [(json: Data, model: URL)], in directory: TemporaryDirectory) throws -> (status: Int32, lines: [String: String]) {
+    static func compare(_ pairs: [(json: Data, model: URL)], in directory: TemporaryDirectory) throws -> (
+        status: Int32, lines: [String: String]
+    ) {
         var arguments = [Repository.tfliteScripts.appendingPathComponent("compare_metadata.py").path]
         for (index, pair) in pairs.enumerated() {
             let path = directory.url.appendingPathComponent("ours-\(index).json")

@@ -76,6 +76,9 @@ import Testing
         let outcomes = try LiteRT.load(directory: directory.url)
         #expect(outcomes.count == written)
         let failures = outcomes.filter { $0.outcome == "crashed" || $0.outcome == "hang" }
-        #expect(failures.isEmpty, "LiteRT crashed or hung on files the verifier accepted: \(failures.prefix(20).map { "\(URL(fileURLWithPath: $0.file).lastPathComponent) \($0.outcome) \($0.signal ?? "")" })")
+        #expect(
+            failures.isEmpty,
+            "LiteRT crashed or hung on files the verifier accepted: \(failures.prefix(20).map { "\(URL(fileURLWithPath: $0.file).lastPathComponent) \($0.outcome) \($0.signal ?? "")" })"
+        )
     }
 }

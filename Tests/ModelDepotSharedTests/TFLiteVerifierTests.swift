@@ -65,7 +65,10 @@ import Testing
         try handle.truncate(atOffset: UInt64(TFLiteVerifier.maximumSize))
         try handle.close()
         let file = try MappedFile(path: path)
-        #expect(throws: DepotError(.modelTooLarge, "The file has 2147483648 bytes; TFLite models must be smaller than 2 GiB (2147483648 bytes).")) {
+        #expect(
+            throws: DepotError(
+                .modelTooLarge, "The file has 2147483648 bytes; TFLite models must be smaller than 2 GiB (2147483648 bytes).")
+        ) {
             try file.withBytes { bytes throws(DepotError) in try TFLiteVerifier().verify(bytes) }
         }
     }
@@ -127,11 +130,17 @@ import Testing
 
     @Test func expectedInputsAndOutputsAreChecked() throws {
         let model = try TFLiteVerifier().verify(Repository.bytes(of: Repository.fixture("dynamic_batch")))
-        let matching = TFLiteIOExpectation(inputs: [.init(index: 0, type: .float32, shape: [-1, 4])],
-                                           outputs: [.init(index: 0, type: .float32, shape: [1, 4])])
+        let matching = TFLiteIOExpectation(
+            inputs: [.init(index: 0, type: .float32, shape: [-1, 4])],
+            outputs: [.init(index: 0, type: .float32, shape: [1, 4])])
         try matching.check(model)
         let wrongType = TFLiteIOExpectation(inputs: [.init(index: 0, type: .uint8, shape: [1, 4])])
-        #expect(throws: DepotError(.signatureMismatch, "The app expects input 0 as uint8 [1, 4], but the model's input 0 ('input') is float32 [-1, 4]. Update the app's expectation or upload a matching model.")) {
+        #expect(
+            throws: DepotError(
+                .signatureMismatch,
+                "The app expects input 0 as uint8 [1, 4], but the model's input 0 ('input') is float32 [-1, 4]. Update the app's expectation or upload a matching model."
+            )
+        ) {
             try wrongType.check(model)
         }
         let missing = TFLiteIOExpectation(outputs: [.init(index: 1, type: .float32, shape: [1, 4])])

@@ -9,11 +9,14 @@ import Testing
     let rootKey = Curve25519.Signing.PrivateKey()
     let manifestKey = Curve25519.Signing.PrivateKey()
 
-    func document(version: Int = 1, rootKeys: [Curve25519.Signing.PrivateKey]? = nil, rootThreshold: Int = 1,
-                  manifestKeys: [Curve25519.Signing.PrivateKey]? = nil, revoked: [String] = [], expires: TimeInterval = 86_400) -> RootDocument {
-        RootDocument(version: version, issued: now, expires: now.addingTimeInterval(expires),
-                     rootKeys: (rootKeys ?? [rootKey]).map { PublicSigningKey($0.publicKey) }, rootThreshold: rootThreshold,
-                     manifestKeys: (manifestKeys ?? [manifestKey]).map { PublicSigningKey($0.publicKey) }, revokedKeys: revoked)
+    func document(
+        version: Int = 1, rootKeys: [Curve25519.Signing.PrivateKey]? = nil, rootThreshold: Int = 1,
+        manifestKeys: [Curve25519.Signing.PrivateKey]? = nil, revoked: [String] = [], expires: TimeInterval = 86_400
+    ) -> RootDocument {
+        RootDocument(
+            version: version, issued: now, expires: now.addingTimeInterval(expires),
+            rootKeys: (rootKeys ?? [rootKey]).map { PublicSigningKey($0.publicKey) }, rootThreshold: rootThreshold,
+            manifestKeys: (manifestKeys ?? [manifestKey]).map { PublicSigningKey($0.publicKey) }, revokedKeys: revoked)
     }
 
     func signed(_ value: some Encodable, _ keys: [Curve25519.Signing.PrivateKey]) throws -> Data {
@@ -21,9 +24,10 @@ import Testing
     }
 
     func manifest(_ model: String = "flowers", manifestVersion: Int = 5, expires: TimeInterval = 3600) throws -> ModelManifest {
-        ModelManifest(model: try ModelName(model), version: 2, sha256: String(repeating: "a", count: 64), size: 10, downloadURL: "/x",
-                      tensors: .init(inputs: [], outputs: []), arm: "latest", manifestVersion: manifestVersion, issued: now,
-                      expires: now.addingTimeInterval(expires))
+        ModelManifest(
+            model: try ModelName(model), version: 2, sha256: String(repeating: "a", count: 64), size: 10, downloadURL: "/x",
+            tensors: .init(inputs: [], outputs: []), arm: "latest", manifestVersion: manifestVersion, issued: now,
+            expires: now.addingTimeInterval(expires))
     }
 
     func code(_ body: () throws -> Void) -> DepotError.Code? {
@@ -37,7 +41,9 @@ import Testing
         let good = try signed(manifest(), [manifestKey])
         #expect(try root.verifyManifest(good, for: flowers, now: now, clockSkew: 0, minimumVersion: 5).manifest.version == 2)
 
-        func verify(_ data: Data, model: ModelName? = nil, at time: Date? = nil, skew: TimeInterval = 0, minimum: Int? = nil) -> DepotError.Code? {
+        func verify(_ data: Data, model: ModelName? = nil, at time: Date? = nil, skew: TimeInterval = 0, minimum: Int? = nil) -> DepotError
+            .Code?
+        {
             code { _ = try root.verifyManifest(data, for: model ?? flowers, now: time ?? now, clockSkew: skew, minimumVersion: minimum) }
         }
         var envelope = try JSONDecoder().decode(SignedEnvelope.self, from: good)
@@ -46,8 +52,9 @@ import Testing
         #expect(verify(try signed(manifest(), [Curve25519.Signing.PrivateKey()])) == .unknownSigningKey)
         envelope.signatures.append(envelope.signatures[0])
         #expect(verify(try JSONEncoder().encode(envelope)) == .duplicateSignature)
-        let forged = SignedEnvelope(payload: try SignedJSON.encoder.encode(manifest(manifestVersion: 99)).base64EncodedString(),
-                                    signatures: [envelope.signatures[0]])
+        let forged = SignedEnvelope(
+            payload: try SignedJSON.encoder.encode(manifest(manifestVersion: 99)).base64EncodedString(),
+            signatures: [envelope.signatures[0]])
         #expect(verify(try JSONEncoder().encode(forged)) == .invalidSignature)
         #expect(verify(good, model: try ModelName("tulips")) == .manifestMismatch)
         #expect(verify(good, minimum: 6) == .manifestRollback)
@@ -68,7 +75,8 @@ import Testing
         let old = Curve25519.Signing.PrivateKey()
         let root = try TrustedRoot(first: try signed(document(revoked: [PublicSigningKey.keyID(of: old.publicKey)]), [rootKey]))
         let error = #expect(throws: DepotError.self) {
-            try root.verifyManifest(try signed(manifest(), [old]), for: try ModelName("flowers"), now: now, clockSkew: 0, minimumVersion: nil)
+            try root.verifyManifest(
+                try signed(manifest(), [old]), for: try ModelName("flowers"), now: now, clockSkew: 0, minimumVersion: nil)
         }
         #expect(error?.code == .revokedSigningKey)
     }
@@ -79,8 +87,15 @@ import Testing
         twoOfTwo.manifestThreshold = 2
         let root = try TrustedRoot(first: try signed(twoOfTwo, [rootKey]))
         let flowers = try ModelName("flowers")
-        #expect(try root.verifyManifest(try signed(manifest(), [manifestKey, second]), for: flowers, now: now, clockSkew: 0, minimumVersion: nil).manifest.version == 2)
-        #expect(code { _ = try root.verifyManifest(try signed(manifest(), [manifestKey]), for: flowers, now: now, clockSkew: 0, minimumVersion: nil) } == .invalidSignature)
+        #expect(
+            try root.verifyManifest(
+                try signed(manifest(), [manifestKey, second]), for: flowers, now: now, clockSkew: 0, minimumVersion: nil
+            ).manifest.version == 2)
+        #expect(
+            code {
+                _ = try root.verifyManifest(
+                    try signed(manifest(), [manifestKey]), for: flowers, now: now, clockSkew: 0, minimumVersion: nil)
+            } == .invalidSignature)
     }
 
     @Test func aManifestsSignersAreTheKeysWhoseSignaturesVerifyAndARotationWithdrawsThem() throws {
@@ -90,7 +105,8 @@ import Testing
         var envelope = try SignedEnvelope(signing: try manifest(), with: [manifestKey])
         envelope.signatures += try SignedEnvelope(signing: try manifest(manifestVersion: 6), with: [second]).signatures
         // When it is verified, only the first key vouched for it
-        let verified = try root.verifyManifest(try envelope.encoded(), for: try ModelName("flowers"), now: now, clockSkew: 0, minimumVersion: nil)
+        let verified = try root.verifyManifest(
+            try envelope.encoded(), for: try ModelName("flowers"), now: now, clockSkew: 0, minimumVersion: nil)
         let first = PublicSigningKey.keyID(of: manifestKey.publicKey)
         #expect(verified.signers == [first])
         // Then a root that drops or revokes that key no longer vouches for it; one that keeps it does
@@ -110,9 +126,12 @@ import Testing
         #expect(try first.successor(try signed(next, [rootKey, newRoot])).document.version == 2)
         #expect(code { _ = try first.successor(try signed(next, [newRoot])) } == .untrustedRoot, "not signed by the previous root")
         #expect(code { _ = try first.successor(try signed(next, [rootKey])) } == .untrustedRoot, "not signed by its own root key")
-        #expect(code { _ = try first.successor(try signed(document(version: 3, rootKeys: [newRoot]), [rootKey, newRoot])) } == .untrustedRoot)
+        #expect(
+            code { _ = try first.successor(try signed(document(version: 3, rootKeys: [newRoot]), [rootKey, newRoot])) } == .untrustedRoot)
         #expect(code { _ = try first.successor(try signed(next, [rootKey, newRoot, rootKey])) } == .duplicateSignature)
-        #expect(code { _ = try TrustedRoot(first: try signed(document(), [rootKey]), pinnedKey: PublicSigningKey(newRoot.publicKey)) } == .untrustedRoot)
+        #expect(
+            code { _ = try TrustedRoot(first: try signed(document(), [rootKey]), pinnedKey: PublicSigningKey(newRoot.publicKey)) }
+                == .untrustedRoot)
         #expect(code { _ = try TrustedRoot(first: try signed(document(rootThreshold: 2), [rootKey])) } == .invalidMetadata)
         #expect(code { _ = try TrustedRoot(first: Data(repeating: 32, count: TrustedRoot.maximumSize + 1)) } == .metadataTooLarge)
         #expect(code { _ = try TrustedRoot(first: try signed(document(), [])) } == .untrustedRoot, "an unsigned root")

@@ -21,8 +21,10 @@ import Testing
         var random = SeededGenerator(seed: 15)
         let noise = (0..<70_000).map { _ in UInt8.random(in: 0...255, using: &random) }
         let text = Array(String(repeating: "daisy\nrose\ntulip\nsunflower\n", count: 5_000).utf8)
-        return [("empty", []), ("short", Array("a".utf8)), ("text", text), ("noise", noise),
-                ("mixed", text.prefix(40_000) + noise.prefix(30_000) + text.suffix(40_000))]
+        return [
+            ("empty", []), ("short", Array("a".utf8)), ("text", text), ("noise", noise),
+            ("mixed", text.prefix(40_000) + noise.prefix(30_000) + text.suffix(40_000)),
+        ]
     }()
 
     @Test(arguments: [0, 1, 6, 9])

@@ -1,8 +1,10 @@
 import Foundation
-@testable import ModelDepot
 import Testing
+
+@testable import ModelDepot
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The ledger of a background session's tasks and what it decides about their ends, with the
@@ -31,7 +33,8 @@ import FoundationNetworking
     }
 
     func answer(_ status: Int, range: String? = nil) -> HTTPURLResponse {
-        HTTPURLResponse(url: request.url!, statusCode: status, httpVersion: "HTTP/1.1", headerFields: range.map { ["Content-Range": $0] } ?? [:])!
+        HTTPURLResponse(
+            url: request.url!, statusCode: status, httpVersion: "HTTP/1.1", headerFields: range.map { ["Content-Range": $0] } ?? [:])!
     }
 
     func body(_ bytes: Int) throws -> URL {
@@ -42,7 +45,8 @@ import FoundationNetworking
 
     /// Starts a download and waits until the session was asked for its task; returns the wait and the task.
     func started(_ downloads: BackgroundDownloads, _ session: QuietSession, range: ClosedRange<Int>)
-        async throws -> (Task<(URL, HTTPURLResponse), any Error>, String) {
+        async throws -> (Task<(URL, HTTPURLResponse), any Error>, String)
+    {
         let before = session.descriptions.count
         let wait = Task { try await downloads.download(request, sha256: sha, size: 1_000, range: range) }
         while session.descriptions.count == before { await Task.yield() }
@@ -109,8 +113,9 @@ import FoundationNetworking
 
         downloads.finished(task: id, file: try body(1 << 20), response: answer(503))
         let (file, response) = try await wait.value
-        #expect(try response.statusCode == 503 && Data(contentsOf: file).count == BackgroundDownloads.keptErrorBody,
-                "an error's body is cut to what its message needs")
+        #expect(
+            try response.statusCode == 503 && Data(contentsOf: file).count == BackgroundDownloads.keptErrorBody,
+            "an error's body is cut to what its message needs")
         let unknown = try body(10)
         downloads.finished(task: "com.example.unknown", file: unknown, response: answer(200))
         #expect(FileManager.default.fileExists(atPath: unknown.path), "a task the ledger does not know is left to the system")

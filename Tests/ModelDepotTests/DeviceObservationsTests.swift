@@ -1,5 +1,6 @@
-@testable import ModelDepot
 import Testing
+
+@testable import ModelDepot
 
 /// What the system's reports mean for download conditions: the decisions ``AppleDeviceStatus``
 /// leaves to platform-neutral code.
@@ -13,8 +14,10 @@ import Testing
     @Test func theNetworkPathSaysCellularExpensiveAndConstrained() {
         let cellular = status(after: [.path(.init(usesCellular: true, isExpensive: true, isConstrained: false))])
         #expect(cellular.isOnCellular && cellular.isNetworkMetered && !cellular.isNetworkConstrained)
-        let lowData = status(after: [.path(.init(usesCellular: true, isExpensive: true, isConstrained: true)),
-                                     .path(.init(usesCellular: false, isExpensive: false, isConstrained: true))])
+        let lowData = status(after: [
+            .path(.init(usesCellular: true, isExpensive: true, isConstrained: true)),
+            .path(.init(usesCellular: false, isExpensive: false, isConstrained: true)),
+        ])
         #expect(!lowData.isOnCellular && !lowData.isNetworkMetered && lowData.isNetworkConstrained, "the newest path counts")
     }
 

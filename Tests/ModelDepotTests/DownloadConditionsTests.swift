@@ -1,8 +1,10 @@
 import Foundation
-@testable import ModelDepot
 import Testing
+
+@testable import ModelDepot
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Which conditions a device's status breaks, and which networks a transfer under them may use.
@@ -10,8 +12,9 @@ import FoundationNetworking
     let calm = DeviceStatus(freeSpace: 1 << 30)
 
     @Test func defaultConditionsHoldOnAnyDeviceButACriticallyHotOne() {
-        let busy = DeviceStatus(isOnCellular: true, isNetworkMetered: true, isNetworkConstrained: true, isCharging: false,
-                                isLowPowerModeEnabled: true, isIdle: false, thermalState: .serious, freeSpace: 0)
+        let busy = DeviceStatus(
+            isOnCellular: true, isNetworkMetered: true, isNetworkConstrained: true, isCharging: false,
+            isLowPowerModeEnabled: true, isIdle: false, thermalState: .serious, freeSpace: 0)
         #expect(DownloadConditions().unmet(by: busy).isEmpty)
         var hot = calm
         hot.thermalState = .critical
@@ -26,10 +29,11 @@ import FoundationNetworking
         #expect(conditions.unmet(by: status).isEmpty)
         status.isNetworkMetered = true
         status.isNetworkConstrained = true
-        #expect(conditions.unmet(by: status) == [
-            "the network is expensive (cellular or a personal hotspot) and expensive networks are not allowed",
-            "Low Data Mode is on and constrained networks are not allowed",
-        ])
+        #expect(
+            conditions.unmet(by: status) == [
+                "the network is expensive (cellular or a personal hotspot) and expensive networks are not allowed",
+                "Low Data Mode is on and constrained networks are not allowed",
+            ])
     }
 
     @Test func lowPowerModePausesOnlyWhenAsked() {

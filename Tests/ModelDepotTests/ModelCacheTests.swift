@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
-@testable import ModelDepot
 import ModelDepotShared
 import Testing
+
+@testable import ModelDepot
 
 /// The SDK's cache on a real folder: installing moves a verified file into its version's folder
 /// and makes it current; older versions beyond `kept` go; a file changed on disk, or a companion
@@ -29,7 +30,8 @@ import Testing
     }
 
     /// A copy of the fixture to install as `version`, with its manifest and description.
-    func download(_ version: Int, companions: [String: [UInt8]] = [:]) throws -> (URL, [String: URL], ModelManifest, TFLiteModelDescription) {
+    func download(_ version: Int, companions: [String: [UInt8]] = [:]) throws -> (URL, [String: URL], ModelManifest, TFLiteModelDescription)
+    {
         let bytes = try Data(contentsOf: Self.fixture)
         let file = root.appendingPathComponent("download-\(version)")
         try bytes.write(to: file)
@@ -42,22 +44,25 @@ import Testing
             entries.append(.init(name: name, sha256: SHA256.hash(data: content).hex, size: content.count, downloadURL: "/f"))
         }
         let description = try TFLiteVerifier().verify(Array(bytes))
-        let manifest = ModelManifest(model: flowers, version: version, sha256: SHA256.hash(data: bytes).hex, size: bytes.count,
-                                     downloadURL: "/v1/blobs/sha256/x", tensors: .init(inputs: description.inputs, outputs: description.outputs),
-                                     files: entries, arm: "default", manifestVersion: version, issued: Date(timeIntervalSince1970: 0),
-                                     expires: Date(timeIntervalSince1970: 86_400))
+        let manifest = ModelManifest(
+            model: flowers, version: version, sha256: SHA256.hash(data: bytes).hex, size: bytes.count,
+            downloadURL: "/v1/blobs/sha256/x", tensors: .init(inputs: description.inputs, outputs: description.outputs),
+            files: entries, arm: "default", manifestVersion: version, issued: Date(timeIntervalSince1970: 0),
+            expires: Date(timeIntervalSince1970: 86_400))
         return (file, files, manifest, description)
     }
 
     func install(_ version: Int, kept: Int = 2, companions: [String: [UInt8]] = [:]) throws -> VerifiedModel {
         let (file, files, manifest, description) = try download(version, companions: companions)
-        return try cache.install(file, companions: files, manifest: manifest, description: description, etag: "\"e\(version)\"",
-                                 confirmedAt: Date(timeIntervalSince1970: 10), kept: kept)
+        return try cache.install(
+            file, companions: files, manifest: manifest, description: description, etag: "\"e\(version)\"",
+            confirmedAt: Date(timeIntervalSince1970: 10), kept: kept)
     }
 
     @Test func anInstalledVersionIsCurrentAndItsDownloadMovedIn() throws {
         let installed = try install(1, companions: ["labels.txt": Array("daisy\nrose\n".utf8)])
-        #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("download-1").path), "the download was moved, not copied")
+        #expect(
+            !FileManager.default.fileExists(atPath: root.appendingPathComponent("download-1").path), "the download was moved, not copied")
         let current = try #require(try cache.current(flowers))
         #expect(current.model.version == 1 && current.model.sha256 == installed.sha256)
         #expect(current.cached.etag == "\"e1\"" && current.cached.confirmedAt == Date(timeIntervalSince1970: 10))

@@ -31,6 +31,8 @@ import Testing
         #expect(label(.downloading(model: flowers, version: 1, bytes: 5, total: 9)) == "5 of 9")
         #expect(label(.installed(model: flowers, version: 3)) == "v3")
         #expect(label(.verifying(model: flowers, version: 3)) == "verifying")
-        #expect(ModelDownloadEvent.downloading(model: flowers, version: 1, bytes: 5, total: 9).description == "downloading flowers v1 5/9 bytes")
+        #expect(
+            ModelDownloadEvent.downloading(model: flowers, version: 1, bytes: 5, total: 9).description == "downloading flowers v1 5/9 bytes"
+        )
     }
 }

@@ -1,16 +1,18 @@
 import Foundation
-@testable import ModelDepot
 import ModelDepotShared
 import Synchronization
 import Testing
+
+@testable import ModelDepot
 
 /// The SDK's outcome queue on a real folder: events add up per metric, version, arm and hour;
 /// past ``OutcomeRecorder/maximumEntries`` the oldest go and are counted as dropped; a batch taken
 /// and not acknowledged is sent again with the same id.
 @Suite struct OutcomeRecorderTests {
-    let manifest = ModelManifest(model: try! ModelName("flowers"), version: 3, sha256: String(repeating: "a", count: 64), size: 1,
-                                 downloadURL: "/x", tensors: .init(inputs: [], outputs: []), arm: "rule:r-1", manifestVersion: 1,
-                                 issued: Date(timeIntervalSince1970: 0), expires: Date(timeIntervalSince1970: 1))
+    let manifest = ModelManifest(
+        model: try! ModelName("flowers"), version: 3, sha256: String(repeating: "a", count: 64), size: 1,
+        downloadURL: "/x", tensors: .init(inputs: [], outputs: []), arm: "rule:r-1", manifestVersion: 1,
+        issued: Date(timeIntervalSince1970: 0), expires: Date(timeIntervalSince1970: 1))
 
     func folder() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("outcomes-\(UUID().uuidString)")

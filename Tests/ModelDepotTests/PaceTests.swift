@@ -1,13 +1,15 @@
-@testable import ModelDepot
 import Testing
+
+@testable import ModelDepot
 
 /// The transport's watchdog arithmetic: the stall timeout counts from the last byte (the head
 /// counts as one), the minimum rate only from the head on, over a window that slides with the
 /// ticks.
 @Suite struct PaceTests {
     let start = ContinuousClock.now
-    let limits = TransferLimits(maximumBytes: 1 << 20, stallTimeout: .seconds(60),
-                                minimumRate: TransferRate(bytesPerSecond: 1000, window: .seconds(10)))
+    let limits = TransferLimits(
+        maximumBytes: 1 << 20, stallTimeout: .seconds(60),
+        minimumRate: TransferRate(bytesPerSecond: 1000, window: .seconds(10)))
 
     func at(_ seconds: Int) -> ContinuousClock.Instant { start + .seconds(seconds) }
 
@@ -21,7 +23,8 @@ import Testing
         fed.headArrived(at: at(30))
         fed.arrived(20_000, at: at(50))
         #expect(fed.failure(at: at(109), limits: TransferLimits(maximumBytes: 1, stallTimeout: .seconds(60))) == nil)
-        let late = try #require(fed.failure(at: at(110), limits: TransferLimits(maximumBytes: 1, stallTimeout: .seconds(60))) as? TransferStalled)
+        let late = try #require(
+            fed.failure(at: at(110), limits: TransferLimits(maximumBytes: 1, stallTimeout: .seconds(60))) as? TransferStalled)
         #expect(late.received == 20_000)
     }
 
@@ -34,7 +37,9 @@ import Testing
         var pace = Pace(now: start)
         pace.headArrived(at: start)
         pace.arrived(5_000, at: at(1))
-        for second in 1...9 { #expect(pace.failure(at: at(second), limits: limits) == nil, "second \(second): the window is not whole yet") }
+        for second in 1...9 {
+            #expect(pace.failure(at: at(second), limits: limits) == nil, "second \(second): the window is not whole yet")
+        }
         let slow = try #require(pace.failure(at: at(10), limits: limits) as? TransferTooSlow)
         #expect(slow.receivedInWindow == 5_000 && slow.minimum.bytesPerSecond == 1000)
     }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import ModelDepot
 import Testing
+
+@testable import ModelDepot
 
 /// The privacy manifest an app's archive picks up from the SDK: the required-reason APIs the SDK
 /// calls and the data its outcome upload collects, readable as Apple's tools read it.
@@ -28,8 +29,14 @@ import Testing
     @Test func itDeclaresTheDataOutcomeUploadsCollectAsNotLinkedAndNotTracking() throws {
         let collected = try #require(try manifest()["NSPrivacyCollectedDataTypes"] as? [[String: Any]])
         let kinds = collected.compactMap { $0["NSPrivacyCollectedDataType"] as? String }
-        #expect(Set(kinds) == ["NSPrivacyCollectedDataTypeDeviceID", "NSPrivacyCollectedDataTypePerformanceData",
-                               "NSPrivacyCollectedDataTypeProductInteraction"])
-        #expect(collected.allSatisfy { $0["NSPrivacyCollectedDataTypeLinked"] as? Bool == false && $0["NSPrivacyCollectedDataTypeTracking"] as? Bool == false })
+        #expect(
+            Set(kinds) == [
+                "NSPrivacyCollectedDataTypeDeviceID", "NSPrivacyCollectedDataTypePerformanceData",
+                "NSPrivacyCollectedDataTypeProductInteraction",
+            ])
+        #expect(
+            collected.allSatisfy {
+                $0["NSPrivacyCollectedDataTypeLinked"] as? Bool == false && $0["NSPrivacyCollectedDataTypeTracking"] as? Bool == false
+            })
     }
 }

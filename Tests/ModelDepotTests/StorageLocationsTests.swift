@@ -1,7 +1,8 @@
 import Foundation
-@testable import ModelDepot
 import ModelDepotShared
 import Testing
+
+@testable import ModelDepot
 
 /// Where the SDK keeps its files: state never in purgeable space, moved there from the cache
 /// directory once; a kept file that cannot be read is an error, never "absent".
@@ -25,8 +26,9 @@ import Testing
         let cache = support.appendingPathComponent("models")
         #expect(StorageLocations.resolve(cache: cache, state: nil, purgeable: [caches], durable: support).state == cache)
         let lookalike = folder.url.appendingPathComponent("Library/CachesNot/models")
-        #expect(StorageLocations.resolve(cache: lookalike, state: nil, purgeable: [caches], durable: support).state == lookalike,
-                "a folder whose name only begins like Caches is not inside it")
+        #expect(
+            StorageLocations.resolve(cache: lookalike, state: nil, purgeable: [caches], durable: support).state == lookalike,
+            "a folder whose name only begins like Caches is not inside it")
         let chosen = folder.url.appendingPathComponent("state")
         #expect(StorageLocations.resolve(cache: caches, state: chosen, purgeable: [caches], durable: support).state == chosen)
     }

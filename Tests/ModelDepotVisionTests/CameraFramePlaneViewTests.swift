@@ -1,8 +1,9 @@
 import Foundation
-@testable import ModelDepotVision
 import ModelDepotShared
-import Testing
 import TestSupport
+import Testing
+
+@testable import ModelDepotVision
 
 /// Frames read where they lie (a locked `CVPixelBuffer`'s planes on iOS): the same pixels as a
 /// frame copied into arrays, the same refusals, and Core Video's pixel formats mapped as a camera
@@ -13,21 +14,26 @@ import TestSupport
         let (width, height) = (19, 13)
         let chroma = ((width + 1) / 2, (height + 1) / 2)
         for format in [CameraFrame.Format.bgra, .rgba, .nv12, .nv21, .i420] {
-            let shapes: [(rowBytes: Int, rows: Int)] = switch format {
-            case .bgra, .rgba: [(width * 4, height)]
-            case .nv12, .nv21: [(width, height), (chroma.0 * 2, chroma.1)]
-            case .i420: [(width, height), (chroma.0, chroma.1), (chroma.0, chroma.1)]
-            }
+            let shapes: [(rowBytes: Int, rows: Int)] =
+                switch format {
+                case .bgra, .rgba: [(width * 4, height)]
+                case .nv12, .nv21: [(width, height), (chroma.0 * 2, chroma.1)]
+                case .i420: [(width, height), (chroma.0, chroma.1), (chroma.0, chroma.1)]
+                }
             let planes = shapes.map { shape in
-                CameraFrame.Plane(bytes: (0..<((shape.rowBytes + 3) * shape.rows)).map { _ in UInt8.random(in: 0...255, using: &random) },
-                                  rowStride: shape.rowBytes + 3)
+                CameraFrame.Plane(
+                    bytes: (0..<((shape.rowBytes + 3) * shape.rows)).map { _ in UInt8.random(in: 0...255, using: &random) },
+                    rowStride: shape.rowBytes + 3)
             }
             for orientation in [FrameOrientation.up, .right, .leftMirrored] {
-                let copied = try CameraFrame(width: width, height: height, format: format, planes: planes, colorSpace: .bt709, colorRange: .full,
-                                             orientation: orientation).upright()
+                let copied = try CameraFrame(
+                    width: width, height: height, format: format, planes: planes, colorSpace: .bt709, colorRange: .full,
+                    orientation: orientation
+                ).upright()
                 let inPlace = try Self.withViews(planes) { views in
-                    try CameraFrame.upright(width: width, height: height, format: format, planes: views, colorSpace: .bt709, colorRange: .full,
-                                            orientation: orientation)
+                    try CameraFrame.upright(
+                        width: width, height: height, format: format, planes: views, colorSpace: .bt709, colorRange: .full,
+                        orientation: orientation)
                 }
                 #expect(inPlace.bytes == copied.bytes && inPlace.width == copied.width, "\(format) \(orientation)")
             }

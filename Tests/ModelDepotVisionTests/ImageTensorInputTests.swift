@@ -1,7 +1,8 @@
 import Foundation
-@testable import ModelDepotVision
 import ModelDepotShared
 import Testing
+
+@testable import ModelDepotVision
 
 /// An image becomes the model's input as the Task Library makes it: float32 normalized with the
 /// reciprocal of std, uint8 as it is, int8 quantized with the tensor's parameters.
@@ -39,7 +40,8 @@ import Testing
         #expect(uint8.value(for: pixels).bytes == pixels.bytes)
         let shifted = try ImageTensorInput(tensor: Self.tensor(.int8, scale: 1, zeroPoint: -128), metadata: nil)
         #expect(shifted.value(for: pixels).bytes.map { Int8(bitPattern: $0) } == [-128, -1, 127, -118, -108, -98])
-        let quantized = try ImageTensorInput(tensor: Self.tensor(.int8, scale: 1.0 / 128, zeroPoint: 0), metadata: Self.metadata(mean: [127.5], std: [127.5]))
+        let quantized = try ImageTensorInput(
+            tensor: Self.tensor(.int8, scale: 1.0 / 128, zeroPoint: 0), metadata: Self.metadata(mean: [127.5], std: [127.5]))
         #expect(quantized.value(for: pixels).bytes.map { Int8(bitPattern: $0) } == [-128, -1, 127, -118, -108, -98])
     }
 

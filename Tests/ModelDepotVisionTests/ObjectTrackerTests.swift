@@ -1,6 +1,7 @@
-@testable import ModelDepotVision
-import Testing
 import TestSupport
+import Testing
+
+@testable import ModelDepotVision
 
 /// ByteTrack's association on synthetic streams: ids that persist through motion, crossings,
 /// misses and weak detections, and are never reused; the assignment is the cheapest there is.
@@ -82,7 +83,9 @@ import TestSupport
             #expect(weak.map(\.id) == [1], "the weak detection on its path keeps track 1; the other starts nothing")
         }
         #expect(tracker.update(Self.observe([Self.box(12, 0)])).map(\.id) == [1])
-        #expect(tracker.update(Self.observe([Self.box(14, 0), Self.box(200, 200, 30)])).map(\.id) == [1], "a new object waits for its second frame")
+        #expect(
+            tracker.update(Self.observe([Self.box(14, 0), Self.box(200, 200, 30)])).map(\.id) == [1],
+            "a new object waits for its second frame")
         #expect(tracker.update(Self.observe([Self.box(16, 0), Self.box(201, 200, 30)])).map(\.id) == [1, 2])
         #expect(tracker.update(Self.observe([Self.box(18, 0)], score: 0.05)).isEmpty, "below the low score, nothing")
     }

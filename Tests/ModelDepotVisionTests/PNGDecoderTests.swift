@@ -1,6 +1,6 @@
 import Foundation
-import ModelDepotVision
 import ModelDepotShared
+import ModelDepotVision
 import TestSupport
 import Testing
 

@@ -1,8 +1,9 @@
 import Foundation
-@testable import ModelDepotVision
 import ModelDepotShared
 import TestSupport
 import Testing
+
+@testable import ModelDepotVision
 
 /// PNG and PPM decoding against Python's zlib-made images and the committed fixtures, damaged
 /// images refused with `invalid_image` (never a crash), and the resize against the reference
@@ -28,7 +29,9 @@ import Testing
     }
 
     /// A PNG Python writes (zlib, filter type `row % 5` re-done in Python), and what it must decode to.
-    static func pythonPNG(colorType: Int, depth: Int, palette: Bool = false, transparency: Bool = false) throws -> (png: [UInt8], expected: [UInt8], format: PixelBuffer.Format) {
+    static func pythonPNG(colorType: Int, depth: Int, palette: Bool = false, transparency: Bool = false) throws -> (
+        png: [UInt8], expected: [UInt8], format: PixelBuffer.Format
+    ) {
         let script = """
             import struct, sys, zlib, random
             random.seed(5)
@@ -83,7 +86,10 @@ import Testing
         return (Array(bytes[4..<(4 + length)]), Array(bytes[(4 + length)...]), alpha ? .rgba8 : .rgb8)
     }
 
-    @Test(arguments: [(0, 8, false), (0, 16, false), (2, 8, false), (2, 16, false), (3, 8, false), (3, 8, true), (4, 8, false), (4, 16, false), (6, 8, false), (6, 16, false)])
+    @Test(arguments: [
+        (0, 8, false), (0, 16, false), (2, 8, false), (2, 16, false), (3, 8, false), (3, 8, true), (4, 8, false), (4, 16, false),
+        (6, 8, false), (6, 16, false),
+    ])
     func everyColourTypeAndFilterDecodes(colorType: Int, depth: Int, transparency: Bool) throws {
         let (png, expected, format) = try Self.pythonPNG(colorType: colorType, depth: depth, transparency: transparency)
         let image = try PixelBuffer(png: png)
@@ -152,7 +158,10 @@ import Testing
         for row in 20..<110 { cropped += image.bytes[((row * 300 + 30) * 3)..<((row * 300 + 150) * 3)] }
         let expected = try PixelBuffer(width: 120, height: 90, format: .rgb8, bytes: cropped).resized(width: 16, height: 16)
         #expect(try image.resized(width: 16, height: 16, region: region) == expected)
-        for outside in [PixelRegion(x: 250, y: 0, width: 51, height: 10), PixelRegion(x: -1, y: 0, width: 5, height: 5), PixelRegion(x: 0, y: 0, width: 0, height: 5)] {
+        for outside in [
+            PixelRegion(x: 250, y: 0, width: 51, height: 10), PixelRegion(x: -1, y: 0, width: 5, height: 5),
+            PixelRegion(x: 0, y: 0, width: 0, height: 5),
+        ] {
             let error = #expect(throws: DepotError.self, "\(outside)") { try image.resized(width: 16, height: 16, region: outside) }
             #expect(error?.code == .invalidImage)
         }

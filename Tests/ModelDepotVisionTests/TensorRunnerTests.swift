@@ -1,9 +1,10 @@
 import Foundation
-@testable import ModelDepot
 import ModelDepotShared
 import ModelDepotVision
 import Synchronization
 import Testing
+
+@testable import ModelDepot
 
 /// The vision tasks over any interpreter: a runner the test scripts (as an app's wrapper of
 /// TensorFlowLiteSwift would be) goes through the code LiteRT's does (VisionTasksEndToEndTests
@@ -61,7 +62,9 @@ import Testing
 
     /// Recorded model-health events by metric name, with their counts.
     func recorded() -> [String: Int] {
-        recorder.takeBatches().flatMap(\.events).reduce(into: [:]) { $0[$1.metric + ($1.code.map { ":" + $0 } ?? ""), default: 0] += $1.count ?? 1 }
+        recorder.takeBatches().flatMap(\.events).reduce(into: [:]) {
+            $0[$1.metric + ($1.code.map { ":" + $0 } ?? ""), default: 0] += $1.count ?? 1
+        }
     }
 
     @Test func aClassifierOverAnyRunnerRanksItsScoresAndRecordsLoadsAndRuns() throws {
@@ -86,7 +89,8 @@ import Testing
         let empty = try ImageClassifier(model: model, runtime: ScriptedRuntime { _ in [] }, outcomes: recorder)
         let refused = #expect(throws: DepotError.self) { try empty.classify(try image) }
         #expect(refused?.code == .signatureMismatch)
-        let short = try ImageClassifier(model: model, runtime: ScriptedRuntime { _ in [TensorValue(float32: [1], shape: [1, 1])] }, outcomes: recorder)
+        let short = try ImageClassifier(
+            model: model, runtime: ScriptedRuntime { _ in [TensorValue(float32: [1], shape: [1, 1])] }, outcomes: recorder)
         #expect((#expect(throws: DepotError.self) { try short.classify(try image) })?.code == .signatureMismatch)
         let events = recorded()
         #expect(events["inference_failed:unavailable"] == 1 && events["inference_failed:signature_mismatch"] == 2)

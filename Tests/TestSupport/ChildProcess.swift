@@ -1,16 +1,17 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
-private typealias SpawnActions = posix_spawn_file_actions_t
-private typealias SpawnAttributes = posix_spawnattr_t
-private func noActions() -> SpawnActions { SpawnActions() }
-private func noAttributes() -> SpawnAttributes { SpawnAttributes() }
+    import Glibc
+    private typealias SpawnActions = posix_spawn_file_actions_t
+    private typealias SpawnAttributes = posix_spawnattr_t
+    private func noActions() -> SpawnActions { SpawnActions() }
+    private func noAttributes() -> SpawnAttributes { SpawnAttributes() }
 #else
-import Darwin
-private typealias SpawnActions = posix_spawn_file_actions_t?
-private typealias SpawnAttributes = posix_spawnattr_t?
-private func noActions() -> SpawnActions { nil }
-private func noAttributes() -> SpawnAttributes { nil }
+    import Darwin
+    private typealias SpawnActions = posix_spawn_file_actions_t?
+    private typealias SpawnAttributes = posix_spawnattr_t?
+    private func noActions() -> SpawnActions { nil }
+    private func noAttributes() -> SpawnAttributes { nil }
 #endif
 
 /// A program the tests start, spawned directly with `posix_spawn`.
@@ -48,9 +49,11 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Starts `executable` (a path) with `arguments`. `environment` replaces the inherited one
     /// when given.
-    public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                standardInput input: Stream = .null, standardOutput output: Stream = .null,
-                standardError error: Stream = .null) throws {
+    public init(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+        standardInput input: Stream = .null, standardOutput output: Stream = .null,
+        standardError error: Stream = .null
+    ) throws {
         var actions = noActions()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -114,18 +117,20 @@ public final class ChildProcess: @unchecked Sendable {
     /// with glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later; its headers show it
     /// only to GNU sources, hence looked up by name), on Apple platforms with
     /// `POSIX_SPAWN_CLOEXEC_DEFAULT`.
-    private static func closeTheRest(_ actions: inout SpawnActions, _ attributes: inout SpawnAttributes, flags: Int32,
-                                     _ executable: String) throws {
+    private static func closeTheRest(
+        _ actions: inout SpawnActions, _ attributes: inout SpawnAttributes, flags: Int32,
+        _ executable: String
+    ) throws {
         #if canImport(Glibc)
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
-            throw SpawnFailure(executable, ENOSYS, "posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later)")
-        }
-        let result = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
-        guard result == 0 else { throw SpawnFailure(executable, result, "posix_spawn_file_actions_addclosefrom_np") }
-        posix_spawnattr_setflags(&attributes, Int16(flags))
+            typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+                throw SpawnFailure(executable, ENOSYS, "posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later)")
+            }
+            let result = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+            guard result == 0 else { throw SpawnFailure(executable, result, "posix_spawn_file_actions_addclosefrom_np") }
+            posix_spawnattr_setflags(&attributes, Int16(flags))
         #else
-        posix_spawnattr_setflags(&attributes, Int16(flags | POSIX_SPAWN_CLOEXEC_DEFAULT))
+            posix_spawnattr_setflags(&attributes, Int16(flags | POSIX_SPAWN_CLOEXEC_DEFAULT))
         #endif
     }
 

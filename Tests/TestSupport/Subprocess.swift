@@ -1,10 +1,11 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
-private let systemRead = Glibc.read
+    import Glibc
+    private let systemRead = Glibc.read
 #else
-import Darwin
-private let systemRead = Darwin.read
+    import Darwin
+    private let systemRead = Darwin.read
 #endif
 
 /// Runs programs for tests: to completion, capturing what they print, or in the background.

@@ -11,7 +11,10 @@ public enum TestPostgres {
     /// The server's URL (its `postgres` database), from `DEPOT_TEST_POSTGRES_URL`.
     public static func serverURL() throws -> String {
         guard let url = ProcessInfo.processInfo.environment["DEPOT_TEST_POSTGRES_URL"], !url.isEmpty else {
-            throw Unavailable(description: "DEPOT_TEST_POSTGRES_URL is not set: run the tests with scripts/test, which starts PostgreSQL (or run `eval \"$(scripts/test-postgres start)\"` first).")
+            throw Unavailable(
+                description:
+                    "DEPOT_TEST_POSTGRES_URL is not set: run the tests with scripts/test, which starts PostgreSQL (or run `eval \"$(scripts/test-postgres start)\"` first)."
+            )
         }
         return url
     }

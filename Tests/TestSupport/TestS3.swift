@@ -10,8 +10,10 @@ public enum TestS3 {
 
         /// The `AWS_*` environment a server or a test uses to reach it.
         public var environment: [String: String] {
-            ["AWS_ENDPOINT_URL_S3": endpoint, "AWS_ACCESS_KEY_ID": accessKeyID, "AWS_SECRET_ACCESS_KEY": secretAccessKey,
-             "AWS_REGION": "us-east-1"]
+            [
+                "AWS_ENDPOINT_URL_S3": endpoint, "AWS_ACCESS_KEY_ID": accessKeyID, "AWS_SECRET_ACCESS_KEY": secretAccessKey,
+                "AWS_REGION": "us-east-1",
+            ]
         }
 
         /// `s3://BUCKET/PREFIX` with a new prefix, so that tests never see each other's objects.
@@ -23,8 +25,12 @@ public enum TestS3 {
     public static func settings() throws -> Settings {
         let environment = ProcessInfo.processInfo.environment
         guard let endpoint = environment["DEPOT_TEST_S3_ENDPOINT"], let access = environment["DEPOT_TEST_S3_ACCESS_KEY"],
-              let secret = environment["DEPOT_TEST_S3_SECRET"], let bucket = environment["DEPOT_TEST_S3_BUCKET"] else {
-            throw TestPostgres.Unavailable(description: "DEPOT_TEST_S3_ENDPOINT is not set: run the tests with scripts/test, which starts an S3 server (or run `eval \"$(scripts/test-s3 start)\"` first).")
+            let secret = environment["DEPOT_TEST_S3_SECRET"], let bucket = environment["DEPOT_TEST_S3_BUCKET"]
+        else {
+            throw TestPostgres.Unavailable(
+                description:
+                    "DEPOT_TEST_S3_ENDPOINT is not set: run the tests with scripts/test, which starts an S3 server (or run `eval \"$(scripts/test-s3 start)\"` first)."
+            )
         }
         return Settings(endpoint: endpoint, accessKeyID: access, secretAccessKey: secret, bucket: bucket)
     }

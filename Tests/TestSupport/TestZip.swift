@@ -30,7 +30,7 @@ public enum TestZip {
             let matches = (count - 1) / 258
             for _ in 0..<matches {
                 writer.writeCode(0xC0 + 5, length: 8)  // length symbol 285: 258 bytes
-                writer.writeCode(0, length: 5)          // distance symbol 0: 1 byte back
+                writer.writeCode(0, length: 5)  // distance symbol 0: 1 byte back
             }
             for _ in 0..<((count - 1) % 258) { literal(&writer) }
             writer.writeCode(0, length: 7)  // end of block
@@ -68,7 +68,8 @@ public enum TestZip {
             central += le16(UInt16(entry.name.utf8.count)) + le16(0) + le16(0) + le16(0) + le16(0) + le32(0) + le32(UInt32(offset))
             central += Array(entry.name.utf8)
         }
-        let end = le32(0x0605_4B50) + le16(0) + le16(0) + le16(UInt16(directory.count)) + le16(UInt16(directory.count))
+        let end =
+            le32(0x0605_4B50) + le16(0) + le16(0) + le16(UInt16(directory.count)) + le16(UInt16(directory.count))
             + le32(UInt32(central.count)) + le32(UInt32(body.count)) + le16(0)
         return body + central + end
     }

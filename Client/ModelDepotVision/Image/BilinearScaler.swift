@@ -150,10 +150,13 @@ struct BilinearScaler {
             let r = (y >> 16) + j * (dy >> 16)
             let top = row(r), bottom = filter == .bilinear ? row(r + 1) : top
             for i in 0..<dw {
-                let p = top.startIndex + ((x >> 16) + i * (dx >> 16)) * channels, q = bottom.startIndex + ((x >> 16) + i * (dx >> 16)) * channels
+                let p = top.startIndex + ((x >> 16) + i * (dx >> 16)) * channels,
+                    q = bottom.startIndex + ((x >> 16) + i * (dx >> 16)) * channels
                 for c in 0..<channels {
-                    out.append(filter == .none ? top[p + c]
-                               : box(Int(top[p + c]), Int(top[p + channels + c]), Int(bottom[q + c]), Int(bottom[q + channels + c])))
+                    out.append(
+                        filter == .none
+                            ? top[p + c]
+                            : box(Int(top[p + c]), Int(top[p + channels + c]), Int(bottom[q + c]), Int(bottom[q + channels + c])))
                 }
             }
         }
@@ -183,7 +186,9 @@ struct BilinearScaler {
     }
 
     private func bilinearUp(_ dw: Int, _ dh: Int, _ x: Int, _ dx: Int, _ y: inout Int, _ dy: Int, _ filter: Filter) -> [UInt8] {
-        let columns = { (index: Int) in filter == .none ? pointColumns(row(index), count: dw, x: x, dx: dx) : filterColumns(row(index), count: dw, x: x, dx: dx) }
+        let columns = { (index: Int) in
+            filter == .none ? pointColumns(row(index), count: dw, x: x, dx: dx) : filterColumns(row(index), count: dw, x: x, dx: dx)
+        }
         let maximum = (height - 1) << 16
         y = min(y, maximum)
         var yi = y >> 16

@@ -18,7 +18,10 @@ extension CameraFrame {
         case fourCharacterCode("420v"): return (.nv12, space, .video)
         default:
             let text = String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: pixelFormat >> (24 - 8 * $0)) }, as: UTF8.self)
-            throw DepotError(.invalidImage, "Pixel format '\(text)' (\(pixelFormat)) is not one a frame is read from: ask the camera for kCVPixelFormatType_32BGRA or 420YpCbCr8BiPlanar (full or video range).")
+            throw DepotError(
+                .invalidImage,
+                "Pixel format '\(text)' (\(pixelFormat)) is not one a frame is read from: ask the camera for kCVPixelFormatType_32BGRA or 420YpCbCr8BiPlanar (full or video range)."
+            )
         }
     }
 

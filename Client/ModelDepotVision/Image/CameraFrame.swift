@@ -73,8 +73,10 @@ public struct CameraFrame: Sendable {
     /// Checks that every plane holds its rows; the last row of a plane need not be padded to
     /// its stride.
     /// - Throws: `DepotError` (`invalid_image`) naming the plane and what it lacks.
-    public init(width: Int, height: Int, format: Format, planes: [Plane], colorSpace: ColorSpace = .bt601,
-                colorRange: ColorRange = .video, orientation: FrameOrientation = .up) throws(DepotError) {
+    public init(
+        width: Int, height: Int, format: Format, planes: [Plane], colorSpace: ColorSpace = .bt601,
+        colorRange: ColorRange = .video, orientation: FrameOrientation = .up
+    ) throws(DepotError) {
         try Self.check(width: width, height: height, format: format, planes: planes.map { ($0.bytes.count, $0.rowStride) })
         self.width = width
         self.height = height
@@ -88,24 +90,34 @@ public struct CameraFrame: Sendable {
     /// Checks that every plane (its byte count and row stride) holds its rows.
     static func check(width: Int, height: Int, format: Format, planes: [(count: Int, rowStride: Int)]) throws(DepotError) {
         guard width > 0, height > 0, width <= PixelBuffer.maximumPixels / height else {
-            throw DepotError(.invalidImage, "A frame of \(width)x\(height) pixels is not allowed: both sides must be positive and the frame at most \(PixelBuffer.maximumPixels) pixels.")
+            throw DepotError(
+                .invalidImage,
+                "A frame of \(width)x\(height) pixels is not allowed: both sides must be positive and the frame at most \(PixelBuffer.maximumPixels) pixels."
+            )
         }
         guard planes.count == format.planeCount else {
             throw DepotError(.invalidImage, "A \(format) frame has \(format.planeCount) plane(s); \(planes.count) were given.")
         }
         let chroma = ((width + 1) / 2, (height + 1) / 2)
-        let shapes: [(rowBytes: Int, rows: Int)] = switch format {
-        case .bgra, .rgba: [(width * 4, height)]
-        case .nv12, .nv21: [(width, height), (chroma.0 * 2, chroma.1)]
-        case .i420: [(width, height), (chroma.0, chroma.1), (chroma.0, chroma.1)]
-        }
+        let shapes: [(rowBytes: Int, rows: Int)] =
+            switch format {
+            case .bgra, .rgba: [(width * 4, height)]
+            case .nv12, .nv21: [(width, height), (chroma.0 * 2, chroma.1)]
+            case .i420: [(width, height), (chroma.0, chroma.1), (chroma.0, chroma.1)]
+            }
         for (index, (plane, shape)) in zip(planes, shapes).enumerated() {
             guard plane.rowStride >= shape.rowBytes, plane.rowStride <= Int(Int32.max) else {
-                throw DepotError(.invalidImage, "Plane \(index) of a \(width)x\(height) \(format) frame has a row stride of \(plane.rowStride) bytes; its rows need \(shape.rowBytes) at least.")
+                throw DepotError(
+                    .invalidImage,
+                    "Plane \(index) of a \(width)x\(height) \(format) frame has a row stride of \(plane.rowStride) bytes; its rows need \(shape.rowBytes) at least."
+                )
             }
             let needed = plane.rowStride * (shape.rows - 1) + shape.rowBytes
             guard plane.count >= needed else {
-                throw DepotError(.invalidImage, "Plane \(index) of a \(width)x\(height) \(format) frame holds \(plane.count) bytes; its \(shape.rows) rows of stride \(plane.rowStride) need \(needed).")
+                throw DepotError(
+                    .invalidImage,
+                    "Plane \(index) of a \(width)x\(height) \(format) frame holds \(plane.count) bytes; its \(shape.rows) rows of stride \(plane.rowStride) need \(needed)."
+                )
             }
         }
     }
@@ -114,16 +126,19 @@ public struct CameraFrame: Sendable {
     /// shared by its 2x2 pixels; BGRA and RGBA without their alpha), then mirrored and rotated.
     public func upright() throws(DepotError) -> PixelBuffer {
         let rgb = Self.withViews(of: planes[...], []) { views in
-            Self.uprightRGB(width: width, height: height, format: format, planes: views, colorSpace: colorSpace, colorRange: colorRange,
-                            orientation: orientation)
+            Self.uprightRGB(
+                width: width, height: height, format: format, planes: views, colorSpace: colorSpace, colorRange: colorRange,
+                orientation: orientation)
         }
         let (outWidth, outHeight) = orientation.uprightSize(width: width, height: height)
         return try PixelBuffer(width: outWidth, height: outHeight, format: .rgb8, bytes: rgb)
     }
 
     /// Lends each plane's bytes, in order, for the length of `body`.
-    private static func withViews<Result>(of planes: ArraySlice<Plane>, _ lent: [PlaneView],
-                                          _ body: ([PlaneView]) -> Result) -> Result {
+    private static func withViews<Result>(
+        of planes: ArraySlice<Plane>, _ lent: [PlaneView],
+        _ body: ([PlaneView]) -> Result
+    ) -> Result {
         guard let plane = planes.first else { return body(lent) }
         return plane.bytes.withUnsafeBytes { bytes in
             withViews(of: planes.dropFirst(), lent + [PlaneView(bytes: bytes, rowStride: plane.rowStride)], body)
@@ -148,25 +163,31 @@ public struct CameraFrame: Sendable {
     /// call (a locked `CVPixelBuffer`, a camera's image planes): read in place, converted as
     /// ``upright()`` converts a frame, with the same checks.
     /// - Throws: `DepotError` (`invalid_image`) naming the plane and what it lacks.
-    public static func upright(width: Int, height: Int, format: Format, planes: [PlaneView], colorSpace: ColorSpace = .bt601,
-                               colorRange: ColorRange = .video, orientation: FrameOrientation = .up) throws(DepotError) -> PixelBuffer {
+    public static func upright(
+        width: Int, height: Int, format: Format, planes: [PlaneView], colorSpace: ColorSpace = .bt601,
+        colorRange: ColorRange = .video, orientation: FrameOrientation = .up
+    ) throws(DepotError) -> PixelBuffer {
         try check(width: width, height: height, format: format, planes: planes.map { ($0.bytes.count, $0.rowStride) })
-        let rgb = uprightRGB(width: width, height: height, format: format, planes: planes, colorSpace: colorSpace, colorRange: colorRange,
-                             orientation: orientation)
+        let rgb = uprightRGB(
+            width: width, height: height, format: format, planes: planes, colorSpace: colorSpace, colorRange: colorRange,
+            orientation: orientation)
         let (outWidth, outHeight) = orientation.uprightSize(width: width, height: height)
         return try PixelBuffer(width: outWidth, height: outHeight, format: .rgb8, bytes: rgb)
     }
 
     /// Converts checked planes into the upright image's RGB bytes.
-    private static func uprightRGB(width: Int, height: Int, format: Format, planes: [PlaneView], colorSpace: ColorSpace,
-                                   colorRange: ColorRange, orientation: FrameOrientation) -> [UInt8] {
+    private static func uprightRGB(
+        width: Int, height: Int, format: Format, planes: [PlaneView], colorSpace: ColorSpace,
+        colorRange: ColorRange, orientation: FrameOrientation
+    ) -> [UInt8] {
         let (outWidth, outHeight) = orientation.uprightSize(width: width, height: height)
-        let conversion: YUVConversion = switch (colorSpace, colorRange) {
-        case (.bt601, .video): .bt601Video
-        case (.bt601, .full): .bt601Full
-        case (.bt709, .video): .bt709Video
-        case (.bt709, .full): .bt709Full
-        }
+        let conversion: YUVConversion =
+            switch (colorSpace, colorRange) {
+            case (.bt601, .video): .bt601Video
+            case (.bt601, .full): .bt601Full
+            case (.bt709, .video): .bt709Video
+            case (.bt709, .full): .bt709Full
+            }
         // Where the frame's pixel (0, 0) lands in the upright image, and how far one step right
         // and one row down move it there (in pixels).
         let place = orientation.destination(ofX: 0, y: 0, width: width, height: height)
@@ -177,15 +198,19 @@ public struct CameraFrame: Sendable {
         let stepY = (down.y - place.y) * outWidth + (down.x - place.x)
         return [UInt8](unsafeUninitializedCapacity: outWidth * outHeight * 3) { out, count in
             for y in 0..<height {
-                convertRow(y, width: width, format: format, planes: planes, into: out.baseAddress!, at: origin + y * stepY, step: stepX, conversion)
+                convertRow(
+                    y, width: width, format: format, planes: planes, into: out.baseAddress!, at: origin + y * stepY, step: stepX, conversion
+                )
             }
             count = outWidth * outHeight * 3
         }
     }
 
     /// Converts the frame's row `y`, writing its pixel `x` at pixel `start + x * step` of `out`.
-    private static func convertRow(_ y: Int, width: Int, format: Format, planes: [PlaneView], into out: UnsafeMutablePointer<UInt8>,
-                                   at start: Int, step: Int, _ conversion: YUVConversion) {
+    private static func convertRow(
+        _ y: Int, width: Int, format: Format, planes: [PlaneView], into out: UnsafeMutablePointer<UInt8>,
+        at start: Int, step: Int, _ conversion: YUVConversion
+    ) {
         @inline(__always) func write(_ x: Int, _ pixel: (UInt8, UInt8, UInt8)) {
             let target = (start + x * step) * 3
             (out[target], out[target + 1], out[target + 2]) = pixel

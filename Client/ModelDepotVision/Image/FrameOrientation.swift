@@ -11,7 +11,8 @@ public struct FrameOrientation: Sendable, Hashable {
     /// - Throws: `DepotError` (`invalid_image`) for a rotation other than 0, 90, 180 or 270.
     public init(rotation: Int, mirrored: Bool = false) throws(DepotError) {
         guard [0, 90, 180, 270].contains(rotation) else {
-            throw DepotError(.invalidImage, "A frame's rotation of \(rotation) degrees is not one a camera gives: use 0, 90, 180 or 270 (clockwise).")
+            throw DepotError(
+                .invalidImage, "A frame's rotation of \(rotation) degrees is not one a camera gives: use 0, 90, 180 or 270 (clockwise).")
         }
         self.rotation = rotation
         self.mirrored = mirrored

@@ -23,7 +23,8 @@ struct PNGDecoder {
         var ended = false
         while !ended {
             guard position + 12 <= bytes.count else { throw damaged("it ends inside a chunk (before IEND)") }
-            let length = Int(bytes[position]) << 24 | Int(bytes[position + 1]) << 16 | Int(bytes[position + 2]) << 8 | Int(bytes[position + 3])
+            let length =
+                Int(bytes[position]) << 24 | Int(bytes[position + 1]) << 16 | Int(bytes[position + 2]) << 8 | Int(bytes[position + 3])
             guard length <= bytes.count - position - 12 else { throw damaged("a chunk of \(length) bytes runs past the end of the file") }
             let type = String(decoding: bytes[(position + 4)..<(position + 8)], as: UTF8.self)
             let body = Array(bytes[(position + 8)..<(position + 8 + length)])
@@ -65,14 +66,18 @@ struct PNGDecoder {
 
     private static func parseHeader(_ body: [UInt8]) throws(DepotError) -> Header {
         guard body.count == 13 else { throw damaged("its IHDR chunk has \(body.count) bytes, not 13") }
-        func word(_ offset: Int) -> Int { Int(body[offset]) << 24 | Int(body[offset + 1]) << 16 | Int(body[offset + 2]) << 8 | Int(body[offset + 3]) }
+        func word(_ offset: Int) -> Int {
+            Int(body[offset]) << 24 | Int(body[offset + 1]) << 16 | Int(body[offset + 2]) << 8 | Int(body[offset + 3])
+        }
         let header = Header(width: word(0), height: word(4), depth: Int(body[8]), colorType: Int(body[9]))
         guard header.width > 0, header.height > 0, header.width <= PixelBuffer.maximumPixels / header.height else {
             throw damaged("it is \(header.width)x\(header.height) pixels; at most \(PixelBuffer.maximumPixels) pixels are read")
         }
         let depths: [Int: [Int]] = [0: [8, 16], 2: [8, 16], 3: [8], 4: [8, 16], 6: [8, 16]]
         guard let allowed = depths[header.colorType], allowed.contains(header.depth) else {
-            throw damaged("colour type \(header.colorType) with bit depth \(header.depth) is not read (8-bit images, and 16-bit grey and colour, are)")
+            throw damaged(
+                "colour type \(header.colorType) with bit depth \(header.depth) is not read (8-bit images, and 16-bit grey and colour, are)"
+            )
         }
         guard body[10] == 0, body[11] == 0 else { throw damaged("its compression or filter method is unknown") }
         guard body[12] == 0 else { throw damaged("it is interlaced (Adam7); save it without interlacing") }

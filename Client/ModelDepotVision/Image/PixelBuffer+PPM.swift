@@ -30,7 +30,9 @@ extension PixelBuffer {
         }
         let grey = bytes[1] == UInt8(ascii: "5")
         let width = try number("width"), height = try number("height"), maximum = try number("maximum value")
-        guard maximum == 255 else { throw DepotError(.invalidImage, "The PPM's maximum value is \(maximum); only 8-bit images (255) are read.") }
+        guard maximum == 255 else {
+            throw DepotError(.invalidImage, "The PPM's maximum value is \(maximum); only 8-bit images (255) are read.")
+        }
         guard position < bytes.count, [9, 10, 13, 32].contains(bytes[position]) else {
             throw DepotError(.invalidImage, "The PPM header does not end with a whitespace byte before the pixels.")
         }
@@ -40,7 +42,9 @@ extension PixelBuffer {
         }
         let count = width * height * (grey ? 1 : 3)
         guard bytes.count - position >= count else {
-            throw DepotError(.invalidImage, "The PPM holds \(bytes.count - position) bytes of pixels; a \(width)x\(height) image needs \(count). The file is cut.")
+            throw DepotError(
+                .invalidImage,
+                "The PPM holds \(bytes.count - position) bytes of pixels; a \(width)x\(height) image needs \(count). The file is cut.")
         }
         let pixels = Array(bytes[position..<(position + count)])
         try self.init(width: width, height: height, format: .rgb8, bytes: grey ? pixels.flatMap { [$0, $0, $0] } : pixels)

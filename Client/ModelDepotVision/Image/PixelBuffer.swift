@@ -32,10 +32,15 @@ public struct PixelBuffer: Sendable, Hashable {
     ///   do not match the bytes.
     public init(width: Int, height: Int, format: Format, bytes: [UInt8]) throws(DepotError) {
         guard width > 0, height > 0, width <= Self.maximumPixels / height else {
-            throw DepotError(.invalidImage, "An image of \(width)x\(height) pixels is not allowed: both sides must be positive and the image at most \(Self.maximumPixels) pixels.")
+            throw DepotError(
+                .invalidImage,
+                "An image of \(width)x\(height) pixels is not allowed: both sides must be positive and the image at most \(Self.maximumPixels) pixels."
+            )
         }
         guard bytes.count == width * height * format.bytesPerPixel else {
-            throw DepotError(.invalidImage, "A \(width)x\(height) \(format) image needs \(width * height * format.bytesPerPixel) bytes; \(bytes.count) were given.")
+            throw DepotError(
+                .invalidImage,
+                "A \(width)x\(height) \(format) image needs \(width * height * format.bytesPerPixel) bytes; \(bytes.count) were given.")
         }
         self.width = width
         self.height = height

@@ -24,8 +24,10 @@ struct YUVConversion: Sendable, Hashable {
     func rgb(y: UInt8, u: UInt8, v: UInt8) -> (UInt8, UInt8, UInt8) {
         let luma = Int32(truncatingIfNeeded: (UInt32(y) &* 0x0101 &* UInt32(yScale)) >> 16) + yBias
         let (chromaU, chromaV) = (Int32(u) - 128, Int32(v) - 128)
-        return (Self.clamped(luma + chromaV * vToRed), Self.clamped(luma - (chromaU * uToGreen + chromaV * vToGreen)),
-                Self.clamped(luma + chromaU * uToBlue))
+        return (
+            Self.clamped(luma + chromaV * vToRed), Self.clamped(luma - (chromaU * uToGreen + chromaV * vToGreen)),
+            Self.clamped(luma + chromaU * uToBlue)
+        )
     }
 
     @inline(__always)

@@ -15,8 +15,11 @@ struct AutoMLSettings: Decodable {
     static func of(_ model: VerifiedModel) throws(DepotError) -> AutoMLSettings? {
         guard let url = model.companionFile(named: "automl") else { return nil }
         guard let data = FileManager.default.contents(atPath: url.path),
-              let settings = try? JSONDecoder().decode(AutoMLSettings.self, from: data) else {
-            throw DepotError(.invalidCompanionFile, "The companion file 'automl' of '\(model.name)' v\(model.version) is not AutoML Vision Edge's tflite_metadata.json.")
+            let settings = try? JSONDecoder().decode(AutoMLSettings.self, from: data)
+        else {
+            throw DepotError(
+                .invalidCompanionFile,
+                "The companion file 'automl' of '\(model.name)' v\(model.version) is not AutoML Vision Edge's tflite_metadata.json.")
         }
         return settings
     }

@@ -39,9 +39,11 @@ extension CustomObjectDetector {
         public var locale: String?
 
         /// Creates options.
-        public init(detectorMode: DetectorMode = .stream, shouldEnableMultipleObjects: Bool = false,
-                    shouldEnableClassification: Bool = false, classificationConfidenceThreshold: Float? = nil,
-                    maxPerObjectLabelCount: Int = 10) {
+        public init(
+            detectorMode: DetectorMode = .stream, shouldEnableMultipleObjects: Bool = false,
+            shouldEnableClassification: Bool = false, classificationConfidenceThreshold: Float? = nil,
+            maxPerObjectLabelCount: Int = 10
+        ) {
             self.detectorMode = detectorMode
             self.shouldEnableMultipleObjects = shouldEnableMultipleObjects
             self.shouldEnableClassification = shouldEnableClassification
@@ -51,14 +53,22 @@ extension CustomObjectDetector {
 
         /// - Throws: `DepotError` (`invalid_options`) naming the option and its value.
         func validate(hasClassifier: Bool) throws(DepotError) {
-            for (name, value) in [("classificationConfidenceThreshold", classificationConfidenceThreshold), ("detectionScoreThreshold", detectionScoreThreshold)] {
+            for (name, value) in [
+                ("classificationConfidenceThreshold", classificationConfidenceThreshold),
+                ("detectionScoreThreshold", detectionScoreThreshold),
+            ] {
                 if let value, !(0...1).contains(value) {
                     throw DepotError(.invalidOptions, "\(name) is \(value); a confidence lies between 0 and 1.")
                 }
             }
-            let scores = [("tracking.highScore", tracking.highScore), ("tracking.lowScore", tracking.lowScore), ("tracking.newTrackScore", tracking.newTrackScore)]
-            let overlaps = [("tracking.firstMatchIoU", tracking.firstMatchIoU), ("tracking.secondMatchIoU", tracking.secondMatchIoU),
-                            ("tracking.confirmationIoU", tracking.confirmationIoU)]
+            let scores = [
+                ("tracking.highScore", tracking.highScore), ("tracking.lowScore", tracking.lowScore),
+                ("tracking.newTrackScore", tracking.newTrackScore),
+            ]
+            let overlaps = [
+                ("tracking.firstMatchIoU", tracking.firstMatchIoU), ("tracking.secondMatchIoU", tracking.secondMatchIoU),
+                ("tracking.confirmationIoU", tracking.confirmationIoU),
+            ]
             for (name, value) in scores.map({ ($0.0, Double($0.1)) }) + overlaps where !(0...1).contains(value) {
                 throw DepotError(.invalidOptions, "\(name) is \(value); it lies between 0 and 1.")
             }
@@ -66,13 +76,17 @@ extension CustomObjectDetector {
                 throw DepotError(.invalidOptions, "tracking.maximumMissedFrames is \(tracking.maximumMissedFrames); give 0 or more frames.")
             }
             guard maxPerObjectLabelCount >= 1 else {
-                throw DepotError(.invalidOptions, "maxPerObjectLabelCount is \(maxPerObjectLabelCount); give 1 or more (ML Kit's default is 10).")
+                throw DepotError(
+                    .invalidOptions, "maxPerObjectLabelCount is \(maxPerObjectLabelCount); give 1 or more (ML Kit's default is 10).")
             }
             guard classificationInterval >= 1 else {
                 throw DepotError(.invalidOptions, "classificationInterval is \(classificationInterval); give 1 (every frame) or more.")
             }
             guard !shouldEnableClassification || hasClassifier else {
-                throw DepotError(.invalidOptions, "shouldEnableClassification is true but no classifier model was given: pass one as `classifier:`, or leave classification off.")
+                throw DepotError(
+                    .invalidOptions,
+                    "shouldEnableClassification is true but no classifier model was given: pass one as `classifier:`, or leave classification off."
+                )
             }
         }
     }

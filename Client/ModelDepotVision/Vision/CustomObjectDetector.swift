@@ -41,14 +41,17 @@ public final class CustomObjectDetector: @unchecked Sendable {
     ///   - outcomes: Where both models' loads, runs and latencies are recorded.
     /// - Throws: `DepotError`: `invalid_options`; `unsupported_model` for a model the task cannot
     ///   use; the runtime's failures.
-    public init(detector: VerifiedModel, classifier: VerifiedModel? = nil, runtime: any TensorRunnerFactory,
-                options: Options = Options(), outcomes: OutcomeRecorder? = nil) throws {
+    public init(
+        detector: VerifiedModel, classifier: VerifiedModel? = nil, runtime: any TensorRunnerFactory,
+        options: Options = Options(), outcomes: OutcomeRecorder? = nil
+    ) throws {
         try options.validate(hasClassifier: classifier != nil)
         self.options = options
         self.detector = try ObjectDetector(model: detector, runtime: runtime, options: .init(locale: options.locale), outcomes: outcomes)
         if options.shouldEnableClassification, let classifier {
-            let labelling = ImageClassifier.Options(maximumResults: options.maxPerObjectLabelCount,
-                                                    scoreThreshold: options.classificationConfidenceThreshold, locale: options.locale)
+            let labelling = ImageClassifier.Options(
+                maximumResults: options.maxPerObjectLabelCount,
+                scoreThreshold: options.classificationConfidenceThreshold, locale: options.locale)
             self.classifier = try ImageClassifier(model: classifier, runtime: runtime, options: labelling, outcomes: outcomes)
         } else {
             self.classifier = nil
@@ -79,7 +82,9 @@ public final class CustomObjectDetector: @unchecked Sendable {
         let rgb = image.rgb()
         guard let tracker else {
             let proposals = try propose(in: rgb, minimumScore: detectionThreshold)
-            let chosen = options.shouldEnableMultipleObjects ? Array(proposals.prefix(Self.maximumObjects))
+            let chosen =
+                options.shouldEnableMultipleObjects
+                ? Array(proposals.prefix(Self.maximumObjects))
                 : Self.mostProminent(proposals.indices.map { ($0, proposals[$0]) }).map { [proposals[$0]] } ?? []
             return try chosen.map { DetectedObject(frame: $0.region, trackingID: nil, labels: try classify(rgb, $0.region)) }
         }
@@ -87,7 +92,9 @@ public final class CustomObjectDetector: @unchecked Sendable {
         let tracked = tracker.update(proposals.map { ObjectTracker.Observation(box: $0.trackerBox, score: $0.score) })
         let chosen: [ObjectTracker.TrackedObject]
         if options.shouldEnableMultipleObjects {
-            chosen = tracked.sorted { $0.score != $1.score ? $0.score > $1.score : $0.id < $1.id }.prefix(Self.maximumObjects).sorted { $0.id < $1.id }
+            chosen = tracked.sorted { $0.score != $1.score ? $0.score > $1.score : $0.id < $1.id }.prefix(Self.maximumObjects).sorted {
+                $0.id < $1.id
+            }
         } else if let prominentID, tracker.isTracking(prominentID) {
             chosen = tracked.filter { $0.id == prominentID }
         } else {
@@ -97,7 +104,8 @@ public final class CustomObjectDetector: @unchecked Sendable {
         let frame = tracker.frame
         let objects = try chosen.map { object in
             let region = proposals[object.observation].region
-            return DetectedObject(frame: region, trackingID: object.id, labels: try labels(of: object.id, in: rgb, region: region, frame: frame))
+            return DetectedObject(
+                frame: region, trackingID: object.id, labels: try labels(of: object.id, in: rgb, region: region, frame: frame))
         }
         labels = labels.filter { frame - $0.value.seen <= options.tracking.maximumMissedFrames }
         return objects
@@ -155,7 +163,10 @@ public final class CustomObjectDetector: @unchecked Sendable {
     static func mostProminent<Item>(_ candidates: [(item: Item, proposal: Proposal)]) -> Item? {
         var best: (item: Item, proposal: Proposal)?
         for candidate in candidates {
-            guard let current = best else { best = candidate; continue }
+            guard let current = best else {
+                best = candidate
+                continue
+            }
             let area = candidate.proposal.region.width * candidate.proposal.region.height
             let bestArea = current.proposal.region.width * current.proposal.region.height
             if area > bestArea || (area == bestArea && candidate.proposal.score > current.proposal.score) { best = candidate }

@@ -56,8 +56,10 @@ public final class ImageClassifier: @unchecked Sendable {
     ///   - outcomes: Where to record the load, each run and its latency (`ModelDownloader.outcomes`);
     ///     a model the task cannot use is recorded as a load failure.
     /// - Throws: `DepotError`: `unsupported_model` for other inputs or outputs; the runtime's failures.
-    public convenience init(model: VerifiedModel, runtime: any TensorRunnerFactory, options: Options = Options(),
-                            outcomes: OutcomeRecorder? = nil) throws {
+    public convenience init(
+        model: VerifiedModel, runtime: any TensorRunnerFactory, options: Options = Options(),
+        outcomes: OutcomeRecorder? = nil
+    ) throws {
         try self.init(checking: model, runtime: RecordedRuntime(base: runtime, outcomes: outcomes), options: options)
     }
 
@@ -82,8 +84,13 @@ public final class ImageClassifier: @unchecked Sendable {
     private static func check(_ model: VerifiedModel) throws {
         let description = model.description
         _ = try ImageTensorInput(firstInputOf: description)
-        guard let scores = description.outputs.first, [.float32, .uint8].contains(scores.type), scores.shape.count == 2, scores.shape[0] == 1 else {
-            throw DepotError(.unsupportedModel, "The model's first output is \(description.outputs.first.map { "\($0.type) \($0.shape)" } ?? "missing"); a classifier's is float32 or uint8 [1, classes].")
+        guard let scores = description.outputs.first, [.float32, .uint8].contains(scores.type), scores.shape.count == 2,
+            scores.shape[0] == 1
+        else {
+            throw DepotError(
+                .unsupportedModel,
+                "The model's first output is \(description.outputs.first.map { "\($0.type) \($0.shape)" } ?? "missing"); a classifier's is float32 or uint8 [1, classes]."
+            )
         }
     }
 

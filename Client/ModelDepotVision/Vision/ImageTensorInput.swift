@@ -19,10 +19,12 @@ struct ImageTensorInput {
     init(tensor: TFLiteTensor, metadata: TFLiteTensorMetadata?) throws(DepotError) {
         let shape = tensor.shape
         guard shape.count == 4, shape[0] == 1, shape[3] == 3, shape[1] > 0, shape[2] > 0 else {
-            throw DepotError(.unsupportedModel, "The model's input '\(tensor.name)' has shape \(shape); an image input is [1, height, width, 3] (RGB).")
+            throw DepotError(
+                .unsupportedModel, "The model's input '\(tensor.name)' has shape \(shape); an image input is [1, height, width, 3] (RGB).")
         }
         guard [.uint8, .int8, .float32].contains(tensor.type) else {
-            throw DepotError(.unsupportedModel, "The model's input '\(tensor.name)' is \(tensor.type); image inputs are uint8, int8 or float32.")
+            throw DepotError(
+                .unsupportedModel, "The model's input '\(tensor.name)' is \(tensor.type); image inputs are uint8, int8 or float32.")
         }
         self.tensor = tensor
         normalization = metadata?.normalization

@@ -78,8 +78,10 @@ public final class ObjectDetector: @unchecked Sendable {
     ///     a model the task cannot use is recorded as a load failure.
     /// - Throws: `DepotError`: `unsupported_model` for other inputs or outputs, `invalid_companion_file`
     ///   for `tflite_metadata.json` that contradicts the model; the runtime's failures.
-    public convenience init(model: VerifiedModel, runtime: any TensorRunnerFactory, options: Options = Options(),
-                            outcomes: OutcomeRecorder? = nil) throws {
+    public convenience init(
+        model: VerifiedModel, runtime: any TensorRunnerFactory, options: Options = Options(),
+        outcomes: OutcomeRecorder? = nil
+    ) throws {
         try self.init(checking: model, runtime: RecordedRuntime(base: runtime, outcomes: outcomes), options: options)
     }
 
@@ -96,7 +98,9 @@ public final class ObjectDetector: @unchecked Sendable {
         let description = model.description
         let tensors = description.modelMetadata?.subgraphs.first
         let valueLabels = description.labelFiles.filter { $0.output == layout.classes }
-        labels = (valueLabels.first { $0.locale == options.locale && options.locale != nil } ?? valueLabels.first)?.labels ?? model.labels(locale: options.locale)
+        labels =
+            (valueLabels.first { $0.locale == options.locale && options.locale != nil } ?? valueLabels.first)?.labels
+            ?? model.labels(locale: options.locale)
         metadataThreshold = tensors?.outputs.dropFirst(layout.scores).first?.scoreThreshold
         threshold = options.scoreThreshold ?? metadataThreshold ?? 0
         maximumResults = options.maximumResults ?? settings?.maxDetections ?? Int.max
@@ -111,11 +115,17 @@ public final class ObjectDetector: @unchecked Sendable {
         let input = try ImageTensorInput(firstInputOf: description)
         let settings = try AutoMLSettings.of(model)
         if let shape = settings?.inputShape, shape != input.tensor.shape {
-            throw DepotError(.invalidCompanionFile, "tflite_metadata.json gives input shape \(shape), but the model takes \(input.tensor.shape): they come from different exports.")
+            throw DepotError(
+                .invalidCompanionFile,
+                "tflite_metadata.json gives input shape \(shape), but the model takes \(input.tensor.shape): they come from different exports."
+            )
         }
         let outputs = description.outputs
         guard outputs.count == 4, outputs.allSatisfy({ $0.type == .float32 }) else {
-            throw DepotError(.unsupportedModel, "The model has \(outputs.count) outputs (\(outputs.map { "\($0.type) \($0.shape)" }.joined(separator: ", "))); an SSD detector has four float32 ones: boxes, classes, scores and count (TFLite_Detection_PostProcess).")
+            throw DepotError(
+                .unsupportedModel,
+                "The model has \(outputs.count) outputs (\(outputs.map { "\($0.type) \($0.shape)" }.joined(separator: ", "))); an SSD detector has four float32 ones: boxes, classes, scores and count (TFLite_Detection_PostProcess)."
+            )
         }
         var layout = Layout()
         if let metadata = tensors?.outputs, metadata.count == 4 {
@@ -133,13 +143,19 @@ public final class ObjectDetector: @unchecked Sendable {
         } else if let names = settings?.outputTensorRepresentation, names.count == 4 {
             let position = { (name: String) in names.firstIndex(of: name) }
             guard let boxes = position("bounding_boxes"), let classes = position("class_labels"),
-                  let scores = position("class_confidences"), let count = position("num_of_boxes") else {
-                throw DepotError(.invalidCompanionFile, "tflite_metadata.json names the outputs \(names); expected bounding_boxes, class_labels, class_confidences and num_of_boxes.")
+                let scores = position("class_confidences"), let count = position("num_of_boxes")
+            else {
+                throw DepotError(
+                    .invalidCompanionFile,
+                    "tflite_metadata.json names the outputs \(names); expected bounding_boxes, class_labels, class_confidences and num_of_boxes."
+                )
             }
             layout = Layout(boxes: boxes, classes: classes, scores: scores, count: count)
         }
         guard Set([layout.boxes, layout.classes, layout.scores, layout.count]).count == 4, outputs[layout.boxes].shape.last == 4 else {
-            throw DepotError(.unsupportedModel, "The model's outputs are not boxes, classes, scores and count: the box output has shape \(outputs[layout.boxes].shape).")
+            throw DepotError(
+                .unsupportedModel,
+                "The model's outputs are not boxes, classes, scores and count: the box output has shape \(outputs[layout.boxes].shape).")
         }
         return (input, layout, settings)
     }
@@ -169,11 +185,14 @@ public final class ObjectDetector: @unchecked Sendable {
             let (left, top) = (values[layout.coordinates.left], values[layout.coordinates.top])
             let (right, bottom) = (values[layout.coordinates.right], values[layout.coordinates.bottom])
             let width = Float(area.width), height = Float(area.height)
-            let box = Box(x: area.x + Self.integer(left * width), y: area.y + Self.integer(top * height),
-                          width: Self.integer((abs(right - left) * width).rounded()), height: Self.integer((abs(bottom - top) * height).rounded()))
+            let box = Box(
+                x: area.x + Self.integer(left * width), y: area.y + Self.integer(top * height),
+                width: Self.integer((abs(right - left) * width).rounded()), height: Self.integer((abs(bottom - top) * height).rounded()))
             let classIndex = classes[index].isNaN ? -1 : Self.integer(classes[index])
-            detections.append(Detection(box: box, classIndex: classIndex,
-                                        label: classIndex >= 0 && classIndex < labels.count ? labels[classIndex] : "", score: scores[index]))
+            detections.append(
+                Detection(
+                    box: box, classIndex: classIndex,
+                    label: classIndex >= 0 && classIndex < labels.count ? labels[classIndex] : "", score: scores[index]))
         }
         return detections
     }

@@ -39,7 +39,8 @@ struct ExperimentController {
 
     func declare(_ request: Request, context: AppRequestContext) async throws -> Response {
         let name = try context.modelName()
-        let metric = try await request.decodeJSON(MetricDeclaration.self, context: context).metric(named: context.parameters.get("metric") ?? "")
+        let metric = try await request.decodeJSON(MetricDeclaration.self, context: context).metric(
+            named: context.parameters.get("metric") ?? "")
         try await service.declare(metric, of: name)
         return try JSONResponse.make(metric)
     }

@@ -14,7 +14,8 @@ struct KeysController {
     }
 
     func create(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try JSONResponse.make(try await service.create(try await request.decodeJSON(AccessKeyCreation.self, context: context)), status: .created)
+        try JSONResponse.make(
+            try await service.create(try await request.decodeJSON(AccessKeyCreation.self, context: context)), status: .created)
     }
 
     func list(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -12,12 +12,14 @@ struct OperationsController {
         router.get("healthz") { _, _ in try JSONResponse.make(["status": "ok", "version": modelDepotVersion]) }
         router.get("readyz", use: ready)
         router.get("metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                     body: .init(byteBuffer: ByteBuffer(string: metrics.exposition())))
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: metrics.exposition())))
         }
         router.get("openapi.yaml") { _, _ in
-            Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
-                     body: .init(byteBuffer: ByteBuffer(bytes: try Self.openAPIDocument())))
+            Response(
+                status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: try Self.openAPIDocument())))
         }
     }
 
@@ -42,8 +44,9 @@ struct OperationsController {
     /// A `503` naming what is wrong, without paths or system errors: those go to the log.
     private func notReady(_ message: String, cause: Any, context: AppRequestContext) throws -> Response {
         context.logger.error("not ready: \(message)", metadata: ["cause": "\(cause)"])
-        return try JSONResponse.make(ErrorBody(error: DepotError(.unavailable, message + " The server's log names the cause.")),
-                                     status: .serviceUnavailable)
+        return try JSONResponse.make(
+            ErrorBody(error: DepotError(.unavailable, message + " The server's log names the cause.")),
+            status: .serviceUnavailable)
     }
 
     static func openAPIDocument() throws -> Data {

@@ -33,7 +33,8 @@ struct RolloutGuardsController {
 
     func resume(_ request: Request, context: AppRequestContext) async throws -> Response {
         let rule = try RolloutsController.ruleName(context.parameters.get("rule") ?? "")
-        return try JSONResponse.make(try await service.resume(of: try context.modelName(), rule: rule, by: try context.requirePrincipal().id))
+        return try JSONResponse.make(
+            try await service.resume(of: try context.modelName(), rule: rule, by: try context.requirePrincipal().id))
     }
 
     func stop(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -18,8 +18,10 @@ extension RolloutsController {
     /// The rollout with rule `name` set to `conditions` and `shares`: an existing rule keeps its
     /// id, salt and the ranges of versions whose share stays; a new one comes last with `newIdentity`.
     /// - Throws: ``DepotError`` (`bad_request`) for shares that repeat a version or do not add up to 10,000.
-    static func settingRule(_ name: String, conditions: [RolloutCondition], shares: [(Int, Int)],
-                            newIdentity: (id: String, salt: String), in rollout: Rollout) throws -> Rollout {
+    static func settingRule(
+        _ name: String, conditions: [RolloutCondition], shares: [(Int, Int)],
+        newIdentity: (id: String, salt: String), in rollout: Rollout
+    ) throws -> Rollout {
         var seen = Set<Int>()
         if let repeated = shares.first(where: { !seen.insert($0.0).inserted }) {
             throw DepotError(.badRequest, "Version \(repeated.0) appears twice in the split; name each version once.")
@@ -29,8 +31,10 @@ extension RolloutsController {
             rollout.rules[index].conditions = conditions
             rollout.rules[index].split = try rollout.rules[index].split.resized(to: Dictionary(uniqueKeysWithValues: shares))
         } else {
-            rollout.rules.append(Rollout.Rule(id: newIdentity.id, name: name, salt: newIdentity.salt, conditions: conditions,
-                                              split: try RolloutSplit(shares: shares)))
+            rollout.rules.append(
+                Rollout.Rule(
+                    id: newIdentity.id, name: name, salt: newIdentity.salt, conditions: conditions,
+                    split: try RolloutSplit(shares: shares)))
         }
         return rollout
     }
@@ -69,7 +73,10 @@ extension RolloutsController {
     /// - Throws: ``DepotError`` (`invalid_name`) for a name outside `[a-z0-9][a-z0-9._-]{0,63}`.
     static func ruleName(_ text: String) throws -> String {
         guard (try? ModelName(text)) != nil else {
-            throw DepotError(.invalidName, "Rule name '\(text.prefix(80))' is not allowed: use 1 to 64 characters of a-z, 0-9, '.', '_' and '-', starting with a letter or digit.")
+            throw DepotError(
+                .invalidName,
+                "Rule name '\(text.prefix(80))' is not allowed: use 1 to 64 characters of a-z, 0-9, '.', '_' and '-', starting with a letter or digit."
+            )
         }
         return text
     }

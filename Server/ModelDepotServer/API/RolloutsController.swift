@@ -61,10 +61,13 @@ struct RolloutsController {
         return try await change(context) { try Self.unpinning(installationID, in: $0) }
     }
 
-    private func change(_ context: AppRequestContext, naming: [Int] = [], allowsShadowed: Bool = false,
-                        _ body: @escaping @Sendable (Rollout) throws -> Rollout) async throws -> Response {
-        let rollout = try await service.change(try context.modelName(), by: try context.requirePrincipal().id, naming: naming,
-                                               allowsShadowed: allowsShadowed, body)
+    private func change(
+        _ context: AppRequestContext, naming: [Int] = [], allowsShadowed: Bool = false,
+        _ body: @escaping @Sendable (Rollout) throws -> Rollout
+    ) async throws -> Response {
+        let rollout = try await service.change(
+            try context.modelName(), by: try context.requirePrincipal().id, naming: naming,
+            allowsShadowed: allowsShadowed, body)
         return try JSONResponse.make(rollout)
     }
 }

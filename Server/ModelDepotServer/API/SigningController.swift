@@ -31,8 +31,9 @@ struct SigningController {
             let newest = signer.rootVersion.map { "the newest is v\($0)" } ?? "none is published yet ('depot keys root init')"
             throw DepotError(.notFound, "There is no root document v\(version); \(newest).")
         }
-        return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "public, max-age=31536000, immutable"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: envelope)))
+        return Response(
+            status: .ok, headers: [.contentType: "application/json", .cacheControl: "public, max-age=31536000, immutable"],
+            body: .init(byteBuffer: ByteBuffer(bytes: envelope)))
     }
 
     func status(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -53,9 +54,14 @@ struct SigningController {
         let document: RootDocument
         do {
             document = try await service.publishRoot(Data(body.readableBytesView))
-        } catch let error as DepotError where [.unsignedManifest, .invalidMetadata, .untrustedRoot, .duplicateSignature,
-                                                .invalidSignature, .metadataTooLarge].contains(error.code) {
-            throw DepotError(error.code == .metadataTooLarge ? .payloadTooLarge : .badRequest, "The root document was refused: \(error.message)")
+        } catch let error as DepotError
+            where [
+                .unsignedManifest, .invalidMetadata, .untrustedRoot, .duplicateSignature,
+                .invalidSignature, .metadataTooLarge,
+            ].contains(error.code)
+        {
+            throw DepotError(
+                error.code == .metadataTooLarge ? .payloadTooLarge : .badRequest, "The root document was refused: \(error.message)")
         }
         return try JSONResponse.make(document, status: .created)
     }

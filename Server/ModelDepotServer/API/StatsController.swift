@@ -85,7 +85,8 @@ struct StatsController {
     private func number(_ request: Request, _ name: String, default value: Int, in range: ClosedRange<Int>) throws -> Int {
         guard let text = request.uri.queryParameters.get(name) else { return value }
         guard let number = Int(text), range.contains(number) else {
-            throw DepotError(.badRequest, "\(name)=\(text.prefix(20)) is not a whole number from \(range.lowerBound) to \(range.upperBound).")
+            throw DepotError(
+                .badRequest, "\(name)=\(text.prefix(20)) is not a whole number from \(range.lowerBound) to \(range.upperBound).")
         }
         return number
     }

@@ -31,7 +31,10 @@ struct UploadParts {
                 written = 0
             }
             guard current < parts.count else {
-                throw DepotError(.sizeMismatch, "The upload's body is longer than the model and the companion files it announced (\(parts.compactMap(\.size).reduce(0, +)) bytes): the body or \(DepotHeader.companionFiles) is wrong. Nothing was stored; upload again.")
+                throw DepotError(
+                    .sizeMismatch,
+                    "The upload's body is longer than the model and the companion files it announced (\(parts.compactMap(\.size).reduce(0, +)) bytes): the body or \(DepotHeader.companionFiles) is wrong. Nothing was stored; upload again."
+                )
             }
             let count = min(buffer.readableBytes, parts[current].size.map { $0 - written } ?? buffer.readableBytes)
             try await parts[current].upload.write(buffer.readSlice(length: count)!)
@@ -48,7 +51,10 @@ struct UploadParts {
             guard let size = parts[index].size else { return }
             guard got == size else {
                 let what = parts[index].file.map { "companion file '\($0.name)'" } ?? "the model"
-                throw DepotError(.sizeMismatch, "The upload's body ended \(size - got) bytes short in \(what), which was announced with \(size) bytes: the body was cut or a file changed in transit. Nothing was stored; upload again.")
+                throw DepotError(
+                    .sizeMismatch,
+                    "The upload's body ended \(size - got) bytes short in \(what), which was announced with \(size) bytes: the body was cut or a file changed in transit. Nothing was stored; upload again."
+                )
             }
             index += 1
             got = 0

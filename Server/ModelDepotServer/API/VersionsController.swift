@@ -36,9 +36,13 @@ struct VersionsController {
     func upload(_ request: Request, context: AppRequestContext) async throws -> Response {
         let name = try context.modelName()
         let announced = try announced(request)
-        let files = try request.headers[.depotCompanionFiles].map { header throws(DepotError) in try CompanionFile.files(fromHeader: header) } ?? []
+        let files =
+            try request.headers[.depotCompanionFiles].map { header throws(DepotError) in try CompanionFile.files(fromHeader: header) } ?? []
         if !files.isEmpty, announced.size == nil {
-            throw DepotError(.badRequest, "An upload with \(DepotHeader.companionFiles) needs \(DepotHeader.contentLength), the model's size, to tell the model's bytes from the files'.")
+            throw DepotError(
+                .badRequest,
+                "An upload with \(DepotHeader.companionFiles) needs \(DepotHeader.contentLength), the model's size, to tell the model's bytes from the files'."
+            )
         }
         let companionBytes = files.map(\.size).reduce(0, +)
         // A length past Int's range (the HTTP parser takes up to 2^64 - 1) is too large as well.
@@ -59,8 +63,9 @@ struct VersionsController {
             }
             let version = try await receive(request, context, into: UploadParts(parts), for: name, announced: announced)
             metrics.recordUpload(stored: true)
-            return try JSONResponse.make(version, status: .created,
-                                         headers: [.location: "/v1/admin/models/\(name)/versions/\(version.version)"])
+            return try JSONResponse.make(
+                version, status: .created,
+                headers: [.location: "/v1/admin/models/\(name)/versions/\(version.version)"])
         } catch {
             for upload in uploads { await upload.discard() }
             metrics.recordUpload(stored: false)
@@ -68,8 +73,10 @@ struct VersionsController {
         }
     }
 
-    private func receive(_ request: Request, _ context: AppRequestContext, into parts: UploadParts, for name: ModelName,
-                         announced: Announced) async throws -> ModelVersion {
+    private func receive(
+        _ request: Request, _ context: AppRequestContext, into parts: UploadParts, for name: ModelName,
+        announced: Announced
+    ) async throws -> ModelVersion {
         var parts = parts
         var size = 0
         let companionBytes = parts.parts.dropFirst().compactMap(\.size).reduce(0, +)
@@ -89,28 +96,38 @@ struct VersionsController {
         var expected = announced.digest
         if announced.digestInTrailer {
             guard let trailer = try await context.requestTrailers()?[.depotContentSHA256] else {
-                throw DepotError(.trailerMissing, "The request announced \(DepotHeader.contentSHA256) in its Trailer field, but its body ended without that trailer (a proxy on the way may drop trailers). Nothing was stored; send the digest after the last chunk, or as a header.")
+                throw DepotError(
+                    .trailerMissing,
+                    "The request announced \(DepotHeader.contentSHA256) in its Trailer field, but its body ended without that trailer (a proxy on the way may drop trailers). Nothing was stored; send the digest after the last chunk, or as a header."
+                )
             }
             expected = try Self.digest(trailer, from: "trailer")
         }
         let model = parts.parts[0].upload
         let digest = try await model.finish()
         if let expected, expected != digest {
-            throw DepotError(.digestMismatch, "The upload hashes to SHA-256 \(digest), but the client sent \(expected) in \(DepotHeader.contentSHA256): the file changed in transit. Nothing was stored; upload again.")
+            throw DepotError(
+                .digestMismatch,
+                "The upload hashes to SHA-256 \(digest), but the client sent \(expected) in \(DepotHeader.contentSHA256): the file changed in transit. Nothing was stored; upload again."
+            )
         }
         var files: [CompanionFile] = []
         for part in parts.parts.dropFirst() {
             let file = part.file!
             let computed = try await part.upload.finish()
             guard computed == file.sha256 else {
-                throw DepotError(.digestMismatch, "Companion file '\(file.name)' hashes to SHA-256 \(computed), but \(DepotHeader.companionFiles) says \(file.sha256): the file changed in transit. Nothing was stored; upload again.")
+                throw DepotError(
+                    .digestMismatch,
+                    "Companion file '\(file.name)' hashes to SHA-256 \(computed), but \(DepotHeader.companionFiles) says \(file.sha256): the file changed in transit. Nothing was stored; upload again."
+                )
             }
             files.append(file)
         }
         let tflite = try await model.verify(policy: verificationPolicy)
         let notes = request.uri.queryParameters.get("notes").map { String($0) } ?? ""
-        let verified = VerifiedUpload(sha256: digest, size: size - files.map(\.size).reduce(0, +), notes: notes, tflite: tflite, files: files,
-                                      uploadedBy: context.principal?.id)
+        let verified = VerifiedUpload(
+            sha256: digest, size: size - files.map(\.size).reduce(0, +), notes: notes, tflite: tflite, files: files,
+            uploadedBy: context.principal?.id)
         let blobs = [(model, digest)] + parts.parts.dropFirst().map { ($0.upload, $0.file!.sha256) }
         return try await service.add(verified, blobs: blobs, to: name, publish: request.uri.queryParameters.get("publish") == "true")
     }
@@ -144,13 +161,19 @@ struct VersionsController {
 
     /// - Parameter received: The bytes received, or `nil` when more than announced arrived (refused at once).
     private func sizeMismatch(announced: Int, received: Int?) -> DepotError {
-        DepotError(.sizeMismatch, "The upload has \(received.map(String.init) ?? "more than \(announced)") bytes, but the client sent \(announced) in \(DepotHeader.contentLength): the body was cut or the file changed in transit. Nothing was stored; upload again.")
+        DepotError(
+            .sizeMismatch,
+            "The upload has \(received.map(String.init) ?? "more than \(announced)") bytes, but the client sent \(announced) in \(DepotHeader.contentLength): the body was cut or the file changed in transit. Nothing was stored; upload again."
+        )
     }
 
     /// - Parameter announced: The size the client announced, or `nil` when more than the limit
     ///   arrived (or the announced size is past Int's range).
     private func tooLarge(announced: Int?) -> DepotError {
-        DepotError(.payloadTooLarge, "The upload has \(announced.map(String.init) ?? "more than \(maximumUploadSize)") bytes; this server accepts at most \(maximumUploadSize) (depot serve --max-upload-size). Nothing was stored.")
+        DepotError(
+            .payloadTooLarge,
+            "The upload has \(announced.map(String.init) ?? "more than \(maximumUploadSize)") bytes; this server accepts at most \(maximumUploadSize) (depot serve --max-upload-size). Nothing was stored."
+        )
     }
 
     func list(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -164,9 +187,13 @@ struct VersionsController {
     func patches(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (name, number) = (try context.modelName(), try context.versionNumber())
         _ = try await catalog.version(number, of: name)
-        return try JSONResponse.make(VersionPatchList(patches: try await catalog.patches(to: number, of: name).map {
-            VersionPatch(fromVersion: $0.fromVersion, file: $0.file.isEmpty ? nil : $0.file, fromSha256: $0.fromSha256, sha256: $0.sha256, size: $0.size)
-        }))
+        return try JSONResponse.make(
+            VersionPatchList(
+                patches: try await catalog.patches(to: number, of: name).map {
+                    VersionPatch(
+                        fromVersion: $0.fromVersion, file: $0.file.isEmpty ? nil : $0.file, fromSha256: $0.fromSha256, sha256: $0.sha256,
+                        size: $0.size)
+                }))
     }
 
     func setPublished(_ published: Bool, _ request: Request, _ context: AppRequestContext) async throws -> Response {

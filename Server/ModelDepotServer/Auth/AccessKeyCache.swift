@@ -37,7 +37,10 @@ final class AccessKeyCache: Sendable {
         let secret = AccessKeySecret(text: secret)
         let entry = try await entries().entry(for: secret)
         guard let entry, AccessKeySecret.constantTimeEqual(entry.secretHash, secret.hash) else {
-            throw DepotError(.unauthorized, "The API key is not valid. Check DEPOT_TOKEN (or the app key in the SDK configuration), or create a key with 'depot keys create'.")
+            throw DepotError(
+                .unauthorized,
+                "The API key is not valid. Check DEPOT_TOKEN (or the app key in the SDK configuration), or create a key with 'depot keys create'."
+            )
         }
         return entry.key
     }
@@ -53,7 +56,8 @@ final class AccessKeyCache: Sendable {
     func cachedKey(_ secret: Substring) -> (key: AccessKey, generation: Int)? {
         let secret = AccessKeySecret(text: String(secret))
         guard let (entry, generation) = entries.withLock({ state in state.keys?.entry(for: secret).map { ($0, state.generation) } }),
-              AccessKeySecret.constantTimeEqual(entry.secretHash, secret.hash) else {
+            AccessKeySecret.constantTimeEqual(entry.secretHash, secret.hash)
+        else {
             return nil
         }
         return (entry.key, generation)

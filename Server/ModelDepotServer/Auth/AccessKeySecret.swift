@@ -36,7 +36,8 @@ struct AccessKeySecret: Sendable {
     /// The id of `depot_<12 hex>_<64 hex>`, or `nil` for any other text.
     private static func embeddedID(_ bytes: [UInt8]) -> String? {
         guard bytes.count == 83, bytes[0..<6].elementsEqual("depot_".utf8), bytes[18] == UInt8(ascii: "_"),
-              bytes[6..<18].allSatisfy(isLowerHex), bytes[19...].allSatisfy(isLowerHex) else { return nil }
+            bytes[6..<18].allSatisfy(isLowerHex), bytes[19...].allSatisfy(isLowerHex)
+        else { return nil }
         return String(decoding: bytes[6..<18], as: UTF8.self)
     }
 

@@ -8,8 +8,9 @@ struct AuthenticationMiddleware: RouterMiddleware {
     let authenticator: Authenticator
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        context.principal = try await authenticator.key(authorization: request.headers[.authorization], 
-                                                               client: context.client(of: request, through: authenticator.proxies).address)
+        context.principal = try await authenticator.key(
+            authorization: request.headers[.authorization],
+            client: context.client(of: request, through: authenticator.proxies).address)
         return try await next(request, context)
     }
 }

@@ -19,7 +19,9 @@ struct Authenticator: Sendable {
     func key(authorization header: String?, client: String?) async throws -> AccessKey {
         try checkThrottle(client)
         guard let header else {
-            throw failed(client, keyID: nil, DepotError(.unauthorized, "No API key: send 'Authorization: Bearer <secret>' (the CLI reads --token or DEPOT_TOKEN)."))
+            throw failed(
+                client, keyID: nil,
+                DepotError(.unauthorized, "No API key: send 'Authorization: Bearer <secret>' (the CLI reads --token or DEPOT_TOKEN)."))
         }
         guard let secret = Self.bearerSecret(header) else {
             throw failed(client, keyID: nil, DepotError(.unauthorized, "The Authorization header is not 'Bearer <secret>'."))
@@ -31,7 +33,8 @@ struct Authenticator: Sendable {
     /// router (which answers with ``key(authorization:client:)``, failures included).
     func cachedKey(authorization header: String, client: @autoclosure () -> String?) -> (key: AccessKey, generation: Int)? {
         guard throttle.wait(address: client()) == nil, let secret = Self.bearerSecret(header),
-              let found = keys.cachedKey(secret) else { return nil }
+            let found = keys.cachedKey(secret)
+        else { return nil }
         throttle.succeeded(address: client())
         return found
     }
@@ -57,8 +60,14 @@ struct Authenticator: Sendable {
         guard let cookie else { return nil }
         try checkThrottle(client)
         guard let session = ConsoleSession(cookieValue: cookie), let keyID = try await sessions.keyID(of: session),
-              let key = try await keys.workingKey(id: keyID), key.kind == .admin else {
-            throw failed(client, keyID: nil, DepotError(.unauthorized, "Your console session has ended (signed out, unused for too long, past its lifetime, or its token revoked) or the cookie is not one this server made. Sign in again."))
+            let key = try await keys.workingKey(id: keyID), key.kind == .admin
+        else {
+            throw failed(
+                client, keyID: nil,
+                DepotError(
+                    .unauthorized,
+                    "Your console session has ended (signed out, unused for too long, past its lifetime, or its token revoked) or the cookie is not one this server made. Sign in again."
+                ))
         }
         throttle.succeeded(address: client)
         return (session, key)

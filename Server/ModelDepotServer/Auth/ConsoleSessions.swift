@@ -19,8 +19,9 @@ struct ConsoleSessions: Sendable {
     func begin(for key: AccessKey) async throws -> ConsoleSession {
         let session = ConsoleSession.generate()
         let now = clock()
-        try await catalog.addSession(StoredSession(id: session.storedID, keyID: key.id, startedAt: now, usedAt: now),
-                                     removingStartedBefore: now.addingTimeInterval(-lifetime), usedBefore: now.addingTimeInterval(-idleTimeout))
+        try await catalog.addSession(
+            StoredSession(id: session.storedID, keyID: key.id, startedAt: now, usedAt: now),
+            removingStartedBefore: now.addingTimeInterval(-lifetime), usedBefore: now.addingTimeInterval(-idleTimeout))
         return session
     }
 

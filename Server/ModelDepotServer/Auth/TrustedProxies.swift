@@ -45,4 +45,3 @@ struct TrustedProxies: Sendable {
         return Client(address: address, isHTTPS: scheme?.lowercased() == "https")
     }
 }
-

@@ -24,8 +24,9 @@ struct CatalogChangeFollower: Service {
                     do {
                         try await feed.listenForChanges { wake.yield() }
                     } catch {
-                        logger.warning("stopped listening for the other replicas' changes; looking every interval until listening again",
-                                       metadata: ["cause": "\(error)"])
+                        logger.warning(
+                            "stopped listening for the other replicas' changes; looking every interval until listening again",
+                            metadata: ["cause": "\(error)"])
                     }
                     try await Task.sleep(for: .seconds(1))
                 }
@@ -54,8 +55,9 @@ struct CatalogChangeFollower: Service {
                     applied = Set(recent.map(\.id))
                     lastLook = .now
                 } catch {
-                    logger.warning("could not read the other replicas' changes; cached answers stay until the catalog answers",
-                                   metadata: ["cause": "\(error)"])
+                    logger.warning(
+                        "could not read the other replicas' changes; cached answers stay until the catalog answers",
+                        metadata: ["cause": "\(error)"])
                 }
                 if ContinuousClock.now - lastPrune > .seconds(600) {
                     try? await feed.pruneChanges(olderThan: 3_600)

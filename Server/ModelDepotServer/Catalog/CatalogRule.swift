@@ -13,11 +13,15 @@ enum CatalogRule {
     }
 
     static func rootDocumentExists(_ version: Int) -> DepotError {
-        DepotError(.conflict, "Root document v\(version) exists already; root documents are immutable. Publish v\(version + 1) with 'depot keys rotate'.")
+        DepotError(
+            .conflict,
+            "Root document v\(version) exists already; root documents are immutable. Publish v\(version + 1) with 'depot keys rotate'.")
     }
 
     static func noModel(_ name: ModelName) -> DepotError {
-        DepotError(.notFound, "No model is named '\(name)'. List models with 'depot models list', or create it with 'depot models create \(name)'.")
+        DepotError(
+            .notFound, "No model is named '\(name)'. List models with 'depot models list', or create it with 'depot models create \(name)'."
+        )
     }
 
     static func noVersion(_ number: Int, of name: String) -> DepotError {
@@ -30,12 +34,17 @@ enum CatalogRule {
 
     /// A model with versions is deleted only with `force`.
     static func modelHasVersions(_ name: ModelName, count: Int) -> DepotError {
-        DepotError(.conflict, "Model '\(name)' has \(count) version(s). Delete them first, or delete the model with all its versions: 'depot models delete \(name) --force' (DELETE with ?force=true).")
+        DepotError(
+            .conflict,
+            "Model '\(name)' has \(count) version(s). Delete them first, or delete the model with all its versions: 'depot models delete \(name) --force' (DELETE with ?force=true)."
+        )
     }
 
     /// The last working admin token is never revoked.
     static func lastAdminToken(_ id: String) -> DepotError {
-        DepotError(.conflict, "Key '\(id)' is the last working admin token; revoking it would lock everyone out. Create another admin token first.")
+        DepotError(
+            .conflict, "Key '\(id)' is the last working admin token; revoking it would lock everyone out. Create another admin token first."
+        )
     }
 
     /// A rollout hands out published versions only, and a change names no other version, also
@@ -43,7 +52,10 @@ enum CatalogRule {
     /// the console when it previews a change.
     static func checkPublished(_ rollout: Rollout, naming named: [Int] = [], of name: ModelName, published: Set<Int>) throws {
         if let version = rollout.versions.union(named).sorted().first(where: { !published.contains($0) }) {
-            throw DepotError(.badRequest, "Model '\(name)' has no published version \(version); the rollout can only hand out published versions. Upload or publish it first; the previous rollout stays in force.")
+            throw DepotError(
+                .badRequest,
+                "Model '\(name)' has no published version \(version); the rollout can only hand out published versions. Upload or publish it first; the previous rollout stays in force."
+            )
         }
     }
 
@@ -53,14 +65,20 @@ enum CatalogRule {
         guard !allowsShadowed else { return }
         let unreachable = after.unreachableRules.filter { before.unreachableRules[$0.key] == nil }
         guard let rule = after.rules.first(where: { unreachable[$0.id] != nil }), let earlier = unreachable[rule.id] else { return }
-        throw DepotError(.conflict, "Rule '\(rule.name)' could never be used: rule '\(earlier)' comes before it and matches every device it would match, so no device would reach it. Give it a condition '\(earlier)' does not cover, change or remove '\(earlier)', or keep it anyway with --allow-shadowed (\"allowShadowed\": true); the rollout stays as it was.")
+        throw DepotError(
+            .conflict,
+            "Rule '\(rule.name)' could never be used: rule '\(earlier)' comes before it and matches every device it would match, so no device would reach it. Give it a condition '\(earlier)' does not cover, change or remove '\(earlier)', or keep it anyway with --allow-shadowed (\"allowShadowed\": true); the rollout stays as it was."
+        )
     }
 
     /// A version the rollout hands out is neither unpublished nor deleted.
     static func checkNotInRollout(_ rollout: Rollout, version number: Int, of name: String, doing action: String) throws {
         let uses = rollout.uses(of: number)
         guard uses.isEmpty else {
-            throw DepotError(.conflict, "Cannot \(action) version \(number) of '\(name)': the rollout hands it out (\(uses.joined(separator: ", "))). Change the rollout first.")
+            throw DepotError(
+                .conflict,
+                "Cannot \(action) version \(number) of '\(name)': the rollout hands it out (\(uses.joined(separator: ", "))). Change the rollout first."
+            )
         }
     }
 
@@ -68,28 +86,40 @@ enum CatalogRule {
     static func checkOutcomeVersions(_ batch: OutcomeBatchRecord, of name: ModelName, existing: Set<Int>) throws {
         guard !batch.exposures.allSatisfy({ existing.contains($0.version) }) else { return }
         if let version = batch.versions.sorted().first(where: { !existing.contains($0) }) {
-            throw DepotError(.invalidEvents, "Batch \(batch.id) reports version \(version) of '\(name)', which does not exist; nothing of the batch was stored. Send events only for versions a manifest handed out.")
+            throw DepotError(
+                .invalidEvents,
+                "Batch \(batch.id) reports version \(version) of '\(name)', which does not exist; nothing of the batch was stored. Send events only for versions a manifest handed out."
+            )
         }
     }
 
     /// An app records at most ``ExperimentMetric/maximumUndeclared`` names it did not declare.
     static func checkUndeclared(_ new: Set<String>, of name: ModelName, alreadyUndeclared count: Int) throws {
         guard count + new.count <= ExperimentMetric.maximumUndeclared else {
-            throw DepotError(.invalidEvents, "Metric '\(new.sorted()[0])' of '\(name)' is not declared, and \(count) undeclared metrics are recorded already (at most \(ExperimentMetric.maximumUndeclared)); nothing of the batch was stored. Declare it with 'depot experiment metric add \(name) \(new.sorted()[0])'.")
+            throw DepotError(
+                .invalidEvents,
+                "Metric '\(new.sorted()[0])' of '\(name)' is not declared, and \(count) undeclared metrics are recorded already (at most \(ExperimentMetric.maximumUndeclared)); nothing of the batch was stored. Declare it with 'depot experiment metric add \(name) \(new.sorted()[0])'."
+            )
         }
     }
 
     /// An installation sends at most ``OutcomeBatch/maximumEventsPerHour`` events per model and hour.
     static func checkHourlyEvents(_ total: Int, of name: ModelName) throws {
         guard total <= OutcomeBatch.maximumEventsPerHour else {
-            throw DepotError(.tooManyRequests, "This installation sent more than \(OutcomeBatch.maximumEventsPerHour) events for '\(name)' this hour; nothing of the batch was stored. Send it again next hour.")
+            throw DepotError(
+                .tooManyRequests,
+                "This installation sent more than \(OutcomeBatch.maximumEventsPerHour) events for '\(name)' this hour; nothing of the batch was stored. Send it again next hour."
+            )
         }
     }
 
     /// A model has at most ``ExperimentMetric/maximumDeclared`` declared metrics.
     static func checkDeclared(_ count: Int, adding metric: String, of name: ModelName) throws {
         guard count < ExperimentMetric.maximumDeclared else {
-            throw DepotError(.invalidMetric, "Model '\(name)' has \(count) declared metrics, the most allowed; '\(metric)' was not declared. Remove one with 'depot experiment metric remove'.")
+            throw DepotError(
+                .invalidMetric,
+                "Model '\(name)' has \(count) declared metrics, the most allowed; '\(metric)' was not declared. Remove one with 'depot experiment metric remove'."
+            )
         }
     }
 

@@ -43,8 +43,10 @@ public protocol ModelCatalog: Sendable {
     /// (`change` is also given the model's published versions): every version the rollout names
     /// must exist and be published; a changed rollout goes to the audit log with the key that
     /// changed it.
-    func changeRolloutAndGuards(of model: ModelName, by keyID: String, at date: Date,
-                                _ change: @escaping @Sendable (Rollout, [StoredRolloutGuard], _ published: Set<Int>) throws -> (Rollout, [StoredRolloutGuard]))
+    func changeRolloutAndGuards(
+        of model: ModelName, by keyID: String, at date: Date,
+        _ change: @escaping @Sendable (Rollout, [StoredRolloutGuard], _ published: Set<Int>) throws -> (Rollout, [StoredRolloutGuard])
+    )
         async throws -> (rollout: Rollout, guards: [StoredRolloutGuard])
     /// The model's guarded rollouts, one per rule ever guarded, oldest first.
     func rolloutGuards(of model: ModelName) async throws -> [StoredRolloutGuard]
@@ -175,8 +177,10 @@ public struct VerifiedUpload: Sendable {
     /// The id of the admin token that uploaded it.
     public var uploadedBy: String?
 
-    public init(sha256: String, size: Int, notes: String, tflite: TFLiteModelDescription, files: [CompanionFile] = [],
-                uploadedBy: String? = nil) {
+    public init(
+        sha256: String, size: Int, notes: String, tflite: TFLiteModelDescription, files: [CompanionFile] = [],
+        uploadedBy: String? = nil
+    ) {
         self.sha256 = sha256
         self.size = size
         self.notes = notes
@@ -188,8 +192,10 @@ public struct VerifiedUpload: Sendable {
 
 extension ModelCatalog {
     /// Applies `change` to the rollout alone (see ``changeRolloutAndGuards(of:by:at:_:)``).
-    public func changeRollout(of model: ModelName, by keyID: String, at date: Date,
-                       _ change: @escaping @Sendable (Rollout) throws -> Rollout) async throws -> Rollout {
+    public func changeRollout(
+        of model: ModelName, by keyID: String, at date: Date,
+        _ change: @escaping @Sendable (Rollout) throws -> Rollout
+    ) async throws -> Rollout {
         try await changeRolloutAndGuards(of: model, by: keyID, at: date) { rollout, guards, _ in (try change(rollout), guards) }.rollout
     }
 }

@@ -51,9 +51,12 @@ public struct AppMetric: Sendable, Hashable {
 
 extension AppMetric {
     /// A metric from its stored columns; a row no rule allows is the database's fault.
-    static func stored(name: String, kind: String, direction: String, tolerance: Double, guardrail: Bool, declared: Bool) throws -> AppMetric {
+    static func stored(name: String, kind: String, direction: String, tolerance: Double, guardrail: Bool, declared: Bool) throws
+        -> AppMetric
+    {
         guard let kind = ExperimentMetric.Kind(rawValue: kind), let direction = ExperimentMetric.Direction(rawValue: direction),
-              let metric = try? ExperimentMetric(name: name, kind: kind, direction: direction, tolerance: tolerance, guardrail: guardrail) else {
+            let metric = try? ExperimentMetric(name: name, kind: kind, direction: direction, tolerance: tolerance, guardrail: guardrail)
+        else {
             throw DepotError(.internalError, "The catalog database holds metric '\(name.prefix(80))' that this server cannot read.")
         }
         return AppMetric(metric: metric, declared: declared)

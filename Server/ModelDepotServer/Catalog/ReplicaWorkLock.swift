@@ -37,6 +37,7 @@ struct PostgresReplicaWorkLock: ReplicaWorkLock {
     let key: Int64
 
     func exclusively<T: Sendable>(wait: Bool, _ body: @Sendable () async throws -> T) async throws -> T? {
-        try await catalog.holdingAdvisoryLock(key, lock: wait ? "pg_advisory_lock" : "pg_try_advisory_lock", unlock: "pg_advisory_unlock", body)
+        try await catalog.holdingAdvisoryLock(
+            key, lock: wait ? "pg_advisory_lock" : "pg_try_advisory_lock", unlock: "pg_advisory_unlock", body)
     }
 }

@@ -1,5 +1,5 @@
-import NIOCore
 import ModelDepotShared
+import NIOCore
 
 /// First in every connection's pipeline, on its raw bytes: enforces ``ConnectionLimits``.
 ///
@@ -120,8 +120,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func refuseHead(_ context: ChannelHandlerContext) {
-        refuse(context, .headTooLarge, status: "431 Request Header Fields Too Large", code: .requestHeadTooLarge,
-               message: "The request head has more than \(limits.maximumHeadSize) bytes (the server's --max-head-size); send fewer or shorter header fields.")
+        refuse(
+            context, .headTooLarge, status: "431 Request Header Fields Too Large", code: .requestHeadTooLarge,
+            message:
+                "The request head has more than \(limits.maximumHeadSize) bytes (the server's --max-head-size); send fewer or shorter header fields."
+        )
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -146,13 +149,19 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .tooManyFields:
             if !closing {
                 let decoder = DepotHTTPChannel.decoderLimits
-                refuse(context, .headTooLarge, status: "431 Request Header Fields Too Large", code: .requestHeadTooLarge,
-                       message: "The request has more than \(decoder.maxHeaderFieldCount) header or trailer fields, or more than \(decoder.maxHeaderListSize) bytes of them, or a longer request line; send fewer.")
+                refuse(
+                    context, .headTooLarge, status: "431 Request Header Fields Too Large", code: .requestHeadTooLarge,
+                    message:
+                        "The request has more than \(decoder.maxHeaderFieldCount) header or trailer fields, or more than \(decoder.maxHeaderListSize) bytes of them, or a longer request line; send fewer."
+                )
             }
         case .malformed(let reason):
             if !closing {
-                refuse(context, .malformedRequest, status: "400 Bad Request", code: .badRequest,
-                       message: "The request is not valid HTTP/1.1 (\(Self.jsonSafe(reason))). Check the request line, the header fields and Content-Length.")
+                refuse(
+                    context, .malformedRequest, status: "400 Bad Request", code: .badRequest,
+                    message:
+                        "The request is not valid HTTP/1.1 (\(Self.jsonSafe(reason))). Check the request line, the header fields and Content-Length."
+                )
             }
         }
         promise?.succeed()
@@ -163,9 +172,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         counted = true
         idleSince = .now()
         guard counter.add(maximum: limits.maximumConnections) else {
-            return refuse(context, .tooManyConnections, status: "503 Service Unavailable", code: .unavailable,
-                          message: "The server has \(limits.maximumConnections) connections open, its maximum (--max-connections); try again shortly.",
-                          extraHeaders: "Retry-After: 1\r\n")
+            return refuse(
+                context, .tooManyConnections, status: "503 Service Unavailable", code: .unavailable,
+                message:
+                    "The server has \(limits.maximumConnections) connections open, its maximum (--max-connections); try again shortly.",
+                extraHeaders: "Retry-After: 1\r\n")
         }
         let interval = Self.amount(limits.checkInterval)
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
@@ -188,8 +199,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         guard !closing else { return }
         let now = NIODeadline.now()
         if let head, unanswered == 0, now - head.started >= Self.amount(limits.headTimeout) {
-            return refuse(context, .headTimeout, status: "408 Request Timeout", code: .requestTimeout,
-                          message: "The request head did not arrive within \(limits.headTimeout) (the server's --head-timeout).")
+            return refuse(
+                context, .headTimeout, status: "408 Request Timeout", code: .requestTimeout,
+                message: "The request head did not arrive within \(limits.headTimeout) (the server's --head-timeout).")
         }
         if readingBody, now - lastRead >= Self.amount(limits.bodyTimeout) { return close(context, .bodyTimeout) }
         if head == nil, !readingBody, unanswered == 0, !sending, now - max(idleSince, lastRead) >= Self.amount(limits.idleTimeout) {
@@ -218,16 +230,20 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Answers with a status of the server's own (no request handler is involved), then closes.
-    private func refuse(_ context: ChannelHandlerContext, _ reason: Reason, status: String, code: DepotError.Code, message: String,
-                        extraHeaders: String = "") {
+    private func refuse(
+        _ context: ChannelHandlerContext, _ reason: Reason, status: String, code: DepotError.Code, message: String,
+        extraHeaders: String = ""
+    ) {
         closing = true
         metrics.recordConnectionClosed(reason)
         let body = #"{"error":{"code":"\#(code.rawValue)","message":"\#(message)"}}"#
-        let response = "HTTP/1.1 \(status)\r\nServer: ModelDepot\r\nConnection: close\r\n\(extraHeaders)"
+        let response =
+            "HTTP/1.1 \(status)\r\nServer: ModelDepot\r\nConnection: close\r\n\(extraHeaders)"
             + "Content-Type: application/json; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
-        context.writeAndFlush(wrapOutboundOut(.byteBuffer(context.channel.allocator.buffer(string: response)))).assumeIsolated().whenComplete { _ in
-            context.close(promise: nil)
-        }
+        context.writeAndFlush(wrapOutboundOut(.byteBuffer(context.channel.allocator.buffer(string: response)))).assumeIsolated()
+            .whenComplete { _ in
+                context.close(promise: nil)
+            }
     }
 
     /// Text that can go inside a JSON string as it is.

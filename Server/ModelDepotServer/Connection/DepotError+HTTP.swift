@@ -8,7 +8,7 @@ extension DepotError: HTTPResponseError {
     public var status: HTTPResponse.Status {
         switch code {
         case .invalidName, .badRequest, .digestMismatch, .sizeMismatch, .trailerMissing, .invalidCompanionFile, .invalidEvents,
-             .invalidMetric:
+            .invalidMetric:
             .badRequest
         case .unauthorized: .unauthorized
         case .forbidden: .forbidden
@@ -24,19 +24,19 @@ extension DepotError: HTTPResponseError {
         case .unavailable: .serviceUnavailable
         // A file or document that is well-formed HTTP but not an acceptable model, metadata or signed document.
         case .modelTooSmall, .modelTooLarge, .wrongFileIdentifier, .unsupportedSchemaVersion, .offsetOutOfBounds, .misaligned,
-             .invalidVTable, .unterminatedString, .nestingTooDeep, .tooManyTables, .noSubgraphs, .indexOutOfRange,
-             .optionalTensorNotAllowed, .tensorIsInputAndOutput, .invalidShape, .tensorSizeOverflow, .unknownTensorType,
-             .constantDataMismatch, .invalidQuantization, .externalBufferOutOfBounds, .invalidOperatorCode,
-             .customOperatorNotAllowed, .flexOperatorNotAllowed, .sparseTensorNotAllowed, .signatureMismatch,
-             .invalidModelMetadata, .invalidAssociatedFiles, .associatedFilesTooLarge, .associatedFileMissing,
-             .invalidCompressedData, .invalidMetadata, .metadataTooLarge, .unsignedManifest, .unknownSigningKey,
-             .revokedSigningKey, .duplicateSignature, .invalidSignature, .manifestExpired, .manifestRollback,
-             .manifestMismatch, .untrustedRoot, .rootExpired:
+            .invalidVTable, .unterminatedString, .nestingTooDeep, .tooManyTables, .noSubgraphs, .indexOutOfRange,
+            .optionalTensorNotAllowed, .tensorIsInputAndOutput, .invalidShape, .tensorSizeOverflow, .unknownTensorType,
+            .constantDataMismatch, .invalidQuantization, .externalBufferOutOfBounds, .invalidOperatorCode,
+            .customOperatorNotAllowed, .flexOperatorNotAllowed, .sparseTensorNotAllowed, .signatureMismatch,
+            .invalidModelMetadata, .invalidAssociatedFiles, .associatedFilesTooLarge, .associatedFileMissing,
+            .invalidCompressedData, .invalidMetadata, .metadataTooLarge, .unsignedManifest, .unknownSigningKey,
+            .revokedSigningKey, .duplicateSignature, .invalidSignature, .manifestExpired, .manifestRollback,
+            .manifestMismatch, .untrustedRoot, .rootExpired:
             .unprocessableContent
         // Raised on the device only (downloads, conditions, images, codes from a newer server); a
         // server that raised one has a bug.
         case .conditionsNotMet, .notEnoughSpace, .cancelled, .originNotAllowed, .insecureRedirect, .transferStalled,
-             .transferTooSlow, .storageUnreadable, .invalidImage, .unsupportedModel, .invalidOptions, .invalidPatch, .unrecognized:
+            .transferTooSlow, .storageUnreadable, .invalidImage, .unsupportedModel, .invalidOptions, .invalidPatch, .unrecognized:
             .internalServerError
         }
     }
@@ -66,7 +66,10 @@ struct ThrottledError: HTTPResponseError {
     let wait: Duration
 
     var error: DepotError {
-        DepotError(.tooManyRequests, "Too many failed authentications from this address or for this key; try again in \(seconds) s. Check the key: it may be revoked or mistyped.")
+        DepotError(
+            .tooManyRequests,
+            "Too many failed authentications from this address or for this key; try again in \(seconds) s. Check the key: it may be revoked or mistyped."
+        )
     }
 
     var status: HTTPResponse.Status { .tooManyRequests }

@@ -43,21 +43,24 @@ struct DepotHTTPChannel: ServerChildChannel, HTTPChannelHandler {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
-            try channel.syncOptions?.setOption(ChannelOptions.recvAllocator,
-                                               value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: Self.largestRead))
+            try channel.syncOptions?.setOption(
+                ChannelOptions.recvAllocator,
+                value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: Self.largestRead))
             let options = channel.pipeline.syncOperations
             try options.addHandler(ConnectionGuard(limits: limits, counter: counter, metrics: hotPaths.metrics))
             try options.addHandler(HotPathHandler(paths: hotPaths))
-            try options.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false,
-                                                    withOutboundHeaderValidation: false, withEncoderConfiguration: .init(),
-                                                    withDecoderLimitConfiguration: Self.decoderLimits)
+            try options.configureHTTPServerPipeline(
+                withPipeliningAssistance: false, withErrorHandling: false,
+                withOutboundHeaderValidation: false, withEncoderConfiguration: .init(),
+                withDecoderLimitConfiguration: Self.decoderLimits)
             try options.addHandler(HTTP1ToHTTPServerCodec(secure: false))
             try options.addHandler(RequestProgressReporter())
             try options.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
             return try NIOAsyncChannel(
                 wrappingChannelSynchronously: channel,
-                configuration: .init(backPressureStrategy: .init(lowWatermark: Self.lowWatermark, highWatermark: Self.highWatermark),
-                                     isOutboundHalfClosureEnabled: true)
+                configuration: .init(
+                    backPressureStrategy: .init(lowWatermark: Self.lowWatermark, highWatermark: Self.highWatermark),
+                    isOutboundHalfClosureEnabled: true)
             )
         }
     }

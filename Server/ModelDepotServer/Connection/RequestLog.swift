@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#else
-import Darwin
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#else
+    import Darwin
+#endif
 
 /// The request log: one line per request, kept off the event loop. A request only appends its
 /// values to a bounded buffer; ``RequestLogService`` formats what gathered and writes it to
@@ -90,7 +91,8 @@ final class RequestLog: Sendable {
         text.reserveCapacity(lines.count * 200 + 100)
         for line in lines { append(line, to: &text) }
         if newlyDropped > 0 {
-            text += "\(timestamp(Self.now())) warning depot: dropped=\(newlyDropped) [ModelDepotServer] request log lines dropped: more requests than the log could write\n"
+            text +=
+                "\(timestamp(Self.now())) warning depot: dropped=\(newlyDropped) [ModelDepotServer] request log lines dropped: more requests than the log could write\n"
         }
         emit(text)
         return lines.count
@@ -101,13 +103,26 @@ final class RequestLog: Sendable {
         text += timestamp(line.seconds)
         text += " info depot: duration_ms="
         text += Self.milliseconds(line.elapsed)
-        if let error = line.error { text += " error="; text += error }
-        if let key = line.key { text += " key="; text += key }
-        text += " method="; text += line.method
-        text += " path="; text += Substring(line.path.utf8.prefix { $0 != UInt8(ascii: "?") })
-        if let requestID = line.requestID { text += " request_id="; text += requestID }
-        text += " route="; text += line.route
-        text += " status="; text += String(line.status)
+        if let error = line.error {
+            text += " error="
+            text += error
+        }
+        if let key = line.key {
+            text += " key="
+            text += key
+        }
+        text += " method="
+        text += line.method
+        text += " path="
+        text += Substring(line.path.utf8.prefix { $0 != UInt8(ascii: "?") })
+        if let requestID = line.requestID {
+            text += " request_id="
+            text += requestID
+        }
+        text += " route="
+        text += line.route
+        text += " status="
+        text += String(line.status)
         text += " [ModelDepotServer] request\n"
     }
 

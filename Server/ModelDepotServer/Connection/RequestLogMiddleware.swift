@@ -22,25 +22,33 @@ struct RequestLogMiddleware: RouterMiddleware {
         } catch {
             let failure = error as? DepotError ?? DepotError(.internalError, "The server failed to answer.", cause: "\(error)")
             let response = try failure.response(from: request, context: context)
-            record(request, context, status: Int(response.status.code), start: start, error: failure.code.rawValue,
-                   requestID: response.headers[.depotRequestID])
+            record(
+                request, context, status: Int(response.status.code), start: start, error: failure.code.rawValue,
+                requestID: response.headers[.depotRequestID])
             return response
         }
     }
 
-    private func record(_ request: Request, _ context: Context, status: Int, start: ContinuousClock.Instant, error: String?,
-                        requestID: String? = nil) {
-        Self.record(metrics, log, method: request.method.rawValue, path: request.uri.path, route: context.endpointPath ?? "unmatched",
-                    status: status, start: start, key: context.principal?.id, error: error, requestID: requestID)
+    private func record(
+        _ request: Request, _ context: Context, status: Int, start: ContinuousClock.Instant, error: String?,
+        requestID: String? = nil
+    ) {
+        Self.record(
+            metrics, log, method: request.method.rawValue, path: request.uri.path, route: context.endpointPath ?? "unmatched",
+            status: status, start: start, key: context.principal?.id, error: error, requestID: requestID)
     }
 
     /// Counts a request and keeps its log line (also for requests ``HotPathHandler`` answers
     /// before the router).
-    static func record(_ metrics: ServerMetrics, _ log: RequestLog, method: String, path: @autoclosure () -> String, route: String,
-                       status: Int, start: ContinuousClock.Instant, key: String?, error: String?, requestID: String? = nil) {
+    static func record(
+        _ metrics: ServerMetrics, _ log: RequestLog, method: String, path: @autoclosure () -> String, route: String,
+        status: Int, start: ContinuousClock.Instant, key: String?, error: String?, requestID: String? = nil
+    ) {
         metrics.recordRequest(route: route, method: method, status: status)
         guard log.isEnabled else { return }
-        log.record(RequestLog.Line(seconds: RequestLog.now(), method: method, path: path(), route: route, status: status,
-                                   elapsed: ContinuousClock.now - start, key: key, error: error, requestID: requestID))
+        log.record(
+            RequestLog.Line(
+                seconds: RequestLog.now(), method: method, path: path(), route: route, status: status,
+                elapsed: ContinuousClock.now - start, key: key, error: error, requestID: requestID))
     }
 }

@@ -21,22 +21,25 @@ struct ServerFailure {
     init(logging error: DepotError, request: Request, logger: Logger) {
         code = error.code
         requestID = String(UInt64.random(in: .min ... .max), radix: 16)
-        logger.error("the server failed to answer", metadata: [
-            "request_id": "\(requestID)", "method": "\(request.method)", "path": "\(request.uri.path)",
-            "error": "\(code.rawValue)", "cause": "\(error.cause.map { error.message + " " + $0 } ?? error.message)",
-        ])
+        logger.error(
+            "the server failed to answer",
+            metadata: [
+                "request_id": "\(requestID)", "method": "\(request.method)", "path": "\(request.uri.path)",
+                "error": "\(code.rawValue)", "cause": "\(error.cause.map { error.message + " " + $0 } ?? error.message)",
+            ])
     }
 
     /// What the body says.
     var publicError: DepotError {
-        let message = switch code {
-        case .unavailable:
-            "The server cannot reach its catalog database or object store right now (request id \(requestID)). Try again in a minute; if it persists, tell the server's operator the request id."
-        case .insufficientStorage:
-            "The server has no room left to store this (request id \(requestID)); nothing was stored. Tell the server's operator: its storage is full."
-        default:
-            "The server failed to answer this request (request id \(requestID)); its log names the cause. Try again; if it fails again, tell the server's operator the request id."
-        }
+        let message =
+            switch code {
+            case .unavailable:
+                "The server cannot reach its catalog database or object store right now (request id \(requestID)). Try again in a minute; if it persists, tell the server's operator the request id."
+            case .insufficientStorage:
+                "The server has no room left to store this (request id \(requestID)); nothing was stored. Tell the server's operator: its storage is full."
+            default:
+                "The server failed to answer this request (request id \(requestID)); its log names the cause. Try again; if it fails again, tell the server's operator the request id."
+            }
         return DepotError(code, message)
     }
 

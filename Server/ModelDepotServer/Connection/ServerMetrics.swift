@@ -66,7 +66,9 @@ final class ServerMetrics: Sendable {
             "# HELP depot_http_requests_total HTTP requests by route, method and status.",
             "# TYPE depot_http_requests_total counter",
         ]
-        for (key, value) in counts.requests.sorted(by: { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }) {
+        for (key, value) in counts.requests.sorted(by: {
+            ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status)
+        }) {
             lines.append("depot_http_requests_total{route=\"\(key.route)\",method=\"\(key.method)\",status=\"\(key.status)\"} \(value)")
         }
         let manifests = counts.manifestsFull + counts.manifestsNotModified

@@ -9,7 +9,8 @@ enum ConsoleAssets {
     static let files: [String: (type: String, body: ByteBuffer)] = {
         let types = ["css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8"]
         guard let folder = Bundle.module.url(forResource: "Assets", withExtension: nil),
-              let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [:] }
+            let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
+        else { return [:] }
         var files: [String: (type: String, body: ByteBuffer)] = [:]
         for name in names {
             let url = folder.appendingPathComponent(name)
@@ -24,7 +25,8 @@ enum ConsoleAssets {
         guard let file = files[name] else {
             throw DepotError(.notFound, "The console has no asset '\(name.prefix(80))'.")
         }
-        return Response(status: .ok, headers: [.contentType: file.type, .cacheControl: "public, max-age=3600"],
-                        body: .init(byteBuffer: file.body))
+        return Response(
+            status: .ok, headers: [.contentType: file.type, .cacheControl: "public, max-age=3600"],
+            body: .init(byteBuffer: file.body))
     }
 }

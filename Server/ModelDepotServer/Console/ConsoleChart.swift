@@ -33,15 +33,18 @@ struct ConsoleChart {
         for step in 0...2 {
             let value = maximum * step / 2
             let line = Self.format(y(value))
-            svg += "<line class=\"\(step == 0 ? "axis" : "grid")\" x1=\"\(Int(Self.left))\" x2=\"\(Int(Self.width - Self.right))\" y1=\"\(line)\" y2=\"\(line)\"/>"
+            svg +=
+                "<line class=\"\(step == 0 ? "axis" : "grid")\" x1=\"\(Int(Self.left))\" x2=\"\(Int(Self.width - Self.right))\" y1=\"\(line)\" y2=\"\(line)\"/>"
             svg += "<text x=\"\(Int(Self.left) - 6)\" y=\"\(Self.format(y(value) + 4))\" text-anchor=\"end\">\(value)</text>"
         }
         for index in Set([0, starts.count / 2, starts.count - 1]).sorted() where starts.indices.contains(index) {
             let anchor = index == 0 ? "start" : index == starts.count - 1 ? "end" : "middle"
-            svg += "<text x=\"\(Self.format(x(index)))\" y=\"\(Int(Self.height) - 14)\" text-anchor=\"\(anchor)\">\(label(starts[index]))</text>"
+            svg +=
+                "<text x=\"\(Self.format(x(index)))\" y=\"\(Int(Self.height) - 14)\" text-anchor=\"\(anchor)\">\(label(starts[index]))</text>"
         }
         for (number, line) in series.enumerated() {
-            let points = line.values.enumerated().map { "\(Self.format(x($0.offset))),\(Self.format(y($0.element)))" }.joined(separator: " ")
+            let points = line.values.enumerated().map { "\(Self.format(x($0.offset))),\(Self.format(y($0.element)))" }.joined(
+                separator: " ")
             svg += "<polyline class=\"series-\(number % 8)\" points=\"\(points)\"><title>\(Self.escaped(line.label))</title></polyline>"
         }
         return svg + "</svg>"
@@ -66,7 +69,8 @@ struct ConsoleChart {
     private func label(_ date: Date) -> String {
         let parts = Self.utc.dateComponents([.month, .day, .hour, .minute], from: date)
         let time = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
-        return windowSeconds >= 86_400 ? String(format: "%02d-%02d", parts.month ?? 0, parts.day ?? 0)
+        return windowSeconds >= 86_400
+            ? String(format: "%02d-%02d", parts.month ?? 0, parts.day ?? 0)
             : windowSeconds >= 21_600 ? String(format: "%02d-%02d ", parts.month ?? 0, parts.day ?? 0) + time : time + " UTC"
     }
 

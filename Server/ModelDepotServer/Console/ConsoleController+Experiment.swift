@@ -13,7 +13,10 @@ extension ConsoleController {
         let name = try context.modelName()
         let results = try await experiments.results(of: name)
         let rollout = try await catalog.rollout(of: name)
-        return try page("experiment", ConsolePages.ExperimentPage(csrf: session.csrfToken, error: nil, name: name.rawValue,
-                                                                  results: results, rollout: rollout))
+        return try page(
+            "experiment",
+            ConsolePages.ExperimentPage(
+                csrf: session.csrfToken, error: nil, name: name.rawValue,
+                results: results, rollout: rollout))
     }
 }

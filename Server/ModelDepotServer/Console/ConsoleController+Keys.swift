@@ -17,14 +17,18 @@ extension ConsoleController {
         return try await keysPage(csrf: session.csrfToken, error: nil)
     }
 
-    private func keysPage(csrf: String, error: String?, created: CreatedAccessKey? = nil,
-                          status: HTTPResponse.Status = .ok) async throws -> Response {
+    private func keysPage(
+        csrf: String, error: String?, created: CreatedAccessKey? = nil,
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
         let signing = signer.status
-        return try page("keys", ConsolePages.Keys(
-            csrf: csrf, error: error, created: created.map { ConsolePages.CreatedKey(id: $0.id, secret: $0.secret) },
-            keys: try await catalog.keys().map(ConsolePages.KeyRow.init),
-            activeKey: signing.active.keyid, pendingKey: signing.pending?.keyid,
-            rootVersion: signing.rootVersion.map { "v\($0)" } ?? "none yet", signingWarning: signer.startupWarning(now: clock())),
+        return try page(
+            "keys",
+            ConsolePages.Keys(
+                csrf: csrf, error: error, created: created.map { ConsolePages.CreatedKey(id: $0.id, secret: $0.secret) },
+                keys: try await catalog.keys().map(ConsolePages.KeyRow.init),
+                activeKey: signing.active.keyid, pendingKey: signing.pending?.keyid,
+                rootVersion: signing.rootVersion.map { "v\($0)" } ?? "none yet", signingWarning: signer.startupWarning(now: clock())),
             status: status)
     }
 
@@ -34,8 +38,10 @@ extension ConsoleController {
             let kind: AccessKey.Kind = form?["kind"] == "admin" ? .admin : .app
             let models = try (form?["models"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                 .filter { !$0.isEmpty }.map { text throws(DepotError) in try ModelName(text) }
-            let created = try await keys.create(AccessKeyCreation(kind: kind, name: form?["name"] ?? "",
-                                                                  models: models.isEmpty ? nil : models))
+            let created = try await keys.create(
+                AccessKeyCreation(
+                    kind: kind, name: form?["name"] ?? "",
+                    models: models.isEmpty ? nil : models))
             return try await keysPage(csrf: session.csrfToken, error: nil, created: created, status: .created)
         } catch let error as DepotError {
             return try await keysPage(csrf: session.csrfToken, error: error.message, status: error.status)

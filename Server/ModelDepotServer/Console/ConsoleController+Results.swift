@@ -23,10 +23,14 @@ extension ConsoleController {
         let chosen = period ?? Self.periods[1]
         let stats = try await self.stats.stats(of: name, hours: chosen.hours, window: chosen.window)
         let rollout = try await catalog.rollout(of: name)
-        return try page("results", ConsolePages.ResultsPage(
-            csrf: session.csrfToken,
-            error: period == nil ? "There is no period of \(asked.prefix(20)) hours here; showing the last 24 hours. Choose one of the periods offered." : nil,
-            name: name.rawValue, stats: stats, rollout: rollout, hours: chosen.hours, now: clock()),
+        return try page(
+            "results",
+            ConsolePages.ResultsPage(
+                csrf: session.csrfToken,
+                error: period == nil
+                    ? "There is no period of \(asked.prefix(20)) hours here; showing the last 24 hours. Choose one of the periods offered."
+                    : nil,
+                name: name.rawValue, stats: stats, rollout: rollout, hours: chosen.hours, now: clock()),
             status: period == nil ? .badRequest : .ok)
     }
 }

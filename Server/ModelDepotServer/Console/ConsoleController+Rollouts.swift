@@ -29,12 +29,15 @@ extension ConsoleController {
         let name = try context.modelName()
         let text = form?["version"] ?? ""
         guard text.isEmpty || Int(text) != nil else {
-            return try await rolloutPage(name, csrf: session.csrfToken, draft: nil, error: "Default version '\(text.prefix(20))' is not a version number.",
-                                         status: .badRequest)
+            return try await rolloutPage(
+                name, csrf: session.csrfToken, draft: nil, error: "Default version '\(text.prefix(20))' is not a version number.",
+                status: .badRequest)
         }
         let version = Int(text)
-        return try await previewOrSave(name, form: form, session: session, key: key, draft: nil,
-                                       action: "/console/models/\(name)/rollout/default", fields: [("version", text)]) {
+        return try await previewOrSave(
+            name, form: form, session: session, key: key, draft: nil,
+            action: "/console/models/\(name)/rollout/default", fields: [("version", text)]
+        ) {
             RolloutsController.settingDefault(version, in: $0)
         }
     }
@@ -45,16 +48,21 @@ extension ConsoleController {
         let draft = ConsolePages.RuleDraft(form: form?.fields ?? [:])
         let parsed: (rule: String, conditions: [RolloutCondition], shares: [(Int, Int)])
         do {
-            parsed = (try RolloutsController.ruleName(draft.rule),
-                      try draft.conditionLines.map { text throws(DepotError) in try RolloutCondition(parsing: text) },
-                      try draft.basisPoints())
+            parsed = (
+                try RolloutsController.ruleName(draft.rule),
+                try draft.conditionLines.map { text throws(DepotError) in try RolloutCondition(parsing: text) },
+                try draft.basisPoints()
+            )
         } catch let error as DepotError {
             return try await rolloutPage(name, csrf: session.csrfToken, draft: draft, error: error.message, status: error.status)
         }
         let identity = RolloutsController.freshRuleIdentity()
-        return try await previewOrSave(name, form: form, session: session, key: key, draft: draft,
-                                       action: "/console/models/\(name)/rollout/rules", fields: draft.fields, naming: parsed.shares.map(\.0)) {
-            try RolloutsController.settingRule(parsed.rule, conditions: parsed.conditions, shares: parsed.shares, newIdentity: identity, in: $0)
+        return try await previewOrSave(
+            name, form: form, session: session, key: key, draft: draft,
+            action: "/console/models/\(name)/rollout/rules", fields: draft.fields, naming: parsed.shares.map(\.0)
+        ) {
+            try RolloutsController.settingRule(
+                parsed.rule, conditions: parsed.conditions, shares: parsed.shares, newIdentity: identity, in: $0)
         }
     }
 
@@ -62,8 +70,10 @@ extension ConsoleController {
         let (session, key, form) = try await signedInWithKey(request, context: context, checkingForm: true)
         let name = try context.modelName()
         let rule = try RolloutsController.ruleName(context.parameters.get("rule") ?? "")
-        return try await previewOrSave(name, form: form, session: session, key: key, draft: nil,
-                                       action: "/console/models/\(name)/rollout/rules/\(rule)/remove", fields: []) {
+        return try await previewOrSave(
+            name, form: form, session: session, key: key, draft: nil,
+            action: "/console/models/\(name)/rollout/rules/\(rule)/remove", fields: []
+        ) {
             try RolloutsController.removingRule(named: rule, from: $0)
         }
     }
@@ -97,16 +107,21 @@ extension ConsoleController {
 
     /// Without `confirm=yes`: the preview of `change` applied to the rollout in force, with a form
     /// that saves it. With it: saves `change` if the rollout is still the one previewed (`basis`).
-    private func previewOrSave(_ name: ModelName, form: ConsoleForm?, session: ConsoleSession, key: AccessKey,
-                               draft: ConsolePages.RuleDraft?, action: String, fields: [(String, String)], naming: [Int] = [],
-                               _ change: @escaping @Sendable (Rollout) throws -> Rollout) async throws -> Response {
+    private func previewOrSave(
+        _ name: ModelName, form: ConsoleForm?, session: ConsoleSession, key: AccessKey,
+        draft: ConsolePages.RuleDraft?, action: String, fields: [(String, String)], naming: [Int] = [],
+        _ change: @escaping @Sendable (Rollout) throws -> Rollout
+    ) async throws -> Response {
         if form?["confirm"] == "yes" {
             let basis = form?["basis"] ?? ""
             do {
                 let newest = try await catalog.versions(of: name).filter(\.published).map(\.version).max()
                 _ = try await rollouts.change(name, by: key.id, naming: naming) { current in
                     guard Self.fingerprint(current, newestPublished: newest) == basis else {
-                        throw DepotError(.conflict, "The rollout or the newest published version changed after this preview (someone else saved a change); nothing was saved. Look at the rollout as it is now and make the change again.")
+                        throw DepotError(
+                            .conflict,
+                            "The rollout or the newest published version changed after this preview (someone else saved a change); nothing was saved. Look at the rollout as it is now and make the change again."
+                        )
                     }
                     return try change(current)
                 }
@@ -119,27 +134,35 @@ extension ConsoleController {
         let published = Set(try await catalog.versions(of: name).filter(\.published).map(\.version))
         do {
             // The service's own checks, so the preview never offers what saving refuses.
-            let after = try RolloutService.checked(name, before: before, naming: naming, published: published, allowsShadowed: false, change)
+            let after = try RolloutService.checked(
+                name, before: before, naming: naming, published: published, allowsShadowed: false, change)
             let preview = RolloutPreview(before: before, after: after, newestPublished: published.max())
-            return try page("rollout-preview", ConsolePages.RolloutPreviewPage(
-                csrf: session.csrfToken, name: name.rawValue, action: action, basis: Self.fingerprint(before, newestPublished: published.max()),
-                fields: fields.map { ConsolePages.Field(name: $0.0, value: $0.1) }, preview: preview,
-                before: ConsolePages.summary(before), after: ConsolePages.summary(after)))
+            return try page(
+                "rollout-preview",
+                ConsolePages.RolloutPreviewPage(
+                    csrf: session.csrfToken, name: name.rawValue, action: action,
+                    basis: Self.fingerprint(before, newestPublished: published.max()),
+                    fields: fields.map { ConsolePages.Field(name: $0.0, value: $0.1) }, preview: preview,
+                    before: ConsolePages.summary(before), after: ConsolePages.summary(after)))
         } catch let error as DepotError {
             return try await rolloutPage(name, csrf: session.csrfToken, draft: draft, error: error.message, status: error.status)
         }
     }
 
-    private func rolloutPage(_ name: ModelName, csrf: String, draft: ConsolePages.RuleDraft?, error: String?,
-                             status: HTTPResponse.Status = .ok) async throws -> Response {
+    private func rolloutPage(
+        _ name: ModelName, csrf: String, draft: ConsolePages.RuleDraft?, error: String?,
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
         let rollout = try await catalog.rollout(of: name)
         let published = try await catalog.versions(of: name).filter(\.published).map(\.version)
         let history = try await catalog.rolloutHistory(of: name)
         let guards = try await self.guards.guards(of: name)
-        return try page("rollout", ConsolePages.RolloutPage(
-            csrf: csrf, error: error, name: name.rawValue, segments: RolloutSegments(rollout, newestPublished: published.max()).lines,
-            rollout: rollout, published: published, draft: draft ?? ConsolePages.RuleDraft(published: published), history: history,
-            guards: guards),
+        return try page(
+            "rollout",
+            ConsolePages.RolloutPage(
+                csrf: csrf, error: error, name: name.rawValue, segments: RolloutSegments(rollout, newestPublished: published.max()).lines,
+                rollout: rollout, published: published, draft: draft ?? ConsolePages.RuleDraft(published: published), history: history,
+                guards: guards),
             status: status)
     }
 

@@ -35,7 +35,9 @@ struct ConsoleController {
     func register(in routes: RouteInventory) {
         let console = routes.group("console").add(middleware: ConsoleHeadersMiddleware())
         console.get { request, context in
-            Response(status: .seeOther, headers: [.location: try await sessionAndKey(request, context: context) == nil ? "/console/sign-in" : "/console/models"])
+            Response(
+                status: .seeOther,
+                headers: [.location: try await sessionAndKey(request, context: context) == nil ? "/console/sign-in" : "/console/models"])
         }
         console.get("sign-in") { _, _ in try page("sign-in", ConsolePages.SignIn(error: nil)) }
         console.post("sign-in", use: signIn)
@@ -67,11 +69,15 @@ struct ConsoleController {
         do {
             signedIn = try await authenticator.signIn(token: token, client: client.address)
         } catch is ThrottledError {
-            return try page("sign-in", ConsolePages.SignIn(error: "Too many failed sign-ins from this address; wait a minute and try again."),
-                            status: .tooManyRequests)
+            return try page(
+                "sign-in", ConsolePages.SignIn(error: "Too many failed sign-ins from this address; wait a minute and try again."),
+                status: .tooManyRequests)
         } catch let error as DepotError where error.code == .unauthorized {
-            return try page("sign-in", ConsolePages.SignIn(error: "That token is not a working ModelDepot token. Paste the admin token exactly as it was printed."),
-                            status: .unauthorized)
+            return try page(
+                "sign-in",
+                ConsolePages.SignIn(
+                    error: "That token is not a working ModelDepot token. Paste the admin token exactly as it was printed."),
+                status: .unauthorized)
         } catch let error as DepotError where error.code == .forbidden {
             return try page("sign-in", ConsolePages.SignIn(error: error.message), status: .forbidden)
         }
@@ -92,8 +98,9 @@ struct ConsoleController {
     /// The session cookie: `HttpOnly`, `SameSite=Strict`, `Secure` when the client uses https, and
     /// no `Max-Age` (it ends with the browser; the server ends the session itself).
     private func sessionCookie(_ value: String, _ client: TrustedProxies.Client, ending: Bool = false) -> Cookie {
-        Cookie(name: ConsoleSession.cookieName, value: value, maxAge: ending ? 0 : nil, path: "/console",
-               secure: client.isHTTPS || publicURLIsHTTPS, httpOnly: true, sameSite: .strict)
+        Cookie(
+            name: ConsoleSession.cookieName, value: value, maxAge: ending ? 0 : nil, path: "/console",
+            secure: client.isHTTPS || publicURLIsHTTPS, httpOnly: true, sameSite: .strict)
     }
 
     /// The signed-in session and its admin token's key (the request log names the key); `nil`
@@ -118,19 +125,26 @@ struct ConsoleController {
     /// The session of a request that needs one; with `checkingForm`, its form's CSRF token too.
     /// - Throws: ``ConsoleRedirect`` to the sign-in page without a session; ``DepotError``
     ///   (`forbidden`) for a form without this session's CSRF token.
-    func signedIn(_ request: Request, context: AppRequestContext, checkingForm: Bool = false) async throws -> (ConsoleSession, ConsoleForm?) {
+    func signedIn(_ request: Request, context: AppRequestContext, checkingForm: Bool = false) async throws -> (ConsoleSession, ConsoleForm?)
+    {
         let (session, _, form) = try await signedInWithKey(request, context: context, checkingForm: checkingForm)
         return (session, form)
     }
 
     /// ``signedIn(_:context:checkingForm:)`` with the admin token's key, for changes the audit log records.
-    func signedInWithKey(_ request: Request, context: AppRequestContext,
-                         checkingForm: Bool = false) async throws -> (ConsoleSession, AccessKey, ConsoleForm?) {
-        guard let (session, key) = try await sessionAndKey(request, context: context) else { throw ConsoleRedirect(location: "/console/sign-in") }
+    func signedInWithKey(
+        _ request: Request, context: AppRequestContext,
+        checkingForm: Bool = false
+    ) async throws -> (ConsoleSession, AccessKey, ConsoleForm?) {
+        guard let (session, key) = try await sessionAndKey(request, context: context) else {
+            throw ConsoleRedirect(location: "/console/sign-in")
+        }
         guard checkingForm else { return (session, key, nil) }
         let form = try await ConsoleForm(request)
         guard session.accepts(csrf: form["csrf"]) else {
-            throw DepotError(.forbidden, "The form was not sent from this console session (its CSRF token is missing or wrong). Reload the page and try again.")
+            throw DepotError(
+                .forbidden,
+                "The form was not sent from this console session (its CSRF token is missing or wrong). Reload the page and try again.")
         }
         return (session, key, form)
     }
@@ -145,10 +159,11 @@ struct ConsoleController {
     private func modelsPage(csrf: String, error: String?, status: HTTPResponse.Status = .ok) async throws -> Response {
         var rows: [ConsolePages.ModelRow] = []
         for summary in try await catalog.models() {
-            rows.append(ConsolePages.ModelRow(
-                name: summary.name.rawValue, description: summary.description, tags: summary.tags.joined(separator: ", "),
-                newest: summary.latestVersion.map { "v\($0)" } ?? "–", published: summary.publishedVersion.map { "v\($0)" } ?? "–",
-                handsOut: ConsolePages.handsOut(try await catalog.rollout(of: summary.name), summary: summary)))
+            rows.append(
+                ConsolePages.ModelRow(
+                    name: summary.name.rawValue, description: summary.description, tags: summary.tags.joined(separator: ", "),
+                    newest: summary.latestVersion.map { "v\($0)" } ?? "–", published: summary.publishedVersion.map { "v\($0)" } ?? "–",
+                    handsOut: ConsolePages.handsOut(try await catalog.rollout(of: summary.name), summary: summary)))
         }
         return try page("models", ConsolePages.Models(csrf: csrf, error: error, models: rows), status: status)
     }
@@ -173,20 +188,25 @@ struct ConsoleController {
         return try await modelPage(try context.modelName(), csrf: session.csrfToken, error: nil, published: published)
     }
 
-    private func modelPage(_ name: ModelName, csrf: String, error: String?, status: HTTPResponse.Status = .ok,
-                           published: Int? = nil) async throws -> Response {
+    private func modelPage(
+        _ name: ModelName, csrf: String, error: String?, status: HTTPResponse.Status = .ok,
+        published: Int? = nil
+    ) async throws -> Response {
         let summary = try await catalog.model(name)
         let versions = try await catalog.versions(of: name)
         let publishedVersions = versions.filter(\.published).map(\.version)
         let segments = RolloutSegments(try await catalog.rollout(of: name), newestPublished: publishedVersions.max())
         let notice = published.flatMap { number in
             publishedVersions.contains(number)
-                ? "Published v\(number). " + segments.afterPublishing(number, of: name, previous: publishedVersions.filter { $0 != number }.max())
+                ? "Published v\(number). "
+                    + segments.afterPublishing(number, of: name, previous: publishedVersions.filter { $0 != number }.max())
                 : nil
         }
-        return try page("model", ConsolePages.Model(
-            csrf: csrf, error: error, name: name.rawValue, description: summary.description, segments: segments.lines, notice: notice,
-            versions: versions.map(ConsolePages.VersionRow.init), maximumUploadSize: self.versions.maximumUploadSize), status: status)
+        return try page(
+            "model",
+            ConsolePages.Model(
+                csrf: csrf, error: error, name: name.rawValue, description: summary.description, segments: segments.lines, notice: notice,
+                versions: versions.map(ConsolePages.VersionRow.init), maximumUploadSize: self.versions.maximumUploadSize), status: status)
     }
 
     func showVersion(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -214,7 +234,10 @@ struct ConsoleController {
             throw DepotError(.unauthorized, "Your console session has ended; sign in again, then upload. Nothing was stored.")
         }
         guard session.accepts(csrf: request.headers[Self.csrfHeader]) else {
-            throw DepotError(.forbidden, "The upload was not sent from this console session (its CSRF token is missing or wrong). Reload the page and try again; nothing was stored.")
+            throw DepotError(
+                .forbidden,
+                "The upload was not sent from this console session (its CSRF token is missing or wrong). Reload the page and try again; nothing was stored."
+            )
         }
         context.principal = key
         return try await versions.upload(request, context: context)
@@ -228,16 +251,20 @@ struct ConsoleController {
             _ = try await versions.service.setPublished(published, version: number, of: name)
             return Response(status: .seeOther, headers: [.location: "/console/models/\(name)\(published ? "?published=\(number)" : "")"])
         } catch let error as DepotError where error.code == .conflict {
-            return try await modelPage(name, csrf: session.csrfToken, error: "\(error.message) (Rollouts: 'depot rollout show \(name)'.)",
-                                       status: .conflict)
+            return try await modelPage(
+                name, csrf: session.csrfToken, error: "\(error.message) (Rollouts: 'depot rollout show \(name)'.)",
+                status: .conflict)
         }
     }
 
     func confirmVersionDeletion(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (session, _) = try await signedIn(request, context: context)
         let version = try await catalog.version(try context.versionNumber(), of: try context.modelName())
-        return try page("delete-version", ConsolePages.DeleteVersion(csrf: session.csrfToken, error: nil, name: version.model.rawValue,
-                                                                     version: version.version))
+        return try page(
+            "delete-version",
+            ConsolePages.DeleteVersion(
+                csrf: session.csrfToken, error: nil, name: version.model.rawValue,
+                version: version.version))
     }
 
     func deleteVersion(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -245,8 +272,10 @@ struct ConsoleController {
         let name = try context.modelName()
         let number = try context.versionNumber()
         guard form?["confirm"] == String(number) else {
-            return try page("delete-version", ConsolePages.DeleteVersion(
-                csrf: session.csrfToken, error: "Type \(number) to confirm; nothing was deleted.", name: name.rawValue, version: number),
+            return try page(
+                "delete-version",
+                ConsolePages.DeleteVersion(
+                    csrf: session.csrfToken, error: "Type \(number) to confirm; nothing was deleted.", name: name.rawValue, version: number),
                 status: .badRequest)
         }
         do {
@@ -260,17 +289,22 @@ struct ConsoleController {
     func confirmDeletion(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (session, _) = try await signedIn(request, context: context)
         let summary = try await catalog.model(try context.modelName())
-        return try page("delete-model", ConsolePages.DeleteModel(csrf: session.csrfToken, error: nil, name: summary.name.rawValue,
-                                                                 versionCount: summary.versionCount))
+        return try page(
+            "delete-model",
+            ConsolePages.DeleteModel(
+                csrf: session.csrfToken, error: nil, name: summary.name.rawValue,
+                versionCount: summary.versionCount))
     }
 
     func deleteModel(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (session, form) = try await signedIn(request, context: context, checkingForm: true)
         let summary = try await catalog.model(try context.modelName())
         guard form?["confirm"] == summary.name.rawValue else {
-            return try page("delete-model", ConsolePages.DeleteModel(
-                csrf: session.csrfToken, error: "Type '\(summary.name)' to confirm; nothing was deleted.", name: summary.name.rawValue,
-                versionCount: summary.versionCount), status: .badRequest)
+            return try page(
+                "delete-model",
+                ConsolePages.DeleteModel(
+                    csrf: session.csrfToken, error: "Type '\(summary.name)' to confirm; nothing was deleted.", name: summary.name.rawValue,
+                    versionCount: summary.versionCount), status: .badRequest)
         }
         try await models.delete(summary.name, force: true, logger: context.logger)
         return Response(status: .seeOther, headers: [.location: "/console/models"])
@@ -282,8 +316,9 @@ struct ConsoleController {
         guard let html = templates.render(context, withTemplate: template) else {
             throw DepotError(.internalError, "The console's template '\(template)' is missing.")
         }
-        return Response(status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-                        body: .init(byteBuffer: ByteBuffer(string: html)))
+        return Response(
+            status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 }
 
@@ -311,7 +346,8 @@ struct ConsoleSignInRequired: HTTPResponseError {
 struct ConsoleHeadersMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
 
-    static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response

@@ -29,32 +29,39 @@ struct ConsoleIntervalChart {
         let plotWidth = Self.width - Self.left - Self.right, plotHeight = Self.height - Self.top - Self.bottom
         let slot = plotWidth / Double(max(hours.count, 1))
         let x = { (index: Int, line: Int) in
-            Self.left + slot * (Double(index) + 0.5) + (Double(line) - Double(series.count - 1) / 2) * min(6, slot / Double(series.count + 1))
+            Self.left + slot * (Double(index) + 0.5) + (Double(line) - Double(series.count - 1) / 2)
+                * min(6, slot / Double(series.count + 1))
         }
         let y = { (value: Double) in Self.top + plotHeight * (high - min(max(value, low), high)) / (high - low) }
         let latest = series.compactMap { line in
-            line.points.last.map { "\(line.label): \(Self.shown($0.estimate)) \(unit) (\(Self.shown($0.lower)) to \(Self.shown($0.upper)))" }
+            line.points.last.map {
+                "\(line.label): \(Self.shown($0.estimate)) \(unit) (\(Self.shown($0.lower)) to \(Self.shown($0.upper)))"
+            }
         }
         let description = latest.isEmpty ? "No hours with data yet." : "Latest: \(latest.joined(separator: "; "))."
-        var svg = "<svg class=\"chart interval-chart\" viewBox=\"0 0 \(Int(Self.width)) \(Int(Self.height))\" role=\"img\" "
+        var svg =
+            "<svg class=\"chart interval-chart\" viewBox=\"0 0 \(Int(Self.width)) \(Int(Self.height))\" role=\"img\" "
             + "aria-labelledby=\"\(id)-title \(id)-desc\"><title id=\"\(id)-title\">\(ConsoleChart.escaped(title))</title>"
             + "<desc id=\"\(id)-desc\">\(ConsoleChart.escaped(description))</desc>"
         for value in [high, 0, low] {
             let line = Self.format(y(value))
-            svg += "<line class=\"\(value == 0 ? "axis" : "grid")\" x1=\"\(Int(Self.left))\" x2=\"\(Int(Self.width - Self.right))\" y1=\"\(line)\" y2=\"\(line)\"/>"
+            svg +=
+                "<line class=\"\(value == 0 ? "axis" : "grid")\" x1=\"\(Int(Self.left))\" x2=\"\(Int(Self.width - Self.right))\" y1=\"\(line)\" y2=\"\(line)\"/>"
             svg += "<text x=\"\(Int(Self.left) - 4)\" y=\"\(Self.format(y(value) + 4))\" text-anchor=\"end\">\(Self.shown(value))</text>"
         }
         for index in Set([0, hours.count - 1]).sorted() where hours.indices.contains(index) {
             let anchor = hours.count == 1 ? "middle" : index == 0 ? "start" : "end"
             let at = hours.count == 1 ? Self.left + plotWidth / 2 : index == 0 ? Self.left : Self.width - Self.right
-            svg += "<text x=\"\(Self.format(at))\" y=\"\(Int(Self.height) - 8)\" text-anchor=\"\(anchor)\">\(Self.label(hours[index]))</text>"
+            svg +=
+                "<text x=\"\(Self.format(at))\" y=\"\(Int(Self.height) - 8)\" text-anchor=\"\(anchor)\">\(Self.label(hours[index]))</text>"
         }
         for (number, line) in series.enumerated() {
             svg += "<g class=\"series-\(number % 8)\"><title>\(ConsoleChart.escaped(line.label))</title>"
             for point in line.points {
                 guard let index = column[point.hour], point.lower.isFinite, point.upper.isFinite, point.estimate.isFinite else { continue }
                 let at = Self.format(x(index, number))
-                svg += "<line class=\"interval\" x1=\"\(at)\" x2=\"\(at)\" y1=\"\(Self.format(y(point.lower)))\" y2=\"\(Self.format(y(point.upper)))\"/>"
+                svg +=
+                    "<line class=\"interval\" x1=\"\(at)\" x2=\"\(at)\" y1=\"\(Self.format(y(point.lower)))\" y2=\"\(Self.format(y(point.upper)))\"/>"
                 svg += "<circle class=\"estimate\" cx=\"\(at)\" cy=\"\(Self.format(y(point.estimate)))\" r=\"2.5\"/>"
             }
             svg += "</g>"
@@ -70,7 +77,8 @@ struct ConsoleIntervalChart {
 
     private static func shown(_ fraction: Double) -> String {
         let hundredths = (fraction * 100 * 10).rounded() / 10
-        return (hundredths > 0 ? "+" : "") + (hundredths == hundredths.rounded() ? String(format: "%.0f", hundredths) : String(format: "%.1f", hundredths))
+        return (hundredths > 0 ? "+" : "")
+            + (hundredths == hundredths.rounded() ? String(format: "%.0f", hundredths) : String(format: "%.1f", hundredths))
     }
 
     private static func label(_ hour: Date) -> String {

@@ -53,9 +53,11 @@ extension ConsolePages.ArmSection {
         let unmeasured = arm.metrics.filter { !measured.contains($0) }.map(\.metric.name)
         quiet = unmeasured.isEmpty ? nil : "Not enough data yet on: \(unmeasured.joined(separator: ", "))."
         verdicts = versions.filter { $0 != arm.control }.map { version in
-            Self.verdict(version, control: arm.control, effects: arm.metrics.compactMap { result in
-                result.effects.first { $0.version == version }.map { (result.metric.name, $0.verdict) }
-            })
+            Self.verdict(
+                version, control: arm.control,
+                effects: arm.metrics.compactMap { result in
+                    result.effects.first { $0.version == version }.map { (result.metric.name, $0.verdict) }
+                })
         }
     }
 
@@ -76,29 +78,36 @@ extension ConsolePages.MetricTile {
     init(_ result: ExperimentResults.MetricResult, id: String) {
         self.id = id
         name = result.metric.name
-        let kind = switch result.metric.kind {
-        case .proportion: "share of installations"
-        case .sum: "total per installation"
-        case .mean: "average per installation"
-        }
-        about = "\(kind), \(result.metric.direction == .increase ? "higher" : "lower") is better\(result.metric.guardrail ? ", a guardrail" : "")"
-        effects = result.effects.map { effect in
-            let verdict: (String, String) = switch effect.verdict {
-            case .better: ("Better", "verdict-better")
-            case .worse: ("Worse", "verdict-worse")
-            case .inconclusive: ("No clear difference yet", "verdict-open")
-            case .notEnoughData: ("Not enough data", "verdict-open")
+        let kind =
+            switch result.metric.kind {
+            case .proportion: "share of installations"
+            case .sum: "total per installation"
+            case .mean: "average per installation"
             }
+        about =
+            "\(kind), \(result.metric.direction == .increase ? "higher" : "lower") is better\(result.metric.guardrail ? ", a guardrail" : "")"
+        effects = result.effects.map { effect in
+            let verdict: (String, String) =
+                switch effect.verdict {
+                case .better: ("Better", "verdict-better")
+                case .worse: ("Worse", "verdict-worse")
+                case .inconclusive: ("No clear difference yet", "verdict-open")
+                case .notEnoughData: ("Not enough data", "verdict-open")
+                }
             return ConsolePages.EffectRow(version: effect.version, verdict: verdict.0, verdictClass: verdict.1, summary: effect.summary)
         }
         let versions = Array(Set(result.series.map(\.version))).sorted()
-        chart = ConsoleIntervalChart(
-            id: id, title: "\(result.metric.name): each version against the control, hour by hour (sequential interval)",
-            unit: ExperimentResults.unit(result.metric.judgedBy),
-            series: versions.map { version in
-                ConsoleIntervalChart.Series(label: "v\(version)", points: result.series.filter { $0.version == version }.map {
-                    (hour: $0.hour, estimate: $0.estimate, lower: $0.lower, upper: $0.upper)
-                })
-            }).svg
+        chart =
+            ConsoleIntervalChart(
+                id: id, title: "\(result.metric.name): each version against the control, hour by hour (sequential interval)",
+                unit: ExperimentResults.unit(result.metric.judgedBy),
+                series: versions.map { version in
+                    ConsoleIntervalChart.Series(
+                        label: "v\(version)",
+                        points: result.series.filter { $0.version == version }.map {
+                            (hour: $0.hour, estimate: $0.estimate, lower: $0.lower, upper: $0.upper)
+                        })
+                }
+            ).svg
     }
 }

@@ -35,8 +35,9 @@ extension ConsolePages {
             periods = ConsoleController.periods.map { Option(value: "\($0.hours)", label: $0.label, selected: $0.hours == hours) }
             let label = { (count: ModelStats.Count) in "\(ConsolePages.arm(count.arm, rollout: rollout)), v\(count.version)" }
             arms = stats.arms.map {
-                ArmRow(arm: ConsolePages.arm($0.arm, rollout: rollout), version: $0.version, manifests: $0.manifests,
-                       downloads: $0.downloads, installations: $0.installations)
+                ArmRow(
+                    arm: ConsolePages.arm($0.arm, rollout: rollout), version: $0.version, manifests: $0.manifests,
+                    downloads: $0.downloads, installations: $0.installations)
             }
             hasTraffic = !stats.arms.isEmpty
 
@@ -46,7 +47,11 @@ extension ConsolePages {
             let starts = Array(stride(from: first, through: last, by: window))
             let position = Dictionary(uniqueKeysWithValues: starts.enumerated().map { ($0.element, $0.offset) })
             let ranked = stats.arms.filter { $0.manifests + $0.downloads > 0 }
-                .sorted { ($0.manifests + $0.downloads, $1.arm?.stored ?? "", $1.version) > ($1.manifests + $1.downloads, $0.arm?.stored ?? "", $0.version) }
+                .sorted {
+                    ($0.manifests + $0.downloads, $1.arm?.stored ?? "", $1.version) > (
+                        $1.manifests + $1.downloads, $0.arm?.stored ?? "", $0.version
+                    )
+                }
             let shown = ranked.prefix(Self.maximumSeries).map(label)
             var labels = shown
             if ranked.count > Self.maximumSeries { labels.append("other") }
@@ -62,10 +67,16 @@ extension ConsolePages {
                 }
             }
             let dates = starts.map { Date(timeIntervalSince1970: TimeInterval($0)) }
-            manifestsChart = ConsoleChart(id: "manifests", title: "Manifests served per window", starts: dates, windowSeconds: window,
-                                          series: zip(labels, manifests).map { ConsoleChart.Series(label: $0, values: $1) }).svg
-            downloadsChart = ConsoleChart(id: "downloads", title: "Downloads completed per window", starts: dates, windowSeconds: window,
-                                          series: zip(labels, downloads).map { ConsoleChart.Series(label: $0, values: $1) }).svg
+            manifestsChart =
+                ConsoleChart(
+                    id: "manifests", title: "Manifests served per window", starts: dates, windowSeconds: window,
+                    series: zip(labels, manifests).map { ConsoleChart.Series(label: $0, values: $1) }
+                ).svg
+            downloadsChart =
+                ConsoleChart(
+                    id: "downloads", title: "Downloads completed per window", starts: dates, windowSeconds: window,
+                    series: zip(labels, downloads).map { ConsoleChart.Series(label: $0, values: $1) }
+                ).svg
             legend = labels.enumerated().map { LegendItem(label: $0.element, seriesClass: "series-\($0.offset % 8)") }
 
             checks = stats.sampleRatio.map(CheckRow.init)
@@ -97,7 +108,8 @@ extension ConsolePages.CheckRow {
         mismatch = check.mismatch
         if let p = check.pValue {
             let shown = p < 0.0001 ? String(format: "%.1e", p) : String(format: "%.4f", p)
-            verdict = check.mismatch
+            verdict =
+                check.mismatch
                 ? "Sample-ratio mismatch (p = \(shown), below \(SampleRatioCheck.threshold)): devices reach this rule's versions in a ratio far from its split. Something between assignment and counting is off (a cache, clients that ignore the manifest, lost reports); don't trust this experiment's comparison until you find it."
                 : "Matches the split (p = \(shown))."
         } else {

@@ -48,8 +48,9 @@ extension ConsolePages {
         /// The draft with a share field for every published version too (at 0%).
         func including(published: [Int]) -> RuleDraft {
             let missing = published.filter { version in !shares.contains { $0.version == version } }
-            return RuleDraft(rule: rule, conditions: conditions,
-                             shares: (shares + missing.map { Share(version: $0, value: "0") }).sorted { $0.version < $1.version })
+            return RuleDraft(
+                rule: rule, conditions: conditions,
+                shares: (shares + missing.map { Share(version: $0, value: "0") }).sorted { $0.version < $1.version })
         }
 
         /// The conditions, one per non-empty line.
@@ -69,7 +70,10 @@ extension ConsolePages {
             try shares.map { share throws(DepotError) in
                 let text = share.value.isEmpty ? "0" : share.value
                 guard let match = text.wholeMatch(of: /([0-9]{0,3})(?:\.([0-9]{1,2}))?/), !(match.1.isEmpty && match.2 == nil) else {
-                    throw DepotError(.badRequest, "The share of v\(share.version), '\(text.prefix(20))', is not a percentage from 0 to 100 with at most two decimals (e.g. 12.5).")
+                    throw DepotError(
+                        .badRequest,
+                        "The share of v\(share.version), '\(text.prefix(20))', is not a percentage from 0 to 100 with at most two decimals (e.g. 12.5)."
+                    )
                 }
                 let whole = Int(match.1) ?? 0
                 let fraction = match.2.map { Int($0.padding(toLength: 2, withPad: "0", startingAt: 0))! } ?? 0
@@ -118,22 +122,29 @@ extension ConsolePages {
         /// How many changes the page shows, newest first.
         static let historyShown = 50
 
-        init(csrf: String, error: String?, name: String, segments: [String], rollout: Rollout, published: [Int], draft: RuleDraft,
-             history: [RolloutChange], guards: [RolloutGuard]) {
+        init(
+            csrf: String, error: String?, name: String, segments: [String], rollout: Rollout, published: [Int], draft: RuleDraft,
+            history: [RolloutChange], guards: [RolloutGuard]
+        ) {
             self.csrf = csrf
             self.error = error
             self.name = name
             model = name
             self.segments = segments
             let newest = published.max()
-            defaultOptions = [Option(value: "", label: "The newest published version\(newest.map { " (now v\($0))" } ?? "")",
-                                     selected: rollout.defaultVersion == nil)]
+            defaultOptions =
+                [
+                    Option(
+                        value: "", label: "The newest published version\(newest.map { " (now v\($0))" } ?? "")",
+                        selected: rollout.defaultVersion == nil)
+                ]
                 + published.sorted(by: >).map { Option(value: "\($0)", label: "v\($0)", selected: rollout.defaultVersion == $0) }
             let unreachable = rollout.unreachableRules
             rules = rollout.rules.map { rule in
-                RuleRow(name: rule.name, conditions: ConsolePages.conditions(rule), split: ConsolePages.split(rule.split),
-                        ranges: RolloutPreview.ranges(rule.split),
-                        unreachable: unreachable[rule.id].map { "Unreachable: rule '\($0)' before it takes all its devices." })
+                RuleRow(
+                    name: rule.name, conditions: ConsolePages.conditions(rule), split: ConsolePages.split(rule.split),
+                    ranges: RolloutPreview.ranges(rule.split),
+                    unreachable: unreachable[rule.id].map { "Unreachable: rule '\($0)' before it takes all its devices." })
             }
             hasRules = !rules.isEmpty
             self.draft = draft.including(published: published)
@@ -142,13 +153,16 @@ extension ConsolePages {
             versionOptions = published.sorted(by: >).map { Option(value: "\($0)", label: "v\($0)", selected: false) }
             hasPublished = !published.isEmpty
             self.history = history.suffix(Self.historyShown).reversed().map {
-                HistoryRow(at: $0.at.formatted(.iso8601), who: $0.keyID, before: ConsolePages.summary($0.before), after: ConsolePages.summary($0.after),
-                           why: $0.reason)
+                HistoryRow(
+                    at: $0.at.formatted(.iso8601), who: $0.keyID, before: ConsolePages.summary($0.before),
+                    after: ConsolePages.summary($0.after),
+                    why: $0.reason)
             }
             hasHistory = !history.isEmpty
             self.guards = guards.reversed().map(GuardSection.init)
             hasGuards = !guards.isEmpty
-            olderChanges = history.count > Self.historyShown
+            olderChanges =
+                history.count > Self.historyShown
                 ? "The \(Self.historyShown) newest of \(history.count) changes; 'depot rollout history \(name)' lists them all." : nil
         }
     }
@@ -163,7 +177,10 @@ extension ConsolePages {
         let movesNothing: Bool
         let before: String, after: String
 
-        init(csrf: String, name: String, action: String, basis: String, fields: [Field], preview: RolloutPreview, before: String, after: String) {
+        init(
+            csrf: String, name: String, action: String, basis: String, fields: [Field], preview: RolloutPreview, before: String,
+            after: String
+        ) {
             self.csrf = csrf
             self.name = name
             self.action = action

@@ -68,8 +68,10 @@ enum ConsolePages {
         /// The largest model the server takes, for the upload script to refuse a larger file at once.
         let maximumUploadSize: Int
 
-        init(csrf: String, error: String?, name: String, description: String, segments: [String], notice: String?, versions: [VersionRow],
-             maximumUploadSize: Int) {
+        init(
+            csrf: String, error: String?, name: String, description: String, segments: [String], notice: String?, versions: [VersionRow],
+            maximumUploadSize: Int
+        ) {
             self.csrf = csrf
             self.error = error
             self.name = name

@@ -22,7 +22,8 @@ struct ConsoleSession: Sendable, Hashable {
     /// The session a cookie names, or `nil` when its value is not 64 lower-case hex digits.
     init?(cookieValue: some StringProtocol) {
         guard cookieValue.utf8.count == 64,
-              cookieValue.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
+            cookieValue.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) })
+        else { return nil }
         self.init(validID: String(cookieValue))
     }
 

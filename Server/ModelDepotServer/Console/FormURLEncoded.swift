@@ -27,7 +27,8 @@ enum FormURLEncoded {
             if byte == UInt8(ascii: "+") {
                 output.append(UInt8(ascii: " "))
             } else if byte == UInt8(ascii: "%"), index != bytes.endIndex, let high = bytes[index].hexDigitValue,
-                      case let next = bytes.index(after: index), next != bytes.endIndex, let low = bytes[next].hexDigitValue {
+                case let next = bytes.index(after: index), next != bytes.endIndex, let low = bytes[next].hexDigitValue
+            {
                 output.append(high << 4 | low)
                 index = bytes.index(after: next)
             } else {

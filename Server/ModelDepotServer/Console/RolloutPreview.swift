@@ -26,7 +26,9 @@ struct RolloutPreview {
         var parts: [Part] = []
         var anyMove = false
         if before.defaultVersion != after.defaultVersion {
-            let moves = fallbackBefore == fallbackAfter ? []
+            let moves =
+                fallbackBefore == fallbackAfter
+                ? []
                 : ["100.00% of them move from \(Self.name(fallbackBefore)) to \(Self.name(fallbackAfter))"]
             anyMove = anyMove || !moves.isEmpty
             var notes = moves.isEmpty ? ["No device moves: they get \(Self.name(fallbackAfter)) either way."] : []
@@ -38,8 +40,10 @@ struct RolloutPreview {
             let old = before.rules.first { $0.id == rule.id }
             guard old != rule else { continue }
             if let earlier = Self.shadow(of: rule, in: after.rules) {
-                parts.append(Part(title: "\(old == nil ? "New rule" : "Rule") '\(rule.name)' (\(conditions))", moves: [],
-                                  notes: [Self.unreached(by: earlier)]))
+                parts.append(
+                    Part(
+                        title: "\(old == nil ? "New rule" : "Rule") '\(rule.name)' (\(conditions))", moves: [],
+                        notes: [Self.unreached(by: earlier)]))
                 continue
             }
             guard let old else {
@@ -49,8 +53,11 @@ struct RolloutPreview {
                         ? "\(Self.percent(basisPoints)) of them stay on \(Self.name(version))"
                         : "\(Self.percent(basisPoints)) of them move from \(Self.name(fallbackBefore)) to \(Self.name(version))"
                 }
-                parts.append(Part(title: "New rule '\(rule.name)' (\(conditions)): the devices it covers, those that match its conditions and no earlier rule",
-                                  moves: moves, notes: ["Ranges: \(Self.ranges(rule.split))."]))
+                parts.append(
+                    Part(
+                        title:
+                            "New rule '\(rule.name)' (\(conditions)): the devices it covers, those that match its conditions and no earlier rule",
+                        moves: moves, notes: ["Ranges: \(Self.ranges(rule.split))."]))
                 continue
             }
             var counts: [Pair: Int] = [:]
@@ -66,14 +73,18 @@ struct RolloutPreview {
             if moved < RolloutBucket.count { moves.append("\(Self.percent(RolloutBucket.count - moved)) of them keep their version") }
             var notes = ["Ranges: \(Self.ranges(rule.split))."]
             if old.conditions != rule.conditions {
-                notes.insert("Its conditions change from (\(ConsolePages.conditions(old))) to (\(conditions)): devices that match only one of them move between this rule and what comes after it.", at: 0)
+                notes.insert(
+                    "Its conditions change from (\(ConsolePages.conditions(old))) to (\(conditions)): devices that match only one of them move between this rule and what comes after it.",
+                    at: 0)
             }
             parts.append(Part(title: "Rule '\(rule.name)' (\(conditions)): the devices it covers", moves: moves, notes: notes))
         }
         for (index, rule) in before.rules.enumerated() where !after.rules.contains(where: { $0.id == rule.id }) {
             if let earlier = Self.shadow(of: rule, in: before.rules) {
-                parts.append(Part(title: "Removed rule '\(rule.name)' (\(ConsolePages.conditions(rule)))", moves: [],
-                                  notes: [Self.unreached(by: earlier)]))
+                parts.append(
+                    Part(
+                        title: "Removed rule '\(rule.name)' (\(ConsolePages.conditions(rule)))", moves: [],
+                        notes: [Self.unreached(by: earlier)]))
                 continue
             }
             let later = before.rules.dropFirst(index + 1).contains { after.rules.contains(rule: $0) }
@@ -84,13 +95,17 @@ struct RolloutPreview {
                     ? "\(Self.percent(basisPoints)) of them stay on \(Self.name(version))"
                     : "\(Self.percent(basisPoints)) of them move from \(Self.name(version)) to \(target)"
             }
-            parts.append(Part(title: "Removed rule '\(rule.name)' (\(ConsolePages.conditions(rule))): the devices it covered", moves: moves, notes: []))
+            parts.append(
+                Part(
+                    title: "Removed rule '\(rule.name)' (\(ConsolePages.conditions(rule))): the devices it covered", moves: moves, notes: []
+                ))
         }
         let pinsBefore = Dictionary(before.pins.map { ($0.installationID, $0.version) }, uniquingKeysWith: { first, _ in first })
         let pinsAfter = Dictionary(after.pins.map { ($0.installationID, $0.version) }, uniquingKeysWith: { first, _ in first })
         let pinMoves = Set(pinsBefore.keys).union(pinsAfter.keys).sorted().compactMap { id -> String? in
             guard pinsBefore[id] != pinsAfter[id] else { return nil }
-            return "Device \(id): \(pinsBefore[id].map { "pinned to v\($0)" } ?? "not pinned") → \(pinsAfter[id].map { "pinned to v\($0)" } ?? "not pinned")"
+            return
+                "Device \(id): \(pinsBefore[id].map { "pinned to v\($0)" } ?? "not pinned") → \(pinsAfter[id].map { "pinned to v\($0)" } ?? "not pinned")"
         }
         if !pinMoves.isEmpty { parts.append(Part(title: "Pinned devices", moves: pinMoves, notes: [])) }
         self.parts = parts

@@ -45,9 +45,11 @@ enum BinaryDiff {
             var forward = Self.bestExtension(count: min(scan - lastScan, old.count - lastPosition)) {
                 old[lastPosition + $0] == new[lastScan + $0]
             }
-            var backward = scan < new.count ? Self.bestExtension(count: min(scan - lastScan, position)) {
-                old[position - 1 - $0] == new[scan - 1 - $0]
-            } : 0
+            var backward =
+                scan < new.count
+                ? Self.bestExtension(count: min(scan - lastScan, position)) {
+                    old[position - 1 - $0] == new[scan - 1 - $0]
+                } : 0
             if lastScan + forward > scan - backward {
                 let overlap = lastScan + forward - (scan - backward)
                 var score = 0, bestScore = 0, split = 0
@@ -74,16 +76,20 @@ enum BinaryDiff {
     /// The longest prefix of `new[start...]` found in `old`, and where: binary search over the
     /// sorted suffixes (within those sharing its first bytes, each comparison one `memcmp`),
     /// then the better of the two neighbours it ends between.
-    static func longestMatch(of new: UnsafeBufferPointer<UInt8>, from start: Int, in old: UnsafeBufferPointer<UInt8>,
-                             order: [Int32], buckets: PrefixBuckets) -> (length: Int, position: Int) {
+    static func longestMatch(
+        of new: UnsafeBufferPointer<UInt8>, from start: Int, in old: UnsafeBufferPointer<UInt8>,
+        order: [Int32], buckets: PrefixBuckets
+    ) -> (length: Int, position: Int) {
         guard !order.isEmpty, start < new.count, let oldBase = old.baseAddress, let newBase = new.baseAddress else { return (0, 0) }
         let target = newBase + start
         let targetCount = new.count - start
         var low = 0, high = order.count - 1
         if let bucket = buckets.range(of: target, count: targetCount) {
             // None shares the first bytes: the best is one of the two around where they would be.
-            (low, high) = bucket.isEmpty ? (max(0, bucket.lowerBound - 1), min(order.count - 1, bucket.lowerBound))
-                                         : (bucket.lowerBound, bucket.upperBound - 1)
+            (low, high) =
+                bucket.isEmpty
+                ? (max(0, bucket.lowerBound - 1), min(order.count - 1, bucket.lowerBound))
+                : (bucket.lowerBound, bucket.upperBound - 1)
         }
         while high - low >= 2 {
             let middle = low + (high - low) / 2
@@ -101,7 +107,8 @@ enum BinaryDiff {
         let count = min(aCount, bCount)
         var length = 0
         while length + 8 <= count,
-              UnsafeRawPointer(a + length).loadUnaligned(as: UInt64.self) == UnsafeRawPointer(b + length).loadUnaligned(as: UInt64.self) {
+            UnsafeRawPointer(a + length).loadUnaligned(as: UInt64.self) == UnsafeRawPointer(b + length).loadUnaligned(as: UInt64.self)
+        {
             length += 8
         }
         while length < count, a[length] == b[length] { length += 1 }

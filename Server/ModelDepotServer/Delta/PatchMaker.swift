@@ -20,8 +20,9 @@ public enum PatchMaker {
             steps += 1
         }
         let streams = [controls, ZeroRuns.encode(added), inserted].map { $0.withUnsafeBufferPointer { Deflater.compress($0) } }
-        let header = Patch.Header(oldSize: old.count, newSize: new.count, steps: steps, controlsLength: streams[0].count,
-                                  addedLength: streams[1].count, insertedLength: streams[2].count)
+        let header = Patch.Header(
+            oldSize: old.count, newSize: new.count, steps: steps, controlsLength: streams[0].count,
+            addedLength: streams[1].count, insertedLength: streams[2].count)
         return header.encoded + streams.joined()
     }
 

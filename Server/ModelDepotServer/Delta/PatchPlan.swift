@@ -32,9 +32,12 @@ struct PatchPlan: Sendable, Hashable {
                     let old = Dictionary((versions[source] ?? []).map { ($0.file, $0) }, uniquingKeysWith: { first, _ in first })
                     for new in (versions[number] ?? []).sorted(by: { $0.file < $1.file }) {
                         guard let old = old[new.file], old.sha256 != new.sha256, old.size <= maximumSize, new.size <= maximumSize,
-                              !done.contains(MadeKey(model: model, version: number, fromVersion: source, file: new.file)) else { continue }
-                        jobs.append(Job(model: model, version: number, fromVersion: source, file: new.file, fromSha256: old.sha256,
-                                        fromSize: old.size, sha256: new.sha256, size: new.size))
+                            !done.contains(MadeKey(model: model, version: number, fromVersion: source, file: new.file))
+                        else { continue }
+                        jobs.append(
+                            Job(
+                                model: model, version: number, fromVersion: source, file: new.file, fromSha256: old.sha256,
+                                fromSize: old.size, sha256: new.sha256, size: new.size))
                     }
                 }
             }

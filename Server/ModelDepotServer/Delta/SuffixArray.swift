@@ -16,8 +16,10 @@ enum SuffixArray {
     }
 
     /// SA-IS over `text`, whose values lie in 0...`upper`, into `suffixes` (as long as `text`).
-    private static func sort<Character: FixedWidthInteger>(_ text: UnsafeBufferPointer<Character>, upper: Int,
-                                                            into suffixes: UnsafeMutableBufferPointer<Int32>) {
+    private static func sort<Character: FixedWidthInteger>(
+        _ text: UnsafeBufferPointer<Character>, upper: Int,
+        into suffixes: UnsafeMutableBufferPointer<Int32>
+    ) {
         let n = text.count
         if n == 0 { return }
         if n == 1 {
@@ -68,8 +70,9 @@ enum SuffixArray {
         }
         let reducedStart = n - m
         if Int(name) < m {
-            sort(UnsafeBufferPointer(rebasing: suffixes[reducedStart..<n]), upper: Int(name) - 1,
-                 into: UnsafeMutableBufferPointer(rebasing: suffixes[0..<m]))
+            sort(
+                UnsafeBufferPointer(rebasing: suffixes[reducedStart..<n]), upper: Int(name) - 1,
+                into: UnsafeMutableBufferPointer(rebasing: suffixes[0..<m]))
         } else {
             // Every name differs: the reduced string's suffix array is its inverse.
             for i in 0..<m { suffixes[Int(suffixes[reducedStart + i])] = Int32(i) }
@@ -96,8 +99,10 @@ enum SuffixArray {
 
     /// Whether the LMS substrings at `a` and `b` (each up to and including the next LMS
     /// position) are equal.
-    private static func sameSubstring<Character: FixedWidthInteger>(_ text: UnsafeBufferPointer<Character>, _ types: Types,
-                                                                     _ a: Int, _ b: Int) -> Bool {
+    private static func sameSubstring<Character: FixedWidthInteger>(
+        _ text: UnsafeBufferPointer<Character>, _ types: Types,
+        _ a: Int, _ b: Int
+    ) -> Bool {
         let n = text.count
         var offset = 0
         while true {
@@ -149,8 +154,10 @@ enum SuffixArray {
 
     /// Induced sorting from the LMS suffixes in place: the L-type suffixes left to right from
     /// the buckets' starts, then the S-type ones right to left from their ends.
-    private static func induce<Character: FixedWidthInteger>(_ text: UnsafeBufferPointer<Character>, _ types: Types, _ buckets: Buckets,
-                                                             _ suffixes: UnsafeMutableBufferPointer<Int32>) {
+    private static func induce<Character: FixedWidthInteger>(
+        _ text: UnsafeBufferPointer<Character>, _ types: Types, _ buckets: Buckets,
+        _ suffixes: UnsafeMutableBufferPointer<Int32>
+    ) {
         let n = text.count
         var next = Array(buckets.starts.dropLast())
         next.withUnsafeMutableBufferPointer { next in

@@ -16,8 +16,10 @@ struct BlobFileBody {
     static let chunksPerCatchUp = 8
 
     /// - Parameter onComplete: Called once every byte of the range has been handed to the connection.
-    func body(path: String, range: ClosedRange<Int>, eventLoop: any EventLoop,
-              onComplete: @escaping @Sendable () -> Void) -> ResponseBody {
+    func body(
+        path: String, range: ClosedRange<Int>, eventLoop: any EventLoop,
+        onComplete: @escaping @Sendable () -> Void
+    ) -> ResponseBody {
         ResponseBody(contentLength: range.count) { writer in
             try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
                 var offset = range.lowerBound

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#else
-import Darwin
-#endif
 import Logging
 import ModelDepotShared
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#else
+    import Darwin
+#endif
 
 /// What tells a file changed without reading it: its size, inode and modification time.
 struct FileIdentity: Equatable, Sendable {
@@ -18,11 +19,11 @@ struct FileIdentity: Equatable, Sendable {
         size = Int(status.st_size)
         inode = UInt64(status.st_ino)
         #if canImport(Glibc)
-        modifiedSeconds = Int(status.st_mtim.tv_sec)
-        modifiedNanoseconds = Int(status.st_mtim.tv_nsec)
+            modifiedSeconds = Int(status.st_mtim.tv_sec)
+            modifiedNanoseconds = Int(status.st_mtim.tv_nsec)
         #else
-        modifiedSeconds = Int(status.st_mtimespec.tv_sec)
-        modifiedNanoseconds = Int(status.st_mtimespec.tv_nsec)
+            modifiedSeconds = Int(status.st_mtimespec.tv_sec)
+            modifiedNanoseconds = Int(status.st_mtimespec.tv_nsec)
         #endif
     }
 
@@ -74,8 +75,9 @@ final class BlobIndex: Sendable {
         var entries: [String: Entry] = [:]
         for reference in try await catalog.blobReferences() {
             let path = blobs.filePath(of: reference.sha256)
-            entries[reference.sha256] = Entry(path: path, size: reference.size, models: Set(reference.models.map(\.rawValue)),
-                                              identity: path.flatMap { FileIdentity(path: $0) })
+            entries[reference.sha256] = Entry(
+                path: path, size: reference.size, models: Set(reference.models.map(\.rawValue)),
+                identity: path.flatMap { FileIdentity(path: $0) })
         }
         state.withLock { state in
             if load > state.load { state = (entries, load) }

@@ -43,8 +43,9 @@ struct BlobsController {
             let arm = signer.countedArm(query: request.uri.query.map { $0[...] }, sha256: Substring(hex))
             switch delivery {
             case .stream(let read):
-                return try await stream(hex, read: read, status: status, headers: headers, range: range, length: length,
-                                        includeBody: includeBody, arm: arm)
+                return try await stream(
+                    hex, read: read, status: status, headers: headers, range: range, length: length,
+                    includeBody: includeBody, arm: arm)
             case .redirect(let url):
                 if includeBody, let range { countDownload(hex, range: range, length: length, arm: arm) }
                 return Response(status: .temporaryRedirect, headers: [.location: url(hex), .cacheControl: "no-store", .eTag: "\"\(hex)\""])
@@ -54,9 +55,11 @@ struct BlobsController {
             let path = try checkFile(file, hex: hex)
             guard includeBody, let range else { return Response(status: status, headers: headers) }
             metrics.recordBlobBytes(range.count)
-            return Response(status: status, headers: headers, body: files.body(path: path, range: range, eventLoop: context.eventLoop) {
-                countDownload(hex, range: range, length: length, arm: arm)
-            })
+            return Response(
+                status: status, headers: headers,
+                body: files.body(path: path, range: range, eventLoop: context.eventLoop) {
+                    countDownload(hex, range: range, length: length, arm: arm)
+                })
         }
     }
 
@@ -65,7 +68,8 @@ struct BlobsController {
     /// query (after `?`), which carries the arm token.
     func fastAnswer(hex: Substring, query: Substring?, key: AccessKey, headers: some DeviceFields) -> HotAnswer? {
         guard case .content(let status, let fields, let file, let range?, let length)? = try? plan(hex: hex, key: key, headers: headers),
-              let path = file.path else {
+            let path = file.path
+        else {
             return nil
         }
         let arm = signer.countedArm(query: query, sha256: hex)
@@ -82,7 +86,8 @@ struct BlobsController {
     ///   version of the key's models references.
     func plan(hex: Substring, key: AccessKey, headers requestHeaders: some DeviceFields) throws -> Plan {
         guard hex.utf8.count == 64, hex.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
-            throw DepotError(.badRequest, "'\(hex.prefix(80))' is not a SHA-256 digest: blobs are named by 64 lower-case hexadecimal digits.")
+            throw DepotError(
+                .badRequest, "'\(hex.prefix(80))' is not a SHA-256 digest: blobs are named by 64 lower-case hexadecimal digits.")
         }
         // A blob of another model is as unknown to a limited key as one nobody uploaded.
         guard let entry = index.entry(hex), BlobIndex.key(key, mayRead: entry) else {
@@ -94,11 +99,13 @@ struct BlobsController {
             .eTag: etag, .cacheControl: "public, max-age=31536000, immutable", .acceptRanges: "bytes",
             .contentType: "application/octet-stream",
         ]
-        let range = EntityTag.ifRange(requestHeaders[device: .ifRange], matches: etag)
+        let range =
+            EntityTag.ifRange(requestHeaders[device: .ifRange], matches: etag)
             ? ByteRange(header: requestHeaders[device: .range], length: length) : .full
         switch range {
         case .unsatisfiable:
-            let error = DepotError(.rangeNotSatisfiable, "The range '\(requestHeaders[device: .range] ?? "")' lies outside the blob's \(length) bytes.")
+            let error = DepotError(
+                .rangeNotSatisfiable, "The range '\(requestHeaders[device: .range] ?? "")' lies outside the blob's \(length) bytes.")
             return .unsatisfiable(headers: [.eTag: etag, .acceptRanges: "bytes", .contentRange: "bytes */\(length)"], error: error)
         case .full:
             headers[.contentLength] = String(length)
@@ -125,11 +132,17 @@ struct BlobsController {
             throw DepotError(.internalError, "Blob \(hex) has no local file: this server keeps blobs in an object store.")
         }
         guard let identity = FileIdentity(path: path) else {
-            throw DepotError(.internalError, "Blob \(hex) is missing from the storage directory ('\(path)'). Restore it from a backup; 'depot fsck' lists every damaged blob.")
+            throw DepotError(
+                .internalError,
+                "Blob \(hex) is missing from the storage directory ('\(path)'). Restore it from a backup; 'depot fsck' lists every damaged blob."
+            )
         }
         guard identity != entry.identity else { return path }
         guard identity.size == entry.size, (try? SHA256.digest(ofFileAt: path).hex) == hex else {
-            throw DepotError(.internalError, "Blob \(hex) ('\(path)', \(identity.size) bytes, \(entry.size) stored) was changed outside the server. Restore it from a backup; 'depot fsck' lists every damaged blob.")
+            throw DepotError(
+                .internalError,
+                "Blob \(hex) ('\(path)', \(identity.size) bytes, \(entry.size) stored) was changed outside the server. Restore it from a backup; 'depot fsck' lists every damaged blob."
+            )
         }
         index.confirm(hex, identity: identity)
         return path

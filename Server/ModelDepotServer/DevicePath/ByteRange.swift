@@ -50,7 +50,7 @@ enum ByteRange: Equatable {
         }
         let end = last.isEmpty ? length - 1 : min(Int(last) ?? (length - 1), length - 1)
         guard end >= start else {
-            self = .full // first-pos > last-pos: an invalid range-spec is ignored
+            self = .full  // first-pos > last-pos: an invalid range-spec is ignored
             return
         }
         self = .partial(start...end)

@@ -15,9 +15,10 @@ extension DeviceContext {
             return value
         }
         let attributes = try headers[device: .attributes].map { try DeviceAttributes.decode($0) } ?? [:]
-        self.init(installationID: try value(.installationID), platform: try value(.platform),
-                  appVersion: try value(.appVersion), osVersion: try value(.osVersion),
-                  sdkVersion: try value(.sdkVersion),
-                  country: try value(.country) ?? value(.cloudflareCountry) ?? value(.cloudFrontCountry), attributes: attributes)
+        self.init(
+            installationID: try value(.installationID), platform: try value(.platform),
+            appVersion: try value(.appVersion), osVersion: try value(.osVersion),
+            sdkVersion: try value(.sdkVersion),
+            country: try value(.country) ?? value(.cloudflareCountry) ?? value(.cloudFrontCountry), attributes: attributes)
     }
 }

@@ -12,8 +12,11 @@ struct HotAnswer: Sendable {
     let head: ByteBuffer?
     /// A byte range of a file that must still be `identity`; `onStart` runs when sending begins,
     /// `onComplete` once every byte went out.
-    let file: (path: String, identity: FileIdentity?, range: ClosedRange<Int>, onStart: @Sendable () -> Void,
-               onComplete: @Sendable () -> Void)?
+    let file:
+        (
+            path: String, identity: FileIdentity?, range: ClosedRange<Int>, onStart: @Sendable () -> Void,
+            onComplete: @Sendable () -> Void
+        )?
 
     /// - Parameter encoded: Encode the status line and fields now, for an answer kept and sent many times.
     init(status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer?, encoded: Bool = false) {
@@ -24,8 +27,10 @@ struct HotAnswer: Sendable {
         file = nil
     }
 
-    init(status: HTTPResponse.Status, headers: HTTPFields, file path: String, identity: FileIdentity?, range: ClosedRange<Int>,
-         onStart: @escaping @Sendable () -> Void, onComplete: @escaping @Sendable () -> Void) {
+    init(
+        status: HTTPResponse.Status, headers: HTTPFields, file path: String, identity: FileIdentity?, range: ClosedRange<Int>,
+        onStart: @escaping @Sendable () -> Void, onComplete: @escaping @Sendable () -> Void
+    ) {
         self.status = status
         self.headers = headers
         body = nil

@@ -169,8 +169,9 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 guard bytes.readableBytes >= length else { return }
                 let start = ContinuousClock.now
                 let submission = bytes.withUnsafeReadableBytes { all in
-                    paths.outcomeBatch(request, body: UnsafeRawBufferPointer(rebasing: all[head..<length]), from: address(context),
-                                       verified: &verified)
+                    paths.outcomeBatch(
+                        request, body: UnsafeRawBufferPointer(rebasing: all[head..<length]), from: address(context),
+                        verified: &verified)
                 }
                 guard let submission else { return hand(length, context, duringRead: duringRead) }
                 return write(submission, request: request, length: length, start: start, context)
@@ -180,7 +181,8 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
                     return hand(length, context, duringRead: duringRead)
                 }
                 if let (path, identity, _, _, _) = answer.file {
-                    return openThenSend(path, identity, answer, request: request, length: length, route: route, key: key, start: start, context)
+                    return openThenSend(
+                        path, identity, answer, request: request, length: length, route: route, key: key, start: start, context)
                 }
                 consume(length, context)
                 respond(context, answer, file: nil)
@@ -192,8 +194,10 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Has ``OutcomeWriter`` apply a checked batch, then answers it; a batch the catalog refused
     /// (or failed to write) goes to the router, which finds the same and answers why.
-    private func write(_ submission: OutcomeSubmission, request: HotRequest, length: Int, start: ContinuousClock.Instant,
-                       _ context: ChannelHandlerContext) {
+    private func write(
+        _ submission: OutcomeSubmission, request: HotRequest, length: Int, start: ContinuousClock.Instant,
+        _ context: ChannelHandlerContext
+    ) {
         busy = true
         writingBatch = true
         let bound = NIOLoopBound((self, context, request), eventLoop: context.eventLoop)
@@ -204,16 +208,19 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Answers a batch ``write(_:request:length:start:_:)`` had applied, on the event loop.
-    private func written(_ answer: HotAnswer?, of submission: OutcomeSubmission, request: HotRequest, length: Int,
-                         start: ContinuousClock.Instant, _ context: ChannelHandlerContext) {
+    private func written(
+        _ answer: HotAnswer?, of submission: OutcomeSubmission, request: HotRequest, length: Int,
+        start: ContinuousClock.Instant, _ context: ChannelHandlerContext
+    ) {
         (busy, writingBatch) = (false, false)
         guard context.channel.isActive, mode == .answering else { return }
         if let answer {
             consume(length, context)
             respond(context, answer, file: nil)
             context.flush()
-            paths.log(request, method: "POST", route: ExperimentController.eventsRoute, status: Int(answer.status.code), start: start,
-                      key: submission.key)
+            paths.log(
+                request, method: "POST", route: ExperimentController.eventsRoute, status: Int(answer.status.code), start: start,
+                key: submission.key)
         } else {
             hand(length, context, duringRead: false)
         }
@@ -245,8 +252,10 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Opens the answer's file on NIO's thread pool, then sends it. A file missing or changed
     /// since the index was loaded sends the request to the router, which answers the error.
-    private func openThenSend(_ path: String, _ identity: FileIdentity?, _ answer: HotAnswer, request: HotRequest, length: Int,
-                              route: String, key: String, start: ContinuousClock.Instant, _ context: ChannelHandlerContext) {
+    private func openThenSend(
+        _ path: String, _ identity: FileIdentity?, _ answer: HotAnswer, request: HotRequest, length: Int,
+        route: String, key: String, start: ContinuousClock.Instant, _ context: ChannelHandlerContext
+    ) {
         busy = true
         let opened = NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) { () -> NIOFileHandle? in
             guard let handle = try? NIOFileHandle(_deprecatedPath: path) else { return nil }
@@ -285,7 +294,8 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let count = min(remaining, bytes.readableBytes)
         let part = bytes.readSlice(length: count) ?? ByteBuffer()
         received = bytes.readableBytes > 0 ? bytes : nil
-        mode = count < remaining ? .forwardingBody(remaining: remaining - count, answered: answered) : answered ? .answering : .awaitingRouter
+        mode =
+            count < remaining ? .forwardingBody(remaining: remaining - count, answered: answered) : answered ? .answering : .awaitingRouter
         context.fireChannelRead(wrapInboundOut(part))
         if duringRead { handedDuringRead = true } else { context.fireChannelReadComplete() }
         if mode == .answering { answerReceived(context, duringRead: duringRead) }
@@ -307,8 +317,9 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
         busy = true
         answer.file?.onStart()
         let sent = context.eventLoop.makePromise(of: Void.self)
-        context.write(wrapOutboundOut(.fileRegion(FileRegion(fileHandle: file, readerIndex: range.lowerBound, endIndex: range.upperBound + 1))),
-                      promise: sent)
+        context.write(
+            wrapOutboundOut(.fileRegion(FileRegion(fileHandle: file, readerIndex: range.lowerBound, endIndex: range.upperBound + 1))),
+            promise: sent)
         sent.futureResult.assumeIsolated().whenComplete { [self] result in
             try? file.close()
             if case .success = result { answer.file?.onComplete() }

@@ -1,6 +1,6 @@
 import Hummingbird
-import NIOCore
 import ModelDepotShared
+import NIOCore
 
 /// An outcome batch read and checked on the fast path, for ``HotPaths/submit(_:on:completion:)``.
 struct OutcomeSubmission: Sendable {
@@ -14,15 +14,19 @@ extension HotPaths {
     /// `nil` for the router: another request, a key that may not send it, a body
     /// ``OutcomeBatchReader`` does not read, or a batch that breaks a rule (the router answers
     /// with the reason).
-    func outcomeBatch(_ request: HotRequest, body: UnsafeRawBufferPointer, from peer: @autoclosure () -> String?,
-                      verified: inout VerifiedKey?) -> OutcomeSubmission? {
+    func outcomeBatch(
+        _ request: HotRequest, body: UnsafeRawBufferPointer, from peer: @autoclosure () -> String?,
+        verified: inout VerifiedKey?
+    ) -> OutcomeSubmission? {
         let path = request.path.utf8
         guard Self.isOutcomeBatch(request.path),
-              let name = try? ModelName(String(Substring(path.dropFirst(DeviceRoute.manifestPrefix.utf8.count).dropLast(DeviceRoute.eventsSuffix.utf8.count)))),
-              let key = key(request, peer: peer(), verified: &verified),
-              (try? key.checkMayRead(name)) != nil,
-              let batch = OutcomeBatchReader.read(body),
-              let record = try? batch.record(now: experiments.clock()) else { return nil }
+            let name = try? ModelName(
+                String(Substring(path.dropFirst(DeviceRoute.manifestPrefix.utf8.count).dropLast(DeviceRoute.eventsSuffix.utf8.count)))),
+            let key = key(request, peer: peer(), verified: &verified),
+            (try? key.checkMayRead(name)) != nil,
+            let batch = OutcomeBatchReader.read(body),
+            let record = try? batch.record(now: experiments.clock())
+        else { return nil }
         return OutcomeSubmission(model: name, record: record, key: key.id)
     }
 
@@ -49,7 +53,8 @@ extension HotPaths {
     static func receipt(_ receipt: OutcomeReceipt) -> HotAnswer {
         var body = ByteBuffer()
         body.writeString("{\"accepted\":\(receipt.accepted),\"batch\":\"\(receipt.batch)\",\"duplicate\":\(receipt.duplicate)}")
-        return HotAnswer(status: .ok, headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(body.readableBytes)],
-                         body: body)
+        return HotAnswer(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(body.readableBytes)],
+            body: body)
     }
 }

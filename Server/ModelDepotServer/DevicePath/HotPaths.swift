@@ -24,20 +24,26 @@ struct HotPaths: Sendable {
 
     /// The answer, the route it stands for and the key that asked, or `nil` for the router.
     /// A client address that must wait (``AuthenticationThrottle``) goes to the router, which refuses it.
-    func answer(_ request: HotRequest, from peer: @autoclosure () -> String?,
-                verified: inout VerifiedKey?) -> (answer: HotAnswer, route: String, key: String)? {
+    func answer(
+        _ request: HotRequest, from peer: @autoclosure () -> String?,
+        verified: inout VerifiedKey?
+    ) -> (answer: HotAnswer, route: String, key: String)? {
         guard let key = key(request, peer: peer(), verified: &verified) else { return nil }
         let target = request.path.utf8
         let path = target.prefix { $0 != UInt8(ascii: "?") }
         if let rest = Self.remainder(of: path, after: DeviceRoute.manifestPrefix), let slash = rest.firstIndex(of: UInt8(ascii: "/")),
-           rest[slash...].elementsEqual(DeviceRoute.manifestSuffix.utf8),
-           let name = try? ModelName(String(Substring(rest[..<slash]))),
-           case .answer(let answer)? = try? manifests.resolve(model: name, key: key, headers: request.fields) {
+            rest[slash...].elementsEqual(DeviceRoute.manifestSuffix.utf8),
+            let name = try? ModelName(String(Substring(rest[..<slash]))),
+            case .answer(let answer)? = try? manifests.resolve(model: name, key: key, headers: request.fields)
+        {
             return (answer, ManifestController.route, key.id)
         }
         if let hex = Self.remainder(of: path, after: DeviceRoute.blobPrefix),
-           let answer = blobs.fastAnswer(hex: Substring(hex), query: path.endIndex < target.endIndex ? Substring(target[target.index(after: path.endIndex)...]) : nil,
-                                         key: key, headers: request.fields) {
+            let answer = blobs.fastAnswer(
+                hex: Substring(hex),
+                query: path.endIndex < target.endIndex ? Substring(target[target.index(after: path.endIndex)...]) : nil,
+                key: key, headers: request.fields)
+        {
             return (answer, BlobsController.route, key.id)
         }
         return nil
@@ -45,8 +51,9 @@ struct HotPaths: Sendable {
 
     func log(_ request: HotRequest, method: String, route: String, status: Int, start: ContinuousClock.Instant, key: String) {
         metrics.recordFastPathAnswer()
-        RequestLogMiddleware.record(metrics, log, method: method, path: request.path,
-                                    route: route, status: status, start: start, key: key, error: nil)
+        RequestLogMiddleware.record(
+            metrics, log, method: method, path: request.path,
+            route: route, status: status, start: start, key: key, error: nil)
     }
 
     /// The request's key, from the connection's verified key when the header is the same and
@@ -57,7 +64,8 @@ struct HotPaths: Sendable {
             authenticator.proxies.client(peer: peer(), forwardedFor: request.fields[device: .forwardedFor], forwardedProto: nil).address
         }
         if let known = verified, known.header == header, authenticator.keys.isCurrent(known.generation),
-           authenticator.throttle.wait(address: client()) == nil {
+            authenticator.throttle.wait(address: client()) == nil
+        {
             authenticator.throttle.succeeded(address: client())
             return known.key
         }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#else
-import Darwin
-#endif
 import NIOCore
+
+#if canImport(Glibc)
+    import Glibc
+#else
+    import Darwin
+#endif
 
 /// A request head read straight from a connection's bytes, for ``HotPathHandler``, keeping only
 /// its ``DeviceField``s: only the plainest requests — `GET /target HTTP/1.1` (or a `POST` with a
@@ -81,8 +82,9 @@ enum HotRequestHead: Equatable {
             case (.get, nil):
                 return .request(HotRequest(path: String(decoding: target, as: UTF8.self), fields: fields), length: reader.offset)
             case (.post, let body?):
-                return .posted(HotRequest(path: String(decoding: target, as: UTF8.self), fields: fields), head: reader.offset,
-                               length: reader.offset + body)
+                return .posted(
+                    HotRequest(path: String(decoding: target, as: UTF8.self), fields: fields), head: reader.offset,
+                    length: reader.offset + body)
             default:
                 return .routed(length: reader.offset + (bodyLength ?? 0))
             }
@@ -99,9 +101,10 @@ enum HotRequestHead: Equatable {
     private static func requestLine(_ line: UnsafeRawBufferPointer) -> (method: Method, target: UnsafeRawBufferPointer)? {
         let suffix: StaticString = " HTTP/1.1"
         guard line.count > suffix.utf8CodeUnitCount,
-              memcmp(line.baseAddress! + (line.count - suffix.utf8CodeUnitCount), suffix.utf8Start, suffix.utf8CodeUnitCount) == 0,
-              let space = line.firstIndex(of: 0x20), (1...16).contains(space),
-              space + 1 < line.count - suffix.utf8CodeUnitCount else { return nil }
+            memcmp(line.baseAddress! + (line.count - suffix.utf8CodeUnitCount), suffix.utf8Start, suffix.utf8CodeUnitCount) == 0,
+            let space = line.firstIndex(of: 0x20), (1...16).contains(space),
+            space + 1 < line.count - suffix.utf8CodeUnitCount
+        else { return nil }
         let method = UnsafeRawBufferPointer(rebasing: line[..<space])
         for byte in method where !isTokenCharacter(byte) { return nil }
         let target = UnsafeRawBufferPointer(rebasing: line[(space + 1)..<(line.count - suffix.utf8CodeUnitCount)])

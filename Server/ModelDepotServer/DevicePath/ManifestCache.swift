@@ -89,8 +89,10 @@ final class ManifestCache: Sendable {
     /// The answer, from the cache or made now. An answer made while an admin change happened is
     /// made again for the new state (at most three times), so that no device gets a manifest
     /// version the cache will not hand out.
-    func entry(for model: ModelName, version: Int?, arm: CountedArm, catalog: any ModelCatalog,
-               load: () async throws -> ModelVersion?) async throws -> Entry {
+    func entry(
+        for model: ModelName, version: Int?, arm: CountedArm, catalog: any ModelCatalog,
+        load: () async throws -> ModelVersion?
+    ) async throws -> Entry {
         var attempt = 0
         while true {
             attempt += 1
@@ -99,11 +101,15 @@ final class ManifestCache: Sendable {
         }
     }
 
-    private func makeEntry(for model: ModelName, version: Int?, arm: CountedArm, catalog: any ModelCatalog,
-                           load: () async throws -> ModelVersion?) async throws -> (Entry, stored: Bool) {
+    private func makeEntry(
+        for model: ModelName, version: Int?, arm: CountedArm, catalog: any ModelCatalog,
+        load: () async throws -> ModelVersion?
+    ) async throws -> (Entry, stored: Bool) {
         let key = Key(version: version, arm: arm)
         let now = clock()
-        let (cached, generation, known) = answers.withLock { ($0[model]?.entries[key], $0[model]?.generation ?? 0, $0[model]?.manifestVersion) }
+        let (cached, generation, known) = answers.withLock {
+            ($0[model]?.entries[key], $0[model]?.generation ?? 0, $0[model]?.manifestVersion)
+        }
         switch cached {
         case .unpublished?: return (.unpublished, true)
         case .manifest(let manifest)? where manifest.refreshAt > now: return (cached!, true)
@@ -120,22 +126,28 @@ final class ManifestCache: Sendable {
             .sorted { $0.fromVersion > $1.fromVersion }.prefix(Self.maximumPatches)
         let patches = Dictionary(grouping: offered, by: \.file).mapValues { patches in
             patches.compactMap { patch in
-                patch.sha256.map { ModelManifest.Patch(from: patch.fromSha256, sha256: $0, size: patch.size, downloadURL: DeviceRoute.blob(sha256: $0)) }
+                patch.sha256.map {
+                    ModelManifest.Patch(from: patch.fromSha256, sha256: $0, size: patch.size, downloadURL: DeviceRoute.blob(sha256: $0))
+                }
             }
         }
-        let manifest = ModelManifest(model: model, version: found.version, sha256: found.sha256, size: found.size,
-                                     downloadURL: DeviceRoute.blob(sha256: found.sha256, armToken: signer.armToken(arm: arm, sha256: found.sha256)),
-                                     tensors: .init(inputs: found.tflite.inputs, outputs: found.tflite.outputs),
-                                     patches: patches[""] ?? [],
-                                     files: found.files.map {
-                                         .init(name: $0.name, sha256: $0.sha256, size: $0.size, downloadURL: DeviceRoute.blob(sha256: $0.sha256),
-                                               patches: patches[$0.name] ?? [])
-                                     },
-                                     arm: arm.stored,
-                                     manifestVersion: manifestVersion, issued: now, expires: now.addingTimeInterval(lifetime))
+        let manifest = ModelManifest(
+            model: model, version: found.version, sha256: found.sha256, size: found.size,
+            downloadURL: DeviceRoute.blob(sha256: found.sha256, armToken: signer.armToken(arm: arm, sha256: found.sha256)),
+            tensors: .init(inputs: found.tflite.inputs, outputs: found.tflite.outputs),
+            patches: patches[""] ?? [],
+            files: found.files.map {
+                .init(
+                    name: $0.name, sha256: $0.sha256, size: $0.size, downloadURL: DeviceRoute.blob(sha256: $0.sha256),
+                    patches: patches[$0.name] ?? [])
+            },
+            arm: arm.stored,
+            manifestVersion: manifestVersion, issued: now, expires: now.addingTimeInterval(lifetime))
         let body = try signer.sign(manifest)
-        let entry = Entry.manifest(Manifest(body: ByteBuffer(bytes: body), version: found.version,
-                                            refreshAt: now.addingTimeInterval(lifetime / 2), rootVersion: signer.rootVersion))
+        let entry = Entry.manifest(
+            Manifest(
+                body: ByteBuffer(bytes: body), version: found.version,
+                refreshAt: now.addingTimeInterval(lifetime / 2), rootVersion: signer.rootVersion))
         return (entry, store(entry, for: key, of: model, generation: generation))
     }
 

@@ -82,8 +82,10 @@ struct ManifestController {
 
     /// A `304` when `If-None-Match` holds the manifest's tag, else the `200`; counted as usage
     /// (a `200` also records the device's installation with its arm) and in the metrics.
-    private func answer(_ manifest: ManifestCache.Manifest, model: ModelName, arm: CountedArm, device: DeviceContext,
-                        ifNoneMatch: String?) -> HotAnswer {
+    private func answer(
+        _ manifest: ManifestCache.Manifest, model: ModelName, arm: CountedArm, device: DeviceContext,
+        ifNoneMatch: String?
+    ) -> HotAnswer {
         usage.record(.manifest(model: model, version: manifest.version), arm: arm)
         if EntityTag.ifNoneMatch(ifNoneMatch, matches: manifest.etag) {
             metrics.recordManifest(notModified: true)

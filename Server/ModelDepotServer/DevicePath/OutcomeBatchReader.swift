@@ -22,13 +22,17 @@ enum OutcomeBatchReader {
             var id: String?, installation: String?, events: [OutcomeBatch.Event]?, dropped: Int?
             let complete = object { reader, key in
                 switch key {
-                case "batch" where id == nil: id = reader.string()
+                case "batch" where id == nil:
+                    id = reader.string()
                     return id != nil
-                case "installation" where installation == nil: installation = reader.string()
+                case "installation" where installation == nil:
+                    installation = reader.string()
                     return installation != nil
-                case "dropped" where dropped == nil: dropped = reader.integer()
+                case "dropped" where dropped == nil:
+                    dropped = reader.integer()
                     return dropped != nil
-                case "events" where events == nil: events = reader.eventList()
+                case "events" where events == nil:
+                    events = reader.eventList()
                     return events != nil
                 default: return false
                 }
@@ -53,26 +57,34 @@ enum OutcomeBatchReader {
             var value: Double??, code: String??, count: Int??
             let complete = object { reader, key in
                 switch key {
-                case "metric" where metric == nil: metric = reader.string()
+                case "metric" where metric == nil:
+                    metric = reader.string()
                     return metric != nil
-                case "version" where version == nil: version = reader.integer()
+                case "version" where version == nil:
+                    version = reader.integer()
                     return version != nil
-                case "arm" where arm == nil: arm = reader.string()
+                case "arm" where arm == nil:
+                    arm = reader.string()
                     return arm != nil
-                case "at" where at == nil: at = reader.integer()
+                case "at" where at == nil:
+                    at = reader.integer()
                     return at != nil
-                case "value" where value == nil: value = reader.nullable { $0.number() }
+                case "value" where value == nil:
+                    value = reader.nullable { $0.number() }
                     return value != nil
-                case "code" where code == nil: code = reader.nullable { $0.string() }
+                case "code" where code == nil:
+                    code = reader.nullable { $0.string() }
                     return code != nil
-                case "count" where count == nil: count = reader.nullable { $0.integer() }
+                case "count" where count == nil:
+                    count = reader.nullable { $0.integer() }
                     return count != nil
                 default: return false
                 }
             }
             guard complete, let metric, let version, let arm, let at else { return nil }
-            return OutcomeBatch.Event(metric: metric, version: version, arm: arm, at: at, value: value ?? nil, code: code ?? nil,
-                                      count: count ?? nil)
+            return OutcomeBatch.Event(
+                metric: metric, version: version, arm: arm, at: at, value: value ?? nil, code: code ?? nil,
+                count: count ?? nil)
         }
 
         /// `{"key": value, …}`, each value read by `member`, which returns `false` for a key it
@@ -91,7 +103,8 @@ enum OutcomeBatchReader {
         /// `null` (`.some(nil)`) or what `read` reads.
         mutating func nullable<T>(_ read: (inout Reader) -> T?) -> T?? {
             if bytes.count - offset >= 4, bytes[offset] == UInt8(ascii: "n"), bytes[offset + 1] == UInt8(ascii: "u"),
-               bytes[offset + 2] == UInt8(ascii: "l"), bytes[offset + 3] == UInt8(ascii: "l") {
+                bytes[offset + 2] == UInt8(ascii: "l"), bytes[offset + 3] == UInt8(ascii: "l")
+            {
                 offset += 4
                 return .some(nil)
             }
@@ -124,7 +137,8 @@ enum OutcomeBatchReader {
                 end += 1
             }
             guard (1...18).contains(end - start), bytes[start] != UInt8(ascii: "0") || end - start == 1, !isNumberCharacter(at: end),
-                  !(negative && value == 0) else { return nil }
+                !(negative && value == 0)
+            else { return nil }
             offset = end
             return negative ? -value : value
         }
@@ -152,8 +166,10 @@ enum OutcomeBatchReader {
                 end = exponent
             }
             guard end - offset <= 32,
-                  let value = exact ? decimal(offset..<end, negative: negative, fractionDigits: fractionDigits)
-                    : Double(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<end]), as: UTF8.self)) else { return nil }
+                let value = exact
+                    ? decimal(offset..<end, negative: negative, fractionDigits: fractionDigits)
+                    : Double(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<end]), as: UTF8.self))
+            else { return nil }
             guard value.isFinite, value == 0 ? !hasNonZeroDigit(offset..<end) : abs(value) >= 1e-300 else { return nil }
             offset = end
             return value

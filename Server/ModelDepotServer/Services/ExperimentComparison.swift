@@ -20,8 +20,9 @@ struct ExperimentComparison {
                 guard let control = point.statistics[control], let treatment = point.statistics[version] else { return nil }
                 let result = EffectTest(control: control, treatment: treatment, difference: metric.judgedBy, horizon: .sequential).result
                 guard result.problem == nil else { return nil }
-                return ExperimentResults.Point(hour: Date(timeIntervalSince1970: TimeInterval(point.hour * 3_600)), version: version,
-                                               estimate: result.estimate, lower: result.lower, upper: result.upper)
+                return ExperimentResults.Point(
+                    hour: Date(timeIntervalSince1970: TimeInterval(point.hour * 3_600)), version: version,
+                    estimate: result.estimate, lower: result.lower, upper: result.upper)
             }
         }
         return ExperimentResults.MetricResult(
@@ -39,8 +40,9 @@ struct ExperimentComparison {
         let (absolute, relative) = (estimates(.absolute), estimates(.relative))
         let judged = metric.judgedBy == .absolute ? absolute.sequential : relative.sequential
         let verdict = Self.verdict(judged, direction: metric.direction)
-        return ExperimentResults.Effect(version: version, absolute: absolute, relative: relative, verdict: verdict,
-                                        summary: summary(verdict, version: version, judged, treatment: treatment))
+        return ExperimentResults.Effect(
+            version: version, absolute: absolute, relative: relative, verdict: verdict,
+            summary: summary(verdict, version: version, judged, treatment: treatment))
     }
 
     /// Better or worse only when the whole sequential interval lies on one side of no effect.
@@ -62,7 +64,9 @@ struct ExperimentComparison {
         case .inconclusive:
             return "No difference on \(metric.name) between version \(version) and version \(control) yet: \(effect); keep collecting."
         case .notEnoughData:
-            let reason = result.problem == .controlMeanIsZero ? "version \(control)'s mean is 0" : "an arm has fewer than two installations or no variation"
+            let reason =
+                result.problem == .controlMeanIsZero
+                ? "version \(control)'s mean is 0" : "an arm has fewer than two installations or no variation"
             return "Not enough data on \(metric.name) to compare version \(version) with version \(control): \(reason)."
         }
     }

@@ -31,7 +31,9 @@ struct ExperimentService {
     /// Declares an app metric; a model-health metric's name is refused.
     func declare(_ metric: ExperimentMetric, of model: ModelName) async throws {
         guard ExperimentMetric.Health(rawValue: metric.name) == nil else {
-            throw DepotError(.invalidMetric, "'\(metric.name)' is a model-health metric the SDK records by itself; choose another name for an app metric.")
+            throw DepotError(
+                .invalidMetric,
+                "'\(metric.name)' is a model-health metric the SDK records by itself; choose another name for an app metric.")
         }
         try await catalog.declareMetric(metric, of: model)
     }
@@ -54,13 +56,17 @@ struct ExperimentService {
             let rule: Rollout.Rule? = if case .rule(let id) = arm { rollout.rules.first { $0.id == id } } else { nil }
             let sampleRatio = rule.map { SampleRatioCheck(rule: $0.id, name: $0.name, shares: $0.split.shares, observed: installations) }
             let results = metrics.map { metric in
-                ExperimentComparison(metric: metric, control: control,
-                                     series: OutcomeSeries(kind: metric.kind, rows: rowsByMetric[metric.name]?[arm] ?? [], exposures: seen))
-                    .result
+                ExperimentComparison(
+                    metric: metric, control: control,
+                    series: OutcomeSeries(kind: metric.kind, rows: rowsByMetric[metric.name]?[arm] ?? [], exposures: seen)
+                )
+                .result
             }
-            arms.append(ExperimentResults.Arm(arm: arm.stored, name: rule?.name, control: control,
-                                              installations: Dictionary(uniqueKeysWithValues: installations.map { ("\($0.key)", $0.value) }),
-                                              sampleRatio: sampleRatio, metrics: results))
+            arms.append(
+                ExperimentResults.Arm(
+                    arm: arm.stored, name: rule?.name, control: control,
+                    installations: Dictionary(uniqueKeysWithValues: installations.map { ("\($0.key)", $0.value) }),
+                    sampleRatio: sampleRatio, metrics: results))
         }
         return ExperimentResults(model: model, generated: clock(), metrics: metrics, arms: arms)
     }

@@ -51,7 +51,8 @@ struct GuardWebhook: Sendable {
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "User-Agent", value: "ModelDepot-Guard")
         request.headers.add(name: "Depot-Delivery", value: payload.delivery)
-        request.headers.add(name: "Depot-Signature", value: Self.signature(secret: secret, timestamp: Int(now.timeIntervalSince1970), body: body))
+        request.headers.add(
+            name: "Depot-Signature", value: Self.signature(secret: secret, timestamp: Int(now.timeIntervalSince1970), body: body))
         request.body = .bytes(ByteBuffer(bytes: body))
         do {
             let response = try await http.execute(request, timeout: .seconds(10))

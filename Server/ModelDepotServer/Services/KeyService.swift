@@ -18,7 +18,9 @@ struct KeyService {
     }
 
     /// Makes a key with a random secret (or `secret`); only its hash is stored.
-    func issue(kind: AccessKey.Kind, name: String, models: [ModelName]?, secret: AccessKeySecret = .generate()) async throws -> CreatedAccessKey {
+    func issue(kind: AccessKey.Kind, name: String, models: [ModelName]?, secret: AccessKeySecret = .generate()) async throws
+        -> CreatedAccessKey
+    {
         let id = secret.newKeyID()
         if try await catalog.key(id: id) != nil { throw CatalogRule.keyExists(id) }
         let key = AccessKey(id: id, kind: kind, name: name, models: models, createdAt: clock(), revokedAt: nil)

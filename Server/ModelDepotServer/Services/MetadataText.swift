@@ -32,12 +32,18 @@ public struct MetadataText: Sendable {
         }
         for file in model.labelFiles {
             let shown = file.labels.prefix(5).map(\.debugDescription).joined(separator: ", ")
-            lines.append("  labels of output \(file.output) (\(file.name)\(file.locale.map { ", \($0)" } ?? "")): \(file.labels.count) — \(shown)\(file.labels.count > 5 ? ", …" : "")")
+            lines.append(
+                "  labels of output \(file.output) (\(file.name)\(file.locale.map { ", \($0)" } ?? "")): \(file.labels.count) — \(shown)\(file.labels.count > 5 ? ", …" : "")"
+            )
         }
         if let packed = model.packedFiles {
-            lines.append("associated files: " + (packed.isEmpty ? "none" : packed.map {
-                "\($0.name) (\($0.size) bytes\($0.deflated ? ", deflated" : ""))"
-            }.joined(separator: ", ")))
+            lines.append(
+                "associated files: "
+                    + (packed.isEmpty
+                        ? "none"
+                        : packed.map {
+                            "\($0.name) (\($0.size) bytes\($0.deflated ? ", deflated" : ""))"
+                        }.joined(separator: ", ")))
         }
         return lines
     }

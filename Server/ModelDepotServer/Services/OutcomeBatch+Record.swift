@@ -9,10 +9,15 @@ extension OutcomeBatch {
     ///   rule, and what to send instead.
     func record(now: Date) throws -> OutcomeBatchRecord {
         guard let id = Self.lowercasedID(batch) else {
-            throw DepotError(.invalidEvents, "Batch id '\(batch.prefix(80))' is not a UUID; give each batch a random UUID (sending a batch again with the same id is harmless).")
+            throw DepotError(
+                .invalidEvents,
+                "Batch id '\(batch.prefix(80))' is not a UUID; give each batch a random UUID (sending a batch again with the same id is harmless)."
+            )
         }
         guard (1...256).contains(installation.utf8.count) else {
-            throw DepotError(.invalidEvents, "The installation id has \(installation.utf8.count) bytes; send the 1 to 256 bytes the SDK sends with manifests.")
+            throw DepotError(
+                .invalidEvents,
+                "The installation id has \(installation.utf8.count) bytes; send the 1 to 256 bytes the SDK sends with manifests.")
         }
         guard events.count <= Self.maximumEvents else {
             throw DepotError(.invalidEvents, "The batch holds \(events.count) events; send at most \(Self.maximumEvents) per batch.")
@@ -31,7 +36,8 @@ extension OutcomeBatch {
         // The SDK sends one arm for all of a batch's events: read once while it stays the same.
         var lastArm: (text: String, arm: CountedArm)?
         for (index, event) in events.enumerated() {
-            let (arm, health) = try check(event, at: index, oldest: oldest, newest: newest, arm: lastArm?.text == event.arm ? lastArm?.arm : nil)
+            let (arm, health) = try check(
+                event, at: index, oldest: oldest, newest: newest, arm: lastArm?.text == event.arm ? lastArm?.arm : nil)
             lastArm = (event.arm, arm)
             if health == nil { appMetrics.insert(event.metric) }
             let hour = event.at / 3_600
@@ -71,7 +77,9 @@ extension OutcomeBatch {
 
     /// The event's arm and model-health metric (`nil` for an app's), or the error naming what it breaks.
     /// - Parameter known: The arm `event.arm` reads as, when an event before it had the same text.
-    private func check(_ event: Event, at index: Int, oldest: Int, newest: Int, arm known: CountedArm?) throws -> (CountedArm, ExperimentMetric.Health?) {
+    private func check(_ event: Event, at index: Int, oldest: Int, newest: Int, arm known: CountedArm?) throws -> (
+        CountedArm, ExperimentMetric.Health?
+    ) {
         func refuse(_ what: String) -> DepotError {
             DepotError(.invalidEvents, "Event \(index) (metric '\(event.metric.prefix(80))'): \(what); nothing of the batch was stored.")
         }
@@ -89,11 +97,15 @@ extension OutcomeBatch {
             case .rule(let id) where Self.isRuleID(id):
                 break
             case .rule, .unknown, .unrecognized:
-                throw refuse("arm '\(event.arm.prefix(80))' is not one a manifest hands out (default, pin, latest or rule:<id>); send the signed manifest's arm")
+                throw refuse(
+                    "arm '\(event.arm.prefix(80))' is not one a manifest hands out (default, pin, latest or rule:<id>); send the signed manifest's arm"
+                )
             }
         }
         guard (oldest...newest).contains(event.at) else {
-            throw refuse("its time \(event.at) is not within the last 7 days of the server's clock (\(newest - Int(OutcomeBatch.maximumSkew))); send events within a week, in seconds since 1970")
+            throw refuse(
+                "its time \(event.at) is not within the last 7 days of the server's clock (\(newest - Int(OutcomeBatch.maximumSkew))); send events within a week, in seconds since 1970"
+            )
         }
         if let value = event.value, !(value.isFinite && abs(value) <= OutcomeBatch.maximumValue) {
             throw refuse("value \(value) is not a finite number within ±\(OutcomeBatch.maximumValue)")
@@ -101,7 +113,10 @@ extension OutcomeBatch {
         if let count = event.count, !(1...Event.maximumCount).contains(count) {
             throw refuse("count \(count) is not from 1 to \(Event.maximumCount)")
         }
-        if let code = event.code, !(1...64).contains(code.utf8.count) || !code.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }) {
+        if let code = event.code,
+            !(1...64).contains(code.utf8.count)
+                || !code.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) })
+        {
             throw refuse("code '\(code.prefix(80))' is not an error code (1 to 64 characters of a-z and '_')")
         }
         let health = ExperimentMetric.Health(rawValue: event.metric)
@@ -134,9 +149,11 @@ extension OutcomeBatch {
 
     /// A rule id as the server makes them (`r-1a2b3c4d`): 1 to 64 characters of a-z, 0-9 and '-'.
     private static func isRuleID(_ id: String) -> Bool {
-        (1...64).contains(id.utf8.count) && id.utf8.allSatisfy {
-            $0 == UInt8(ascii: "-") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
-        }
+        (1...64).contains(id.utf8.count)
+            && id.utf8.allSatisfy {
+                $0 == UInt8(ascii: "-") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+            }
     }
 }
 

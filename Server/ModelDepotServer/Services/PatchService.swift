@@ -31,8 +31,10 @@ public struct PatchService: Sendable {
     /// A wake-up after each version published here (``nudge()``).
     let wakeUps: AsyncStream<Void>
 
-    init(catalog: any ModelCatalog, blobs: any BlobStore, lock: any ReplicaWorkLock, collectionLock: any BlobCollectionLock,
-         caches: CatalogCaches, sources: Int, maximumSize: Int, logger: Logger, clock: @escaping @Sendable () -> Date) {
+    init(
+        catalog: any ModelCatalog, blobs: any BlobStore, lock: any ReplicaWorkLock, collectionLock: any BlobCollectionLock,
+        caches: CatalogCaches, sources: Int, maximumSize: Int, logger: Logger, clock: @escaping @Sendable () -> Date
+    ) {
         self.catalog = catalog
         self.blobs = blobs
         self.lock = lock
@@ -59,8 +61,9 @@ public struct PatchService: Sendable {
     func makeMissing(wait: Bool = false) async throws -> [StoredPatch] {
         guard sources > 0 else { return [] }
         return try await lock.exclusively(wait: wait) {
-            let plan = PatchPlan(files: try await catalog.publishedFiles(), made: try await catalog.patches(), sources: sources,
-                                 maximumSize: maximumSize)
+            let plan = PatchPlan(
+                files: try await catalog.publishedFiles(), made: try await catalog.patches(), sources: sources,
+                maximumSize: maximumSize)
             var made: [StoredPatch] = []
             for job in plan.jobs where failures.isDue(job, at: clock()) {
                 // A server shutting down stops between patches (one being made is finished).
@@ -70,9 +73,12 @@ public struct PatchService: Sendable {
                     failures.succeeded(job)
                 } catch {
                     let retryAt = failures.failed(job, at: clock())
-                    logger.error("could not make a patch; trying again later", metadata: [
-                        "model": "\(job.model)", "version": "\(job.version)", "from": "\(job.fromVersion)", "file": "\(job.file)",
-                        "retry": "\(retryAt)", "error": "\(error)"])
+                    logger.error(
+                        "could not make a patch; trying again later",
+                        metadata: [
+                            "model": "\(job.model)", "version": "\(job.version)", "from": "\(job.fromVersion)", "file": "\(job.file)",
+                            "retry": "\(retryAt)", "error": "\(error)",
+                        ])
                 }
             }
             return made
@@ -90,11 +96,15 @@ public struct PatchService: Sendable {
                 }
             }
         }
-        var patch = StoredPatch(model: job.model, version: job.version, fromVersion: job.fromVersion, file: job.file, fromSha256: job.fromSha256,
-                                sha256: nil, size: bytes.count)
+        var patch = StoredPatch(
+            model: job.model, version: job.version, fromVersion: job.fromVersion, file: job.file, fromSha256: job.fromSha256,
+            sha256: nil, size: bytes.count)
         if !makesTheFile {
-            logger.error("a patch made does not make its file; it is recorded as not offered", metadata: [
-                "model": "\(job.model)", "version": "\(job.version)", "from": "\(job.fromVersion)", "file": "\(job.file)"])
+            logger.error(
+                "a patch made does not make its file; it is recorded as not offered",
+                metadata: [
+                    "model": "\(job.model)", "version": "\(job.version)", "from": "\(job.fromVersion)", "file": "\(job.file)",
+                ])
         }
         guard makesTheFile, Double(bytes.count) <= Self.largestOffered * Double(job.size) else {
             return try await catalog.addPatch(patch) ? patch : nil
@@ -134,7 +144,8 @@ extension PatchService {
     static func applies(_ patch: [UInt8], to old: String, making job: PatchPlan.Job, in directory: URL) throws(DepotError) -> Bool {
         let output = directory.appendingPathComponent("patched-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: output) }
-        guard FileManager.default.createFile(atPath: output.path, contents: nil), let handle = FileHandle(forWritingAtPath: output.path) else {
+        guard FileManager.default.createFile(atPath: output.path, contents: nil), let handle = FileHandle(forWritingAtPath: output.path)
+        else {
             throw DepotError(.internalError, "Could not create '\(output.path)' to check a patch.")
         }
         let mapped = try MappedFile(path: old)

@@ -44,12 +44,15 @@ struct RolloutGuardReview {
         let exposures = firstHour.map { OutcomeExposure(version: $0.key.version, hour: $0.value, installation: $0.key.installation) }
 
         let evidence = guardrails.compactMap { metric in
-            Self.evidence(metric, control: rolloutGuard.control, target: rolloutGuard.target,
-                          statistics: OutcomeSeries(kind: metric.kind, rows: window[metric.name] ?? [], exposures: exposures).final)
+            Self.evidence(
+                metric, control: rolloutGuard.control, target: rolloutGuard.target,
+                statistics: OutcomeSeries(kind: metric.kind, rows: window[metric.name] ?? [], exposures: exposures).final)
         }
-        let sampleRatio = rolloutGuard.share < 10_000 && !fullHours.isEmpty
-            ? SampleRatioCheck(rule: rolloutGuard.rule, name: rolloutGuard.ruleName, shares: rolloutGuard.shares,
-                               observed: fullHours.mapValues(\.count))
+        let sampleRatio =
+            rolloutGuard.share < 10_000 && !fullHours.isEmpty
+            ? SampleRatioCheck(
+                rule: rolloutGuard.rule, name: rolloutGuard.ruleName, shares: rolloutGuard.shares,
+                observed: fullHours.mapValues(\.count))
             : nil
         check = RolloutGuard.Check(at: now, targetInstallations: inStage.count, evidence: evidence, sampleRatio: sampleRatio)
 
@@ -59,7 +62,8 @@ struct RolloutGuardReview {
         } else if sampleRatio?.mismatch == true {
             decision = .mismatch
         } else if now.timeIntervalSince(rolloutGuard.stageStarted) >= Double(rolloutGuard.settings.stageSeconds),
-                  inStage.count >= rolloutGuard.settings.minimumInstallations {
+            inStage.count >= rolloutGuard.settings.minimumInstallations
+        {
             decision = .advance
         } else {
             decision = .hold
@@ -72,7 +76,9 @@ struct RolloutGuardReview {
     /// A proportion is compared with one success and one failure added to each version
     /// (Agresti–Caffo): a failure rate of 0 on the control has no variance, and without the
     /// adjustment a version that fails where the control never does could never be told apart.
-    static func evidence(_ metric: ExperimentMetric, control: Int, target: Int, statistics: [Int: MetricStatistic]) -> RolloutGuard.Evidence? {
+    static func evidence(_ metric: ExperimentMetric, control: Int, target: Int, statistics: [Int: MetricStatistic]) -> RolloutGuard
+        .Evidence?
+    {
         guard let before = statistics[control], let after = statistics[target] else { return nil }
         let result: EffectResult
         if metric.kind == .proportion {
@@ -85,9 +91,10 @@ struct RolloutGuardReview {
         }
         guard result.problem == nil, before.n > 0, after.n > 0 else { return nil }
         let regression = metric.direction == .decrease ? result.lower > metric.tolerance : result.upper < -metric.tolerance
-        return RolloutGuard.Evidence(metric: metric.name, difference: metric.judgedBy,
-                                     control: before, treatment: after, estimate: result.estimate, lower: result.lower,
-                                     upper: result.upper, tolerance: metric.tolerance, regression: regression)
+        return RolloutGuard.Evidence(
+            metric: metric.name, difference: metric.judgedBy,
+            control: before, treatment: after, estimate: result.estimate, lower: result.lower,
+            upper: result.upper, tolerance: metric.tolerance, regression: regression)
     }
 
     static func hour(_ date: Date) -> Int { Int((date.timeIntervalSince1970 / 3_600).rounded(.down)) }

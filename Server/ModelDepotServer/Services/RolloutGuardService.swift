@@ -89,12 +89,15 @@ struct RolloutGuardService {
                 guard let delivery = move.delivery, let due = delivery.nextAttempt, delivery.attempts == 0 || due <= now else { continue }
                 var sent = move
                 sent.delivery = nil
-                let payload = GuardWebhook.Payload(delivery: delivery.id, model: model.rawValue, rule: entry.rolloutGuard.ruleName,
-                                                   ruleId: entry.rolloutGuard.rule, control: entry.rolloutGuard.control,
-                                                   target: entry.rolloutGuard.target, state: entry.rolloutGuard.state, move: sent)
+                let payload = GuardWebhook.Payload(
+                    delivery: delivery.id, model: model.rawValue, rule: entry.rolloutGuard.ruleName,
+                    ruleId: entry.rolloutGuard.rule, control: entry.rolloutGuard.control,
+                    target: entry.rolloutGuard.target, state: entry.rolloutGuard.state, move: sent)
                 let failure = await webhook.send(payload, to: url, secret: secret, at: now)
                 if let failure {
-                    logger.warning("a guard's webhook delivery failed", metadata: ["model": "\(model)", "delivery": "\(delivery.id)", "error": "\(failure)"])
+                    logger.warning(
+                        "a guard's webhook delivery failed",
+                        metadata: ["model": "\(model)", "delivery": "\(delivery.id)", "error": "\(failure)"])
                 }
                 _ = try? await catalog.changeRolloutAndGuards(of: model, by: RolloutGuardMoves.actor, at: now) { rollout, guards, _ in
                     (rollout, guards.map { $0.recordingDelivery(delivery.id, failure: failure, at: now) })
@@ -103,14 +106,19 @@ struct RolloutGuardService {
         }
     }
 
-    private func change(_ model: ModelName, by keyID: String,
-                        _ body: @escaping @Sendable (Rollout, [StoredRolloutGuard]) throws -> (Rollout, [StoredRolloutGuard]))
-        async throws -> [StoredRolloutGuard] {
+    private func change(
+        _ model: ModelName, by keyID: String,
+        _ body: @escaping @Sendable (Rollout, [StoredRolloutGuard]) throws -> (Rollout, [StoredRolloutGuard])
+    )
+        async throws -> [StoredRolloutGuard]
+    {
         // Most reviews only record a look: the manifests are dropped (and signed again on the
         // device path) only when the rule's split moved. Another change made in between told the
         // caches itself.
         let before = try await catalog.rollout(of: model)
-        let result = try await catalog.changeRolloutAndGuards(of: model, by: keyID, at: clock()) { rollout, guards, _ in try body(rollout, guards) }
+        let result = try await catalog.changeRolloutAndGuards(of: model, by: keyID, at: clock()) { rollout, guards, _ in
+            try body(rollout, guards)
+        }
         if result.rollout != before { await caches.changed(.model, model.rawValue) }
         return result.guards
     }
@@ -134,7 +142,8 @@ extension StoredRolloutGuard {
             delivery.attempts += 1
             if let failure {
                 delivery.lastError = failure
-                delivery.nextAttempt = delivery.attempts < GuardWebhook.maximumAttempts
+                delivery.nextAttempt =
+                    delivery.attempts < GuardWebhook.maximumAttempts
                     ? now.addingTimeInterval(GuardWebhook.delay(afterAttempt: delivery.attempts)) : nil
             } else {
                 delivery.delivered = now

@@ -58,20 +58,28 @@ public struct RolloutSegments: Sendable {
     /// after publishing; `previous` is the version devices had (named in the suggested commands).
     public func afterPublishing(_ version: Int, of model: ModelName, previous: Int?) -> String {
         guard rollout.defaultVersion == nil, newestPublished == version else {
-            let fallback = rollout.defaultVersion.map { "the default stays version \($0)" } ?? "the newest published version is still v\(newestPublished ?? version)"
-            return "No device gets it until the rollout names it (\(fallback); rules name their versions). Hand it to some devices with 'depot rollout set \(model) --split \(rollout.defaultVersion ?? previous ?? version)=90,\(version)=10', or to all with 'depot rollout set \(model) --default \(version)'."
+            let fallback =
+                rollout.defaultVersion.map { "the default stays version \($0)" }
+                ?? "the newest published version is still v\(newestPublished ?? version)"
+            return
+                "No device gets it until the rollout names it (\(fallback); rules name their versions). Hand it to some devices with 'depot rollout set \(model) --split \(rollout.defaultVersion ?? previous ?? version)=90,\(version)=10', or to all with 'depot rollout set \(model) --default \(version)'."
         }
         if let every = ruleForEveryDevice {
-            return "No device gets it yet: rule '\(every.name)' matches every device and names its versions. Add it to that rule with 'depot rollout set \(model) --rule \(every.name) --split \(every.control)=90,\(version)=10'."
+            return
+                "No device gets it yet: rule '\(every.name)' matches every device and names its versions. Add it to that rule with 'depot rollout set \(model) --rule \(every.name) --split \(every.control)=90,\(version)=10'."
         }
         let scope = rollout.rules.isEmpty && rollout.pins.isEmpty ? "Every device now gets it" : "Devices no pin or rule covers now get it"
-        let advice = previous.map { " To test a version on a share of devices first, pin a default ('depot rollout set \(model) --default \($0)') before publishing it." } ?? ""
+        let advice =
+            previous.map {
+                " To test a version on a share of devices first, pin a default ('depot rollout set \(model) --default \($0)') before publishing it."
+            } ?? ""
         return "\(scope): the rollout has no default, so they get the newest published version.\(advice)"
     }
 
     private static func split(_ rule: Rollout.Rule) -> String {
         let shares = rule.split.shares
-        return "with an installation id " + rule.split.ranges.map(\.version).reduce(into: [Int]()) { if !$0.contains($1) { $0.append($1) } }
+        return "with an installation id "
+            + rule.split.ranges.map(\.version).reduce(into: [Int]()) { if !$0.contains($1) { $0.append($1) } }
             .map { "v\($0) \(percent(shares[$0, default: 0]))" }.joined(separator: ", ")
     }
 

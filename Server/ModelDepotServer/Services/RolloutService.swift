@@ -14,8 +14,10 @@ struct RolloutService {
     ///   - allowsShadowed: Whether the change may leave a rule that no device can reach.
     /// - Throws: ``DepotError``: see ``checked(_:before:naming:published:allowsShadowed:)``;
     ///   `conflict` for a change to the split of a rule a guarded rollout owns; what `body` throws.
-    func change(_ name: ModelName, by keyID: String, naming: [Int] = [], allowsShadowed: Bool = false,
-                _ body: @escaping @Sendable (Rollout) throws -> Rollout) async throws -> Rollout {
+    func change(
+        _ name: ModelName, by keyID: String, naming: [Int] = [], allowsShadowed: Bool = false,
+        _ body: @escaping @Sendable (Rollout) throws -> Rollout
+    ) async throws -> Rollout {
         let rollout = try await catalog.changeRolloutAndGuards(of: name, by: keyID, at: clock()) { before, guards, published in
             let after = try Self.checked(name, before: before, naming: naming, published: published, allowsShadowed: allowsShadowed, body)
             try RolloutGuardMoves.checkUnguarded(before: before, after: after, guards: guards)
@@ -29,8 +31,10 @@ struct RolloutService {
     /// no rule becomes unreachable unless `allowsShadowed`. The console previews with it too.
     /// - Throws: ``DepotError``: `bad_request` for a version that is not published, `conflict`
     ///   for a rule the change leaves unreachable.
-    static func checked(_ name: ModelName, before: Rollout, naming: [Int], published: Set<Int>, allowsShadowed: Bool,
-                        _ body: (Rollout) throws -> Rollout) throws -> Rollout {
+    static func checked(
+        _ name: ModelName, before: Rollout, naming: [Int], published: Set<Int>, allowsShadowed: Bool,
+        _ body: (Rollout) throws -> Rollout
+    ) throws -> Rollout {
         let after = try body(before)
         try CatalogRule.checkPublished(after, naming: naming, of: name, published: published)
         try CatalogRule.checkReachable(before: before, after: after, allowsShadowed: allowsShadowed)

@@ -16,8 +16,10 @@ struct VersionService {
     /// collection lock is held, so the collector cannot remove them. A failure between them
     /// leaves blobs the next collection removes.
     /// - Parameter blobs: Each finished upload with its digest, the model's first.
-    func add(_ verified: VerifiedUpload, blobs: [(upload: any BlobUpload, sha256: String)], to name: ModelName,
-             publish: Bool) async throws -> ModelVersion {
+    func add(
+        _ verified: VerifiedUpload, blobs: [(upload: any BlobUpload, sha256: String)], to name: ModelName,
+        publish: Bool
+    ) async throws -> ModelVersion {
         let (catalog, clock) = (catalog, clock)
         let version = try await collector.lock.naming {
             for blob in blobs { try await blob.upload.commit(sha256: blob.sha256) }

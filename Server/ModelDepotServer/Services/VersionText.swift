@@ -10,8 +10,10 @@ public struct VersionText: Sendable {
     public init(version: ModelVersion) { self.version = version }
 
     public var lines: [String] {
-        var lines = ["'\(version.model)' version \(version.version): \(version.size) bytes, sha256 \(version.sha256)",
-                     "published: \(version.published ? "yes" : "no"); uploaded \(version.createdAt.formatted(.iso8601))\(version.uploadedBy.map { " by key \($0)" } ?? "")"]
+        var lines = [
+            "'\(version.model)' version \(version.version): \(version.size) bytes, sha256 \(version.sha256)",
+            "published: \(version.published ? "yes" : "no"); uploaded \(version.createdAt.formatted(.iso8601))\(version.uploadedBy.map { " by key \($0)" } ?? "")",
+        ]
         if !version.notes.isEmpty { lines.append("notes: \(version.notes)") }
         lines.append("inputs:")
         lines += version.tflite.inputs.map { "  \($0.name.isEmpty ? "(unnamed)" : $0.name)  \($0.type) \($0.shapeSignature)" }

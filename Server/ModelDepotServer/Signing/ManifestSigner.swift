@@ -17,7 +17,9 @@ final class ManifestSigner: Sendable {
         /// its manifest just before a rotation still has its download counted.
         var armKeys: [ArmToken.Key]
 
-        init(active: Curve25519.Signing.PrivateKey, pending: Curve25519.Signing.PrivateKey?, root: TrustedRoot?, replacing old: State? = nil) {
+        init(
+            active: Curve25519.Signing.PrivateKey, pending: Curve25519.Signing.PrivateKey?, root: TrustedRoot?, replacing old: State? = nil
+        ) {
             self.active = active
             self.pending = pending
             self.root = root
@@ -71,14 +73,17 @@ final class ManifestSigner: Sendable {
     func startupWarning(now: Date) -> String? {
         let (root, active) = state.withLock { ($0.root, $0.active) }
         guard let root else {
-            return "No root document yet: devices trust no manifest from this server. Run 'depot keys root generate --out FILE' and 'depot keys root init --root-key FILE'."
+            return
+                "No root document yet: devices trust no manifest from this server. Run 'depot keys root generate --out FILE' and 'depot keys root init --root-key FILE'."
         }
         let keyid = PublicSigningKey.keyID(of: active.publicKey)
         if !root.document.manifestKeys.contains(where: { $0.keyid == keyid }) {
-            return "Root document v\(root.document.version) does not list this server's manifest key \(keyid): devices will refuse its manifests. Restore the key from a backup (storage/keys with SQLite, the signing_key table with PostgreSQL), or run 'depot keys rotate --root-key FILE'."
+            return
+                "Root document v\(root.document.version) does not list this server's manifest key \(keyid): devices will refuse its manifests. Restore the key from a backup (storage/keys with SQLite, the signing_key table with PostgreSQL), or run 'depot keys rotate --root-key FILE'."
         }
         if root.document.expires.timeIntervalSince(now) < 30 * 86_400 {
-            return "Root document v\(root.document.version) expires at \(root.document.expires); publish a new one before then with 'depot keys rotate --root-key FILE --keep-signing-key'."
+            return
+                "Root document v\(root.document.version) expires at \(root.document.expires); publish a new one before then with 'depot keys rotate --root-key FILE --keep-signing-key'."
         }
         return nil
     }
@@ -90,8 +95,11 @@ final class ManifestSigner: Sendable {
     }
 
     var status: SigningStatus {
-        state.withLock { SigningStatus(active: PublicSigningKey($0.active.publicKey), pending: $0.pending.map { PublicSigningKey($0.publicKey) },
-                                       rootVersion: $0.root?.document.version) }
+        state.withLock {
+            SigningStatus(
+                active: PublicSigningKey($0.active.publicKey), pending: $0.pending.map { PublicSigningKey($0.publicKey) },
+                rootVersion: $0.root?.document.version)
+        }
     }
 
     /// A signed envelope of the manifest.
@@ -132,22 +140,33 @@ final class ManifestSigner: Sendable {
         let next: TrustedRoot
         if let current {
             if let claimed = Self.claimedVersion(envelope), claimed != current.document.version + 1 {
-                throw DepotError(.conflict, "The server's newest root document is v\(current.document.version), so the next must be v\(current.document.version + 1), not v\(claimed). Sign the next one with 'depot keys rotate'.")
+                throw DepotError(
+                    .conflict,
+                    "The server's newest root document is v\(current.document.version), so the next must be v\(current.document.version + 1), not v\(claimed). Sign the next one with 'depot keys rotate'."
+                )
             }
             next = try current.successor(envelope)
         } else {
             next = try TrustedRoot(first: envelope)
             guard next.document.version == 1 else {
-                throw DepotError(.conflict, "The server has no root document yet, so the first must be v1, not v\(next.document.version). Use 'depot keys root init'.")
+                throw DepotError(
+                    .conflict,
+                    "The server has no root document yet, so the first must be v1, not v\(next.document.version). Use 'depot keys root init'."
+                )
             }
         }
         guard next.document.expires > now else {
-            throw DepotError(.badRequest, "Root document v\(next.document.version) expired at \(next.document.expires); sign one that expires in the future.")
+            throw DepotError(
+                .badRequest,
+                "Root document v\(next.document.version) expired at \(next.document.expires); sign one that expires in the future.")
         }
         let listed = Set(next.document.manifestKeys.map(\.keyid))
         let signing = [pending, active].compactMap { $0 }.first { listed.contains(PublicSigningKey.keyID(of: $0.publicKey)) }
         guard let signing else {
-            throw DepotError(.badRequest, "Root document v\(next.document.version) lists no manifest key this server holds (active: \(PublicSigningKey.keyID(of: active.publicKey))). Make one with 'depot keys rotate', which lists it.")
+            throw DepotError(
+                .badRequest,
+                "Root document v\(next.document.version) lists no manifest key this server holds (active: \(PublicSigningKey.keyID(of: active.publicKey))). Make one with 'depot keys rotate', which lists it."
+            )
         }
         try await catalog.addRootDocument(version: next.document.version, envelope: envelope, at: now)
         try await keys.activateKey(PublicSigningKey.keyID(of: signing.publicKey))

@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-private let systemWrite = Glibc.write
-#elseif canImport(Darwin)
-import Darwin
-private let systemWrite = Darwin.write
-#endif
 import Crypto
 import Foundation
 import ModelDepotShared
+
+#if canImport(Glibc)
+    import Glibc
+    private let systemWrite = Glibc.write
+#elseif canImport(Darwin)
+    import Darwin
+    private let systemWrite = Darwin.write
+#endif
 
 /// The server's online manifest keys on disk: `keys/<keyid>.ed25519` (mode 0600, in a 0700
 /// folder) and `keys/signing.json`, which names the active key and a pending one.
@@ -74,8 +75,12 @@ struct SigningKeyFiles: Sendable {
         guard descriptor >= 0 else { throw FileSystemBlobStore.failure("create", temporary) }
         let written = data.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
         guard written == data.count, fsync(descriptor) == 0 else {
-            let failure = written >= 0 && written < data.count
-                ? DepotError(.internalError, "Could not write '\(temporary)': only \(written) of \(data.count) bytes were written. Check the storage directory's space.")
+            let failure =
+                written >= 0 && written < data.count
+                ? DepotError(
+                    .internalError,
+                    "Could not write '\(temporary)': only \(written) of \(data.count) bytes were written. Check the storage directory's space."
+                )
                 : FileSystemBlobStore.failure("write", temporary)
             close(descriptor)
             unlink(temporary)

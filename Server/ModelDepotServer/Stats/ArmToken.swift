@@ -28,8 +28,9 @@ enum ArmToken {
 
         /// The key derived from an online manifest signing key.
         init(signingKey: Curve25519.Signing.PrivateKey) {
-            secret = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: signingKey.rawRepresentation),
-                                            info: Data("ModelDepot arm token v1".utf8), outputByteCount: 32)
+            secret = HKDF<SHA256>.deriveKey(
+                inputKeyMaterial: SymmetricKey(data: signingKey.rawRepresentation),
+                info: Data("ModelDepot arm token v1".utf8), outputByteCount: 32)
         }
 
         /// The MAC of a download of blob `sha256` through `arm`: the first ``ArmToken/macLength``
@@ -55,8 +56,9 @@ enum ArmToken {
     /// `keys`, else ``CountedArm/unknown``.
     static func arm(inQuery query: Substring?, sha256: Substring, keys: [Key]) -> CountedArm {
         guard let query, let value = value(of: DeviceRoute.armQueryItem, in: query.utf8.prefix { $0 != UInt8(ascii: "#") }),
-              value.count <= maximumLength,
-              let dot = value.lastIndex(of: UInt8(ascii: ".")), let arm = percentDecoded(value[..<dot]) else {
+            value.count <= maximumLength,
+            let dot = value.lastIndex(of: UInt8(ascii: ".")), let arm = percentDecoded(value[..<dot])
+        else {
             return .unknown
         }
         guard let mac = base64URLDecoded(value[value.index(after: dot)...]), mac.count == macLength else { return .unknown }
@@ -93,7 +95,7 @@ enum ArmToken {
     private static func isKept(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: ":"):
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: ":"):
             true
         default:
             false

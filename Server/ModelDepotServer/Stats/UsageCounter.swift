@@ -96,7 +96,8 @@ public final class UsageCounter: Sendable {
         let minute = Int(now.timeIntervalSince1970 / 60)
         installations.withLock { installations in
             guard installations.seen[key] == nil, !installations.wasWritten(written, at: now),
-                  installations.seen.count < Self.installationCapacity else { return }
+                installations.seen.count < Self.installationCapacity
+            else { return }
             installations.seen[key] = minute
         }
     }

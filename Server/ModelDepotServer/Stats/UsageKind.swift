@@ -12,7 +12,10 @@ public enum UsageKind: String, Sendable, Hashable, CaseIterable {
     /// - Throws: ``DepotError`` `internal_error` for text that is no kind's raw value.
     init(stored text: String) throws {
         guard let kind = UsageKind(rawValue: text) else {
-            throw DepotError(.internalError, "A usage row has kind '\(text.prefix(40))', not one of \(Self.allCases.map(\.rawValue).joined(separator: ", ")). The database's usage table was changed outside the server; check its kind column.")
+            throw DepotError(
+                .internalError,
+                "A usage row has kind '\(text.prefix(40))', not one of \(Self.allCases.map(\.rawValue).joined(separator: ", ")). The database's usage table was changed outside the server; check its kind column."
+            )
         }
         self = kind
     }

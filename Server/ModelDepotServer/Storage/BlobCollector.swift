@@ -38,8 +38,9 @@ struct BlobCollector: Sendable {
         guard !digests.isEmpty else { return }
         do {
             for failure in try await remove(digests.sorted(), dryRun: false, wait: true)?.failures ?? [] {
-                logger.error("could not remove a blob no version references; the next collection removes it",
-                             metadata: ["sha256": "\(failure.digest)", "cause": "\(failure.error)"])
+                logger.error(
+                    "could not remove a blob no version references; the next collection removes it",
+                    metadata: ["sha256": "\(failure.digest)", "cause": "\(failure.error)"])
             }
         } catch {
             logger.error("could not remove the blobs a deletion left; the next collection removes them", metadata: ["cause": "\(error)"])
@@ -51,7 +52,8 @@ struct BlobCollector: Sendable {
     /// - Returns: The digests removed (or, for a dry run, that would be) and those that could not
     ///   be; `nil` when `wait` is false and the lock is taken.
     private func remove(_ candidates: [String], dryRun: Bool, wait: Bool) async throws
-        -> (removed: [String], failures: [(digest: String, error: DepotError)])? {
+        -> (removed: [String], failures: [(digest: String, error: DepotError)])?
+    {
         let (catalog, blobs) = (catalog, blobs)
         return try await lock.collecting(wait: wait) { () -> (removed: [String], failures: [(digest: String, error: DepotError)]) in
             let referenced = Set(try await catalog.blobReferences().map(\.sha256))
@@ -75,8 +77,9 @@ extension BlobCollector {
     func collectLogging(to logger: Logger) async throws {
         let result = try await collect()
         if !result.removedBlobs.isEmpty || result.removedUploads > 0 {
-            logger.info("removed blobs no version references and abandoned uploads",
-                        metadata: ["blobs": "\(result.removedBlobs.count)", "uploads": "\(result.removedUploads)"])
+            logger.info(
+                "removed blobs no version references and abandoned uploads",
+                metadata: ["blobs": "\(result.removedBlobs.count)", "uploads": "\(result.removedUploads)"])
         }
     }
 }

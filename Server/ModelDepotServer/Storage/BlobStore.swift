@@ -18,8 +18,10 @@ public protocol BlobStore: Sendable {
     /// Runs `body` with the path of a local file holding a blob of `size` bytes: the stored file
     /// itself, or a copy fetched from the store into `directory` for the call (removed after).
     /// - Throws: ``DepotError`` `internal_error` for a blob missing or of another size.
-    func withLocalFile<Result: Sendable>(of sha256: String, size: Int, in directory: URL,
-                                         _ body: (String) async throws -> Result) async throws -> Result
+    func withLocalFile<Result: Sendable>(
+        of sha256: String, size: Int, in directory: URL,
+        _ body: (String) async throws -> Result
+    ) async throws -> Result
     /// Removes a blob nothing references any more.
     func remove(_ sha256: String) async throws(DepotError)
     /// Every blob digest the store holds.

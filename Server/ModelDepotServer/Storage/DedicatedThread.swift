@@ -8,12 +8,14 @@ import ModelDepotShared
 enum DedicatedThread {
     /// - Parameter background: Runs the thread at a lower priority (`nice` 10), so that requests
     ///   keep the processor while work nobody waits for goes on.
-    static func run<T: Sendable>(background: Bool = false, _ work: @escaping @Sendable () throws(DepotError) -> T) async throws(DepotError) -> T {
+    static func run<T: Sendable>(background: Bool = false, _ work: @escaping @Sendable () throws(DepotError) -> T) async throws(DepotError)
+        -> T
+    {
         let result: Result<T, DepotError> = await withCheckedContinuation { continuation in
             Thread {
                 #if os(Linux)
-                // On Linux a nice value belongs to a thread: "who" 0 is the calling one.
-                if background { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10) }
+                    // On Linux a nice value belongs to a thread: "who" 0 is the calling one.
+                    if background { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10) }
                 #endif
                 do throws(DepotError) {
                     continuation.resume(returning: .success(try work()))

@@ -28,7 +28,8 @@ public enum StorageCheck {
     /// - Throws: ``DepotError`` when `storage` holds no ModelDepot catalog or it cannot be read.
     public static func run(storage: String, progress: (String) -> Void = { _ in }) async throws -> StorageReport {
         guard FileManager.default.fileExists(atPath: storage + "/depot.sqlite") else {
-            throw DepotError(.notFound, "'\(storage)' holds no ModelDepot storage (no depot.sqlite). Give the directory 'depot serve --storage' uses.")
+            throw DepotError(
+                .notFound, "'\(storage)' holds no ModelDepot storage (no depot.sqlite). Give the directory 'depot serve --storage' uses.")
         }
         let catalog = try SQLiteModelCatalog(path: storage + "/depot.sqlite")
         let blobs = try FileSystemBlobStore(root: storage, cleaningTemporaryFiles: false)
@@ -36,8 +37,10 @@ public enum StorageCheck {
         var checked: [StorageReport.Blob] = []
         for reference in references {
             progress(reference.sha256)
-            checked.append(StorageReport.Blob(sha256: reference.sha256, size: reference.size, models: reference.models.map(\.rawValue).sorted(),
-                                              problem: problem(of: reference, at: blobs.location(of: reference.sha256))))
+            checked.append(
+                StorageReport.Blob(
+                    sha256: reference.sha256, size: reference.size, models: reference.models.map(\.rawValue).sorted(),
+                    problem: problem(of: reference, at: blobs.location(of: reference.sha256))))
         }
         let referenced = Set(references.map(\.sha256))
         return StorageReport(blobs: checked, unreferenced: blobs.storedDigestsNow().filter { !referenced.contains($0) }.sorted())

@@ -12,8 +12,10 @@ extension Patch {
     ///   - temporaryDirectory: Where the inflated streams are kept while applying (removed after).
     /// - Throws: ``DepotError`` `invalid_patch` for a patch that does not fit `old`, `newSize` or
     ///   itself; `file_unreadable` when a temporary file cannot be written or read.
-    public static func apply(_ patch: UnsafeRawBufferPointer, to old: UnsafeRawBufferPointer, newSize: Int, output: FileHandle,
-                             temporaryDirectory: URL) throws(DepotError) {
+    public static func apply(
+        _ patch: UnsafeRawBufferPointer, to old: UnsafeRawBufferPointer, newSize: Int, output: FileHandle,
+        temporaryDirectory: URL
+    ) throws(DepotError) {
         let header = try header(of: patch, oldSize: old.count, newSize: newSize)
         let controlsEnd = headerSize + header.controlsLength
         let addedEnd = controlsEnd + header.addedLength
@@ -21,13 +23,18 @@ extension Patch {
         var streams: [StreamFile] = []
         // Every temporary file goes, whether the patch applies or is refused halfway.
         defer { for stream in streams { stream.remove() } }
-        for (name, range, limit) in [("controls", headerSize..<controlsEnd, header.steps * 24), ("added", controlsEnd..<addedEnd, newSize / 2 * 3 + 32),
-                                     ("inserted", addedEnd..<patch.count, newSize)] {
-            streams.append(try StreamFile(inflating: UnsafeRawBufferPointer(rebasing: patch[range]), limit: limit, name: name, in: temporaryDirectory))
+        for (name, range, limit) in [
+            ("controls", headerSize..<controlsEnd, header.steps * 24), ("added", controlsEnd..<addedEnd, newSize / 2 * 3 + 32),
+            ("inserted", addedEnd..<patch.count, newSize),
+        ] {
+            streams.append(
+                try StreamFile(inflating: UnsafeRawBufferPointer(rebasing: patch[range]), limit: limit, name: name, in: temporaryDirectory))
         }
         let (controls, inserted) = (streams[0], streams[2])
         let added = ZeroRunReader(streams[1])
-        guard controls.size == header.steps * 24 else { throw invalid("its controls hold \(controls.size) bytes for \(header.steps) steps") }
+        guard controls.size == header.steps * 24 else {
+            throw invalid("its controls hold \(controls.size) bytes for \(header.steps) steps")
+        }
         var oldOffset = 0
         var written = 0
         for _ in 0..<header.steps {
@@ -36,7 +43,8 @@ extension Patch {
             let insertedCount = Int(truncatingIfNeeded: control.withUnsafeBytes { number($0, at: 8) })
             let seek = Int(truncatingIfNeeded: control.withUnsafeBytes { number($0, at: 16) })
             guard addedCount >= 0, insertedCount >= 0, addedCount <= newSize - written, insertedCount <= newSize - written - addedCount,
-                  oldOffset >= 0, oldOffset <= old.count, addedCount <= old.count - oldOffset else {
+                oldOffset >= 0, oldOffset <= old.count, addedCount <= old.count - oldOffset
+            else {
                 throw invalid("a step reads outside the old file or writes past the new one")
             }
             var done = 0
@@ -141,7 +149,8 @@ extension Patch {
 
         init(inflating compressed: UnsafeRawBufferPointer, limit: Int, name: String, in directory: URL) throws(DepotError) {
             url = directory.appendingPathComponent("patch-\(name)-\(UUID().uuidString)")
-            guard FileManager.default.createFile(atPath: url.path, contents: nil), let writer = FileHandle(forWritingAtPath: url.path) else {
+            guard FileManager.default.createFile(atPath: url.path, contents: nil), let writer = FileHandle(forWritingAtPath: url.path)
+            else {
                 try? FileManager.default.removeItem(at: url)
                 throw DepotError(.fileUnreadable, "Could not create a temporary file to apply a patch in '\(directory.path)'.")
             }
@@ -151,12 +160,15 @@ extension Patch {
                 do { try writer.write(contentsOf: piece) } catch { failure = error }
             }
             try? writer.close()
-            var refusal: DepotError? = switch result {
-            case .success: nil
-            case .failure(.tooLarge): Patch.invalid("its \(name) stream inflates past \(limit) bytes")
-            case .failure(.damaged(let why)): Patch.invalid("its \(name) stream is damaged (\(why))")
+            var refusal: DepotError? =
+                switch result {
+                case .success: nil
+                case .failure(.tooLarge): Patch.invalid("its \(name) stream inflates past \(limit) bytes")
+                case .failure(.damaged(let why)): Patch.invalid("its \(name) stream is damaged (\(why))")
+                }
+            if let failure {
+                refusal = DepotError(.fileUnreadable, "Could not write a temporary file to apply a patch.", cause: "\(failure)")
             }
-            if let failure { refusal = DepotError(.fileUnreadable, "Could not write a temporary file to apply a patch.", cause: "\(failure)") }
             let reader = refusal == nil ? FileHandle(forReadingAtPath: url.path) : nil
             guard let reader, case .success(let produced) = result else {
                 try? FileManager.default.removeItem(at: url)

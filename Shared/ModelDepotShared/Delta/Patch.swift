@@ -64,8 +64,9 @@ public enum Patch {
             guard value <= UInt64(Int.max / 32) else { throw invalid("field \(index + 1) of its header is \(value)") }
             fields.append(Int(value))
         }
-        let header = Header(oldSize: fields[0], newSize: fields[1], steps: fields[2], controlsLength: fields[3], addedLength: fields[4],
-                            insertedLength: fields[5])
+        let header = Header(
+            oldSize: fields[0], newSize: fields[1], steps: fields[2], controlsLength: fields[3], addedLength: fields[4],
+            insertedLength: fields[5])
         guard header.oldSize == oldSize else { throw invalid("it patches a file of \(header.oldSize) bytes, not \(oldSize)") }
         guard header.newSize == newSize else { throw invalid("it makes a file of \(header.newSize) bytes, not \(newSize)") }
         guard header.steps <= newSize + 1 else { throw invalid("it has \(header.steps) steps for \(newSize) bytes") }

@@ -31,8 +31,10 @@ public struct EffectTest: Sendable, Hashable {
     /// One minus the interval's coverage.
     public var alpha: Double
 
-    public init(control: MetricStatistic, treatment: MetricStatistic, difference: Difference = .relative,
-                horizon: Horizon = .fixed, alpha: Double = 0.05) {
+    public init(
+        control: MetricStatistic, treatment: MetricStatistic, difference: Difference = .relative,
+        horizon: Horizon = .fixed, alpha: Double = 0.05
+    ) {
         self.control = control
         self.treatment = treatment
         self.difference = difference
@@ -63,8 +65,9 @@ public struct EffectTest: Sendable, Hashable {
             let eValue = exp(rho * rho * standardized / (2 * spread)) / spread.squareRoot()
             pValue = min(1 / eValue, 1)
         }
-        return EffectResult(estimate: estimate, lower: estimate - width, upper: estimate + width, pValue: pValue,
-                            standardError: variance.squareRoot(), problem: nil)
+        return EffectResult(
+            estimate: estimate, lower: estimate - width, upper: estimate + width, pValue: pValue,
+            standardError: variance.squareRoot(), problem: nil)
     }
 
     /// The estimate's variance: the two means' for an absolute difference, the delta method's for

@@ -48,10 +48,15 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
 
     /// Validates a metric.
     /// - Throws: ``DepotError`` (`invalid_metric`) saying which rule it breaks.
-    public init(name: String, kind: Kind, direction: Direction = .increase, tolerance: Double = 0, guardrail: Bool = false) throws(DepotError) {
+    public init(name: String, kind: Kind, direction: Direction = .increase, tolerance: Double = 0, guardrail: Bool = false)
+        throws(DepotError)
+    {
         try Self.checkName(name)
         guard tolerance.isFinite, (0...10).contains(tolerance) else {
-            throw DepotError(.invalidMetric, "Tolerance \(tolerance) of metric '\(name)' is not a number from 0 to 10; give the relative change tolerated, e.g. 0.05 for 5 %.")
+            throw DepotError(
+                .invalidMetric,
+                "Tolerance \(tolerance) of metric '\(name)' is not a number from 0 to 10; give the relative change tolerated, e.g. 0.05 for 5 %."
+            )
         }
         self.name = name
         self.kind = kind
@@ -70,10 +75,11 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        try self.init(name: try container.decode(String.self, forKey: .name), kind: try container.decode(Kind.self, forKey: .kind),
-                      direction: try container.decodeIfPresent(Direction.self, forKey: .direction) ?? .increase,
-                      tolerance: try container.decodeIfPresent(Double.self, forKey: .tolerance) ?? 0,
-                      guardrail: try container.decodeIfPresent(Bool.self, forKey: .guardrail) ?? false)
+        try self.init(
+            name: try container.decode(String.self, forKey: .name), kind: try container.decode(Kind.self, forKey: .kind),
+            direction: try container.decodeIfPresent(Direction.self, forKey: .direction) ?? .increase,
+            tolerance: try container.decodeIfPresent(Double.self, forKey: .tolerance) ?? 0,
+            guardrail: try container.decodeIfPresent(Bool.self, forKey: .guardrail) ?? false)
     }
 
     /// Refuses a name that breaks the naming rule.
@@ -86,7 +92,10 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
                 || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
         }
         guard (1...64).contains(bytes.count), let first = bytes.first, isLetter(first), bytes.allSatisfy(isAllowed) else {
-            throw DepotError(.invalidMetric, "Metric name '\(String(decoding: bytes.prefix(80), as: UTF8.self))' is not allowed: use 1 to 64 characters of a-z, 0-9, '_', '.' and '-', starting with a letter (for example 'accepted').")
+            throw DepotError(
+                .invalidMetric,
+                "Metric name '\(String(decoding: bytes.prefix(80), as: UTF8.self))' is not allowed: use 1 to 64 characters of a-z, 0-9, '_', '.' and '-', starting with a letter (for example 'accepted')."
+            )
         }
     }
 

@@ -96,8 +96,10 @@ public struct ExperimentResults: Sendable, Hashable, Codable {
         public var sampleRatio: SampleRatioCheck?
         public var metrics: [MetricResult]
 
-        public init(arm: String, name: String?, control: Int, installations: [String: Int], sampleRatio: SampleRatioCheck?,
-                    metrics: [MetricResult]) {
+        public init(
+            arm: String, name: String?, control: Int, installations: [String: Int], sampleRatio: SampleRatioCheck?,
+            metrics: [MetricResult]
+        ) {
             self.arm = arm
             self.name = name
             self.control = control

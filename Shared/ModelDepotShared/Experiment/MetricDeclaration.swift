@@ -9,7 +9,8 @@ public struct MetricDeclaration: Sendable, Hashable, Codable {
     /// `false` when absent.
     public var guardrail: Bool?
 
-    public init(kind: ExperimentMetric.Kind, direction: ExperimentMetric.Direction? = nil, tolerance: Double? = nil, guardrail: Bool? = nil) {
+    public init(kind: ExperimentMetric.Kind, direction: ExperimentMetric.Direction? = nil, tolerance: Double? = nil, guardrail: Bool? = nil)
+    {
         self.kind = kind
         self.direction = direction
         self.tolerance = tolerance
@@ -19,6 +20,7 @@ public struct MetricDeclaration: Sendable, Hashable, Codable {
     /// The metric it declares under `name`.
     /// - Throws: ``DepotError`` (`invalid_metric`) for a bad name or tolerance.
     public func metric(named name: String) throws(DepotError) -> ExperimentMetric {
-        try ExperimentMetric(name: name, kind: kind, direction: direction ?? .increase, tolerance: tolerance ?? 0, guardrail: guardrail ?? false)
+        try ExperimentMetric(
+            name: name, kind: kind, direction: direction ?? .increase, tolerance: tolerance ?? 0, guardrail: guardrail ?? false)
     }
 }

@@ -1,7 +1,7 @@
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A file mapped read-only into memory: the verifier and the hasher read a model of any size
@@ -56,6 +56,7 @@ public final class MappedFile: @unchecked Sendable {
     }
 
     static func failure(_ operation: String, _ path: String) -> DepotError {
-        DepotError(.fileUnreadable, "Could not \(operation) '\(path)': \(String(cString: strerror(errno))). Check the path and its permissions.")
+        DepotError(
+            .fileUnreadable, "Could not \(operation) '\(path)': \(String(cString: strerror(errno))). Check the path and its permissions.")
     }
 }

@@ -1,9 +1,9 @@
 #if canImport(Darwin)
-import Darwin
-private let systemRead = Darwin.read
+    import Darwin
+    private let systemRead = Darwin.read
 #elseif canImport(Glibc)
-import Glibc
-private let systemRead = Glibc.read
+    import Glibc
+    private let systemRead = Glibc.read
 #endif
 
 /// A file open for sequential reading, closed when the value goes away.

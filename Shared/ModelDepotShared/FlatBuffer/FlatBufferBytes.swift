@@ -66,7 +66,8 @@ struct FlatBufferBytes: @unchecked Sendable {
         let length = Int(load(UInt32.self, at: position))
         guard position >= 0, length <= count - position - 4 else { return "" }
         if let raw {
-            return String(decoding: UnsafeRawBufferPointer(rebasing: raw[(base + position + 4)..<(base + position + 4 + length)]), as: UTF8.self)
+            return String(
+                decoding: UnsafeRawBufferPointer(rebasing: raw[(base + position + 4)..<(base + position + 4 + length)]), as: UTF8.self)
         }
         return String(decoding: pages!.bytes(at: base + position + 4, length: length), as: UTF8.self)
     }

@@ -31,7 +31,9 @@ struct FlatBufferTable: Sendable {
     /// The tables of a vector of tables; empty when the field is absent.
     func tables(_ slot: UInt16) -> [FlatBufferTable] {
         guard let vector = vector(slot) else { return [] }
-        return (0..<vector.count).map { FlatBufferTable(bytes: bytes, position: bytes.target(ofOffsetAt: vector.elementPosition($0, size: 4))) }
+        return (0..<vector.count).map {
+            FlatBufferTable(bytes: bytes, position: bytes.target(ofOffsetAt: vector.elementPosition($0, size: 4)))
+        }
     }
 
     /// The elements of a vector of integers, widened to `Int`; empty when the field is absent.

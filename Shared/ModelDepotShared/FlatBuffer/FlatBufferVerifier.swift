@@ -24,8 +24,10 @@ struct FlatBufferVerifier {
     private var depth = 0
     private var path: FlatBufferPath
 
-    init(bytes: FlatBufferBytes, tables: [FlatBufferTableLayout], unions: [FlatBufferUnionLayout],
-         maximumDepth: Int, maximumTables: Int, rootName: String) {
+    init(
+        bytes: FlatBufferBytes, tables: [FlatBufferTableLayout], unions: [FlatBufferUnionLayout],
+        maximumDepth: Int, maximumTables: Int, rootName: String
+    ) {
         self.bytes = bytes
         self.tables = tables
         self.unions = unions
@@ -45,10 +47,15 @@ struct FlatBufferVerifier {
         defer { depth -= 1 }
         tableCount += 1
         guard depth <= maximumDepth else {
-            throw DepotError(.nestingTooDeep, "\(path): tables nest more than \(maximumDepth) deep (cycle or hostile file); the file is not a valid TFLite model.")
+            throw DepotError(
+                .nestingTooDeep,
+                "\(path): tables nest more than \(maximumDepth) deep (cycle or hostile file); the file is not a valid TFLite model.")
         }
         guard tableCount <= maximumTables else {
-            throw DepotError(.tooManyTables, "\(path): the file holds more than \(maximumTables) tables; the file is not a valid TFLite model, or raise the policy's limit.")
+            throw DepotError(
+                .tooManyTables,
+                "\(path): the file holds more than \(maximumTables) tables; the file is not a valid TFLite model, or raise the policy's limit."
+            )
         }
         try check(position, length: 4, alignment: 4, what: "table")
         let vtable = position - Int(Int32(truncatingIfNeeded: bytes.load(UInt32.self, at: position)))
@@ -56,7 +63,9 @@ struct FlatBufferVerifier {
         let vtableSize = Int(bytes.load(UInt16.self, at: vtable))
         let tableSize = Int(bytes.load(UInt16.self, at: vtable + 2))
         guard vtableSize >= 4, vtableSize % 2 == 0, tableSize >= 4 else {
-            throw DepotError(.invalidVTable, "\(path): the vtable at offset \(vtable) declares size \(vtableSize) and table size \(tableSize); the file is damaged.")
+            throw DepotError(
+                .invalidVTable,
+                "\(path): the vtable at offset \(vtable) declares size \(vtableSize) and table size \(tableSize); the file is damaged.")
         }
         try check(vtable, length: vtableSize, alignment: 2, what: "vtable of the table at offset \(position)")
         try check(position, length: tableSize, alignment: 1, what: "table")
@@ -69,26 +78,33 @@ struct FlatBufferVerifier {
             guard offset != 0 else { continue }
             path.push(.field(field.name))
             defer { path.pop() }
-            try verifyField(field, at: position + offset, fieldOffset: offset, tableSize: tableSize, table: position, vtable: (vtable, vtableSize))
+            try verifyField(
+                field, at: position + offset, fieldOffset: offset, tableSize: tableSize, table: position, vtable: (vtable, vtableSize))
         }
     }
 
-    private mutating func verifyField(_ field: FlatBufferTableLayout.Field, at position: Int, fieldOffset: Int,
-                                      tableSize: Int, table: Int, vtable: (position: Int, size: Int)) throws(DepotError) {
+    private mutating func verifyField(
+        _ field: FlatBufferTableLayout.Field, at position: Int, fieldOffset: Int,
+        tableSize: Int, table: Int, vtable: (position: Int, size: Int)
+    ) throws(DepotError) {
         let inlineSize: Int
         switch field.kind {
         case .scalar(let size): inlineSize = size
         default: inlineSize = 4
         }
         guard fieldOffset >= 4, fieldOffset <= tableSize - inlineSize else {
-            throw DepotError(.invalidVTable, "\(path): field at table offset \(fieldOffset) (\(inlineSize) bytes) lies outside its table of \(tableSize) bytes at offset \(table); the file is damaged.")
+            throw DepotError(
+                .invalidVTable,
+                "\(path): field at table offset \(fieldOffset) (\(inlineSize) bytes) lies outside its table of \(tableSize) bytes at offset \(table); the file is damaged."
+            )
         }
         try check(position, length: inlineSize, alignment: inlineSize, what: "field")
         switch field.kind {
         case .scalar:
             return
         case .subgraphIndex:
-            subgraphReferences.append(SubgraphReference(value: Int32(truncatingIfNeeded: bytes.load(UInt32.self, at: position)), path: path))
+            subgraphReferences.append(
+                SubgraphReference(value: Int32(truncatingIfNeeded: bytes.load(UInt32.self, at: position)), path: path))
         case .string:
             try verifyString(at: try resolveOffset(at: position))
         case .table(let id):
@@ -125,7 +141,9 @@ struct FlatBufferVerifier {
     private mutating func resolveOffset(at position: Int) throws(DepotError) -> Int {
         let offset = bytes.load(UInt32.self, at: position)
         guard offset <= UInt32(Int32.max) else {
-            throw DepotError(.offsetOutOfBounds, "\(path): offset \(offset) at file offset \(position) points past the 2 GiB limit of a flatbuffer; the file is damaged.")
+            throw DepotError(
+                .offsetOutOfBounds,
+                "\(path): offset \(offset) at file offset \(position) points past the 2 GiB limit of a flatbuffer; the file is damaged.")
         }
         let target = position + Int(offset)
         try check(target, length: 1, alignment: 1, what: "target of the offset at \(position)")
@@ -136,7 +154,10 @@ struct FlatBufferVerifier {
         try check(position, length: 4, alignment: 4, what: "vector length")
         let count = Int(bytes.load(UInt32.self, at: position))
         guard count <= (bytes.count - position - 4) / elementSize else {
-            throw DepotError(.offsetOutOfBounds, "\(path): a vector of \(count) elements of \(elementSize) bytes at offset \(position) runs past the end of the file (\(bytes.count) bytes); the file is truncated or damaged.")
+            throw DepotError(
+                .offsetOutOfBounds,
+                "\(path): a vector of \(count) elements of \(elementSize) bytes at offset \(position) runs past the end of the file (\(bytes.count) bytes); the file is truncated or damaged."
+            )
         }
         try check(position + 4, length: count * elementSize, alignment: 1, what: "vector")
         return FlatBufferVector(bytes: bytes, position: position)
@@ -146,20 +167,30 @@ struct FlatBufferVerifier {
         try check(position, length: 4, alignment: 4, what: "string length")
         let length = Int(bytes.load(UInt32.self, at: position))
         guard length < bytes.count - position - 4 else {
-            throw DepotError(.offsetOutOfBounds, "\(path): a string of \(length) bytes at offset \(position) runs past the end of the file (\(bytes.count) bytes); the file is truncated or damaged.")
+            throw DepotError(
+                .offsetOutOfBounds,
+                "\(path): a string of \(length) bytes at offset \(position) runs past the end of the file (\(bytes.count) bytes); the file is truncated or damaged."
+            )
         }
         try check(position + 4, length: length + 1, alignment: 1, what: "string")
         guard bytes.load(UInt8.self, at: position + 4 + length) == 0 else {
-            throw DepotError(.unterminatedString, "\(path): the string at offset \(position) has no terminating zero byte at offset \(position + 4 + length); the file is damaged.")
+            throw DepotError(
+                .unterminatedString,
+                "\(path): the string at offset \(position) has no terminating zero byte at offset \(position + 4 + length); the file is damaged."
+            )
         }
     }
 
     private mutating func check(_ position: Int, length: Int, alignment: Int, what: @autoclosure () -> String) throws(DepotError) {
         guard position >= 0, length >= 0, position <= bytes.count - length else {
-            throw DepotError(.offsetOutOfBounds, "\(path): \(what()) at offset \(position) (\(length) bytes) lies outside the file (\(bytes.count) bytes); the file is truncated or damaged.")
+            throw DepotError(
+                .offsetOutOfBounds,
+                "\(path): \(what()) at offset \(position) (\(length) bytes) lies outside the file (\(bytes.count) bytes); the file is truncated or damaged."
+            )
         }
         guard position % alignment == 0 else {
-            throw DepotError(.misaligned, "\(path): \(what()) at offset \(position) is not aligned to \(alignment) bytes; the file is damaged.")
+            throw DepotError(
+                .misaligned, "\(path): \(what()) at offset \(position) is not aligned to \(alignment) bytes; the file is damaged.")
         }
         extent = max(extent, position + length)
     }

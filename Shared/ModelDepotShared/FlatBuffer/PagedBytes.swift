@@ -28,8 +28,10 @@ public final class PagedBytes: Sendable {
     ///   - pageSize: Bytes per fetch (the last page may be shorter).
     ///   - capacity: Pages kept in memory at most.
     ///   - fetch: Returns exactly `count` bytes from `offset`, or throws.
-    public init(count: Int, pageSize: Int = 1 << 20, capacity: Int = 16,
-                fetch: @escaping @Sendable (_ offset: Int, _ count: Int) throws -> [UInt8]) {
+    public init(
+        count: Int, pageSize: Int = 1 << 20, capacity: Int = 16,
+        fetch: @escaping @Sendable (_ offset: Int, _ count: Int) throws -> [UInt8]
+    ) {
         precondition(pageSize > 0 && capacity > 0)
         self.count = count
         self.pageSize = pageSize
@@ -88,7 +90,10 @@ public final class PagedBytes: Sendable {
             guard state.withLock({ $0.failure == nil }) else { return [] }
             page = try fetch(offset, length)
             guard page.count == length else {
-                throw DepotError(.sizeMismatch, "Reading \(length) bytes at offset \(offset) returned \(page.count): the file is shorter than its stated \(count) bytes.")
+                throw DepotError(
+                    .sizeMismatch,
+                    "Reading \(length) bytes at offset \(offset) returned \(page.count): the file is shorter than its stated \(count) bytes."
+                )
             }
         } catch {
             state.withLock { state in

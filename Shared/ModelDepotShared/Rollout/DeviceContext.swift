@@ -17,8 +17,10 @@ public struct DeviceContext: Sendable, Hashable, Codable {
     public var attributes: [String: String]
 
     /// Creates a context, normalising case where the field is case-insensitive.
-    public init(installationID: String? = nil, platform: String? = nil, appVersion: String? = nil, osVersion: String? = nil,
-                sdkVersion: String? = nil, country: String? = nil, attributes: [String: String] = [:]) {
+    public init(
+        installationID: String? = nil, platform: String? = nil, appVersion: String? = nil, osVersion: String? = nil,
+        sdkVersion: String? = nil, country: String? = nil, attributes: [String: String] = [:]
+    ) {
         self.installationID = installationID?.lowercased()
         self.platform = platform?.lowercased()
         self.appVersion = appVersion

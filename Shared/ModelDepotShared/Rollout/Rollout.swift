@@ -117,8 +117,10 @@ public struct Rollout: Sendable, Hashable, Codable {
         if let rule = rules.first(where: { $0.conditions.allSatisfy { $0.matches(device) } }) {
             guard let id else { return (rule.control, .rule(id: rule.id)) }
             // The ranges cover every bucket (``RolloutSplit/init(ranges:)``).
-            return (rule.split.version(forBucket: RolloutBucket.bucket(salt: rule.salt, installationID: id)) ?? rule.control,
-                    .rule(id: rule.id))
+            return (
+                rule.split.version(forBucket: RolloutBucket.bucket(salt: rule.salt, installationID: id)) ?? rule.control,
+                .rule(id: rule.id)
+            )
         }
         return defaultVersion.map { ($0, .default) }
     }

@@ -75,8 +75,9 @@ public struct RolloutCondition: Sendable, Hashable, Codable, CustomStringConvert
     /// Decodes and checks a stored or sent condition.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        try self.init(field: try container.decode(String.self, forKey: .field), op: try container.decode(Operator.self, forKey: .op),
-                      values: try container.decode([String].self, forKey: .values))
+        try self.init(
+            field: try container.decode(String.self, forKey: .field), op: try container.decode(Operator.self, forKey: .op),
+            values: try container.decode([String].self, forKey: .values))
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -92,8 +93,9 @@ public struct RolloutCondition: Sendable, Hashable, Codable, CustomStringConvert
     public init(parsing text: String) throws(DepotError) {
         let words = text.split(separator: " ", omittingEmptySubsequences: true)
         if words.count == 3, let op = Operator(rawValue: String(words[1])), op == .in || op == .prefix {
-            try self.init(field: String(words[0]), op: op,
-                          values: op == .in ? words[2].split(separator: ",").map(String.init) : [String(words[2])])
+            try self.init(
+                field: String(words[0]), op: op,
+                values: op == .in ? words[2].split(separator: ",").map(String.init) : [String(words[2])])
             return
         }
         for op in [Operator.notEquals, .greaterThanOrEqual, .lessThanOrEqual, .equals, .greaterThan, .lessThan] {
@@ -104,7 +106,10 @@ public struct RolloutCondition: Sendable, Hashable, Codable, CustomStringConvert
                 return
             }
         }
-        throw DepotError(.badRequest, "Condition '\(text)' is not understood; write e.g. 'platform=ios', 'appVersion>=3.2.0', 'country in US,CA' or 'attributes.tier prefix gold'.")
+        throw DepotError(
+            .badRequest,
+            "Condition '\(text)' is not understood; write e.g. 'platform=ios', 'appVersion>=3.2.0', 'country in US,CA' or 'attributes.tier prefix gold'."
+        )
     }
 
     public var description: String {
@@ -130,7 +135,7 @@ public struct RolloutCondition: Sendable, Hashable, Codable, CustomStringConvert
         case (.prefix, .prefix):
             return other.values[0].hasPrefix(values[0])
         case (.greaterThan, .greaterThan), (.greaterThan, .greaterThanOrEqual),
-             (.greaterThanOrEqual, .greaterThanOrEqual), (.greaterThanOrEqual, .greaterThan):
+            (.greaterThanOrEqual, .greaterThanOrEqual), (.greaterThanOrEqual, .greaterThan):
             return bound(other, atLeast: true, strictly: op == .greaterThan && other.op == .greaterThanOrEqual)
         case (.lessThan, .lessThan), (.lessThan, .lessThanOrEqual), (.lessThanOrEqual, .lessThanOrEqual), (.lessThanOrEqual, .lessThan):
             return bound(other, atLeast: false, strictly: op == .lessThan && other.op == .lessThanOrEqual)
@@ -200,10 +205,14 @@ public struct RolloutCondition: Sendable, Hashable, Codable, CustomStringConvert
     private static func validate(field: String, op: Operator, values: [String]) throws(DepotError) -> Threshold? {
         let isAttribute = field.hasPrefix("attributes.") && field.count > "attributes.".count
         guard Self.versionFields.contains(field) || Self.textFields.contains(field) || isAttribute else {
-            throw DepotError(.badRequest, "Condition field '\(field)' is unknown; use platform, appVersion, osVersion, sdkVersion, country or attributes.<key>.")
+            throw DepotError(
+                .badRequest,
+                "Condition field '\(field)' is unknown; use platform, appVersion, osVersion, sdkVersion, country or attributes.<key>.")
         }
         guard !values.isEmpty, values.allSatisfy({ !$0.isEmpty }), op == .in || values.count == 1 else {
-            throw DepotError(.badRequest, "Condition on '\(field)' needs \(op == .in ? "one or more values" : "exactly one value") for '\(op.rawValue)'.")
+            throw DepotError(
+                .badRequest, "Condition on '\(field)' needs \(op == .in ? "one or more values" : "exactly one value") for '\(op.rawValue)'."
+            )
         }
         guard op.isOrdering else { return nil }
         if Self.textFields.contains(field) {
@@ -211,7 +220,10 @@ public struct RolloutCondition: Sendable, Hashable, Codable, CustomStringConvert
         }
         if Self.versionFields.contains(field) { return .version(try SemanticVersion(values[0])) }
         guard let number = Double(values[0]) else {
-            throw DepotError(.badRequest, "'\(values[0])' is not a number, so '\(field)' cannot be compared with '\(op.rawValue)'; use a number or =, !=, in, prefix.")
+            throw DepotError(
+                .badRequest,
+                "'\(values[0])' is not a number, so '\(field)' cannot be compared with '\(op.rawValue)'; use a number or =, !=, in, prefix."
+            )
         }
         return .number(number)
     }

@@ -51,8 +51,10 @@ public struct RolloutGuard: Sendable, Hashable, Codable {
         /// Whether the whole interval lies on the harmful side beyond the tolerance.
         public var regression: Bool
 
-        public init(metric: String, difference: EffectTest.Difference, control: MetricStatistic, treatment: MetricStatistic,
-                    estimate: Double, lower: Double, upper: Double, tolerance: Double, regression: Bool) {
+        public init(
+            metric: String, difference: EffectTest.Difference, control: MetricStatistic, treatment: MetricStatistic,
+            estimate: Double, lower: Double, upper: Double, tolerance: Double, regression: Bool
+        ) {
             self.metric = metric
             self.difference = difference
             self.control = control
@@ -155,8 +157,10 @@ public struct RolloutGuard: Sendable, Hashable, Codable {
     /// Every move, oldest first.
     public var moves: [Move]
 
-    public init(rule: String, ruleName: String, control: Int, target: Int, settings: RolloutGuardSettings, state: State,
-                stage: Int, started: Date, stageStarted: Date, lastCheck: Check? = nil, moves: [Move] = []) {
+    public init(
+        rule: String, ruleName: String, control: Int, target: Int, settings: RolloutGuardSettings, state: State,
+        stage: Int, started: Date, stageStarted: Date, lastCheck: Check? = nil, moves: [Move] = []
+    ) {
         self.rule = rule
         self.ruleName = ruleName
         self.control = control
@@ -199,19 +203,27 @@ public struct RolloutGuardSettings: Sendable, Hashable, Codable {
 
     /// Checks the settings.
     /// - Throws: ``DepotError`` (`bad_request`) naming the value and the rule it breaks.
-    public init(stages: [Int] = defaultStages, stageSeconds: Int = defaultStageSeconds,
-                minimumInstallations: Int = defaultMinimumInstallations, onRegression: RolloutGuard.Action = .rollback,
-                onSampleRatioMismatch: RolloutGuard.Action = .pause, webhook: URL? = nil) throws(DepotError) {
+    public init(
+        stages: [Int] = defaultStages, stageSeconds: Int = defaultStageSeconds,
+        minimumInstallations: Int = defaultMinimumInstallations, onRegression: RolloutGuard.Action = .rollback,
+        onSampleRatioMismatch: RolloutGuard.Action = .pause, webhook: URL? = nil
+    ) throws(DepotError) {
         guard (1...20).contains(stages.count) else {
             throw DepotError(.badRequest, "A guarded rollout has 1 to 20 stages, not \(stages.count); for example 1,5,25,50,100.")
         }
         for (index, share) in stages.enumerated() {
             guard (1...10_000).contains(share), index == 0 || share > stages[index - 1] else {
-                throw DepotError(.badRequest, "Stage \(index + 1) (\(Self.percent(share))) is not above the stage before and at most 100 %; give rising percentages ending at 100.")
+                throw DepotError(
+                    .badRequest,
+                    "Stage \(index + 1) (\(Self.percent(share))) is not above the stage before and at most 100 %; give rising percentages ending at 100."
+                )
             }
         }
         guard stages.last == 10_000 else {
-            throw DepotError(.badRequest, "The last stage is \(Self.percent(stages.last ?? 0)), not 100 %; a guarded rollout ends with every device of the rule on the new version.")
+            throw DepotError(
+                .badRequest,
+                "The last stage is \(Self.percent(stages.last ?? 0)), not 100 %; a guarded rollout ends with every device of the rule on the new version."
+            )
         }
         guard (60...30 * 86_400).contains(stageSeconds) else {
             throw DepotError(.badRequest, "A stage's minimum duration of \(stageSeconds) seconds is outside 1 minute to 30 days.")
@@ -227,8 +239,10 @@ public struct RolloutGuardSettings: Sendable, Hashable, Codable {
         self.init(checked: stages, stageSeconds, minimumInstallations, onRegression, onSampleRatioMismatch, webhook)
     }
 
-    private init(checked stages: [Int], _ stageSeconds: Int, _ minimumInstallations: Int, _ onRegression: RolloutGuard.Action,
-                 _ onSampleRatioMismatch: RolloutGuard.Action, _ webhook: URL?) {
+    private init(
+        checked stages: [Int], _ stageSeconds: Int, _ minimumInstallations: Int, _ onRegression: RolloutGuard.Action,
+        _ onSampleRatioMismatch: RolloutGuard.Action, _ webhook: URL?
+    ) {
         self.stages = stages
         self.stageSeconds = stageSeconds
         self.minimumInstallations = minimumInstallations
@@ -239,8 +253,9 @@ public struct RolloutGuardSettings: Sendable, Hashable, Codable {
 
     /// The defaults: stages of 1, 5, 25, 50 and 100 % lasting an hour each and 100 installations,
     /// rolled back on a regression, paused on a sample-ratio mismatch, no webhook.
-    public static let standard = RolloutGuardSettings(checked: defaultStages, defaultStageSeconds, defaultMinimumInstallations,
-                                                      .rollback, .pause, nil)
+    public static let standard = RolloutGuardSettings(
+        checked: defaultStages, defaultStageSeconds, defaultMinimumInstallations,
+        .rollback, .pause, nil)
 
     private enum CodingKeys: String, CodingKey {
         case stages, stageSeconds, minimumInstallations, onRegression, onSampleRatioMismatch, webhook
@@ -248,12 +263,14 @@ public struct RolloutGuardSettings: Sendable, Hashable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        try self.init(stages: try container.decodeIfPresent([Int].self, forKey: .stages) ?? Self.defaultStages,
-                      stageSeconds: try container.decodeIfPresent(Int.self, forKey: .stageSeconds) ?? Self.defaultStageSeconds,
-                      minimumInstallations: try container.decodeIfPresent(Int.self, forKey: .minimumInstallations) ?? Self.defaultMinimumInstallations,
-                      onRegression: try container.decodeIfPresent(RolloutGuard.Action.self, forKey: .onRegression) ?? .rollback,
-                      onSampleRatioMismatch: try container.decodeIfPresent(RolloutGuard.Action.self, forKey: .onSampleRatioMismatch) ?? .pause,
-                      webhook: try container.decodeIfPresent(URL.self, forKey: .webhook))
+        try self.init(
+            stages: try container.decodeIfPresent([Int].self, forKey: .stages) ?? Self.defaultStages,
+            stageSeconds: try container.decodeIfPresent(Int.self, forKey: .stageSeconds) ?? Self.defaultStageSeconds,
+            minimumInstallations: try container.decodeIfPresent(Int.self, forKey: .minimumInstallations)
+                ?? Self.defaultMinimumInstallations,
+            onRegression: try container.decodeIfPresent(RolloutGuard.Action.self, forKey: .onRegression) ?? .rollback,
+            onSampleRatioMismatch: try container.decodeIfPresent(RolloutGuard.Action.self, forKey: .onSampleRatioMismatch) ?? .pause,
+            webhook: try container.decodeIfPresent(URL.self, forKey: .webhook))
     }
 
     /// Seconds for people: `1 h`, `30 min`, `2 d`, `90 s`.

@@ -41,17 +41,23 @@ public struct RolloutSplit: Sendable, Hashable, Codable {
         var next = 0
         for range in sorted {
             guard range.start < range.end, range.start >= 0, range.end <= RolloutBucket.count else {
-                throw DepotError(.badRequest, "Range \(range.start)..<\(range.end) of version \(range.version) is not within 0..<\(RolloutBucket.count) with start below end.")
+                throw DepotError(
+                    .badRequest,
+                    "Range \(range.start)..<\(range.end) of version \(range.version) is not within 0..<\(RolloutBucket.count) with start below end."
+                )
             }
             guard range.start == next else {
-                throw DepotError(.badRequest, range.start < next
-                    ? "Ranges overlap at bucket \(range.start) (version \(range.version)); each bucket belongs to one version."
-                    : "Buckets \(next)..<\(range.start) belong to no version; ranges must cover 0..<\(RolloutBucket.count).")
+                throw DepotError(
+                    .badRequest,
+                    range.start < next
+                        ? "Ranges overlap at bucket \(range.start) (version \(range.version)); each bucket belongs to one version."
+                        : "Buckets \(next)..<\(range.start) belong to no version; ranges must cover 0..<\(RolloutBucket.count).")
             }
             next = range.end
         }
         guard next == RolloutBucket.count else {
-            throw DepotError(.badRequest, "Buckets \(next)..<\(RolloutBucket.count) belong to no version; ranges must cover 0..<\(RolloutBucket.count).")
+            throw DepotError(
+                .badRequest, "Buckets \(next)..<\(RolloutBucket.count) belong to no version; ranges must cover 0..<\(RolloutBucket.count).")
         }
         self.ranges = Self.merged(sorted)
     }

@@ -22,7 +22,8 @@ public struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConve
         let parts = withoutBuild.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         let numbers = parts[0].split(separator: ".", omittingEmptySubsequences: false)
         guard (1...3).contains(numbers.count), numbers.allSatisfy({ !$0.isEmpty && $0.count <= 9 && $0.allSatisfy(\.isASCIIDigit) }) else {
-            throw DepotError(.badRequest, "'\(text)' is not a version: use MAJOR.MINOR.PATCH with an optional -prerelease, e.g. 3.2.0 or 4.0.0-beta.1.")
+            throw DepotError(
+                .badRequest, "'\(text)' is not a version: use MAJOR.MINOR.PATCH with an optional -prerelease, e.g. 3.2.0 or 4.0.0-beta.1.")
         }
         self.numbers = numbers.map { Int($0)! } + Array(repeating: 0, count: 3 - numbers.count)
         prerelease = parts.count == 2 ? parts[1].split(separator: ".", omittingEmptySubsequences: false).map(String.init) : []

@@ -19,8 +19,10 @@ public struct PublicSigningKey: Sendable, Hashable, Codable {
     /// - Throws: ``DepotError`` (`invalid_metadata`) when the text is not such a key.
     public init(publicKeyBase64 text: String) throws(DepotError) {
         guard let raw = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)),
-              let key = try? Curve25519.Signing.PublicKey(rawRepresentation: raw) else {
-            throw DepotError(.invalidMetadata, "'\(text.prefix(60))' is not a base64 Ed25519 public key; use what 'depot keys root generate' printed.")
+            let key = try? Curve25519.Signing.PublicKey(rawRepresentation: raw)
+        else {
+            throw DepotError(
+                .invalidMetadata, "'\(text.prefix(60))' is not a base64 Ed25519 public key; use what 'depot keys root generate' printed.")
         }
         self.init(key)
     }
@@ -52,7 +54,8 @@ extension Curve25519.Signing.PrivateKey {
     public init(fileText text: String, path: String) throws(DepotError) {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let raw = Data(base64Encoded: trimmed), let key = try? Self(rawRepresentation: raw) else {
-            throw DepotError(.badRequest, "'\(path)' is not an Ed25519 private key file; create one with 'depot keys root generate --out FILE'.")
+            throw DepotError(
+                .badRequest, "'\(path)' is not an Ed25519 private key file; create one with 'depot keys root generate --out FILE'.")
         }
         self = key
     }

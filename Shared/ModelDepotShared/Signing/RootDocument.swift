@@ -24,8 +24,10 @@ public struct RootDocument: Sendable, Hashable, Codable {
     public var revokedKeys: [String]
 
     /// Creates a root document.
-    public init(version: Int, issued: Date, expires: Date, rootKeys: [PublicSigningKey], rootThreshold: Int = 1,
-                manifestKeys: [PublicSigningKey], manifestThreshold: Int = 1, revokedKeys: [String] = []) {
+    public init(
+        version: Int, issued: Date, expires: Date, rootKeys: [PublicSigningKey], rootThreshold: Int = 1,
+        manifestKeys: [PublicSigningKey], manifestThreshold: Int = 1, revokedKeys: [String] = []
+    ) {
         self.version = version
         self.issued = issued
         self.expires = expires
@@ -43,7 +45,10 @@ public struct RootDocument: Sendable, Hashable, Codable {
         guard version >= 1 else { throw DepotError(.invalidMetadata, "Root document version \(version) is below 1.") }
         for (name, keys, threshold) in [("root", rootKeys, rootThreshold), ("manifest", manifestKeys, manifestThreshold)] {
             guard threshold >= 1, threshold <= keys.count else {
-                throw DepotError(.invalidMetadata, "Root document v\(version) needs \(threshold) of its \(keys.count) \(name) keys; the threshold must be between 1 and the number of keys.")
+                throw DepotError(
+                    .invalidMetadata,
+                    "Root document v\(version) needs \(threshold) of its \(keys.count) \(name) keys; the threshold must be between 1 and the number of keys."
+                )
             }
             for key in keys { _ = try key.key() }
         }

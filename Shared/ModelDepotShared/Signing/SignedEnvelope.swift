@@ -60,7 +60,8 @@ public struct SignedEnvelope: Sendable, Hashable, Codable {
             throw DepotError(.metadataTooLarge, "\(what) is \(data.count) bytes; at most \(limit) are read.")
         }
         guard let envelope = try? JSONDecoder().decode(SignedEnvelope.self, from: data) else {
-            throw DepotError(.unsignedManifest, "\(what) is not a signed envelope {\"payload\", \"signatures\"}; unsigned documents are refused.")
+            throw DepotError(
+                .unsignedManifest, "\(what) is not a signed envelope {\"payload\", \"signatures\"}; unsigned documents are refused.")
         }
         guard !envelope.signatures.isEmpty else {
             throw DepotError(.unsignedManifest, "\(what) carries no signature; unsigned documents are refused.")
@@ -82,8 +83,10 @@ public struct SignedEnvelope: Sendable, Hashable, Codable {
     /// - Throws: ``DepotError``: `duplicate_signature`, `invalid_signature`, `revoked_signing_key`,
     ///   `unknown_signing_key`.
     @discardableResult
-    public func verify(_ payload: Data, keys: [PublicSigningKey], threshold: Int, revoked: Set<String>,
-                       what: String) throws(DepotError) -> Set<String> {
+    public func verify(
+        _ payload: Data, keys: [PublicSigningKey], threshold: Int, revoked: Set<String>,
+        what: String
+    ) throws(DepotError) -> Set<String> {
         var seen = Set<String>()
         for signature in signatures where !seen.insert(signature.keyid).inserted {
             throw DepotError(.duplicateSignature, "\(what) carries two signatures by key '\(signature.keyid)'; each key may sign once.")
@@ -97,12 +100,19 @@ public struct SignedEnvelope: Sendable, Hashable, Codable {
                 if let sig = Data(base64Encoded: signature.sig), key.isValidSignature(sig, for: payload) {
                     valid.insert(signature.keyid)
                 } else {
-                    failure = DepotError(.invalidSignature, "The signature by key '\(signature.keyid)' on \(what) does not verify; the document was changed or forged.")
+                    failure = DepotError(
+                        .invalidSignature,
+                        "The signature by key '\(signature.keyid)' on \(what) does not verify; the document was changed or forged.")
                 }
             } else if revoked.contains(signature.keyid) {
-                failure = failure ?? DepotError(.revokedSigningKey, "\(what) is signed by key '\(signature.keyid)', which the root document revoked.")
+                failure =
+                    failure
+                    ?? DepotError(.revokedSigningKey, "\(what) is signed by key '\(signature.keyid)', which the root document revoked.")
             } else {
-                failure = failure ?? DepotError(.unknownSigningKey, "\(what) is signed by key '\(signature.keyid)', which no trusted root document lists.")
+                failure =
+                    failure
+                    ?? DepotError(
+                        .unknownSigningKey, "\(what) is signed by key '\(signature.keyid)', which no trusted root document lists.")
             }
         }
         guard valid.count >= threshold else {

@@ -20,12 +20,15 @@ public struct TrustedRoot: Sendable, Hashable {
         let document = try Self.document(payload)
         if let pinnedKey {
             guard document.rootKeys.contains(pinnedKey),
-                  (try? envelope.verify(payload, keys: [pinnedKey], threshold: 1, revoked: [], what: "")) != nil else {
-                throw DepotError(.untrustedRoot, "Root document v\(document.version) is not signed by the pinned root key '\(pinnedKey.keyid)'.")
+                (try? envelope.verify(payload, keys: [pinnedKey], threshold: 1, revoked: [], what: "")) != nil
+            else {
+                throw DepotError(
+                    .untrustedRoot, "Root document v\(document.version) is not signed by the pinned root key '\(pinnedKey.keyid)'.")
             }
         }
-        try Self.verify(envelope, payload, keys: document.rootKeys, threshold: document.rootThreshold,
-                        what: "root document v\(document.version)", by: "its own root keys")
+        try Self.verify(
+            envelope, payload, keys: document.rootKeys, threshold: document.rootThreshold,
+            what: "root document v\(document.version)", by: "its own root keys")
         self.document = document
         self.envelope = data
     }
@@ -37,12 +40,16 @@ public struct TrustedRoot: Sendable, Hashable {
         let (envelope, payload) = try Self.decode(data, what: "Root document v\(document.version + 1)")
         let next = try Self.document(payload)
         guard next.version == document.version + 1 else {
-            throw DepotError(.untrustedRoot, "The root document after v\(document.version) says it is v\(next.version); only v\(document.version + 1) can follow.")
+            throw DepotError(
+                .untrustedRoot,
+                "The root document after v\(document.version) says it is v\(next.version); only v\(document.version + 1) can follow.")
         }
-        try Self.verify(envelope, payload, keys: document.rootKeys, threshold: document.rootThreshold,
-                        what: "root document v\(next.version)", by: "the root keys of v\(document.version)")
-        try Self.verify(envelope, payload, keys: next.rootKeys, threshold: next.rootThreshold,
-                        what: "root document v\(next.version)", by: "its own root keys")
+        try Self.verify(
+            envelope, payload, keys: document.rootKeys, threshold: document.rootThreshold,
+            what: "root document v\(next.version)", by: "the root keys of v\(document.version)")
+        try Self.verify(
+            envelope, payload, keys: next.rootKeys, threshold: next.rootThreshold,
+            what: "root document v\(next.version)", by: "its own root keys")
         return TrustedRoot(document: next, envelope: data)
     }
 
@@ -61,30 +68,45 @@ public struct TrustedRoot: Sendable, Hashable {
     /// - Returns: The manifest and the keys whose signatures verified.
     /// - Throws: ``DepotError``: the envelope and signature errors, `invalid_metadata`,
     ///   `manifest_mismatch`, `manifest_rollback`, `manifest_expired`, `root_expired`.
-    public func verifyManifest(_ data: Data, for model: ModelName, now: Date, clockSkew: TimeInterval,
-                               minimumVersion: Int?) throws(DepotError) -> VerifiedManifest {
+    public func verifyManifest(
+        _ data: Data, for model: ModelName, now: Date, clockSkew: TimeInterval,
+        minimumVersion: Int?
+    ) throws(DepotError) -> VerifiedManifest {
         let what = "The manifest of '\(model)'"
         guard document.expires.addingTimeInterval(clockSkew) > now else {
-            throw DepotError(.rootExpired, "Root document v\(document.version) expired at \(document.expires); no manifest is trusted until the key owner publishes v\(document.version + 1) ('depot keys rotate').")
+            throw DepotError(
+                .rootExpired,
+                "Root document v\(document.version) expired at \(document.expires); no manifest is trusted until the key owner publishes v\(document.version + 1) ('depot keys rotate')."
+            )
         }
         let (envelope, payload) = try SignedEnvelope.decode(data, limit: ModelManifest.maximumSize, what: what)
-        let signers = try envelope.verify(payload, keys: document.manifestKeys, threshold: document.manifestThreshold,
-                                          revoked: Set(document.revokedKeys), what: what)
+        let signers = try envelope.verify(
+            payload, keys: document.manifestKeys, threshold: document.manifestThreshold,
+            revoked: Set(document.revokedKeys), what: what)
         guard let manifest = try? SignedJSON.decoder.decode(ModelManifest.self, from: payload), manifest.type == "manifest" else {
             throw DepotError(.invalidMetadata, "\(what) is signed but its payload is not a manifest.")
         }
         guard manifest.sha256.utf8.count == 64, manifest.sha256.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }),
-              manifest.size > 0, manifest.size <= 1 << 40 else {
-            throw DepotError(.invalidMetadata, "\(what) is signed but names an impossible file (SHA-256 '\(manifest.sha256.prefix(70))', \(manifest.size) bytes).")
+            manifest.size > 0, manifest.size <= 1 << 40
+        else {
+            throw DepotError(
+                .invalidMetadata,
+                "\(what) is signed but names an impossible file (SHA-256 '\(manifest.sha256.prefix(70))', \(manifest.size) bytes).")
         }
         guard manifest.model == model else {
             throw DepotError(.manifestMismatch, "The server answered a manifest for '\(manifest.model)' when '\(model)' was asked for.")
         }
         if let minimumVersion, manifest.manifestVersion < minimumVersion {
-            throw DepotError(.manifestRollback, "\(what) has manifest version \(manifest.manifestVersion), older than version \(minimumVersion) accepted before: an old manifest was replayed.")
+            throw DepotError(
+                .manifestRollback,
+                "\(what) has manifest version \(manifest.manifestVersion), older than version \(minimumVersion) accepted before: an old manifest was replayed."
+            )
         }
         guard manifest.expires.addingTimeInterval(clockSkew) > now else {
-            throw DepotError(.manifestExpired, "\(what) expired at \(manifest.expires) (manifest version \(manifest.manifestVersion)): the server stopped refreshing it, or its answer is being replayed.")
+            throw DepotError(
+                .manifestExpired,
+                "\(what) expired at \(manifest.expires) (manifest version \(manifest.manifestVersion)): the server stopped refreshing it, or its answer is being replayed."
+            )
         }
         return VerifiedManifest(manifest: manifest, signers: signers)
     }
@@ -101,7 +123,7 @@ public struct TrustedRoot: Sendable, Hashable {
     private static func decode(_ data: Data, what: String) throws(DepotError) -> (envelope: SignedEnvelope, payload: Data) {
         do {
             return try SignedEnvelope.decode(data, limit: maximumSize, what: what)
-        } catch where error.code == .unsignedManifest {
+        } catch  where error.code == .unsignedManifest {
             throw DepotError(.untrustedRoot, error.message)
         }
     }
@@ -114,13 +136,17 @@ public struct TrustedRoot: Sendable, Hashable {
         return document
     }
 
-    private static func verify(_ envelope: SignedEnvelope, _ payload: Data, keys: [PublicSigningKey], threshold: Int,
-                               what: String, by signers: String) throws(DepotError) {
+    private static func verify(
+        _ envelope: SignedEnvelope, _ payload: Data, keys: [PublicSigningKey], threshold: Int,
+        what: String, by signers: String
+    ) throws(DepotError) {
         do {
             try envelope.verify(payload, keys: keys, threshold: threshold, revoked: [], what: what)
         } catch {
             if error.code == .duplicateSignature { throw error }
-            throw DepotError(.untrustedRoot, "\(what.prefix(1).uppercased() + what.dropFirst()) is not signed by \(threshold) of \(signers): \(error.message)")
+            throw DepotError(
+                .untrustedRoot,
+                "\(what.prefix(1).uppercased() + what.dropFirst()) is not signed by \(threshold) of \(signers): \(error.message)")
         }
     }
 }

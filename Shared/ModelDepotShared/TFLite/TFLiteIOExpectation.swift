@@ -59,7 +59,10 @@ public struct TFLiteIOExpectation: Sendable, Hashable, Codable {
             }
             let found = actual[tensor.index]
             guard found.type == tensor.type, found.shape == tensor.shape || found.shapeSignature == tensor.shape else {
-                throw DepotError(.signatureMismatch, "The app expects \(role) \(tensor.index) as \(tensor.type) \(tensor.shape), but the model's \(role) \(tensor.index) ('\(found.name)') is \(found.type) \(found.shapeSignature). Update the app's expectation or upload a matching model.")
+                throw DepotError(
+                    .signatureMismatch,
+                    "The app expects \(role) \(tensor.index) as \(tensor.type) \(tensor.shape), but the model's \(role) \(tensor.index) ('\(found.name)') is \(found.type) \(found.shapeSignature). Update the app's expectation or upload a matching model."
+                )
             }
         }
     }

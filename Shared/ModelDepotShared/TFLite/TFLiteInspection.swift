@@ -44,7 +44,7 @@ public struct TFLiteInspection: Sendable, Encodable {
 
     private enum CodingKeys: String, CodingKey {
         case sha256, size, schemaVersion, description, flatbufferSize, appendedDataSize, subgraphs,
-             signatures, operators, metadata, modelMetadata, packedFiles, labelFiles, valid, error
+            signatures, operators, metadata, modelMetadata, packedFiles, labelFiles, valid, error
     }
 
     private struct SubgraphReport: Encodable {
@@ -68,10 +68,12 @@ public struct TFLiteInspection: Sendable, Encodable {
         try container.encode(model?.description, forKey: .description)
         try container.encode(model?.flatbufferSize, forKey: .flatbufferSize)
         try container.encode(model?.appendedDataSize, forKey: .appendedDataSize)
-        try container.encode(model?.subgraphs.map { SubgraphReport(name: $0.name, inputs: $0.inputs, outputs: $0.outputs) },
-                             forKey: .subgraphs)
-        try container.encode(model?.signatures.map { SignatureReport(key: $0.key, inputs: $0.inputs.map(\.name), outputs: $0.outputs.map(\.name)) },
-                             forKey: .signatures)
+        try container.encode(
+            model?.subgraphs.map { SubgraphReport(name: $0.name, inputs: $0.inputs, outputs: $0.outputs) },
+            forKey: .subgraphs)
+        try container.encode(
+            model?.signatures.map { SignatureReport(key: $0.key, inputs: $0.inputs.map(\.name), outputs: $0.outputs.map(\.name)) },
+            forKey: .signatures)
         try container.encode(model?.operators, forKey: .operators)
         try container.encode(model?.metadata, forKey: .metadata)
         try container.encode(model?.modelMetadata, forKey: .modelMetadata)

@@ -27,9 +27,11 @@ public struct TFLiteModelDescription: Sendable, Hashable, Codable {
     public var labelFiles: [TFLiteLabelFile]
 
     /// Creates a description; only the verifier and decoding do.
-    init(schemaVersion: Int, description: String?, subgraphs: [TFLiteSubgraph], signatures: [TFLiteSignature],
-         operators: TFLiteOperators, metadata: [String], flatbufferSize: Int, appendedDataSize: Int,
-         modelMetadata: TFLiteModelMetadata?, packedFiles: [TFLitePackedFile]?, labelFiles: [TFLiteLabelFile]) {
+    init(
+        schemaVersion: Int, description: String?, subgraphs: [TFLiteSubgraph], signatures: [TFLiteSignature],
+        operators: TFLiteOperators, metadata: [String], flatbufferSize: Int, appendedDataSize: Int,
+        modelMetadata: TFLiteModelMetadata?, packedFiles: [TFLitePackedFile]?, labelFiles: [TFLiteLabelFile]
+    ) {
         self.schemaVersion = schemaVersion
         self.description = description
         self.subgraphs = subgraphs

@@ -7,68 +7,162 @@ extension TFLiteSchema {
         FlatBufferTableLayout(name: "ATan2Options", fields: []),
         FlatBufferTableLayout(name: "AbsOptions", fields: []),
         FlatBufferTableLayout(name: "AddNOptions", fields: []),
-        FlatBufferTableLayout(name: "AddOptions", fields: [.init("fusedActivationFunction", 0, .scalar(size: 1)), .init("potScaleInt16", 1, .scalar(size: 1))]),
+        FlatBufferTableLayout(
+            name: "AddOptions",
+            fields: [.init("fusedActivationFunction", 0, .scalar(size: 1)), .init("potScaleInt16", 1, .scalar(size: 1))]),
         FlatBufferTableLayout(name: "ArgMaxOptions", fields: [.init("outputType", 0, .scalar(size: 1))]),
         FlatBufferTableLayout(name: "ArgMinOptions", fields: [.init("outputType", 0, .scalar(size: 1))]),
         FlatBufferTableLayout(name: "AssignVariableOptions", fields: []),
-        FlatBufferTableLayout(name: "BatchMatMulOptions", fields: [.init("adjX", 0, .scalar(size: 1)), .init("adjY", 1, .scalar(size: 1)), .init("asymmetricQuantizeInputs", 2, .scalar(size: 1))]),
+        FlatBufferTableLayout(
+            name: "BatchMatMulOptions",
+            fields: [
+                .init("adjX", 0, .scalar(size: 1)), .init("adjY", 1, .scalar(size: 1)),
+                .init("asymmetricQuantizeInputs", 2, .scalar(size: 1)),
+            ]),
         FlatBufferTableLayout(name: "BatchToSpaceNDOptions", fields: []),
-        FlatBufferTableLayout(name: "BidirectionalSequenceLSTMOptions", fields: [.init("fusedActivationFunction", 0, .scalar(size: 1)), .init("cellClip", 1, .scalar(size: 4)), .init("projClip", 2, .scalar(size: 4)), .init("mergeOutputs", 3, .scalar(size: 1)), .init("timeMajor", 4, .scalar(size: 1)), .init("asymmetricQuantizeInputs", 5, .scalar(size: 1))]),
-        FlatBufferTableLayout(name: "BidirectionalSequenceRNNOptions", fields: [.init("timeMajor", 0, .scalar(size: 1)), .init("fusedActivationFunction", 1, .scalar(size: 1)), .init("mergeOutputs", 2, .scalar(size: 1)), .init("asymmetricQuantizeInputs", 3, .scalar(size: 1))]),
+        FlatBufferTableLayout(
+            name: "BidirectionalSequenceLSTMOptions",
+            fields: [
+                .init("fusedActivationFunction", 0, .scalar(size: 1)), .init("cellClip", 1, .scalar(size: 4)),
+                .init("projClip", 2, .scalar(size: 4)), .init("mergeOutputs", 3, .scalar(size: 1)), .init("timeMajor", 4, .scalar(size: 1)),
+                .init("asymmetricQuantizeInputs", 5, .scalar(size: 1)),
+            ]),
+        FlatBufferTableLayout(
+            name: "BidirectionalSequenceRNNOptions",
+            fields: [
+                .init("timeMajor", 0, .scalar(size: 1)), .init("fusedActivationFunction", 1, .scalar(size: 1)),
+                .init("mergeOutputs", 2, .scalar(size: 1)), .init("asymmetricQuantizeInputs", 3, .scalar(size: 1)),
+            ]),
         FlatBufferTableLayout(name: "BitcastOptions", fields: []),
         FlatBufferTableLayout(name: "BitwiseXorOptions", fields: []),
-        FlatBufferTableLayout(name: "BlockwiseQuantization", fields: [.init("scales", 0, .scalar(size: 4)), .init("zeroPoints", 1, .scalar(size: 4)), .init("blockSize", 2, .scalar(size: 4)), .init("blockShape", 3, .scalarVector(elementSize: 4))]),
+        FlatBufferTableLayout(
+            name: "BlockwiseQuantization",
+            fields: [
+                .init("scales", 0, .scalar(size: 4)), .init("zeroPoints", 1, .scalar(size: 4)), .init("blockSize", 2, .scalar(size: 4)),
+                .init("blockShape", 3, .scalarVector(elementSize: 4)),
+            ]),
         FlatBufferTableLayout(name: "BroadcastToOptions", fields: []),
         FlatBufferTableLayout(name: "BucketizeOptions", fields: [.init("boundaries", 0, .scalarVector(elementSize: 4))]),
-        FlatBufferTableLayout(name: "Buffer", fields: [.init("data", 0, .scalarVector(elementSize: 1)), .init("offset", 1, .scalar(size: 8)), .init("size", 2, .scalar(size: 8))]),
+        FlatBufferTableLayout(
+            name: "Buffer",
+            fields: [
+                .init("data", 0, .scalarVector(elementSize: 1)), .init("offset", 1, .scalar(size: 8)), .init("size", 2, .scalar(size: 8)),
+            ]),
         FlatBufferTableLayout(name: "CallOnceOptions", fields: [.init("initSubgraphIndex", 0, .subgraphIndex)]),
         FlatBufferTableLayout(name: "CallOptions", fields: [.init("subgraph", 0, .scalar(size: 4))]),
-        FlatBufferTableLayout(name: "CastOptions", fields: [.init("inDataType", 0, .scalar(size: 1)), .init("outDataType", 1, .scalar(size: 1))]),
-        FlatBufferTableLayout(name: "ConcatEmbeddingsOptions", fields: [.init("numChannels", 0, .scalar(size: 4)), .init("numColumnsPerChannel", 1, .scalarVector(elementSize: 4)), .init("embeddingDimPerChannel", 2, .scalarVector(elementSize: 4))]),
-        FlatBufferTableLayout(name: "ConcatenationOptions", fields: [.init("axis", 0, .scalar(size: 4)), .init("fusedActivationFunction", 1, .scalar(size: 1))]),
-        FlatBufferTableLayout(name: "Conv2DOptions", fields: [.init("padding", 0, .scalar(size: 1)), .init("strideW", 1, .scalar(size: 4)), .init("strideH", 2, .scalar(size: 4)), .init("fusedActivationFunction", 3, .scalar(size: 1)), .init("dilationWFactor", 4, .scalar(size: 4)), .init("dilationHFactor", 5, .scalar(size: 4)), .init("quantizedBiasType", 6, .scalar(size: 1))]),
-        FlatBufferTableLayout(name: "Conv3DOptions", fields: [.init("padding", 0, .scalar(size: 1)), .init("strideD", 1, .scalar(size: 4)), .init("strideW", 2, .scalar(size: 4)), .init("strideH", 3, .scalar(size: 4)), .init("fusedActivationFunction", 4, .scalar(size: 1)), .init("dilationDFactor", 5, .scalar(size: 4)), .init("dilationWFactor", 6, .scalar(size: 4)), .init("dilationHFactor", 7, .scalar(size: 4))]),
+        FlatBufferTableLayout(
+            name: "CastOptions", fields: [.init("inDataType", 0, .scalar(size: 1)), .init("outDataType", 1, .scalar(size: 1))]),
+        FlatBufferTableLayout(
+            name: "ConcatEmbeddingsOptions",
+            fields: [
+                .init("numChannels", 0, .scalar(size: 4)), .init("numColumnsPerChannel", 1, .scalarVector(elementSize: 4)),
+                .init("embeddingDimPerChannel", 2, .scalarVector(elementSize: 4)),
+            ]),
+        FlatBufferTableLayout(
+            name: "ConcatenationOptions",
+            fields: [.init("axis", 0, .scalar(size: 4)), .init("fusedActivationFunction", 1, .scalar(size: 1))]),
+        FlatBufferTableLayout(
+            name: "Conv2DOptions",
+            fields: [
+                .init("padding", 0, .scalar(size: 1)), .init("strideW", 1, .scalar(size: 4)), .init("strideH", 2, .scalar(size: 4)),
+                .init("fusedActivationFunction", 3, .scalar(size: 1)), .init("dilationWFactor", 4, .scalar(size: 4)),
+                .init("dilationHFactor", 5, .scalar(size: 4)), .init("quantizedBiasType", 6, .scalar(size: 1)),
+            ]),
+        FlatBufferTableLayout(
+            name: "Conv3DOptions",
+            fields: [
+                .init("padding", 0, .scalar(size: 1)), .init("strideD", 1, .scalar(size: 4)), .init("strideW", 2, .scalar(size: 4)),
+                .init("strideH", 3, .scalar(size: 4)), .init("fusedActivationFunction", 4, .scalar(size: 1)),
+                .init("dilationDFactor", 5, .scalar(size: 4)), .init("dilationWFactor", 6, .scalar(size: 4)),
+                .init("dilationHFactor", 7, .scalar(size: 4)),
+            ]),
         FlatBufferTableLayout(name: "CosOptions", fields: []),
-        FlatBufferTableLayout(name: "CumsumOptions", fields: [.init("exclusive", 0, .scalar(size: 1)), .init("reverse", 1, .scalar(size: 1))]),
+        FlatBufferTableLayout(
+            name: "CumsumOptions", fields: [.init("exclusive", 0, .scalar(size: 1)), .init("reverse", 1, .scalar(size: 1))]),
         FlatBufferTableLayout(name: "CustomQuantization", fields: [.init("custom", 0, .scalarVector(elementSize: 1))]),
         FlatBufferTableLayout(name: "DensifyOptions", fields: []),
         FlatBufferTableLayout(name: "DepthToSpaceOptions", fields: [.init("blockSize", 0, .scalar(size: 4))]),
-        FlatBufferTableLayout(name: "DepthwiseConv2DOptions", fields: [.init("padding", 0, .scalar(size: 1)), .init("strideW", 1, .scalar(size: 4)), .init("strideH", 2, .scalar(size: 4)), .init("depthMultiplier", 3, .scalar(size: 4)), .init("fusedActivationFunction", 4, .scalar(size: 1)), .init("dilationWFactor", 5, .scalar(size: 4)), .init("dilationHFactor", 6, .scalar(size: 4))]),
+        FlatBufferTableLayout(
+            name: "DepthwiseConv2DOptions",
+            fields: [
+                .init("padding", 0, .scalar(size: 1)), .init("strideW", 1, .scalar(size: 4)), .init("strideH", 2, .scalar(size: 4)),
+                .init("depthMultiplier", 3, .scalar(size: 4)), .init("fusedActivationFunction", 4, .scalar(size: 1)),
+                .init("dilationWFactor", 5, .scalar(size: 4)), .init("dilationHFactor", 6, .scalar(size: 4)),
+            ]),
         FlatBufferTableLayout(name: "DequantizeOptions", fields: []),
         FlatBufferTableLayout(name: "DilateOptions", fields: []),
-        FlatBufferTableLayout(name: "DimensionMetadata", fields: [.init("format", 0, .scalar(size: 1)), .init("denseSize", 1, .scalar(size: 4)), .init("arraySegmentsType", 2, .scalar(size: 1)), .init("arraySegments", 3, .union(3, typeSlot: 2)), .init("arrayIndicesType", 4, .scalar(size: 1)), .init("arrayIndices", 5, .union(3, typeSlot: 4))]),
+        FlatBufferTableLayout(
+            name: "DimensionMetadata",
+            fields: [
+                .init("format", 0, .scalar(size: 1)), .init("denseSize", 1, .scalar(size: 4)),
+                .init("arraySegmentsType", 2, .scalar(size: 1)), .init("arraySegments", 3, .union(3, typeSlot: 2)),
+                .init("arrayIndicesType", 4, .scalar(size: 1)), .init("arrayIndices", 5, .union(3, typeSlot: 4)),
+            ]),
         FlatBufferTableLayout(name: "DivOptions", fields: [.init("fusedActivationFunction", 0, .scalar(size: 1))]),
         FlatBufferTableLayout(name: "DynamicUpdateSliceOptions", fields: []),
         FlatBufferTableLayout(name: "EmbeddingLookupSparseOptions", fields: [.init("combiner", 0, .scalar(size: 1))]),
         FlatBufferTableLayout(name: "EqualOptions", fields: []),
         FlatBufferTableLayout(name: "ExpOptions", fields: []),
         FlatBufferTableLayout(name: "ExpandDimsOptions", fields: []),
-        FlatBufferTableLayout(name: "ExternalBuffer", fields: [.init("id", 0, .scalar(size: 4)), .init("group", 1, .scalar(size: 4)), .init("offset", 2, .scalar(size: 8)), .init("packing", 4, .string)]),
+        FlatBufferTableLayout(
+            name: "ExternalBuffer",
+            fields: [
+                .init("id", 0, .scalar(size: 4)), .init("group", 1, .scalar(size: 4)), .init("offset", 2, .scalar(size: 8)),
+                .init("packing", 4, .string),
+            ]),
         FlatBufferTableLayout(name: "ExternalBufferGroup", fields: [.init("name", 0, .string)]),
-        FlatBufferTableLayout(name: "FakeQuantOptions", fields: [.init("min", 0, .scalar(size: 4)), .init("max", 1, .scalar(size: 4)), .init("numBits", 2, .scalar(size: 4)), .init("narrowRange", 3, .scalar(size: 1))]),
+        FlatBufferTableLayout(
+            name: "FakeQuantOptions",
+            fields: [
+                .init("min", 0, .scalar(size: 4)), .init("max", 1, .scalar(size: 4)), .init("numBits", 2, .scalar(size: 4)),
+                .init("narrowRange", 3, .scalar(size: 1)),
+            ]),
         FlatBufferTableLayout(name: "FillOptions", fields: []),
         FlatBufferTableLayout(name: "FloorDivOptions", fields: []),
         FlatBufferTableLayout(name: "FloorModOptions", fields: []),
-        FlatBufferTableLayout(name: "FullyConnectedOptions", fields: [.init("fusedActivationFunction", 0, .scalar(size: 1)), .init("weightsFormat", 1, .scalar(size: 1)), .init("keepNumDims", 2, .scalar(size: 1)), .init("asymmetricQuantizeInputs", 3, .scalar(size: 1)), .init("quantizedBiasType", 4, .scalar(size: 1)), .init("quantSpec", 5, .scalarVector(elementSize: 1))]),
+        FlatBufferTableLayout(
+            name: "FullyConnectedOptions",
+            fields: [
+                .init("fusedActivationFunction", 0, .scalar(size: 1)), .init("weightsFormat", 1, .scalar(size: 1)),
+                .init("keepNumDims", 2, .scalar(size: 1)), .init("asymmetricQuantizeInputs", 3, .scalar(size: 1)),
+                .init("quantizedBiasType", 4, .scalar(size: 1)), .init("quantSpec", 5, .scalarVector(elementSize: 1)),
+            ]),
         FlatBufferTableLayout(name: "GatherNdOptions", fields: []),
-        FlatBufferTableLayout(name: "GatherOptions", fields: [.init("axis", 0, .scalar(size: 4)), .init("batchDims", 1, .scalar(size: 4))]),
+        FlatBufferTableLayout(
+            name: "GatherOptions", fields: [.init("axis", 0, .scalar(size: 4)), .init("batchDims", 1, .scalar(size: 4))]),
         FlatBufferTableLayout(name: "GeluOptions", fields: [.init("approximate", 0, .scalar(size: 1))]),
         FlatBufferTableLayout(name: "GreaterEqualOptions", fields: []),
         FlatBufferTableLayout(name: "GreaterOptions", fields: []),
         FlatBufferTableLayout(name: "HardSwishOptions", fields: []),
         FlatBufferTableLayout(name: "HashtableFindOptions", fields: []),
         FlatBufferTableLayout(name: "HashtableImportOptions", fields: []),
-        FlatBufferTableLayout(name: "HashtableOptions", fields: [.init("tableId", 0, .scalar(size: 4)), .init("keyDtype", 1, .scalar(size: 1)), .init("valueDtype", 2, .scalar(size: 1))]),
+        FlatBufferTableLayout(
+            name: "HashtableOptions",
+            fields: [
+                .init("tableId", 0, .scalar(size: 4)), .init("keyDtype", 1, .scalar(size: 1)), .init("valueDtype", 2, .scalar(size: 1)),
+            ]),
         FlatBufferTableLayout(name: "HashtableSizeOptions", fields: []),
-        FlatBufferTableLayout(name: "IfOptions", fields: [.init("thenSubgraphIndex", 0, .subgraphIndex), .init("elseSubgraphIndex", 1, .subgraphIndex)]),
+        FlatBufferTableLayout(
+            name: "IfOptions", fields: [.init("thenSubgraphIndex", 0, .subgraphIndex), .init("elseSubgraphIndex", 1, .subgraphIndex)]),
         FlatBufferTableLayout(name: "Int32Vector", fields: [.init("values", 0, .scalarVector(elementSize: 4))]),
         FlatBufferTableLayout(name: "L2NormOptions", fields: [.init("fusedActivationFunction", 0, .scalar(size: 1))]),
         FlatBufferTableLayout(name: "LSHProjectionOptions", fields: [.init("type", 0, .scalar(size: 1))]),
-        FlatBufferTableLayout(name: "LSTMOptions", fields: [.init("fusedActivationFunction", 0, .scalar(size: 1)), .init("cellClip", 1, .scalar(size: 4)), .init("projClip", 2, .scalar(size: 4)), .init("kernelType", 3, .scalar(size: 1)), .init("asymmetricQuantizeInputs", 4, .scalar(size: 1))]),
+        FlatBufferTableLayout(
+            name: "LSTMOptions",
+            fields: [
+                .init("fusedActivationFunction", 0, .scalar(size: 1)), .init("cellClip", 1, .scalar(size: 4)),
+                .init("projClip", 2, .scalar(size: 4)), .init("kernelType", 3, .scalar(size: 1)),
+                .init("asymmetricQuantizeInputs", 4, .scalar(size: 1)),
+            ]),
         FlatBufferTableLayout(name: "LeakyReluOptions", fields: [.init("alpha", 0, .scalar(size: 4))]),
         FlatBufferTableLayout(name: "LessEqualOptions", fields: []),
         FlatBufferTableLayout(name: "LessOptions", fields: []),
-        FlatBufferTableLayout(name: "LocalResponseNormalizationOptions", fields: [.init("radius", 0, .scalar(size: 4)), .init("bias", 1, .scalar(size: 4)), .init("alpha", 2, .scalar(size: 4)), .init("beta", 3, .scalar(size: 4))]),
+        FlatBufferTableLayout(
+            name: "LocalResponseNormalizationOptions",
+            fields: [
+                .init("radius", 0, .scalar(size: 4)), .init("bias", 1, .scalar(size: 4)), .init("alpha", 2, .scalar(size: 4)),
+                .init("beta", 3, .scalar(size: 4)),
+            ]),
         FlatBufferTableLayout(name: "LogSoftmaxOptions", fields: []),
         FlatBufferTableLayout(name: "LogicalAndOptions", fields: []),
         FlatBufferTableLayout(name: "LogicalNotOptions", fields: []),
@@ -78,24 +172,68 @@ extension TFLiteSchema {
         FlatBufferTableLayout(name: "MaximumMinimumOptions", fields: []),
         FlatBufferTableLayout(name: "Metadata", fields: [.init("name", 0, .string), .init("buffer", 1, .scalar(size: 4))]),
         FlatBufferTableLayout(name: "MirrorPadOptions", fields: [.init("mode", 0, .scalar(size: 1))]),
-        FlatBufferTableLayout(name: "Model", fields: [.init("version", 0, .scalar(size: 4)), .init("operatorCodes", 1, .tableVector(83)), .init("subgraphs", 2, .tableVector(148)), .init("description", 3, .string), .init("buffers", 4, .tableVector(16)), .init("metadataBuffer", 5, .scalarVector(elementSize: 4)), .init("metadata", 6, .tableVector(72)), .init("signatureDefs", 7, .tableVector(113)), .init("externalBufferGroups", 8, .tableVector(40)), .init("externalBuffers", 9, .tableVector(39))]),
+        FlatBufferTableLayout(
+            name: "Model",
+            fields: [
+                .init("version", 0, .scalar(size: 4)), .init("operatorCodes", 1, .tableVector(83)),
+                .init("subgraphs", 2, .tableVector(148)), .init("description", 3, .string), .init("buffers", 4, .tableVector(16)),
+                .init("metadataBuffer", 5, .scalarVector(elementSize: 4)), .init("metadata", 6, .tableVector(72)),
+                .init("signatureDefs", 7, .tableVector(113)), .init("externalBufferGroups", 8, .tableVector(40)),
+                .init("externalBuffers", 9, .tableVector(39)),
+            ]),
         FlatBufferTableLayout(name: "MulOptions", fields: [.init("fusedActivationFunction", 0, .scalar(size: 1))]),
-        FlatBufferTableLayout(name: "MultiAxisQuantization", fields: [.init("scales", 0, .scalar(size: 4)), .init("zeroPoints", 1, .scalar(size: 4)), .init("blockSize", 2, .scalar(size: 4)), .init("quantizedDimensions", 3, .scalarVector(elementSize: 4))]),
+        FlatBufferTableLayout(
+            name: "MultiAxisQuantization",
+            fields: [
+                .init("scales", 0, .scalar(size: 4)), .init("zeroPoints", 1, .scalar(size: 4)), .init("blockSize", 2, .scalar(size: 4)),
+                .init("quantizedDimensions", 3, .scalarVector(elementSize: 4)),
+            ]),
         FlatBufferTableLayout(name: "NegOptions", fields: []),
         FlatBufferTableLayout(name: "NonMaxSuppressionV4Options", fields: []),
         FlatBufferTableLayout(name: "NonMaxSuppressionV5Options", fields: []),
         FlatBufferTableLayout(name: "NotEqualOptions", fields: []),
         FlatBufferTableLayout(name: "OneHotOptions", fields: [.init("axis", 0, .scalar(size: 4))]),
-        FlatBufferTableLayout(name: "Operator", fields: [.init("opcodeIndex", 0, .scalar(size: 4)), .init("inputs", 1, .scalarVector(elementSize: 4)), .init("outputs", 2, .scalarVector(elementSize: 4)), .init("builtinOptionsType", 3, .scalar(size: 1)), .init("builtinOptions", 4, .union(0, typeSlot: 3)), .init("customOptions", 5, .scalarVector(elementSize: 1)), .init("customOptionsFormat", 6, .scalar(size: 1)), .init("mutatingVariableInputs", 7, .scalarVector(elementSize: 1)), .init("intermediates", 8, .scalarVector(elementSize: 4)), .init("largeCustomOptionsOffset", 9, .scalar(size: 8)), .init("largeCustomOptionsSize", 10, .scalar(size: 8)), .init("builtinOptions2Type", 11, .scalar(size: 1)), .init("builtinOptions2", 12, .union(1, typeSlot: 11)), .init("debugMetadataIndex", 13, .scalar(size: 4))]),
-        FlatBufferTableLayout(name: "OperatorCode", fields: [.init("deprecatedBuiltinCode", 0, .scalar(size: 1)), .init("customCode", 1, .string), .init("version", 2, .scalar(size: 4)), .init("builtinCode", 3, .scalar(size: 4))]),
-        FlatBufferTableLayout(name: "PackOptions", fields: [.init("valuesCount", 0, .scalar(size: 4)), .init("axis", 1, .scalar(size: 4))]),
+        FlatBufferTableLayout(
+            name: "Operator",
+            fields: [
+                .init("opcodeIndex", 0, .scalar(size: 4)), .init("inputs", 1, .scalarVector(elementSize: 4)),
+                .init("outputs", 2, .scalarVector(elementSize: 4)), .init("builtinOptionsType", 3, .scalar(size: 1)),
+                .init("builtinOptions", 4, .union(0, typeSlot: 3)), .init("customOptions", 5, .scalarVector(elementSize: 1)),
+                .init("customOptionsFormat", 6, .scalar(size: 1)), .init("mutatingVariableInputs", 7, .scalarVector(elementSize: 1)),
+                .init("intermediates", 8, .scalarVector(elementSize: 4)), .init("largeCustomOptionsOffset", 9, .scalar(size: 8)),
+                .init("largeCustomOptionsSize", 10, .scalar(size: 8)), .init("builtinOptions2Type", 11, .scalar(size: 1)),
+                .init("builtinOptions2", 12, .union(1, typeSlot: 11)), .init("debugMetadataIndex", 13, .scalar(size: 4)),
+            ]),
+        FlatBufferTableLayout(
+            name: "OperatorCode",
+            fields: [
+                .init("deprecatedBuiltinCode", 0, .scalar(size: 1)), .init("customCode", 1, .string), .init("version", 2, .scalar(size: 4)),
+                .init("builtinCode", 3, .scalar(size: 4)),
+            ]),
+        FlatBufferTableLayout(
+            name: "PackOptions", fields: [.init("valuesCount", 0, .scalar(size: 4)), .init("axis", 1, .scalar(size: 4))]),
         FlatBufferTableLayout(name: "PadOptions", fields: []),
         FlatBufferTableLayout(name: "PadV2Options", fields: []),
-        FlatBufferTableLayout(name: "Pool2DOptions", fields: [.init("padding", 0, .scalar(size: 1)), .init("strideW", 1, .scalar(size: 4)), .init("strideH", 2, .scalar(size: 4)), .init("filterWidth", 3, .scalar(size: 4)), .init("filterHeight", 4, .scalar(size: 4)), .init("fusedActivationFunction", 5, .scalar(size: 1))]),
+        FlatBufferTableLayout(
+            name: "Pool2DOptions",
+            fields: [
+                .init("padding", 0, .scalar(size: 1)), .init("strideW", 1, .scalar(size: 4)), .init("strideH", 2, .scalar(size: 4)),
+                .init("filterWidth", 3, .scalar(size: 4)), .init("filterHeight", 4, .scalar(size: 4)),
+                .init("fusedActivationFunction", 5, .scalar(size: 1)),
+            ]),
         FlatBufferTableLayout(name: "PowOptions", fields: []),
-        FlatBufferTableLayout(name: "QuantizationParameters", fields: [.init("min", 0, .scalarVector(elementSize: 4)), .init("max", 1, .scalarVector(elementSize: 4)), .init("scale", 2, .scalarVector(elementSize: 4)), .init("zeroPoint", 3, .scalarVector(elementSize: 8)), .init("detailsType", 4, .scalar(size: 1)), .init("details", 5, .union(2, typeSlot: 4)), .init("quantizedDimension", 6, .scalar(size: 4))]),
+        FlatBufferTableLayout(
+            name: "QuantizationParameters",
+            fields: [
+                .init("min", 0, .scalarVector(elementSize: 4)), .init("max", 1, .scalarVector(elementSize: 4)),
+                .init("scale", 2, .scalarVector(elementSize: 4)), .init("zeroPoint", 3, .scalarVector(elementSize: 8)),
+                .init("detailsType", 4, .scalar(size: 1)), .init("details", 5, .union(2, typeSlot: 4)),
+                .init("quantizedDimension", 6, .scalar(size: 4)),
+            ]),
         FlatBufferTableLayout(name: "QuantizeOptions", fields: []),
-        FlatBufferTableLayout(name: "RNNOptions", fields: [.init("fusedActivationFunction", 0, .scalar(size: 1)), .init("asymmetricQuantizeInputs", 1, .scalar(size: 1))]),
+        FlatBufferTableLayout(
+            name: "RNNOptions",
+            fields: [.init("fusedActivationFunction", 0, .scalar(size: 1)), .init("asymmetricQuantizeInputs", 1, .scalar(size: 1))]),
         FlatBufferTableLayout(name: "RandomOptions", fields: [.init("seed", 0, .scalar(size: 8)), .init("seed2", 1, .scalar(size: 8))]),
         FlatBufferTableLayout(name: "RangeOptions", fields: []),
         FlatBufferTableLayout(name: "RankOptions", fields: []),
@@ -103,66 +241,202 @@ extension TFLiteSchema {
         FlatBufferTableLayout(name: "ReduceWindowOptions", fields: [.init("reduceFunction", 0, .scalar(size: 4))]),
         FlatBufferTableLayout(name: "ReducerOptions", fields: [.init("keepDims", 0, .scalar(size: 1))]),
         FlatBufferTableLayout(name: "ReshapeOptions", fields: [.init("newShape", 0, .scalarVector(elementSize: 4))]),
-        FlatBufferTableLayout(name: "ResizeBilinearOptions", fields: [.init("alignCorners", 2, .scalar(size: 1)), .init("halfPixelCenters", 3, .scalar(size: 1))]),
-        FlatBufferTableLayout(name: "ResizeNearestNeighborOptions", fields: [.init("alignCorners", 0, .scalar(size: 1)), .init("halfPixelCenters", 1, .scalar(size: 1))]),
-        FlatBufferTableLayout(name: "ReverseSequenceOptions", fields: [.init("seqDim", 0, .scalar(size: 4)), .init("batchDim", 1, .scalar(size: 4))]),
+        FlatBufferTableLayout(
+            name: "ResizeBilinearOptions",
+            fields: [.init("alignCorners", 2, .scalar(size: 1)), .init("halfPixelCenters", 3, .scalar(size: 1))]),
+        FlatBufferTableLayout(
+            name: "ResizeNearestNeighborOptions",
+            fields: [.init("alignCorners", 0, .scalar(size: 1)), .init("halfPixelCenters", 1, .scalar(size: 1))]),
+        FlatBufferTableLayout(
+            name: "ReverseSequenceOptions", fields: [.init("seqDim", 0, .scalar(size: 4)), .init("batchDim", 1, .scalar(size: 4))]),
         FlatBufferTableLayout(name: "ReverseV2Options", fields: []),
         FlatBufferTableLayout(name: "Rfft2dOptions", fields: []),
         FlatBufferTableLayout(name: "RightShiftOptions", fields: []),
-        FlatBufferTableLayout(name: "SVDFOptions", fields: [.init("rank", 0, .scalar(size: 4)), .init("fusedActivationFunction", 1, .scalar(size: 1)), .init("asymmetricQuantizeInputs", 2, .scalar(size: 1))]),
+        FlatBufferTableLayout(
+            name: "SVDFOptions",
+            fields: [
+                .init("rank", 0, .scalar(size: 4)), .init("fusedActivationFunction", 1, .scalar(size: 1)),
+                .init("asymmetricQuantizeInputs", 2, .scalar(size: 1)),
+            ]),
         FlatBufferTableLayout(name: "ScatterNdOptions", fields: []),
         FlatBufferTableLayout(name: "SegmentSumOptions", fields: []),
         FlatBufferTableLayout(name: "SelectOptions", fields: []),
         FlatBufferTableLayout(name: "SelectV2Options", fields: []),
-        FlatBufferTableLayout(name: "SequenceRNNOptions", fields: [.init("timeMajor", 0, .scalar(size: 1)), .init("fusedActivationFunction", 1, .scalar(size: 1)), .init("asymmetricQuantizeInputs", 2, .scalar(size: 1))]),
+        FlatBufferTableLayout(
+            name: "SequenceRNNOptions",
+            fields: [
+                .init("timeMajor", 0, .scalar(size: 1)), .init("fusedActivationFunction", 1, .scalar(size: 1)),
+                .init("asymmetricQuantizeInputs", 2, .scalar(size: 1)),
+            ]),
         FlatBufferTableLayout(name: "ShapeOptions", fields: [.init("outType", 0, .scalar(size: 1))]),
         FlatBufferTableLayout(name: "SignOptions", fields: []),
-        FlatBufferTableLayout(name: "SignatureDef", fields: [.init("inputs", 0, .tableVector(151)), .init("outputs", 1, .tableVector(151)), .init("signatureKey", 2, .string), .init("subgraphIndex", 4, .subgraphIndex)]),
-        FlatBufferTableLayout(name: "SkipGramOptions", fields: [.init("ngramSize", 0, .scalar(size: 4)), .init("maxSkipSize", 1, .scalar(size: 4)), .init("includeAllNgrams", 2, .scalar(size: 1))]),
+        FlatBufferTableLayout(
+            name: "SignatureDef",
+            fields: [
+                .init("inputs", 0, .tableVector(151)), .init("outputs", 1, .tableVector(151)), .init("signatureKey", 2, .string),
+                .init("subgraphIndex", 4, .subgraphIndex),
+            ]),
+        FlatBufferTableLayout(
+            name: "SkipGramOptions",
+            fields: [
+                .init("ngramSize", 0, .scalar(size: 4)), .init("maxSkipSize", 1, .scalar(size: 4)),
+                .init("includeAllNgrams", 2, .scalar(size: 1)),
+            ]),
         FlatBufferTableLayout(name: "SliceOptions", fields: []),
         FlatBufferTableLayout(name: "SoftmaxOptions", fields: [.init("beta", 0, .scalar(size: 4))]),
         FlatBufferTableLayout(name: "SpaceToBatchNDOptions", fields: []),
         FlatBufferTableLayout(name: "SpaceToDepthOptions", fields: [.init("blockSize", 0, .scalar(size: 4))]),
         FlatBufferTableLayout(name: "SparseToDenseOptions", fields: [.init("validateIndices", 0, .scalar(size: 1))]),
-        FlatBufferTableLayout(name: "SparsityParameters", fields: [.init("traversalOrder", 0, .scalarVector(elementSize: 4)), .init("blockMap", 1, .scalarVector(elementSize: 4)), .init("dimMetadata", 2, .tableVector(32))]),
+        FlatBufferTableLayout(
+            name: "SparsityParameters",
+            fields: [
+                .init("traversalOrder", 0, .scalarVector(elementSize: 4)), .init("blockMap", 1, .scalarVector(elementSize: 4)),
+                .init("dimMetadata", 2, .tableVector(32)),
+            ]),
         FlatBufferTableLayout(name: "SplitOptions", fields: [.init("numSplits", 0, .scalar(size: 4))]),
         FlatBufferTableLayout(name: "SplitVOptions", fields: [.init("numSplits", 0, .scalar(size: 4))]),
         FlatBufferTableLayout(name: "SquareOptions", fields: []),
         FlatBufferTableLayout(name: "SquaredDifferenceOptions", fields: []),
         FlatBufferTableLayout(name: "SqueezeOptions", fields: [.init("squeezeDims", 0, .scalarVector(elementSize: 4))]),
-        FlatBufferTableLayout(name: "StableHLOCompositeOptions", fields: [.init("name", 0, .string), .init("decompositionSubgraphIndex", 1, .subgraphIndex), .init("compositeAttributes", 2, .scalarVector(elementSize: 1)), .init("compositeAttributesFormat", 3, .scalar(size: 1)), .init("version", 4, .scalar(size: 4))]),
-        FlatBufferTableLayout(name: "StablehloBroadcastInDimOptions", fields: [.init("broadcastDimensions", 0, .scalarVector(elementSize: 8))]),
+        FlatBufferTableLayout(
+            name: "StableHLOCompositeOptions",
+            fields: [
+                .init("name", 0, .string), .init("decompositionSubgraphIndex", 1, .subgraphIndex),
+                .init("compositeAttributes", 2, .scalarVector(elementSize: 1)), .init("compositeAttributesFormat", 3, .scalar(size: 1)),
+                .init("version", 4, .scalar(size: 4)),
+            ]),
+        FlatBufferTableLayout(
+            name: "StablehloBroadcastInDimOptions", fields: [.init("broadcastDimensions", 0, .scalarVector(elementSize: 8))]),
         FlatBufferTableLayout(name: "StablehloCaseOptions", fields: [.init("branchSubgraphIndices", 0, .scalarVector(elementSize: 4))]),
-        FlatBufferTableLayout(name: "StablehloCompareOptions", fields: [.init("comparisonDirection", 0, .scalar(size: 4)), .init("compareType", 1, .scalar(size: 4))]),
+        FlatBufferTableLayout(
+            name: "StablehloCompareOptions",
+            fields: [.init("comparisonDirection", 0, .scalar(size: 4)), .init("compareType", 1, .scalar(size: 4))]),
         FlatBufferTableLayout(name: "StablehloConcatenateOptions", fields: [.init("dimension", 0, .scalar(size: 8))]),
-        FlatBufferTableLayout(name: "StablehloConvolutionOptions", fields: [.init("windowStrides", 0, .scalarVector(elementSize: 8)), .init("padding", 1, .scalarVector(elementSize: 8)), .init("lhsDilation", 2, .scalarVector(elementSize: 8)), .init("rhsDilation", 3, .scalarVector(elementSize: 8)), .init("windowReversal", 4, .scalarVector(elementSize: 1)), .init("inputBatchDimension", 5, .scalar(size: 8)), .init("inputFeatureDimension", 6, .scalar(size: 8)), .init("inputSpatialDimensions", 7, .scalarVector(elementSize: 8)), .init("kernelInputFeatureDimension", 8, .scalar(size: 8)), .init("kernelOutputFeatureDimension", 9, .scalar(size: 8)), .init("kernelSpatialDimensions", 10, .scalarVector(elementSize: 8)), .init("outputBatchDimension", 11, .scalar(size: 8)), .init("outputFeatureDimension", 12, .scalar(size: 8)), .init("outputSpatialDimensions", 13, .scalarVector(elementSize: 8)), .init("featureGroupCount", 14, .scalar(size: 8)), .init("batchGroupCount", 15, .scalar(size: 8)), .init("precisionConfig", 16, .scalarVector(elementSize: 4))]),
-        FlatBufferTableLayout(name: "StablehloCustomCallOptions", fields: [.init("callTargetName", 0, .string), .init("hasSideEffect", 1, .scalar(size: 1)), .init("backendConfig", 2, .string), .init("apiVersion", 3, .scalar(size: 4)), .init("calledComputations", 4, .scalarVector(elementSize: 4)), .init("customAttributes", 5, .scalarVector(elementSize: 1))]),
-        FlatBufferTableLayout(name: "StablehloDotGeneralOptions", fields: [.init("lhsBatchingDimensions", 0, .scalarVector(elementSize: 8)), .init("rhsBatchingDimensions", 1, .scalarVector(elementSize: 8)), .init("lhsContractingDimensions", 2, .scalarVector(elementSize: 8)), .init("rhsContractingDimensions", 3, .scalarVector(elementSize: 8)), .init("precisionConfig", 4, .scalarVector(elementSize: 4))]),
+        FlatBufferTableLayout(
+            name: "StablehloConvolutionOptions",
+            fields: [
+                .init("windowStrides", 0, .scalarVector(elementSize: 8)), .init("padding", 1, .scalarVector(elementSize: 8)),
+                .init("lhsDilation", 2, .scalarVector(elementSize: 8)), .init("rhsDilation", 3, .scalarVector(elementSize: 8)),
+                .init("windowReversal", 4, .scalarVector(elementSize: 1)), .init("inputBatchDimension", 5, .scalar(size: 8)),
+                .init("inputFeatureDimension", 6, .scalar(size: 8)), .init("inputSpatialDimensions", 7, .scalarVector(elementSize: 8)),
+                .init("kernelInputFeatureDimension", 8, .scalar(size: 8)), .init("kernelOutputFeatureDimension", 9, .scalar(size: 8)),
+                .init("kernelSpatialDimensions", 10, .scalarVector(elementSize: 8)), .init("outputBatchDimension", 11, .scalar(size: 8)),
+                .init("outputFeatureDimension", 12, .scalar(size: 8)), .init("outputSpatialDimensions", 13, .scalarVector(elementSize: 8)),
+                .init("featureGroupCount", 14, .scalar(size: 8)), .init("batchGroupCount", 15, .scalar(size: 8)),
+                .init("precisionConfig", 16, .scalarVector(elementSize: 4)),
+            ]),
+        FlatBufferTableLayout(
+            name: "StablehloCustomCallOptions",
+            fields: [
+                .init("callTargetName", 0, .string), .init("hasSideEffect", 1, .scalar(size: 1)), .init("backendConfig", 2, .string),
+                .init("apiVersion", 3, .scalar(size: 4)), .init("calledComputations", 4, .scalarVector(elementSize: 4)),
+                .init("customAttributes", 5, .scalarVector(elementSize: 1)),
+            ]),
+        FlatBufferTableLayout(
+            name: "StablehloDotGeneralOptions",
+            fields: [
+                .init("lhsBatchingDimensions", 0, .scalarVector(elementSize: 8)),
+                .init("rhsBatchingDimensions", 1, .scalarVector(elementSize: 8)),
+                .init("lhsContractingDimensions", 2, .scalarVector(elementSize: 8)),
+                .init("rhsContractingDimensions", 3, .scalarVector(elementSize: 8)),
+                .init("precisionConfig", 4, .scalarVector(elementSize: 4)),
+            ]),
         FlatBufferTableLayout(name: "StablehloDynamicSliceOptions", fields: [.init("sliceSizes", 0, .scalarVector(elementSize: 8))]),
-        FlatBufferTableLayout(name: "StablehloGatherOptions", fields: [.init("offsetDims", 0, .scalarVector(elementSize: 8)), .init("collapsedSliceDims", 1, .scalarVector(elementSize: 8)), .init("startIndexMap", 2, .scalarVector(elementSize: 8)), .init("indexVectorDim", 3, .scalar(size: 8)), .init("sliceSizes", 4, .scalarVector(elementSize: 8)), .init("indicesAreSorted", 5, .scalar(size: 1))]),
+        FlatBufferTableLayout(
+            name: "StablehloGatherOptions",
+            fields: [
+                .init("offsetDims", 0, .scalarVector(elementSize: 8)), .init("collapsedSliceDims", 1, .scalarVector(elementSize: 8)),
+                .init("startIndexMap", 2, .scalarVector(elementSize: 8)), .init("indexVectorDim", 3, .scalar(size: 8)),
+                .init("sliceSizes", 4, .scalarVector(elementSize: 8)), .init("indicesAreSorted", 5, .scalar(size: 1)),
+            ]),
         FlatBufferTableLayout(name: "StablehloIotaOptions", fields: [.init("iotaDimension", 0, .scalar(size: 8))]),
-        FlatBufferTableLayout(name: "StablehloPadOptions", fields: [.init("edgePaddingLow", 0, .scalarVector(elementSize: 8)), .init("edgePaddingHigh", 1, .scalarVector(elementSize: 8)), .init("interiorPadding", 2, .scalarVector(elementSize: 8))]),
-        FlatBufferTableLayout(name: "StablehloReduceOptions", fields: [.init("dimensions", 0, .scalarVector(elementSize: 8)), .init("bodySubgraphIndex", 1, .subgraphIndex)]),
-        FlatBufferTableLayout(name: "StablehloReduceWindowOptions", fields: [.init("windowDimensions", 0, .scalarVector(elementSize: 8)), .init("windowStrides", 1, .scalarVector(elementSize: 8)), .init("baseDilations", 2, .scalarVector(elementSize: 8)), .init("windowDilations", 3, .scalarVector(elementSize: 8)), .init("padding", 4, .scalarVector(elementSize: 8)), .init("bodySubgraphIndex", 5, .subgraphIndex)]),
+        FlatBufferTableLayout(
+            name: "StablehloPadOptions",
+            fields: [
+                .init("edgePaddingLow", 0, .scalarVector(elementSize: 8)), .init("edgePaddingHigh", 1, .scalarVector(elementSize: 8)),
+                .init("interiorPadding", 2, .scalarVector(elementSize: 8)),
+            ]),
+        FlatBufferTableLayout(
+            name: "StablehloReduceOptions",
+            fields: [.init("dimensions", 0, .scalarVector(elementSize: 8)), .init("bodySubgraphIndex", 1, .subgraphIndex)]),
+        FlatBufferTableLayout(
+            name: "StablehloReduceWindowOptions",
+            fields: [
+                .init("windowDimensions", 0, .scalarVector(elementSize: 8)), .init("windowStrides", 1, .scalarVector(elementSize: 8)),
+                .init("baseDilations", 2, .scalarVector(elementSize: 8)), .init("windowDilations", 3, .scalarVector(elementSize: 8)),
+                .init("padding", 4, .scalarVector(elementSize: 8)), .init("bodySubgraphIndex", 5, .subgraphIndex),
+            ]),
         FlatBufferTableLayout(name: "StablehloRngBitGeneratorOptions", fields: [.init("algorithm", 0, .scalar(size: 1))]),
-        FlatBufferTableLayout(name: "StablehloScatterOptions", fields: [.init("indicesAreSorted", 0, .scalar(size: 1)), .init("updateWindowDims", 1, .scalarVector(elementSize: 8)), .init("insertedWindowDims", 2, .scalarVector(elementSize: 8)), .init("scatterDimsToOperandDims", 3, .scalarVector(elementSize: 8)), .init("indexVectorDim", 4, .scalar(size: 8)), .init("uniqueIndices", 5, .scalar(size: 1)), .init("updateComputationSubgraphIndex", 6, .subgraphIndex)]),
+        FlatBufferTableLayout(
+            name: "StablehloScatterOptions",
+            fields: [
+                .init("indicesAreSorted", 0, .scalar(size: 1)), .init("updateWindowDims", 1, .scalarVector(elementSize: 8)),
+                .init("insertedWindowDims", 2, .scalarVector(elementSize: 8)),
+                .init("scatterDimsToOperandDims", 3, .scalarVector(elementSize: 8)), .init("indexVectorDim", 4, .scalar(size: 8)),
+                .init("uniqueIndices", 5, .scalar(size: 1)), .init("updateComputationSubgraphIndex", 6, .subgraphIndex),
+            ]),
         FlatBufferTableLayout(name: "StablehloShiftLeftOptions", fields: []),
-        FlatBufferTableLayout(name: "StablehloSliceOptions", fields: [.init("startIndices", 0, .scalarVector(elementSize: 8)), .init("limitIndices", 1, .scalarVector(elementSize: 8)), .init("strides", 2, .scalarVector(elementSize: 8))]),
-        FlatBufferTableLayout(name: "StablehloSortOptions", fields: [.init("dimension", 0, .scalar(size: 8)), .init("isStable", 1, .scalar(size: 1)), .init("comparatorSubgraphIndex", 2, .subgraphIndex)]),
+        FlatBufferTableLayout(
+            name: "StablehloSliceOptions",
+            fields: [
+                .init("startIndices", 0, .scalarVector(elementSize: 8)), .init("limitIndices", 1, .scalarVector(elementSize: 8)),
+                .init("strides", 2, .scalarVector(elementSize: 8)),
+            ]),
+        FlatBufferTableLayout(
+            name: "StablehloSortOptions",
+            fields: [
+                .init("dimension", 0, .scalar(size: 8)), .init("isStable", 1, .scalar(size: 1)),
+                .init("comparatorSubgraphIndex", 2, .subgraphIndex),
+            ]),
         FlatBufferTableLayout(name: "StablehloTransposeOptions", fields: [.init("permutation", 0, .scalarVector(elementSize: 8))]),
-        FlatBufferTableLayout(name: "StablehloWhileOptions", fields: [.init("condSubgraphIndex", 0, .subgraphIndex), .init("bodySubgraphIndex", 1, .subgraphIndex)]),
-        FlatBufferTableLayout(name: "StridedSliceOptions", fields: [.init("beginMask", 0, .scalar(size: 4)), .init("endMask", 1, .scalar(size: 4)), .init("ellipsisMask", 2, .scalar(size: 4)), .init("newAxisMask", 3, .scalar(size: 4)), .init("shrinkAxisMask", 4, .scalar(size: 4)), .init("offset", 5, .scalar(size: 1))]),
-        FlatBufferTableLayout(name: "SubGraph", fields: [.init("tensors", 0, .tableVector(150)), .init("inputs", 1, .scalarVector(elementSize: 4)), .init("outputs", 2, .scalarVector(elementSize: 4)), .init("operators", 3, .tableVector(82)), .init("name", 4, .string), .init("debugMetadataIndex", 5, .scalar(size: 4))]),
-        FlatBufferTableLayout(name: "SubOptions", fields: [.init("fusedActivationFunction", 0, .scalar(size: 1)), .init("potScaleInt16", 1, .scalar(size: 1))]),
-        FlatBufferTableLayout(name: "Tensor", fields: [.init("shape", 0, .scalarVector(elementSize: 4)), .init("type", 1, .scalar(size: 1)), .init("buffer", 2, .scalar(size: 4)), .init("name", 3, .string), .init("quantization", 4, .table(89)), .init("isVariable", 5, .scalar(size: 1)), .init("sparsity", 6, .table(120)), .init("shapeSignature", 7, .scalarVector(elementSize: 4)), .init("hasRank", 8, .scalar(size: 1)), .init("variantTensors", 9, .tableVector(166)), .init("externalBuffer", 10, .scalar(size: 4))]),
+        FlatBufferTableLayout(
+            name: "StablehloWhileOptions",
+            fields: [.init("condSubgraphIndex", 0, .subgraphIndex), .init("bodySubgraphIndex", 1, .subgraphIndex)]),
+        FlatBufferTableLayout(
+            name: "StridedSliceOptions",
+            fields: [
+                .init("beginMask", 0, .scalar(size: 4)), .init("endMask", 1, .scalar(size: 4)), .init("ellipsisMask", 2, .scalar(size: 4)),
+                .init("newAxisMask", 3, .scalar(size: 4)), .init("shrinkAxisMask", 4, .scalar(size: 4)),
+                .init("offset", 5, .scalar(size: 1)),
+            ]),
+        FlatBufferTableLayout(
+            name: "SubGraph",
+            fields: [
+                .init("tensors", 0, .tableVector(150)), .init("inputs", 1, .scalarVector(elementSize: 4)),
+                .init("outputs", 2, .scalarVector(elementSize: 4)), .init("operators", 3, .tableVector(82)), .init("name", 4, .string),
+                .init("debugMetadataIndex", 5, .scalar(size: 4)),
+            ]),
+        FlatBufferTableLayout(
+            name: "SubOptions",
+            fields: [.init("fusedActivationFunction", 0, .scalar(size: 1)), .init("potScaleInt16", 1, .scalar(size: 1))]),
+        FlatBufferTableLayout(
+            name: "Tensor",
+            fields: [
+                .init("shape", 0, .scalarVector(elementSize: 4)), .init("type", 1, .scalar(size: 1)), .init("buffer", 2, .scalar(size: 4)),
+                .init("name", 3, .string), .init("quantization", 4, .table(89)), .init("isVariable", 5, .scalar(size: 1)),
+                .init("sparsity", 6, .table(120)), .init("shapeSignature", 7, .scalarVector(elementSize: 4)),
+                .init("hasRank", 8, .scalar(size: 1)), .init("variantTensors", 9, .tableVector(166)),
+                .init("externalBuffer", 10, .scalar(size: 4)),
+            ]),
         FlatBufferTableLayout(name: "TensorMap", fields: [.init("name", 0, .string), .init("tensorIndex", 1, .scalar(size: 4))]),
         FlatBufferTableLayout(name: "TileOptions", fields: []),
         FlatBufferTableLayout(name: "TopKV2Options", fields: []),
-        FlatBufferTableLayout(name: "TransposeConvOptions", fields: [.init("padding", 0, .scalar(size: 1)), .init("strideW", 1, .scalar(size: 4)), .init("strideH", 2, .scalar(size: 4)), .init("fusedActivationFunction", 3, .scalar(size: 1)), .init("quantizedBiasType", 4, .scalar(size: 1))]),
+        FlatBufferTableLayout(
+            name: "TransposeConvOptions",
+            fields: [
+                .init("padding", 0, .scalar(size: 1)), .init("strideW", 1, .scalar(size: 4)), .init("strideH", 2, .scalar(size: 4)),
+                .init("fusedActivationFunction", 3, .scalar(size: 1)), .init("quantizedBiasType", 4, .scalar(size: 1)),
+            ]),
         FlatBufferTableLayout(name: "TransposeOptions", fields: []),
         FlatBufferTableLayout(name: "Uint16Vector", fields: [.init("values", 0, .scalarVector(elementSize: 2))]),
         FlatBufferTableLayout(name: "Uint8Vector", fields: [.init("values", 0, .scalarVector(elementSize: 1))]),
-        FlatBufferTableLayout(name: "UnidirectionalSequenceLSTMOptions", fields: [.init("fusedActivationFunction", 0, .scalar(size: 1)), .init("cellClip", 1, .scalar(size: 4)), .init("projClip", 2, .scalar(size: 4)), .init("timeMajor", 3, .scalar(size: 1)), .init("asymmetricQuantizeInputs", 4, .scalar(size: 1)), .init("diagonalRecurrentTensors", 5, .scalar(size: 1))]),
+        FlatBufferTableLayout(
+            name: "UnidirectionalSequenceLSTMOptions",
+            fields: [
+                .init("fusedActivationFunction", 0, .scalar(size: 1)), .init("cellClip", 1, .scalar(size: 4)),
+                .init("projClip", 2, .scalar(size: 4)), .init("timeMajor", 3, .scalar(size: 1)),
+                .init("asymmetricQuantizeInputs", 4, .scalar(size: 1)), .init("diagonalRecurrentTensors", 5, .scalar(size: 1)),
+            ]),
         FlatBufferTableLayout(name: "UniqueOptions", fields: [.init("idxOutType", 0, .scalar(size: 1))]),
         FlatBufferTableLayout(name: "UnpackOptions", fields: [.init("num", 0, .scalar(size: 4)), .init("axis", 1, .scalar(size: 4))]),
         FlatBufferTableLayout(name: "UnsortedSegmentMaxOptions", fields: []),
@@ -170,16 +444,31 @@ extension TFLiteSchema {
         FlatBufferTableLayout(name: "UnsortedSegmentProdOptions", fields: []),
         FlatBufferTableLayout(name: "UnsortedSegmentSumOptions", fields: []),
         FlatBufferTableLayout(name: "VarHandleOptions", fields: [.init("container", 0, .string), .init("sharedName", 1, .string)]),
-        FlatBufferTableLayout(name: "VariantSubType", fields: [.init("shape", 0, .scalarVector(elementSize: 4)), .init("type", 1, .scalar(size: 1)), .init("hasRank", 2, .scalar(size: 1))]),
+        FlatBufferTableLayout(
+            name: "VariantSubType",
+            fields: [
+                .init("shape", 0, .scalarVector(elementSize: 4)), .init("type", 1, .scalar(size: 1)), .init("hasRank", 2, .scalar(size: 1)),
+            ]),
         FlatBufferTableLayout(name: "WhereOptions", fields: []),
-        FlatBufferTableLayout(name: "WhileOptions", fields: [.init("condSubgraphIndex", 0, .subgraphIndex), .init("bodySubgraphIndex", 1, .subgraphIndex)]),
+        FlatBufferTableLayout(
+            name: "WhileOptions", fields: [.init("condSubgraphIndex", 0, .subgraphIndex), .init("bodySubgraphIndex", 1, .subgraphIndex)]),
         FlatBufferTableLayout(name: "ZerosLikeOptions", fields: []),
     ]
 
     /// Every union of the schema: member tables by type value (nil for NONE and gaps).
     static let unions: [FlatBufferUnionLayout] = [
-        FlatBufferUnionLayout(name: "BuiltinOptions", members: [nil, 22, 29, 20, 59, 87, 105, 91, 45, 116, 21, 3, 58, 64, 60, 99, 18, 98, 114, 118, 35, 75, 85, 47, 8, 117, 155, 97, 149, 33, 125, 110, 147, 37, 153, 121, 65, 19, 30, 71, 4, 63, 77, 86, 50, 49, 62, 108, 115, 154, 119, 152, 38, 36, 80, 111, 88, 5, 41, 84, 68, 81, 66, 67, 160, 43, 123, 169, 42, 9, 10, 158, 44, 93, 100, 61, 124, 73, 1, 122, 159, 102, 2, 46, 24, 167, 94, 101, 69, 90, 70, 51, 56, 168, 28, 78, 79, 106, 109, 27, 107, 7, 25, 17, 14, 103, 23, 54, 52, 53, 55, 165, 95, 6, 92, 15, 48, 34, 163, 161, 162, 164, 0, 112, 11, 12, 104]),
-        FlatBufferUnionLayout(name: "BuiltinOptions2", members: [nil, 130, 127, 143, 131, 132, 138, 141, 129, 134, 137, 136, 133, 139, 144, 146, 135, 145, 31, 140, 96, 126, 142, 128]),
+        FlatBufferUnionLayout(
+            name: "BuiltinOptions",
+            members: [
+                nil, 22, 29, 20, 59, 87, 105, 91, 45, 116, 21, 3, 58, 64, 60, 99, 18, 98, 114, 118, 35, 75, 85, 47, 8, 117, 155, 97, 149,
+                33, 125, 110, 147, 37, 153, 121, 65, 19, 30, 71, 4, 63, 77, 86, 50, 49, 62, 108, 115, 154, 119, 152, 38, 36, 80, 111, 88, 5,
+                41, 84, 68, 81, 66, 67, 160, 43, 123, 169, 42, 9, 10, 158, 44, 93, 100, 61, 124, 73, 1, 122, 159, 102, 2, 46, 24, 167, 94,
+                101, 69, 90, 70, 51, 56, 168, 28, 78, 79, 106, 109, 27, 107, 7, 25, 17, 14, 103, 23, 54, 52, 53, 55, 165, 95, 6, 92, 15, 48,
+                34, 163, 161, 162, 164, 0, 112, 11, 12, 104,
+            ]),
+        FlatBufferUnionLayout(
+            name: "BuiltinOptions2",
+            members: [nil, 130, 127, 143, 131, 132, 138, 141, 129, 134, 137, 136, 133, 139, 144, 146, 135, 145, 31, 140, 96, 126, 142, 128]),
         FlatBufferUnionLayout(name: "QuantizationDetails", members: [nil, 26, 13, 76]),
         FlatBufferUnionLayout(name: "SparseIndexVector", members: [nil, 57, 156, 157]),
     ]

@@ -13,7 +13,8 @@ public struct TFLiteTensorType: Hashable, Sendable, Codable, CustomStringConvert
     /// - Parameter rawValue: The `TensorType` value.
     public init?(rawValue: Int) {
         guard rawValue >= 0, rawValue < TFLiteSchema.tensorTypeNames.count,
-              !TFLiteSchema.tensorTypeNames[rawValue].isEmpty else { return nil }
+            !TFLiteSchema.tensorTypeNames[rawValue].isEmpty
+        else { return nil }
         self.rawValue = rawValue
     }
 
@@ -58,7 +59,8 @@ public struct TFLiteTensorType: Hashable, Sendable, Codable, CustomStringConvert
         let container = try decoder.singleValueContainer()
         let name = try container.decode(String.self)
         guard let type = TFLiteTensorType(name: name) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(name)' is not a TFLite tensor type; use a LiteRT dtype name such as float32 or uint8.")
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "'\(name)' is not a TFLite tensor type; use a LiteRT dtype name such as float32 or uint8.")
         }
         self = type
     }

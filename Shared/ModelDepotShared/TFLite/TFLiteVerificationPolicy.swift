@@ -35,9 +35,11 @@ public struct TFLiteVerificationPolicy: Sendable, Hashable {
     ///   - maximumDepth: The deepest table nesting accepted.
     ///   - maximumTables: The most tables accepted.
     ///   - maximumAssociatedFilesSize: The most bytes all associated files may inflate to.
-    public init(allowsCustomOperators: Bool = true, allowsFlexOperators: Bool = true,
-                allowsSparseTensors: Bool = true, maximumDepth: Int = 64, maximumTables: Int = 1_000_000,
-                maximumAssociatedFilesSize: Int = defaultMaximumAssociatedFilesSize) {
+    public init(
+        allowsCustomOperators: Bool = true, allowsFlexOperators: Bool = true,
+        allowsSparseTensors: Bool = true, maximumDepth: Int = 64, maximumTables: Int = 1_000_000,
+        maximumAssociatedFilesSize: Int = defaultMaximumAssociatedFilesSize
+    ) {
         self.allowsCustomOperators = allowsCustomOperators
         self.allowsFlexOperators = allowsFlexOperators
         self.allowsSparseTensors = allowsSparseTensors

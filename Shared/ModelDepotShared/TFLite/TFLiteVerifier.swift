@@ -55,19 +55,27 @@ public struct TFLiteVerifier: Sendable {
 
     private func verify(_ buffer: FlatBufferBytes) throws(DepotError) -> TFLiteModelDescription {
         guard buffer.count >= Self.minimumSize else {
-            throw DepotError(.modelTooSmall, "The file has \(buffer.count) bytes; a TFLite model has at least \(Self.minimumSize). Check that the whole file was uploaded or downloaded.")
+            throw DepotError(
+                .modelTooSmall,
+                "The file has \(buffer.count) bytes; a TFLite model has at least \(Self.minimumSize). Check that the whole file was uploaded or downloaded."
+            )
         }
         guard buffer.count < Self.maximumSize else {
-            throw DepotError(.modelTooLarge, "The file has \(buffer.count) bytes; TFLite models must be smaller than 2 GiB (\(Self.maximumSize) bytes).")
+            throw DepotError(
+                .modelTooLarge, "The file has \(buffer.count) bytes; TFLite models must be smaller than 2 GiB (\(Self.maximumSize) bytes).")
         }
         let identifier = (4..<8).map { buffer.load(UInt8.self, at: $0) }
         guard identifier == TFLiteSchema.fileIdentifier else {
             let shown = identifier.map { (32..<127).contains($0) ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16) }.joined()
-            throw DepotError(.wrongFileIdentifier, "Bytes 4..<8 are \"\(shown)\", not the TFLite identifier \"TFL3\": this is not a TFLite flatbuffer model. Convert the model with the TFLite converter.")
+            throw DepotError(
+                .wrongFileIdentifier,
+                "Bytes 4..<8 are \"\(shown)\", not the TFLite identifier \"TFL3\": this is not a TFLite flatbuffer model. Convert the model with the TFLite converter."
+            )
         }
-        var structure = FlatBufferVerifier(bytes: buffer, tables: TFLiteSchema.tables, unions: TFLiteSchema.unions,
-                                           maximumDepth: policy.maximumDepth, maximumTables: policy.maximumTables,
-                                           rootName: "Model")
+        var structure = FlatBufferVerifier(
+            bytes: buffer, tables: TFLiteSchema.tables, unions: TFLiteSchema.unions,
+            maximumDepth: policy.maximumDepth, maximumTables: policy.maximumTables,
+            rootName: "Model")
         try structure.verifyRoot(TFLiteSchema.TableID.model)
         let model = FlatBufferTable(bytes: buffer, position: buffer.target(ofOffsetAt: 0))
         var checker = TFLiteModelChecker(model: model, fileSize: buffer.count, policy: policy)

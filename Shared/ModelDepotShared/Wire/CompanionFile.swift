@@ -26,10 +26,14 @@ public struct CompanionFile: Sendable, Hashable, Codable {
     public init(name: String, sha256: String, size: Int) throws(DepotError) {
         try Self.check(name: name)
         guard sha256.utf8.count == 64, sha256.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
-            throw DepotError(.invalidCompanionFile, "Companion file '\(name)' has SHA-256 '\(sha256.prefix(80))'; it must be 64 lower-case hexadecimal digits.")
+            throw DepotError(
+                .invalidCompanionFile,
+                "Companion file '\(name)' has SHA-256 '\(sha256.prefix(80))'; it must be 64 lower-case hexadecimal digits.")
         }
         guard (0...Self.maximumSize).contains(size) else {
-            throw DepotError(.payloadTooLarge, "Companion file '\(name)' has \(size) bytes; companion files may have at most \(Self.maximumSize) (64 MiB).")
+            throw DepotError(
+                .payloadTooLarge,
+                "Companion file '\(name)' has \(size) bytes; companion files may have at most \(Self.maximumSize) (64 MiB).")
         }
         self.name = name
         self.sha256 = sha256
@@ -42,7 +46,10 @@ public struct CompanionFile: Sendable, Hashable, Codable {
         do {
             _ = try ModelName(name)
         } catch {
-            throw DepotError(.invalidCompanionFile, "Companion file name '\(name.prefix(80))' is not allowed: use 1 to 64 characters of a-z, 0-9, '.', '_' and '-', starting with a letter or digit (for example 'labels').")
+            throw DepotError(
+                .invalidCompanionFile,
+                "Companion file name '\(name.prefix(80))' is not allowed: use 1 to 64 characters of a-z, 0-9, '.', '_' and '-', starting with a letter or digit (for example 'labels')."
+            )
         }
     }
 
@@ -50,7 +57,8 @@ public struct CompanionFile: Sendable, Hashable, Codable {
     /// - Throws: ``DepotError`` (`invalid_companion_file`).
     public static func check(_ files: [CompanionFile]) throws(DepotError) {
         guard files.count <= maximumCount else {
-            throw DepotError(.invalidCompanionFile, "The upload names \(files.count) companion files; a version may have at most \(maximumCount).")
+            throw DepotError(
+                .invalidCompanionFile, "The upload names \(files.count) companion files; a version may have at most \(maximumCount).")
         }
         var seen = Set<String>()
         for file in files where !seen.insert(file.name).inserted {
@@ -60,8 +68,9 @@ public struct CompanionFile: Sendable, Hashable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        try self.init(name: container.decode(String.self, forKey: .name), sha256: container.decode(String.self, forKey: .sha256),
-                      size: container.decode(Int.self, forKey: .size))
+        try self.init(
+            name: container.decode(String.self, forKey: .name), sha256: container.decode(String.self, forKey: .sha256),
+            size: container.decode(Int.self, forKey: .size))
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -88,7 +97,8 @@ extension CompanionFile {
                 fields[pair[0].trimmingCharacters(in: .whitespaces)] = pair[1].trimmingCharacters(in: .whitespaces)
             }
             guard fields.count == 3, let name = fields["name"], let size = fields["size"].flatMap({ Int($0) }),
-                  let sha256 = fields["sha256"] else { throw malformed(entry) }
+                let sha256 = fields["sha256"]
+            else { throw malformed(entry) }
             files.append(try CompanionFile(name: name, sha256: sha256, size: size))
         }
         try check(files)
@@ -96,6 +106,7 @@ extension CompanionFile {
     }
 
     private static func malformed(_ entry: Substring) -> DepotError {
-        DepotError(.invalidCompanionFile, "\(DepotHeader.companionFiles) entry '\(entry.prefix(200))' is not 'name=NAME;size=BYTES;sha256=HEX'.")
+        DepotError(
+            .invalidCompanionFile, "\(DepotHeader.companionFiles) entry '\(entry.prefix(200))' is not 'name=NAME;size=BYTES;sha256=HEX'.")
     }
 }

@@ -44,7 +44,8 @@ public enum DeviceAttributes {
     /// - Throws: ``DepotError`` (`bad_request`) naming the value that is too long or the entry that is not `key=value`.
     public static func decode(_ header: String) throws(DepotError) -> [String: String] {
         guard header.utf8.count <= maximumLength else {
-            throw DepotError(.badRequest, "\(DepotHeader.attributes) is \(header.utf8.count) bytes long; at most \(maximumLength) are accepted.")
+            throw DepotError(
+                .badRequest, "\(DepotHeader.attributes) is \(header.utf8.count) bytes long; at most \(maximumLength) are accepted.")
         }
         var header = header
         return try header.withUTF8 { bytes in Result { () throws(DepotError) in try decode(bytes) } }.get()
@@ -63,8 +64,12 @@ public enum DeviceAttributes {
             guard end > start else { continue }
             let pair = UnsafeBufferPointer(rebasing: bytes[start..<end])
             guard let equals = pair.firstIndex(of: UInt8(ascii: "=")), let key = unescaped(pair, 0..<equals), !key.isEmpty,
-                  let value = unescaped(pair, (equals + 1)..<pair.count) else {
-                throw DepotError(.badRequest, "\(DepotHeader.attributes) entry '\(String(decoding: pair, as: UTF8.self).prefix(80))' is not key=value with percent-encoded key and value (e.g. 'tier=gold,beta=true').")
+                let value = unescaped(pair, (equals + 1)..<pair.count)
+            else {
+                throw DepotError(
+                    .badRequest,
+                    "\(DepotHeader.attributes) entry '\(String(decoding: pair, as: UTF8.self).prefix(80))' is not key=value with percent-encoded key and value (e.g. 'tier=gold,beta=true')."
+                )
             }
             attributes[key] = value
         }
@@ -95,7 +100,9 @@ public enum DeviceAttributes {
                 index += 1
                 continue
             }
-            guard index + 2 < text.count, let high = text[index + 1].hexDigitValue, let low = text[index + 2].hexDigitValue else { return nil }
+            guard index + 2 < text.count, let high = text[index + 1].hexDigitValue, let low = text[index + 2].hexDigitValue else {
+                return nil
+            }
             decoded.append(high << 4 | low)
             index += 3
         }

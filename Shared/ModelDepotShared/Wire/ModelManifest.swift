@@ -111,8 +111,10 @@ public struct ModelManifest: Sendable, Hashable, Codable {
     public var expires: Date
 
     /// Creates a manifest.
-    public init(model: ModelName, version: Int, sha256: String, size: Int, downloadURL: String, tensors: Tensors,
-                patches: [Patch] = [], files: [File] = [], arm: String, manifestVersion: Int, issued: Date, expires: Date) {
+    public init(
+        model: ModelName, version: Int, sha256: String, size: Int, downloadURL: String, tensors: Tensors,
+        patches: [Patch] = [], files: [File] = [], arm: String, manifestVersion: Int, issued: Date, expires: Date
+    ) {
         self.model = model
         self.version = version
         self.sha256 = sha256

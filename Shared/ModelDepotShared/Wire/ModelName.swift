@@ -15,12 +15,20 @@ public struct ModelName: Hashable, Sendable, Codable, CustomStringConvertible, C
     public init(_ rawValue: String) throws(DepotError) {
         let bytes = Array(rawValue.utf8)
         guard (1...64).contains(bytes.count) else {
-            throw DepotError(.invalidName, "Model name '\(rawValue.prefix(80))' has \(bytes.count) characters; use 1 to 64 characters of a-z, 0-9, '.', '_' and '-'.")
+            throw DepotError(
+                .invalidName,
+                "Model name '\(rawValue.prefix(80))' has \(bytes.count) characters; use 1 to 64 characters of a-z, 0-9, '.', '_' and '-'.")
         }
-        func isAlphanumeric(_ byte: UInt8) -> Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+        func isAlphanumeric(_ byte: UInt8) -> Bool {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        }
         guard isAlphanumeric(bytes[0]),
-              bytes.allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }) else {
-            throw DepotError(.invalidName, "Model name '\(rawValue)' is not allowed: use a-z, 0-9, '.', '_' and '-', starting with a letter or digit (for example 'flowers-v2').")
+            bytes.allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") })
+        else {
+            throw DepotError(
+                .invalidName,
+                "Model name '\(rawValue)' is not allowed: use a-z, 0-9, '.', '_' and '-', starting with a letter or digit (for example 'flowers-v2')."
+            )
         }
         self.rawValue = rawValue
     }

@@ -59,8 +59,10 @@ public struct ModelStats: Sendable, Hashable, Codable {
     public var sampleRatio: [SampleRatioCheck]
 
     /// Creates stats.
-    public init(model: ModelName, since: Date, windowSeconds: Int, versions: [Count], arms: [Count], windows: [Window],
-                sampleRatio: [SampleRatioCheck]) {
+    public init(
+        model: ModelName, since: Date, windowSeconds: Int, versions: [Count], arms: [Count], windows: [Window],
+        sampleRatio: [SampleRatioCheck]
+    ) {
         self.model = model
         self.since = since
         self.windowSeconds = windowSeconds

@@ -18,8 +18,10 @@ public struct ModelSummary: Sendable, Hashable, Codable {
     public var publishedVersion: Int?
 
     /// Creates a summary.
-    public init(name: ModelName, description: String, tags: [String], createdAt: Date,
-                versionCount: Int, latestVersion: Int?, publishedVersion: Int?) {
+    public init(
+        name: ModelName, description: String, tags: [String], createdAt: Date,
+        versionCount: Int, latestVersion: Int?, publishedVersion: Int?
+    ) {
         self.name = name
         self.description = description
         self.tags = tags

@@ -26,8 +26,10 @@ public struct ModelVersion: Sendable, Hashable, Codable {
     public var files: [CompanionFile]
 
     /// Creates a version.
-    public init(model: ModelName, version: Int, sha256: String, size: Int, notes: String, published: Bool,
-                createdAt: Date, publishedAt: Date?, tflite: TFLiteModelDescription, files: [CompanionFile], uploadedBy: String? = nil) {
+    public init(
+        model: ModelName, version: Int, sha256: String, size: Int, notes: String, published: Bool,
+        createdAt: Date, publishedAt: Date?, tflite: TFLiteModelDescription, files: [CompanionFile], uploadedBy: String? = nil
+    ) {
         self.model = model
         self.version = version
         self.sha256 = sha256

@@ -163,7 +163,9 @@ struct Inflater {
         let length = Int(input.load(UInt16.self, at: position))
         let complement = Int(input.load(UInt16.self, at: position + 2))
         position += 4
-        guard length == ~complement & 0xFFFF else { throw Failure.damaged("a stored block's length \(length) does not match its complement") }
+        guard length == ~complement & 0xFFFF else {
+            throw Failure.damaged("a stored block's length \(length) does not match its complement")
+        }
         guard position + length <= input.count else { throw Failure.damaged("a stored block of \(length) bytes runs past the data") }
         for index in position..<(position + length) { try emit(input.load(UInt8.self, at: index)) }
         position += length
@@ -202,9 +204,13 @@ struct Inflater {
             guard lengthIndex < DeflateCodes.lengthBase.count else { throw Failure.damaged("length symbol \(symbol) is invalid") }
             let length = DeflateCodes.lengthBase[lengthIndex] + (try bits(DeflateCodes.lengthExtra[lengthIndex]))
             let distanceSymbol = try decode(distances)
-            guard distanceSymbol < DeflateCodes.distanceBase.count else { throw Failure.damaged("distance symbol \(distanceSymbol) is invalid") }
+            guard distanceSymbol < DeflateCodes.distanceBase.count else {
+                throw Failure.damaged("distance symbol \(distanceSymbol) is invalid")
+            }
             let distance = DeflateCodes.distanceBase[distanceSymbol] + (try bits(DeflateCodes.distanceExtra[distanceSymbol]))
-            guard distance <= produced else { throw Failure.damaged("a back-reference reaches \(distance) bytes back, before the start of the data") }
+            guard distance <= produced else {
+                throw Failure.damaged("a back-reference reaches \(distance) bytes back, before the start of the data")
+            }
             guard length <= limit - produced else { throw Failure.tooLarge }
             for _ in 0..<length { output.append(output[output.count - distance]) }
             produced += length
@@ -225,7 +231,9 @@ struct Inflater {
         let literalCount = try bits(5) + 257
         let distanceCount = try bits(5) + 1
         let codeLengthCount = try bits(4) + 4
-        guard literalCount <= 286, distanceCount <= 30 else { throw Failure.damaged("a dynamic block declares \(literalCount) literal and \(distanceCount) distance codes") }
+        guard literalCount <= 286, distanceCount <= 30 else {
+            throw Failure.damaged("a dynamic block declares \(literalCount) literal and \(distanceCount) distance codes")
+        }
         var codeLengths = [Int](repeating: 0, count: 19)
         for index in 0..<codeLengthCount { codeLengths[Self.codeLengthOrder[index]] = try bits(3) }
         guard let lengthCode = Huffman(lengths: codeLengths[...], allowIncomplete: false) else {
@@ -246,12 +254,15 @@ struct Inflater {
             case 17: (value, repeats) = (0, 3 + (try bits(3)))
             default: (value, repeats) = (0, 11 + (try bits(7)))
             }
-            guard lengths.count + repeats <= literalCount + distanceCount else { throw Failure.damaged("a dynamic block's code lengths overflow") }
+            guard lengths.count + repeats <= literalCount + distanceCount else {
+                throw Failure.damaged("a dynamic block's code lengths overflow")
+            }
             lengths.append(contentsOf: repeatElement(value, count: repeats))
         }
         guard lengths[256] != 0 else { throw Failure.damaged("a dynamic block has no end-of-block code") }
         guard let literals = Huffman(lengths: lengths[..<literalCount], allowIncomplete: false),
-              let distances = Huffman(lengths: lengths[literalCount...], allowIncomplete: false) else {
+            let distances = Huffman(lengths: lengths[literalCount...], allowIncomplete: false)
+        else {
             throw Failure.damaged("a dynamic block's literal or distance code is over-subscribed or incomplete")
         }
         try codes(literals: literals, distances: distances)

@@ -54,7 +54,8 @@ struct ZipArchive: Sendable {
         let lowest = max(start, bytes.count - 22 - 0xFFFF)
         while position >= lowest {
             if bytes.load(UInt32.self, at: position) == 0x0605_4B50,
-               Int(bytes.load(UInt16.self, at: position + 20)) == bytes.count - position - 22 {
+                Int(bytes.load(UInt16.self, at: position + 20)) == bytes.count - position - 22
+            {
                 return try ZipArchive(bytes: bytes, start: start, endRecord: position)
             }
             position -= 1
@@ -66,7 +67,10 @@ struct ZipArchive: Sendable {
     }
 
     private static func damaged(_ what: String) -> DepotError {
-        DepotError(.invalidAssociatedFiles, "The zip of associated files appended to the model is damaged: \(what). Re-pack the metadata (tflite-support's MetadataPopulator) and upload again.")
+        DepotError(
+            .invalidAssociatedFiles,
+            "The zip of associated files appended to the model is damaged: \(what). Re-pack the metadata (tflite-support's MetadataPopulator) and upload again."
+        )
     }
 
     private init(bytes: FlatBufferBytes, start: Int, endRecord: Int) throws(DepotError) {
@@ -94,22 +98,30 @@ struct ZipArchive: Sendable {
             guard position + 46 <= endRecord, bytes.load(UInt32.self, at: position) == 0x0201_4B50 else {
                 throw Self.damaged("entry \(index) of its central directory is missing or cut off")
             }
-            let entry = try Self.entry(in: bytes, at: position, shift: shift, archiveStart: start, directory: directory,
-                                       endRecord: endRecord, index: index)
+            let entry = try Self.entry(
+                in: bytes, at: position, shift: shift, archiveStart: start, directory: directory,
+                endRecord: endRecord, index: index)
             guard names.insert(entry.name).inserted else { throw Self.damaged("it holds '\(entry.name)' twice") }
             if let previous = entries.last, entry.headerOffset < previous.dataEnd {
-                throw Self.damaged("'\(entry.name)' starts at offset \(entry.headerOffset), inside or before '\(previous.name)' (offsets \(previous.headerOffset)..<\(previous.dataEnd)), which the central directory lists before it; entries must follow each other without sharing bytes")
+                throw Self.damaged(
+                    "'\(entry.name)' starts at offset \(entry.headerOffset), inside or before '\(previous.name)' (offsets \(previous.headerOffset)..<\(previous.dataEnd)), which the central directory lists before it; entries must follow each other without sharing bytes"
+                )
             }
             entries.append(entry)
-            position += 46 + Int(bytes.load(UInt16.self, at: position + 28)) + Int(bytes.load(UInt16.self, at: position + 30))
+            position +=
+                46 + Int(bytes.load(UInt16.self, at: position + 28)) + Int(bytes.load(UInt16.self, at: position + 30))
                 + Int(bytes.load(UInt16.self, at: position + 32))
         }
-        guard position == endRecord else { throw Self.damaged("its central directory holds \(endRecord - position) bytes more or less than its \(count) entries") }
+        guard position == endRecord else {
+            throw Self.damaged("its central directory holds \(endRecord - position) bytes more or less than its \(count) entries")
+        }
         self.entries = entries
     }
 
-    private static func entry(in bytes: FlatBufferBytes, at position: Int, shift: Int, archiveStart: Int, directory: Int,
-                              endRecord: Int, index: Int) throws(DepotError) -> Entry {
+    private static func entry(
+        in bytes: FlatBufferBytes, at position: Int, shift: Int, archiveStart: Int, directory: Int,
+        endRecord: Int, index: Int
+    ) throws(DepotError) -> Entry {
         let flags = bytes.load(UInt16.self, at: position + 8)
         let method = bytes.load(UInt16.self, at: position + 10)
         let crc = bytes.load(UInt32.self, at: position + 16)
@@ -122,9 +134,15 @@ struct ZipArchive: Sendable {
             throw damaged("entry \(index) has an empty name or one that is not UTF-8")
         }
         guard flags & 1 == 0 else { throw damaged("'\(name)' is encrypted") }
-        guard method == 0 || method == 8 else { throw damaged("'\(name)' uses compression method \(method); only stored (0) and deflated (8) are read") }
-        guard compressedSize != 0xFFFF_FFFF, size != 0xFFFF_FFFF, localOffset != 0xFFFF_FFFF else { throw damaged("'\(name)' has ZIP64 sizes") }
-        guard method == 8 || compressedSize == size else { throw damaged("'\(name)' is stored but its sizes differ (\(compressedSize) and \(size))") }
+        guard method == 0 || method == 8 else {
+            throw damaged("'\(name)' uses compression method \(method); only stored (0) and deflated (8) are read")
+        }
+        guard compressedSize != 0xFFFF_FFFF, size != 0xFFFF_FFFF, localOffset != 0xFFFF_FFFF else {
+            throw damaged("'\(name)' has ZIP64 sizes")
+        }
+        guard method == 8 || compressedSize == size else {
+            throw damaged("'\(name)' is stored but its sizes differ (\(compressedSize) and \(size))")
+        }
         let local = localOffset + shift
         guard local >= archiveStart, local + 30 <= directory, bytes.load(UInt32.self, at: local) == 0x0403_4B50 else {
             throw damaged("the local header of '\(name)' is not at offset \(local)")
@@ -134,9 +152,12 @@ struct ZipArchive: Sendable {
             throw damaged("the local header of '\(name)' names another file")
         }
         let dataOffset = local + 30 + localNameLength + extraLength
-        guard dataOffset + compressedSize <= directory else { throw damaged("the data of '\(name)' (\(compressedSize) bytes) runs into the central directory") }
-        return Entry(name: name, method: method, compressedSize: compressedSize, size: size, crc32: crc, headerOffset: local,
-                     dataOffset: dataOffset)
+        guard dataOffset + compressedSize <= directory else {
+            throw damaged("the data of '\(name)' (\(compressedSize) bytes) runs into the central directory")
+        }
+        return Entry(
+            name: name, method: method, compressedSize: compressedSize, size: size, crc32: crc, headerOffset: local,
+            dataOffset: dataOffset)
     }
 
     /// Decompresses an entry and checks its size and CRC-32, passing its bytes to `sink` in pieces.
@@ -162,10 +183,13 @@ struct ZipArchive: Sendable {
         } else {
             let compressed = bytes.slice(entry.dataOffset..<entry.dataEnd)
             let limit = min(entry.size, budget.remaining)
-            switch Inflater.inflate(compressed, limit: limit, into: { piece in
-                crc.update(piece)
-                sink(piece)
-            }) {
+            switch Inflater.inflate(
+                compressed, limit: limit,
+                into: { piece in
+                    crc.update(piece)
+                    sink(piece)
+                })
+            {
             case .success(let count): produced = count
             case .failure(.damaged(let what)): throw Self.damaged("'\(entry.name)' does not inflate: \(what)")
             case .failure(.tooLarge) where limit < entry.size: throw overBudget(entry, budget: budget)
@@ -173,14 +197,20 @@ struct ZipArchive: Sendable {
             }
         }
         budget.remaining -= produced
-        guard produced == entry.size else { throw Self.damaged("'\(entry.name)' holds \(produced) bytes, but its header says \(entry.size)") }
+        guard produced == entry.size else {
+            throw Self.damaged("'\(entry.name)' holds \(produced) bytes, but its header says \(entry.size)")
+        }
         guard crc.value == entry.crc32 else {
-            throw Self.damaged("'\(entry.name)' has CRC-32 \(String(crc.value, radix: 16)), but its header says \(String(entry.crc32, radix: 16))")
+            throw Self.damaged(
+                "'\(entry.name)' has CRC-32 \(String(crc.value, radix: 16)), but its header says \(String(entry.crc32, radix: 16))")
         }
     }
 
     private func overBudget(_ entry: Entry, budget: Budget) -> DepotError {
-        DepotError(.associatedFilesTooLarge, "The associated files appended to the model inflate to more than the \(budget.limit) bytes accepted for all of them: '\(entry.name)' (\(entry.size) bytes by its header) goes past the \(budget.remaining) bytes the files before it left. Pack smaller files, or raise the limit (TFLiteVerificationPolicy.maximumAssociatedFilesSize; depot serve --max-associated-files-size).")
+        DepotError(
+            .associatedFilesTooLarge,
+            "The associated files appended to the model inflate to more than the \(budget.limit) bytes accepted for all of them: '\(entry.name)' (\(entry.size) bytes by its header) goes past the \(budget.remaining) bytes the files before it left. Pack smaller files, or raise the limit (TFLiteVerificationPolicy.maximumAssociatedFilesSize; depot serve --max-associated-files-size)."
+        )
     }
 
     /// An entry's whole content, checked, taken off `budget` like ``read(_:within:into:)``.

@@ -1,8 +1,9 @@
 import Foundation
 import ModelDepotShared
-@testable import ModelDepotServer
-import Testing
 import TestSupport
+import Testing
+
+@testable import ModelDepotServer
 
 /// The catalog implementations the contract suite runs against.
 enum CatalogBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {

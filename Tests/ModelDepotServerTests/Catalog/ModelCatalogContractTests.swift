@@ -1,7 +1,8 @@
 import Foundation
 import ModelDepotShared
-@testable import ModelDepotServer
 import Testing
+
+@testable import ModelDepotServer
 
 /// The ``ModelCatalog`` contract, run against every backend: what the admin API and the device
 /// path rely on, whichever database holds the catalog.
@@ -12,7 +13,8 @@ import Testing
     @Test(arguments: CatalogBackend.allCases)
     func modelsAreUniqueListedByNameAndDeletedOnlyWhenEmptyUnlessForced(_ backend: CatalogBackend) async throws {
         try await backend.withCatalog { catalog in
-            let created = try await catalog.createModel(ModelCreation(name: flowers, description: "Petals", tags: ["vision", "v2"]), at: F.instant)
+            let created = try await catalog.createModel(
+                ModelCreation(name: flowers, description: "Petals", tags: ["vision", "v2"]), at: F.instant)
             #expect(created.description == "Petals" && created.tags == ["vision", "v2"] && created.createdAt == F.instant)
             #expect(created.versionCount == 0 && created.latestVersion == nil && created.publishedVersion == nil)
             _ = try await catalog.createModel(ModelCreation(name: F.name("birds")), at: F.instant)
@@ -30,7 +32,10 @@ import Testing
             #expect(refused?.code == .conflict)
             #expect(try await catalog.versions(of: flowers).count == 1)
             #expect(try await catalog.deleteModel(flowers, force: true) == [], "birds still references a's file")
-            #expect(try await catalog.deleteModel(F.name("birds"), force: true) == [String(repeating: "a", count: 64), String(repeating: "b", count: 64)])
+            #expect(
+                try await catalog.deleteModel(F.name("birds"), force: true) == [
+                    String(repeating: "a", count: 64), String(repeating: "b", count: 64),
+                ])
             let gone = await #expect(throws: DepotError.self) { try await catalog.model(flowers) }
             #expect(gone?.code == .notFound)
             #expect(try await catalog.models().isEmpty)
@@ -59,7 +64,8 @@ import Testing
             #expect(references[settings.sha256]?.size == 34 && references[settings.sha256]?.models == [flowers])
 
             #expect(try await catalog.deleteVersion(2, of: flowers) == [], "version 1 still names the model and the labels")
-            #expect(try await catalog.deleteModel(flowers, force: true) == [String(repeating: "a", count: 64), labels.sha256, settings.sha256])
+            #expect(
+                try await catalog.deleteModel(flowers, force: true) == [String(repeating: "a", count: 64), labels.sha256, settings.sha256])
             #expect(try await catalog.blobReferences().isEmpty)
         }
     }
@@ -137,12 +143,17 @@ import Testing
             #expect(published.published && published.publishedAt == later)
             #expect(try await catalog.newestPublishedVersion(of: flowers)?.version == 2)
             let split = try RolloutSplit(shares: [(version: 1, basisPoints: 9_000), (version: 2, basisPoints: 1_000)])
-            let rule = Rollout.Rule(id: "r1", name: "ios", salt: "s", conditions: [try RolloutCondition(parsing: "platform == ios")], split: split)
-            let after = try await catalog.changeRollout(of: flowers, by: "key-1", at: later) { _ in Rollout(defaultVersion: 1, rules: [rule]) }
+            let rule = Rollout.Rule(
+                id: "r1", name: "ios", salt: "s", conditions: [try RolloutCondition(parsing: "platform == ios")], split: split)
+            let after = try await catalog.changeRollout(of: flowers, by: "key-1", at: later) { _ in
+                Rollout(defaultVersion: 1, rules: [rule])
+            }
             #expect(try await catalog.rollout(of: flowers) == after)
             _ = try await catalog.changeRollout(of: flowers, by: "key-2", at: later) { $0 }
 
-            let unpublishing = await #expect(throws: DepotError.self) { try await catalog.setPublished(false, version: 2, of: flowers, at: later) }
+            let unpublishing = await #expect(throws: DepotError.self) {
+                try await catalog.setPublished(false, version: 2, of: flowers, at: later)
+            }
             let deleting = await #expect(throws: DepotError.self) { try await catalog.deleteVersion(1, of: flowers) }
             for refused in [unpublishing, deleting] {
                 #expect(refused?.code == .conflict)
@@ -173,23 +184,34 @@ import Testing
                 UsageCounter.Key(subject: .manifest(model: flowers, version: 1), arm: .rule(id: "r1"), minute: 101): 2,
                 UsageCounter.Key(subject: .download(sha256: digest), arm: .default, minute: 100): 3,
             ]
-            let seen = [UsageCounter.Installation(model: flowers, arm: .default, version: 1, installation: -42): 100,
-                        UsageCounter.Installation(model: flowers, arm: .default, version: 1, installation: 7): 101]
+            let seen = [
+                UsageCounter.Installation(model: flowers, arm: .default, version: 1, installation: -42): 100,
+                UsageCounter.Installation(model: flowers, arm: .default, version: 1, installation: 7): 101,
+            ]
             try await catalog.recordUsage(counts, installations: seen)
-            try await catalog.recordUsage(counts, installations: [UsageCounter.Installation(model: flowers, arm: .default, version: 1, installation: 7): 90])
+            try await catalog.recordUsage(
+                counts, installations: [UsageCounter.Installation(model: flowers, arm: .default, version: 1, installation: 7): 90])
 
             let usage = Set(try await catalog.usage(of: flowers, sinceMinute: 0))
-            #expect(usage == [UsageRow(version: 1, arm: .default, kind: .manifest, minute: 100, count: 10),
-                              UsageRow(version: 1, arm: .rule(id: "r1"), kind: .manifest, minute: 101, count: 4),
-                              UsageRow(version: 1, arm: .default, kind: .download, minute: 100, count: 6)])
-            #expect(try await catalog.usage(of: F.name("birds"), sinceMinute: 0)
-                    == [UsageRow(version: 1, arm: .default, kind: .download, minute: 100, count: 6)], "a download counts for every version with that file")
+            #expect(
+                usage == [
+                    UsageRow(version: 1, arm: .default, kind: .manifest, minute: 100, count: 10),
+                    UsageRow(version: 1, arm: .rule(id: "r1"), kind: .manifest, minute: 101, count: 4),
+                    UsageRow(version: 1, arm: .default, kind: .download, minute: 100, count: 6),
+                ])
+            #expect(
+                try await catalog.usage(of: F.name("birds"), sinceMinute: 0)
+                    == [UsageRow(version: 1, arm: .default, kind: .download, minute: 100, count: 6)],
+                "a download counts for every version with that file")
             #expect(try await catalog.usage(of: flowers, sinceMinute: 101).map(\.count) == [4])
-            #expect(try await catalog.installations(of: flowers, sinceMinute: 0) == [InstallationCount(arm: .default, version: 1, count: 2)])
-            #expect(try await catalog.installations(of: flowers, sinceMinute: 101) == [InstallationCount(arm: .default, version: 1, count: 1)],
-                    "an installation seen again keeps its first minute")
-            try await catalog.recordUsage([UsageCounter.Key(subject: .manifest(model: F.name("tulips"), version: 1), arm: .default, minute: 1): 1],
-                                          installations: [:])
+            #expect(
+                try await catalog.installations(of: flowers, sinceMinute: 0) == [InstallationCount(arm: .default, version: 1, count: 2)])
+            #expect(
+                try await catalog.installations(of: flowers, sinceMinute: 101) == [InstallationCount(arm: .default, version: 1, count: 1)],
+                "an installation seen again keeps its first minute")
+            try await catalog.recordUsage(
+                [UsageCounter.Key(subject: .manifest(model: F.name("tulips"), version: 1), arm: .default, minute: 1): 1],
+                installations: [:])
             #expect(try await catalog.usage(of: flowers, sinceMinute: 0).count == 3, "counts for a deleted model are dropped")
         }
     }
@@ -228,11 +250,14 @@ import Testing
         try await backend.withCatalog { catalog in
             let hash = Array(repeating: UInt8(7), count: 32)
             let admin = AccessKey(id: "adm1", kind: .admin, name: "first", models: nil, createdAt: F.instant, revokedAt: nil)
-            let app = AccessKey(id: "app1", kind: .app, name: "phones", models: [flowers], createdAt: F.instant.addingTimeInterval(1), revokedAt: nil)
+            let app = AccessKey(
+                id: "app1", kind: .app, name: "phones", models: [flowers], createdAt: F.instant.addingTimeInterval(1), revokedAt: nil)
             try await catalog.createKey(admin, secretHash: hash)
             try await catalog.createKey(app, secretHash: Array(repeating: 9, count: 32))
             let duplicate = await #expect(throws: DepotError.self) { try await catalog.createKey(app, secretHash: hash) }
-            #expect(duplicate?.code == .alreadyExists && duplicate?.message == "A key with id 'app1' exists already.", "\(String(describing: duplicate))")
+            #expect(
+                duplicate?.code == .alreadyExists && duplicate?.message == "A key with id 'app1' exists already.",
+                "\(String(describing: duplicate))")
             #expect(try await catalog.keys() == [admin, app])
             #expect(try await catalog.key(id: "app1")?.secretHash == Array(repeating: 9, count: 32))
             #expect(try await catalog.key(id: "nope") == nil)
@@ -241,8 +266,9 @@ import Testing
             #expect(last?.code == .conflict)
             let revoked = try await catalog.revokeKey(id: "app1", at: F.instant.addingTimeInterval(5))
             #expect(revoked.revokedAt == F.instant.addingTimeInterval(5))
-            #expect(try await catalog.revokeKey(id: "app1", at: F.instant.addingTimeInterval(9)).revokedAt == F.instant.addingTimeInterval(5),
-                    "revoking again keeps the first revocation")
+            #expect(
+                try await catalog.revokeKey(id: "app1", at: F.instant.addingTimeInterval(9)).revokedAt == F.instant.addingTimeInterval(5),
+                "revoking again keeps the first revocation")
             #expect(try await catalog.workingKeys().map(\.key.id) == ["adm1"])
             let unknown = await #expect(throws: DepotError.self) { try await catalog.revokeKey(id: "nope", at: F.instant) }
             #expect(unknown?.code == .notFound)
@@ -253,8 +279,9 @@ import Testing
     func concurrentRevocationsNeverRevokeEveryAdminToken(_ backend: CatalogBackend) async throws {
         try await backend.withCatalog { catalog in
             for index in 0..<4 {
-                try await catalog.createKey(AccessKey(id: "adm\(index)", kind: .admin, name: "", models: nil, createdAt: F.instant, revokedAt: nil),
-                                            secretHash: Array(repeating: UInt8(index), count: 32))
+                try await catalog.createKey(
+                    AccessKey(id: "adm\(index)", kind: .admin, name: "", models: nil, createdAt: F.instant, revokedAt: nil),
+                    secretHash: Array(repeating: UInt8(index), count: 32))
             }
             await withTaskGroup(of: Void.self) { group in
                 for index in 0..<4 { group.addTask { _ = try? await catalog.revokeKey(id: "adm\(index)", at: F.instant) } }
@@ -268,17 +295,22 @@ import Testing
         try await backend.withCatalog { catalog in
             let milliseconds = Int(F.instant.timeIntervalSince1970 * 1000)
             _ = try await catalog.createModel(ModelCreation(name: flowers), at: F.instant)
-            #expect(try await catalog.manifestVersion(of: flowers, notBelow: 0) == milliseconds, "64 bits: at least the change's time in ms")
-            #expect(try await catalog.manifestVersion(of: flowers, notBelow: milliseconds + 5_000) == milliseconds,
-                    "reading changes nothing, whatever the reader's clock")
+            #expect(
+                try await catalog.manifestVersion(of: flowers, notBelow: 0) == milliseconds, "64 bits: at least the change's time in ms")
+            #expect(
+                try await catalog.manifestVersion(of: flowers, notBelow: milliseconds + 5_000) == milliseconds,
+                "reading changes nothing, whatever the reader's clock")
             _ = try await catalog.addVersion(F.upload("a"), to: flowers, publish: false, at: F.instant)
-            #expect(try await catalog.manifestVersion(of: flowers, notBelow: 0) == milliseconds + 1, "a change in the same millisecond still raises it")
+            #expect(
+                try await catalog.manifestVersion(of: flowers, notBelow: 0) == milliseconds + 1,
+                "a change in the same millisecond still raises it")
             let later = F.instant.addingTimeInterval(10)
             _ = try await catalog.setPublished(true, version: 1, of: flowers, at: later)
             #expect(try await catalog.manifestVersion(of: flowers, notBelow: 0) == milliseconds + 10_000)
             _ = try await catalog.setPublished(true, version: 1, of: flowers, at: later.addingTimeInterval(5))
             _ = try await catalog.changeRollout(of: flowers, by: "k", at: later.addingTimeInterval(5)) { $0 }
-            #expect(try await catalog.manifestVersion(of: flowers, notBelow: 0) == milliseconds + 10_000, "what changes nothing raises nothing")
+            #expect(
+                try await catalog.manifestVersion(of: flowers, notBelow: 0) == milliseconds + 10_000, "what changes nothing raises nothing")
             _ = try await catalog.changeRollout(of: flowers, by: "k", at: later) { _ in Rollout(defaultVersion: 1) }
             #expect(try await catalog.manifestVersion(of: flowers, notBelow: 0) == milliseconds + 10_001)
             _ = try await catalog.changeRollout(of: flowers, by: "k", at: later) { _ in Rollout() }
@@ -290,13 +322,16 @@ import Testing
             let gone = await #expect(throws: DepotError.self) { try await catalog.manifestVersion(of: flowers, notBelow: 0) }
             #expect(gone?.code == .notFound)
             _ = try await catalog.createModel(ModelCreation(name: flowers), at: Date(timeIntervalSince1970: 1_000))
-            #expect(try await catalog.manifestVersion(of: flowers, notBelow: 0) == milliseconds + 10_005,
-                    "a model created again (even by a clock set back) goes on from its name's versions")
+            #expect(
+                try await catalog.manifestVersion(of: flowers, notBelow: 0) == milliseconds + 10_005,
+                "a model created again (even by a clock set back) goes on from its name's versions")
 
             #expect(try await catalog.latestRootDocument() == nil)
             try await catalog.addRootDocument(version: 1, envelope: Data("one".utf8), at: F.instant)
             try await catalog.addRootDocument(version: 2, envelope: Data([0, 255, 1]), at: F.instant)
-            let again = await #expect(throws: DepotError.self) { try await catalog.addRootDocument(version: 1, envelope: Data("x".utf8), at: F.instant) }
+            let again = await #expect(throws: DepotError.self) {
+                try await catalog.addRootDocument(version: 1, envelope: Data("x".utf8), at: F.instant)
+            }
             #expect(again?.code == .conflict)
             #expect(try await catalog.rootDocument(version: 1) == Data("one".utf8))
             #expect(try await catalog.latestRootDocument() == Data([0, 255, 1]))

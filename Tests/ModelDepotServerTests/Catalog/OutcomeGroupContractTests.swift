@@ -1,7 +1,8 @@
 import Foundation
 import ModelDepotShared
-@testable import ModelDepotServer
 import Testing
+
+@testable import ModelDepotServer
 
 /// A group of outcome batches sent together is applied as if the batches came one by one, in
 /// order: each is refused alone, and what one refused batch would have counted (its events, its
@@ -13,7 +14,8 @@ import Testing
     let hour = 500_000
 
     func batch(_ id: Int, installation: Int64, events: Int = 1, version: Int = 1, metrics: [String] = []) -> OutcomeBatchRecord {
-        let totals = [OutcomeBatchRecord.Total(metric: "installed", arm: .default, version: version, hour: hour, count: 1, sum: 1)]
+        let totals =
+            [OutcomeBatchRecord.Total(metric: "installed", arm: .default, version: version, hour: hour, count: 1, sum: 1)]
             + metrics.map { .init(metric: $0, arm: .default, version: version, hour: hour, count: 1, sum: 2) }
         return OutcomeBatchRecord(
             id: String(format: "00000000-0000-4000-8000-%012d", id), installation: installation, receivedHour: hour, events: events,
@@ -39,21 +41,24 @@ import Testing
             let names = (0..<undeclared).map { "m\($0)" }
             let group: [(model: ModelName, batch: OutcomeBatchRecord)] = [
                 (flowers, batch(1, installation: 1, events: limit / 2)),
-                (flowers, batch(2, installation: 1, events: limit / 2 + 1)),   // past the hour's limit after batch 1
-                (flowers, batch(3, installation: 1, events: limit / 2)),       // exactly the limit: batch 2 did not count
-                (flowers, batch(1, installation: 1, events: limit / 2)),       // batch 1 again
-                (flowers, batch(4, installation: 2, version: 9)),              // no version 9
-                (flowers, batch(4, installation: 2, version: 9)),              // refused again, not a duplicate
-                (flowers, batch(5, installation: 3, metrics: names)),          // every undeclared name there may be
-                (flowers, batch(6, installation: 4, metrics: ["late"])),       // one more
-                (flowers, batch(7, installation: 4, metrics: ["m3"])),         // a name batch 5 added
-                (F.name("birds"), batch(8, installation: 5)),                   // no such model
+                (flowers, batch(2, installation: 1, events: limit / 2 + 1)),  // past the hour's limit after batch 1
+                (flowers, batch(3, installation: 1, events: limit / 2)),  // exactly the limit: batch 2 did not count
+                (flowers, batch(1, installation: 1, events: limit / 2)),  // batch 1 again
+                (flowers, batch(4, installation: 2, version: 9)),  // no version 9
+                (flowers, batch(4, installation: 2, version: 9)),  // refused again, not a duplicate
+                (flowers, batch(5, installation: 3, metrics: names)),  // every undeclared name there may be
+                (flowers, batch(6, installation: 4, metrics: ["late"])),  // one more
+                (flowers, batch(7, installation: 4, metrics: ["m3"])),  // a name batch 5 added
+                (F.name("birds"), batch(8, installation: 5)),  // no such model
                 (flowers, batch(9, installation: 6)),
-                (flowers, batch(10, installation: 6)),                         // the same rows as batch 9
+                (flowers, batch(10, installation: 6)),  // the same rows as batch 9
             ]
             let results = try await catalog.recordOutcomes(group)
-            #expect(answers(results) == ["true", "too_many_requests", "true", "false", "invalid_events", "invalid_events", "true",
-                                         "invalid_events", "true", "not_found", "true", "true"])
+            #expect(
+                answers(results) == [
+                    "true", "too_many_requests", "true", "false", "invalid_events", "invalid_events", "true",
+                    "invalid_events", "true", "not_found", "true", "true",
+                ])
 
             let installed = try await catalog.outcomes(of: flowers)["installed"]?[.default] ?? []
             let counts = Dictionary(installed.map { ($0.installation, $0.count) }, uniquingKeysWith: +)

@@ -1,8 +1,9 @@
 import Foundation
 import ModelDepotShared
-@testable import ModelDepotServer
-import Testing
 import TestSupport
+import Testing
+
+@testable import ModelDepotServer
 
 /// What only the PostgreSQL catalog has: migrations shared by replicas, the schema's own
 /// invariants, and errors for a database that cannot be used.
@@ -39,11 +40,14 @@ import TestSupport
                     group.addTask {
                         let batches = (0..<60).map { index in
                             let installation = Int64((index + replica + call) % 13)
-                            return (model: flowers, batch: OutcomeBatchRecord(
-                                id: UUID().uuidString.lowercased(), installation: installation, receivedHour: hour,
-                                events: installation == 0 ? 1_000 : 1,
-                                totals: [.init(metric: "installed", arm: .default, version: 1, hour: hour, count: 1, sum: 2)],
-                                exposures: [.init(arm: .default, version: 1, hour: hour)], appMetrics: []))
+                            return (
+                                model: flowers,
+                                batch: OutcomeBatchRecord(
+                                    id: UUID().uuidString.lowercased(), installation: installation, receivedHour: hour,
+                                    events: installation == 0 ? 1_000 : 1,
+                                    totals: [.init(metric: "installed", arm: .default, version: 1, hour: hour, count: 1, sum: 2)],
+                                    exposures: [.init(arm: .default, version: 1, hour: hour)], appMetrics: [])
+                            )
                         }
                         let results = try await catalog.recordOutcomes(batches)
                         return try zip(batches, results).map { sent, result in
@@ -60,7 +64,9 @@ import TestSupport
         #expect(applied[0] == OutcomeBatch.maximumEventsPerHour / 1_000, "installation 0 up to the limit, across replicas")
         #expect(results.filter { !$0.applied }.allSatisfy { $0.installation == 0 }, "only installation 0 was refused")
         let rows = try await replicas[2].outcomes(of: flowers)["installed"]?[.default] ?? []
-        #expect(Dictionary(rows.map { ($0.installation, $0.count) }, uniquingKeysWith: +) == applied, "one row per installation, every batch counted")
+        #expect(
+            Dictionary(rows.map { ($0.installation, $0.count) }, uniquingKeysWith: +) == applied,
+            "one row per installation, every batch counted")
         #expect(rows.allSatisfy { $0.sum == Double(2 * $0.count) })
     }
 
@@ -82,24 +88,38 @@ import TestSupport
         for (sql, what, constraint) in [
             ("INSERT INTO model (name, created_at) VALUES ('Bad Name', \(now))", "a name outside [a-z0-9._-]", "model_name_check"),
             ("INSERT INTO model (name, created_at) VALUES ('-dash', \(now))", "a name starting with a dash", "model_name_check"),
-            ("INSERT INTO version (model_id, number, sha256, size, created_at, tflite) VALUES (12345, 1, repeat('a', 64), 1, \(now), '{}')",
-             "a version of no model", "version_model_id_fkey"),
-            ("INSERT INTO access_key (id, kind, secret_hash, created_at) VALUES ('k', 'root', '\\x00', \(now))",
-             "an unknown kind and a short hash", "access_key_kind_check"),
+            (
+                "INSERT INTO version (model_id, number, sha256, size, created_at, tflite) VALUES (12345, 1, repeat('a', 64), 1, \(now), '{}')",
+                "a version of no model", "version_model_id_fkey"
+            ),
+            (
+                "INSERT INTO access_key (id, kind, secret_hash, created_at) VALUES ('k', 'root', '\\x00', \(now))",
+                "an unknown kind and a short hash", "access_key_kind_check"
+            ),
         ] {
             let refused = #expect(throws: TestPostgres.Unavailable.self, "\(what)") { try TestPostgres.query(url, sql) }
-            #expect(refused?.description.contains("violates") == true && refused?.description.contains("constraint \"\(constraint)\"") == true,
-                    "\(what): \(refused?.description ?? "")")
+            #expect(
+                refused?.description.contains("violates") == true && refused?.description.contains("constraint \"\(constraint)\"") == true,
+                "\(what): \(refused?.description ?? "")")
         }
         _ = try TestPostgres.query(url, "INSERT INTO model (name, created_at) VALUES ('flowers', \(now))")
         let badDigest = #expect(throws: TestPostgres.Unavailable.self, "a bad digest") {
-            try TestPostgres.query(url, "INSERT INTO version (model_id, number, sha256, size, created_at, tflite) SELECT id, 1, 'XYZ', 1, now(), '{}' FROM model")
+            try TestPostgres.query(
+                url,
+                "INSERT INTO version (model_id, number, sha256, size, created_at, tflite) SELECT id, 1, 'XYZ', 1, now(), '{}' FROM model")
         }
-        #expect(badDigest?.description.contains("violates check constraint \"version_sha256_check\"") == true, "\(badDigest?.description ?? "")")
+        #expect(
+            badDigest?.description.contains("violates check constraint \"version_sha256_check\"") == true, "\(badDigest?.description ?? "")"
+        )
         let versionZero = #expect(throws: TestPostgres.Unavailable.self, "version 0") {
-            try TestPostgres.query(url, "INSERT INTO version (model_id, number, sha256, size, created_at, tflite) SELECT id, 0, repeat('a', 64), 1, now(), '{}' FROM model")
+            try TestPostgres.query(
+                url,
+                "INSERT INTO version (model_id, number, sha256, size, created_at, tflite) SELECT id, 0, repeat('a', 64), 1, now(), '{}' FROM model"
+            )
         }
-        #expect(versionZero?.description.contains("violates check constraint \"version_number_check\"") == true, "\(versionZero?.description ?? "")")
+        #expect(
+            versionZero?.description.contains("violates check constraint \"version_number_check\"") == true,
+            "\(versionZero?.description ?? "")")
         #expect(try TestPostgres.query(url, "SELECT count(*) FROM version") == "0")
     }
 
@@ -107,7 +127,8 @@ import TestSupport
         let server = try TestPostgres.serverURL()
         let closedPort = try #require(URLComponents(string: server)).port! == 1 ? 2 : 1
         let refused = await #expect(throws: DepotError.self) {
-            try await PostgresModelCatalog.connect(try PostgresLocation(url: "postgres://depot:x@127.0.0.1:\(closedPort)/depot?sslmode=disable"))
+            try await PostgresModelCatalog.connect(
+                try PostgresLocation(url: "postgres://depot:x@127.0.0.1:\(closedPort)/depot?sslmode=disable"))
         }
         #expect(refused?.code == .unavailable)
         #expect(refused?.message.contains("Could not reach the catalog database postgres://depot@127.0.0.1:\(closedPort)/depot") == true)
@@ -122,7 +143,8 @@ import TestSupport
         #expect(denied?.message.contains("wrong") == false, "the password is never shown")
 
         let noDatabase = await #expect(throws: DepotError.self) {
-            try await PostgresModelCatalog.connect(try PostgresLocation(url: server.replacingOccurrences(of: "/postgres?", with: "/missing_db?")))
+            try await PostgresModelCatalog.connect(
+                try PostgresLocation(url: server.replacingOccurrences(of: "/postgres?", with: "/missing_db?")))
         }
         #expect(noDatabase?.code == .unavailable)
         #expect(noDatabase?.message.contains("\"missing_db\" does not exist") == true)
@@ -161,18 +183,22 @@ import TestSupport
         let size = PostgresModelCatalog.outcomeTransactionSize
         let broken = size + 5
         let batches = (0..<(2 * size + 20)).map { index in
-            (model: flowers, batch: OutcomeBatchRecord(
-                id: UUID().uuidString.lowercased(), installation: Int64(index), receivedHour: 500_000, events: 1,
-                totals: [.init(metric: "installed", arm: .default, version: 1, hour: 500_000, count: index == broken ? -1 : 1, sum: 1)],
-                exposures: [.init(arm: .default, version: 1, hour: 500_000)], appMetrics: []))
+            (
+                model: flowers,
+                batch: OutcomeBatchRecord(
+                    id: UUID().uuidString.lowercased(), installation: Int64(index), receivedHour: 500_000, events: 1,
+                    totals: [.init(metric: "installed", arm: .default, version: 1, hour: 500_000, count: index == broken ? -1 : 1, sum: 1)],
+                    exposures: [.init(arm: .default, version: 1, hour: 500_000)], appMetrics: [])
+            )
         }
         let results = try await catalog.recordOutcomes(batches)
         #expect(results.count == batches.count)
         let failed = results.indices.filter { (try? results[$0].get()) == nil }
-        let reasons = Set(failed.compactMap { index -> String? in
-            guard case .failure(let error) = results[index] else { return nil }
-            return error.message
-        })
+        let reasons = Set(
+            failed.compactMap { index -> String? in
+                guard case .failure(let error) = results[index] else { return nil }
+                return error.message
+            })
         #expect(failed == Array(size..<(2 * size)), "the second transaction's batches, and only they, failed: \(reasons)")
         #expect(results.indices.filter { (try? results[$0].get()) == true }.count == size + 20)
         if case .failure(let error) = results[size] { #expect(error.message.contains("outcome_count_check"), "\(error.message)") }

@@ -1,7 +1,8 @@
 import Foundation
-@testable import ModelDepotServer
-import Testing
 import TestSupport
+import Testing
+
+@testable import ModelDepotServer
 
 /// Exactly one replica reviews guarded rollouts at a time: while one holds the lock, another's
 /// try is skipped and its wait lasts until the first is done. One process (SQLite) and two
@@ -28,8 +29,9 @@ import TestSupport
             defer { first.close() }
             let second = try await PostgresModelCatalog.connect(try PostgresLocation(url: url))
             defer { second.close() }
-            try await body(PostgresReplicaWorkLock(catalog: first, key: PostgresReplicaWorkLock.guardReview),
-                           PostgresReplicaWorkLock(catalog: second, key: PostgresReplicaWorkLock.guardReview))
+            try await body(
+                PostgresReplicaWorkLock(catalog: first, key: PostgresReplicaWorkLock.guardReview),
+                PostgresReplicaWorkLock(catalog: second, key: PostgresReplicaWorkLock.guardReview))
         }
     }
 
@@ -54,7 +56,12 @@ import TestSupport
                 return 2
             }
             #expect(skipped == nil, "the second replica's try is skipped")
-            let waiting = Task { try await second.exclusively(wait: true) { await log.add("second in"); return 3 } }
+            let waiting = Task {
+                try await second.exclusively(wait: true) {
+                    await log.add("second in")
+                    return 3
+                }
+            }
             release.yield()
             #expect(try await reviewing.value == 1)
             #expect(try await waiting.value == 3)

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
-@testable import ModelDepotServer
 import ModelDepotShared
 import Testing
+
+@testable import ModelDepotServer
 
 /// The SQLite catalog counts an installation's events per hour in memory, from the batches' own
 /// rows: the limit holds after the catalog is opened again, and when another connection (another
@@ -13,9 +14,10 @@ import Testing
 
     private func batch(installation: Int64, events: Int, hour: Int? = nil) -> OutcomeBatchRecord {
         let hour = hour ?? self.hour
-        return OutcomeBatchRecord(id: OutcomeBatch.makeID(), installation: installation, receivedHour: hour, events: events,
-                                  totals: [.init(metric: "installed", arm: .default, version: 1, hour: hour, count: events, sum: Double(events))],
-                                  exposures: [.init(arm: .default, version: 1, hour: hour)], appMetrics: [])
+        return OutcomeBatchRecord(
+            id: OutcomeBatch.makeID(), installation: installation, receivedHour: hour, events: events,
+            totals: [.init(metric: "installed", arm: .default, version: 1, hour: hour, count: events, sum: Double(events))],
+            exposures: [.init(arm: .default, version: 1, hour: hour)], appMetrics: [])
     }
 
     private func applied(_ catalog: SQLiteModelCatalog, _ batch: OutcomeBatchRecord) async throws -> Bool {
@@ -43,7 +45,8 @@ import Testing
             #expect(try await applied(first, batch(installation: 8, events: limit)), "another installation counts apart")
 
             let reopened = try SQLiteModelCatalog(path: path)
-            #expect(try await applied(reopened, batch(installation: 7, events: 2)) == false, "one over the limit, read from the batches' rows")
+            #expect(
+                try await applied(reopened, batch(installation: 7, events: 2)) == false, "one over the limit, read from the batches' rows")
             #expect(try await applied(reopened, batch(installation: 7, events: 1)))
             #expect(try await applied(reopened, batch(installation: 7, events: 1)) == false)
             #expect(try await applied(reopened, batch(installation: 8, events: 1)) == false)
@@ -58,8 +61,9 @@ import Testing
             let other = try SQLiteModelCatalog(path: path)
             #expect(try await applied(one, batch(installation: 7, events: limit - 1)))
             #expect(try await applied(other, batch(installation: 7, events: 1)), "the other connection reads the first one's batch")
-            #expect(try await applied(one, batch(installation: 7, events: 1)) == false,
-                    "the first connection sees that the file changed and reads the other's batch")
+            #expect(
+                try await applied(one, batch(installation: 7, events: 1)) == false,
+                "the first connection sees that the file changed and reads the other's batch")
             #expect(try await applied(other, batch(installation: 7, events: 1)) == false)
         }
     }

@@ -1,6 +1,7 @@
 import GRDB
-@testable import ModelDepotServer
 import Testing
+
+@testable import ModelDepotServer
 
 /// The outcome writes' binding through SQLite's C API: a refused bind throws (the run never goes
 /// with the value bound before), and a failed run throws and leaves the statement usable.

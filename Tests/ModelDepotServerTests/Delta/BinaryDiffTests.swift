@@ -1,6 +1,7 @@
 import Foundation
-@testable import ModelDepotServer
 import Testing
+
+@testable import ModelDepotServer
 
 /// bsdiff-style differences: every pair round-trips (carried by a patch, applied as the device
 /// applies it), and a small change costs little. Refusing a step outside the old file is

@@ -1,8 +1,9 @@
 import Foundation
 import TestSupport
+import Testing
+
 @testable import ModelDepotServer
 @testable import ModelDepotShared
-import Testing
 
 /// The patch streams' compressor: what it writes inflates back byte for byte, with the project's
 /// inflater and with zlib, and runs of zeros shrink to almost nothing.
@@ -45,8 +46,12 @@ import Testing
         for (index, (name, bytes)) in Self.inputs.enumerated() {
             let input = scratch.appendingPathComponent("\(index).deflate")
             try Data(Self.compress(bytes)).write(to: input)
-            let python = try Subprocess.run("python3", ["-c", "import sys, zlib; sys.stdout.buffer.write(zlib.decompress(open(sys.argv[1], 'rb').read(), -15))",
-                                                        input.path])
+            let python = try Subprocess.run(
+                "python3",
+                [
+                    "-c", "import sys, zlib; sys.stdout.buffer.write(zlib.decompress(open(sys.argv[1], 'rb').read(), -15))",
+                    input.path,
+                ])
             #expect(python.status == 0 && [UInt8](python.output) == bytes, "\(name): \(python.error)")
         }
     }
@@ -54,7 +59,9 @@ import Testing
     @Test func runsShrinkAndRandomBytesBarelyGrow() {
         let inputs = Dictionary(uniqueKeysWithValues: Self.inputs)
         #expect(Self.compress(inputs["zeros"]!).count < 2_500, "300 kB of zeros: \(Self.compress(inputs["zeros"]!).count) bytes")
-        #expect(Self.compress(inputs["mostly zeros"]!).count < 2_500, "about 80 bits per nonzero byte and its run: \(Self.compress(inputs["mostly zeros"]!).count)")
+        #expect(
+            Self.compress(inputs["mostly zeros"]!).count < 2_500,
+            "about 80 bits per nonzero byte and its run: \(Self.compress(inputs["mostly zeros"]!).count)")
         let random = inputs["random"]!
         #expect(Self.compress(random).count <= random.count + random.count / 1_000 + 16, "stored, not expanded")
         #expect(Self.compress(inputs["text"]!).count < inputs["text"]!.count / 20)

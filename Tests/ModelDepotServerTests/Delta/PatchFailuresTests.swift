@@ -1,12 +1,14 @@
 import Foundation
-@testable import ModelDepotServer
 import ModelDepotShared
 import Testing
 
+@testable import ModelDepotServer
+
 /// A patch job that fails is tried again after 1, 2, 4, … minutes, at most a day later.
 @Suite struct PatchFailuresTests {
-    static let job = PatchPlan.Job(model: try! ModelName("flowers"), version: 2, fromVersion: 1, file: "", fromSha256: "a", fromSize: 1,
-                                   sha256: "b", size: 1)
+    static let job = PatchPlan.Job(
+        model: try! ModelName("flowers"), version: 2, fromVersion: 1, file: "", fromSha256: "a", fromSize: 1,
+        sha256: "b", size: 1)
 
     @Test func failuresWaitLongerEachTimeUntilOneSucceeds() {
         let failures = PatchFailures()

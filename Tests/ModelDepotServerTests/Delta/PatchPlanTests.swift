@@ -1,12 +1,15 @@
-@testable import ModelDepotServer
 import ModelDepotShared
 import Testing
+
+@testable import ModelDepotServer
 
 /// Which patches the published versions lack.
 @Suite struct PatchPlanTests {
     static let flowers = try! ModelName("flowers")
 
-    static func file(_ version: Int, _ file: String = "", content: String? = nil, size: Int = 1_000, model: ModelName = flowers) -> PublishedFile {
+    static func file(_ version: Int, _ file: String = "", content: String? = nil, size: Int = 1_000, model: ModelName = flowers)
+        -> PublishedFile
+    {
         PublishedFile(model: model, version: version, file: file, sha256: content ?? "\(model)-\(version)-\(file)", size: size)
     }
 
@@ -22,15 +25,19 @@ import Testing
     }
 
     @Test func madePatchesAreNotMadeAgainWhetherOfferedOrNot() {
-        let made = [StoredPatch(model: Self.flowers, version: 3, fromVersion: 2, file: "", fromSha256: "x", sha256: nil, size: 900),
-                    StoredPatch(model: Self.flowers, version: 3, fromVersion: 1, file: "", fromSha256: "x", sha256: "y", size: 90)]
+        let made = [
+            StoredPatch(model: Self.flowers, version: 3, fromVersion: 2, file: "", fromSha256: "x", sha256: nil, size: 900),
+            StoredPatch(model: Self.flowers, version: 3, fromVersion: 1, file: "", fromSha256: "x", sha256: "y", size: 90),
+        ]
         let plan = PatchPlan(files: [1, 2, 3].map { Self.file($0) }, made: made, sources: 3, maximumSize: 1 << 20)
         #expect(Self.pairs(plan) == ["flowers 1->2"])
     }
 
     @Test func filesPairByNameAndIdenticalOrLargeOnesAreSkipped() {
-        let files = [Self.file(1), Self.file(1, "labels"), Self.file(1, "vocab", size: 5_000),
-                     Self.file(2, content: "flowers-1-"), Self.file(2, "labels"), Self.file(2, "vocab", size: 5_000), Self.file(2, "new")]
+        let files = [
+            Self.file(1), Self.file(1, "labels"), Self.file(1, "vocab", size: 5_000),
+            Self.file(2, content: "flowers-1-"), Self.file(2, "labels"), Self.file(2, "vocab", size: 5_000), Self.file(2, "new"),
+        ]
         #expect(Self.pairs(PatchPlan(files: files, made: [], sources: 3, maximumSize: 4_096)) == ["flowers 1->2 labels"])
         let grown = [Self.file(1, size: 4_000), Self.file(2, size: 5_000)]
         #expect(PatchPlan(files: grown, made: [], sources: 3, maximumSize: 4_096).jobs.isEmpty, "a new file past the limit")

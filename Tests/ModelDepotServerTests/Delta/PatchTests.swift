@@ -1,7 +1,8 @@
 import Foundation
+import Testing
+
 @testable import ModelDepotServer
 @testable import ModelDepotShared
-import Testing
 
 /// Patches made by the server and applied as the device applies them: every pair comes back byte
 /// for byte, and a damaged or hostile patch is refused with `invalid_patch`, never read past.
@@ -15,12 +16,15 @@ import Testing
         let handle = try FileHandle(forWritingTo: output)
         let applied = Result {
             try patch.withUnsafeBytes { patch in
-                try old.withUnsafeBytes { old in try Patch.apply(patch, to: old, newSize: newSize, output: handle, temporaryDirectory: directory) }
+                try old.withUnsafeBytes { old in
+                    try Patch.apply(patch, to: old, newSize: newSize, output: handle, temporaryDirectory: directory)
+                }
             }
         }
         try handle.close()
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["new"],
-                "the streams' temporary files are gone, whether the patch applied or was refused")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["new"],
+            "the streams' temporary files are gone, whether the patch applied or was refused")
         try applied.get()
         return try [UInt8](Data(contentsOf: output))
     }
@@ -76,7 +80,8 @@ import Testing
         // A step that reads past the old file, in an otherwise well-formed patch.
         let outside = Self.handMade(steps: [(added: 10, inserted: 0, seek: 0)], added: [UInt8](repeating: 0, count: 10), inserted: [])
         #expect(Self.refusal(outside, to: [1, 2, 3], newSize: 10)?.code == .invalidPatch)
-        let backwards = Self.handMade(steps: [(added: 0, inserted: 1, seek: -4), (added: 1, inserted: 0, seek: 0)], added: [0], inserted: [5])
+        let backwards = Self.handMade(
+            steps: [(added: 0, inserted: 1, seek: -4), (added: 1, inserted: 0, seek: 0)], added: [0], inserted: [5])
         #expect(Self.refusal(backwards, to: [1, 2, 3], newSize: 2)?.code == .invalidPatch)
         // Runs of added bytes that lie: a count past 2^62, a count cut off, more or fewer bytes than the steps add.
         let step = [(added: 3, inserted: 0, seek: 0)]
@@ -85,7 +90,9 @@ import Testing
             ("too few", [1, 1, 9]), ("literals past the stream", [0, 200, 1, 2]),
         ]
         for (name, runs) in runs {
-            #expect(Self.refusal(Self.handMade(steps: step, added: [], inserted: [], runs: runs), to: [1, 2, 3], newSize: 3)?.code == .invalidPatch, "\(name)")
+            #expect(
+                Self.refusal(Self.handMade(steps: step, added: [], inserted: [], runs: runs), to: [1, 2, 3], newSize: 3)?.code
+                    == .invalidPatch, "\(name)")
         }
         let honest = Self.handMade(steps: step, added: [], inserted: [], runs: [1, 2, 7, 9])
         #expect(Self.refusal(honest, to: [1, 2, 3], newSize: 3) == nil, "the same patch with honest runs applies")
@@ -99,11 +106,15 @@ import Testing
     }
 
     /// A patch of `steps`, its added bytes as runs (or `runs` as they are).
-    static func handMade(steps: [(added: Int, inserted: Int, seek: Int)], added: [UInt8], inserted: [UInt8], runs: [UInt8]? = nil) -> [UInt8] {
+    static func handMade(steps: [(added: Int, inserted: Int, seek: Int)], added: [UInt8], inserted: [UInt8], runs: [UInt8]? = nil)
+        -> [UInt8]
+    {
         let controls = steps.flatMap { Patch.littleEndian($0.added) + Patch.littleEndian($0.inserted) + Patch.littleEndian($0.seek) }
         let streams = [controls, runs ?? ZeroRuns.encode(added), inserted].map { $0.withUnsafeBufferPointer { Deflater.compress($0) } }
-        return Patch.Header(oldSize: 3, newSize: steps.reduce(0) { $0 + $1.added + $1.inserted }, steps: steps.count,
-                            controlsLength: streams[0].count, addedLength: streams[1].count, insertedLength: streams[2].count).encoded
+        return Patch.Header(
+            oldSize: 3, newSize: steps.reduce(0) { $0 + $1.added + $1.inserted }, steps: steps.count,
+            controlsLength: streams[0].count, addedLength: streams[1].count, insertedLength: streams[2].count
+        ).encoded
             + streams.joined()
     }
 }

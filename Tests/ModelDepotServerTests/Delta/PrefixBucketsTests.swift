@@ -1,5 +1,6 @@
-@testable import ModelDepotServer
 import Testing
+
+@testable import ModelDepotServer
 
 /// The longest match found from the prefix buckets is the longest there is.
 @Suite struct PrefixBucketsTests {
@@ -22,7 +23,10 @@ import Testing
                         let found = BinaryDiff.longestMatch(of: newBuffer, from: start, in: oldBuffer, order: order, buckets: buckets)
                         let expected = Self.longestByDefinition(new[start...], in: old)
                         #expect(found.length == expected, "size \(size), alphabet \(alphabet), from \(start)")
-                        if found.length > 0 { #expect(Array(old[found.position..<(found.position + found.length)]) == Array(new[start..<(start + found.length)])) }
+                        if found.length > 0 {
+                            #expect(
+                                Array(old[found.position..<(found.position + found.length)]) == Array(new[start..<(start + found.length)]))
+                        }
                     }
                 }
             }

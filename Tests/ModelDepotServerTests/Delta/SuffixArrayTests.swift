@@ -1,6 +1,7 @@
 import Foundation
-@testable import ModelDepotServer
 import Testing
+
+@testable import ModelDepotServer
 
 /// SA-IS against the definition: the suffixes, compared byte by byte, in order.
 @Suite struct SuffixArrayTests {

@@ -4,8 +4,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import ModelDepotShared
-import Testing
 import TestSupport
+import Testing
 
 /// A guard's webhook against a real receiver on 127.0.0.1: every move is posted, signed, and
 /// retried after a failure with the same delivery id.
@@ -33,9 +33,10 @@ import TestSupport
             let router = Router()
             router.post("hook") { request, _ -> Response in
                 let bytes = try await request.body.collect(upTo: 1 << 20)
-                let delivery = Delivery(delivery: request.headers[HTTPField.Name("Depot-Delivery")!] ?? "",
-                                        signature: request.headers[HTTPField.Name("Depot-Signature")!] ?? "",
-                                        body: Data(bytes.readableBytesView))
+                let delivery = Delivery(
+                    delivery: request.headers[HTTPField.Name("Depot-Delivery")!] ?? "",
+                    signature: request.headers[HTTPField.Name("Depot-Signature")!] ?? "",
+                    body: Data(bytes.readableBytesView))
                 return Response(status: await self.take(delivery))
             }
             let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
@@ -82,10 +83,11 @@ import TestSupport
                 #expect(received.count == 3)
                 #expect(received[0].delivery == received[1].delivery && received[0].delivery == failed.id, "a retry keeps the delivery id")
                 for delivery in received {
-                    let parts = Dictionary(uniqueKeysWithValues: delivery.signature.split(separator: ",").map {
-                        let pair = $0.split(separator: "=", maxSplits: 1)
-                        return (String(pair[0]), String(pair.count > 1 ? pair[1] : ""))
-                    })
+                    let parts = Dictionary(
+                        uniqueKeysWithValues: delivery.signature.split(separator: ",").map {
+                            let pair = $0.split(separator: "=", maxSplits: 1)
+                            return (String(pair[0]), String(pair.count > 1 ? pair[1] : ""))
+                        })
                     var signed = Data("\(parts["t"] ?? "").".utf8)
                     signed.append(delivery.body)
                     let expected = HMAC<SHA256>.authenticationCode(for: signed, using: SymmetricKey(data: Data(Self.secret.utf8)))
@@ -94,7 +96,9 @@ import TestSupport
                     tampered[tampered.startIndex] ^= 1
                     var forged = Data("\(parts["t"] ?? "").".utf8)
                     forged.append(tampered)
-                    #expect(!HMAC<SHA256>.isValidAuthenticationCode(Array(expected), authenticating: forged, using: SymmetricKey(data: Data(Self.secret.utf8))))
+                    #expect(
+                        !HMAC<SHA256>.isValidAuthenticationCode(
+                            Array(expected), authenticating: forged, using: SymmetricKey(data: Data(Self.secret.utf8))))
                 }
                 let decoder = JSONDecoder()
                 decoder.dateDecodingStrategy = .iso8601

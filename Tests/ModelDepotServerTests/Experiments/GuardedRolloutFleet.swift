@@ -62,8 +62,10 @@ final class GuardedRolloutFleet: Sendable {
     let behaviour: @Sendable (_ device: Int, _ version: Int) -> Behaviour
     private let held = Mutex<[Int: Held]>([:])
 
-    init(client: TestServer.Client, key: HTTPFields, clock: MovableClock, devices: Int,
-         behaviour: @escaping @Sendable (_ device: Int, _ version: Int) -> Behaviour) {
+    init(
+        client: TestServer.Client, key: HTTPFields, clock: MovableClock, devices: Int,
+        behaviour: @escaping @Sendable (_ device: Int, _ version: Int) -> Behaviour
+    ) {
         self.client = client
         self.key = key
         self.clock = clock
@@ -114,14 +116,17 @@ final class GuardedRolloutFleet: Sendable {
         let does = behaviour(device, manifest.version)
         guard does.reports else { return manifest.version }
         func event(_ metric: String, value: Double? = nil, code: String? = nil, count: Int? = nil) -> OutcomeBatch.Event {
-            OutcomeBatch.Event(metric: metric, version: manifest.version, arm: manifest.arm, at: now, value: value, code: code, count: count)
+            OutcomeBatch.Event(
+                metric: metric, version: manifest.version, arm: manifest.arm, at: now, value: value, code: code, count: count)
         }
         var events = [event("installed")]
         if does.loadFails {
             events.append(event("load_failed", code: "unsupported_operator"))
         } else {
-            events += [event("load_succeeded"), event("inferences", value: 20, count: 20),
-                       event("inference_latency_ms", value: Double(20 * (240 + device % 7)), count: 20)]
+            events += [
+                event("load_succeeded"), event("inferences", value: 20, count: 20),
+                event("inference_latency_ms", value: Double(20 * (240 + device % 7)), count: 20),
+            ]
         }
         if does.accepts { events.append(event("accepted")) }
         let batch = OutcomeBatch(batch: UUID().uuidString, installation: "sim-device-\(device)", events: events)
@@ -172,7 +177,9 @@ final class GuardedRolloutFleet: Sendable {
             let set = try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/main", rule)
             guard set.status == .ok else { throw TestServer.Failure("rule: \(set.status) \(set.text)") }
             let rollout = try await client.request(.get, "/v1/admin/models/flowers/rollout").decode(Rollout.self)
-            guard let salt = rollout.rules.first(where: { $0.name == "main" })?.salt else { throw TestServer.Failure("rule main is missing") }
+            guard let salt = rollout.rules.first(where: { $0.name == "main" })?.salt else {
+                throw TestServer.Failure("rule main is missing")
+            }
             if try splitsEvenly(devices, salt: salt) { return try await client.appKey() }
             _ = try await client.request(.delete, "/v1/admin/models/flowers/rollout/rules/main")
         }
@@ -188,17 +195,22 @@ final class GuardedRolloutFleet: Sendable {
             split = try split.resized(to: [1: 10_000 - share, 2: share])
             var observed: [Int: Int] = [:]
             for bucket in buckets { if let version = split.version(forBucket: bucket) { observed[version, default: 0] += 1 } }
-            if SampleRatioCheck(rule: "main", name: "main", shares: [1: 10_000 - share, 2: share], observed: observed).mismatch { return false }
+            if SampleRatioCheck(rule: "main", name: "main", shares: [1: 10_000 - share, 2: share], observed: observed).mismatch {
+                return false
+            }
         }
         return true
     }
 
     /// Starts guarding rule `main` with version 2.
     /// Stages last 50 minutes, so that each hour's review finds the stage done.
-    static func start(_ client: TestServer.Client, minimumInstallations: Int, webhook: URL? = nil, secret: String? = nil) async throws -> RolloutGuard {
+    static func start(_ client: TestServer.Client, minimumInstallations: Int, webhook: URL? = nil, secret: String? = nil) async throws
+        -> RolloutGuard
+    {
         let settings = try RolloutGuardSettings(stageSeconds: 3_000, minimumInstallations: minimumInstallations, webhook: webhook)
-        let response = try await client.json(.put, "/v1/admin/models/flowers/rollout/guards/main",
-                                             RolloutGuardStart(to: 2, settings: settings, webhookSecret: secret))
+        let response = try await client.json(
+            .put, "/v1/admin/models/flowers/rollout/guards/main",
+            RolloutGuardStart(to: 2, settings: settings, webhookSecret: secret))
         guard response.status == .created else { throw TestServer.Failure("guard: \(response.status) \(response.text)") }
         return try response.decode(RolloutGuard.self)
     }

@@ -2,10 +2,11 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-@testable import ModelDepotServer
 import ModelDepotShared
-import Testing
 import TestSupport
+import Testing
+
+@testable import ModelDepotServer
 
 /// Guarded rollouts against simulated fleets on a live server (SQLite): a version that fails to
 /// load on some devices is rolled back by itself, a neutral one walks every stage, a sample-ratio
@@ -37,7 +38,8 @@ import TestSupport
             #expect(move.reason.contains("load_failed") && move.reason.contains("Rolled rule 'main' back to version 1"), "\(move.reason)")
             let evidence = try #require(move.check?.evidence.first { $0.metric == "load_failed" })
             #expect(evidence.regression && evidence.lower > 0)
-            #expect(evidence.treatment.mean > 0.03 && evidence.treatment.mean < 0.07, "about 5 % of version 2's devices: \(evidence.treatment)")
+            #expect(
+                evidence.treatment.mean > 0.03 && evidence.treatment.mean < 0.07, "about 5 % of version 2's devices: \(evidence.treatment)")
             #expect(evidence.control.sum == 0)
             #expect(move.check?.evidence.filter(\.regression).map(\.metric) == ["load_failed"], "no other guardrail regressed")
 
@@ -51,9 +53,10 @@ import TestSupport
 
             let shown = ConsolePages.GuardSection(rolledBack)
             #expect(shown.status.hasPrefix("Rolled back at 0 %"), "the console's rollout page: \(shown.status)")
-            #expect(shown.stages.map(\.state) == ["passed", "rolled back here", "not reached", "not reached", "not reached"]
+            #expect(
+                shown.stages.map(\.state) == ["passed", "rolled back here", "not reached", "not reached", "not reached"]
                     || shown.stages.map(\.state) == ["rolled back here", "not reached", "not reached", "not reached", "not reached"],
-                    "\(shown.stages.map(\.state))")
+                "\(shown.stages.map(\.state))")
             #expect(shown.moves.last?.by == "the guard" && shown.moves.last?.reason == move.reason)
         }
     }
@@ -111,7 +114,8 @@ import TestSupport
             let key = try await GuardedRolloutFleet.prepare(client, clock: clock)
             let declared = try await client.json(.put, "/v1/admin/models/flowers/metrics/accepted", MetricDeclaration(kind: .proportion))
             #expect(declared.status == .ok)
-            let split = RolloutRuleChange(conditions: [], shares: [.init(version: 1, basisPoints: 5_000), .init(version: 2, basisPoints: 5_000)])
+            let split = RolloutRuleChange(
+                conditions: [], shares: [.init(version: 1, basisPoints: 5_000), .init(version: 2, basisPoints: 5_000)])
             #expect(try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/main", split).status == .ok)
             // 30 % of version 1's users accept an answer, 40 % of version 2's.
             let (before, after) = (GuardedRolloutFleet.Share(3, in: 10), GuardedRolloutFleet.Share(4, in: 10))
@@ -123,7 +127,9 @@ import TestSupport
             let accepted = try #require(results.arms.first?.metrics.first { $0.metric.name == "accepted" })
             let effect = try #require(accepted.effects.first)
             #expect(effect.version == 2 && effect.verdict == .better, "\(effect.summary)")
-            #expect(effect.absolute.sequential.lower > 0 && abs(effect.absolute.sequential.estimate - 0.1) < 0.01, "\(effect.absolute.sequential)")
+            #expect(
+                effect.absolute.sequential.lower > 0 && abs(effect.absolute.sequential.estimate - 0.1) < 0.01,
+                "\(effect.absolute.sequential)")
             let health = results.arms.first?.metrics.filter { $0.metric.guardrail }.flatMap(\.effects).map(\.verdict) ?? []
             #expect(!health.contains(.worse), "no guardrail is worse: \(health)")
         }

@@ -1,8 +1,9 @@
 import Foundation
-@testable import ModelDepotServer
 import ModelDepotShared
 import TestSupport
 import Testing
+
+@testable import ModelDepotServer
 
 /// The fast path's JSON reader for outcome batches against `JSONDecoder`: whatever it reads,
 /// `JSONDecoder` reads the same; what it does not read goes to the router.
@@ -18,15 +19,17 @@ import Testing
     static func randomBatch(_ random: inout SeededGenerator) -> OutcomeBatch {
         let metrics = ["installed", "load_failed", "inference_latency_ms", "accepted", "thumbs_up"]
         let events = (0..<Int.random(in: 0...12, using: &random)).map { _ in
-            OutcomeBatch.Event(metric: metrics.randomElement(using: &random)!, version: Int.random(in: 1...40, using: &random),
-                               arm: ["default", "pin", "latest", "rule:r-1a2b3c4d"].randomElement(using: &random)!,
-                               at: Int.random(in: 1_700_000_000...1_800_000_000, using: &random),
-                               value: Bool.random(using: &random) ? Double.random(in: -1e6...1e6, using: &random) : nil,
-                               code: Bool.random(using: &random) ? "unsupported_model" : nil,
-                               count: Bool.random(using: &random) ? Int.random(in: 1...1_000_000, using: &random) : nil)
+            OutcomeBatch.Event(
+                metric: metrics.randomElement(using: &random)!, version: Int.random(in: 1...40, using: &random),
+                arm: ["default", "pin", "latest", "rule:r-1a2b3c4d"].randomElement(using: &random)!,
+                at: Int.random(in: 1_700_000_000...1_800_000_000, using: &random),
+                value: Bool.random(using: &random) ? Double.random(in: -1e6...1e6, using: &random) : nil,
+                code: Bool.random(using: &random) ? "unsupported_model" : nil,
+                count: Bool.random(using: &random) ? Int.random(in: 1...1_000_000, using: &random) : nil)
         }
-        return OutcomeBatch(batch: UUID().uuidString.lowercased(), installation: UUID().uuidString, events: events,
-                            dropped: Int.random(in: 0...50, using: &random))
+        return OutcomeBatch(
+            batch: UUID().uuidString.lowercased(), installation: UUID().uuidString, events: events,
+            dropped: Int.random(in: 0...50, using: &random))
     }
 
     /// What the SDK sends (`JSONEncoder`, any key order, with or without whitespace) is read as
@@ -73,7 +76,9 @@ import Testing
             var number = leading.isEmpty ? "0" : String(leading)
             if Bool.random(using: &random) { number += "." + digits(1...12) }
             if Bool.random(using: &random) { number = "-" + number }
-            let text = #"{"batch":"b","installation":"i","dropped":0,"events":[{"metric":"m","version":1,"arm":"a","at":5,"value":"# + number + "}]}"
+            let text =
+                #"{"batch":"b","installation":"i","dropped":0,"events":[{"metric":"m","version":1,"arm":"a","at":5,"value":"# + number
+                + "}]}"
             let expected = try #require(decoded(text)?.events.first?.value, "\(text)")
             let fast = try #require(read(text)?.events.first?.value, "\(text)")
             #expect(fast.bitPattern == expected.bitPattern, "\(text): \(fast) against \(expected)")

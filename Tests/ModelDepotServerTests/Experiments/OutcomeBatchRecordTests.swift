@@ -1,8 +1,9 @@
 import Foundation
-@testable import ModelDepotServer
 import ModelDepotShared
 import TestSupport
 import Testing
+
+@testable import ModelDepotServer
 
 /// A batch checked and added up for the catalog (`OutcomeBatch.record(now:)`), against the plain
 /// computation and against Foundation's reading of a UUID.
@@ -14,9 +15,11 @@ import Testing
     /// a '-' where a hex digit belongs (`5f0c8a2e--b3d…` is `5F0C8A2E-F53D…`); those are refused.
     @Test func batchIDsAreReadAsFoundationReadsThem() {
         let id = "5F0C8A2E-1B3D-4C5E-9F7A-0123456789AB"
-        var texts = [id, id.lowercased(), "5f0c8a2e-1B3D-4c5e-9F7A-0123456789ab", "", "not-a-uuid", String(id.dropLast()), id + "0",
-                     "{\(id)}", " \(id.dropFirst())", id.replacingOccurrences(of: "-", with: ""), "5f0c8a2e-1b3d-4c5e-9f7a0-123456789ab",
-                     "5f0c8a2e-1b3d-4c5e-9f7a-0123456789ag", "5f0c8a2e-1b3d-4c5e-9f7a-0123456789é"]
+        var texts = [
+            id, id.lowercased(), "5f0c8a2e-1B3D-4c5e-9F7A-0123456789ab", "", "not-a-uuid", String(id.dropLast()), id + "0",
+            "{\(id)}", " \(id.dropFirst())", id.replacingOccurrences(of: "-", with: ""), "5f0c8a2e-1b3d-4c5e-9f7a0-123456789ab",
+            "5f0c8a2e-1b3d-4c5e-9f7a-0123456789ag", "5f0c8a2e-1b3d-4c5e-9f7a-0123456789é",
+        ]
         var random = SeededGenerator(seed: 27)
         let alphabet = Array("0123456789abcdefABCDEFgG-{} xé")
         for _ in 0..<2_000 {
@@ -52,11 +55,12 @@ import Testing
             // Mostly one arm, as the SDK sends them; sometimes another in between.
             let usual = arms.randomElement(using: &random)!
             let events = (0..<Int.random(in: 1...120, using: &random)).map { _ in
-                OutcomeBatch.Event(metric: metrics.randomElement(using: &random)!, version: Int.random(in: 1...3, using: &random),
-                                   arm: Int.random(in: 0..<4, using: &random) == 0 ? arms.randomElement(using: &random)! : usual,
-                                   at: newest - Int.random(in: 0...20_000, using: &random),
-                                   value: Bool.random(using: &random) ? Double(Int.random(in: 0...5_000, using: &random)) / 8 : 1,
-                                   count: Bool.random(using: &random) ? Int.random(in: 1...1_000, using: &random) : nil)
+                OutcomeBatch.Event(
+                    metric: metrics.randomElement(using: &random)!, version: Int.random(in: 1...3, using: &random),
+                    arm: Int.random(in: 0..<4, using: &random) == 0 ? arms.randomElement(using: &random)! : usual,
+                    at: newest - Int.random(in: 0...20_000, using: &random),
+                    value: Bool.random(using: &random) ? Double(Int.random(in: 0...5_000, using: &random)) / 8 : 1,
+                    count: Bool.random(using: &random) ? Int.random(in: 1...1_000, using: &random) : nil)
             }
             let record = try OutcomeBatch(batch: UUID().uuidString, installation: "Device-1", events: events).record(now: Self.now)
 
@@ -92,9 +96,11 @@ import Testing
     /// An arm is checked whenever its text changes: a bad one after good ones is refused, naming its event.
     @Test func aBadArmAfterGoodOnesIsRefused() {
         let at = Int(Self.now.timeIntervalSince1970)
-        let events = [OutcomeBatch.Event(metric: "installed", version: 1, arm: "rule:r-1a2b3c4d", at: at),
-                      OutcomeBatch.Event(metric: "accepted", version: 1, arm: "rule:r-1a2b3c4d", at: at),
-                      OutcomeBatch.Event(metric: "accepted", version: 1, arm: "rule:R 1", at: at)]
+        let events = [
+            OutcomeBatch.Event(metric: "installed", version: 1, arm: "rule:r-1a2b3c4d", at: at),
+            OutcomeBatch.Event(metric: "accepted", version: 1, arm: "rule:r-1a2b3c4d", at: at),
+            OutcomeBatch.Event(metric: "accepted", version: 1, arm: "rule:R 1", at: at),
+        ]
         #expect {
             try OutcomeBatch(batch: UUID().uuidString, installation: "device-1", events: events).record(now: Self.now)
         } throws: { error in

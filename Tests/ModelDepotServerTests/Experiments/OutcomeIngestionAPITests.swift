@@ -15,12 +15,14 @@ import Testing
         try await client.createModel("flowers")
         _ = try await client.upload("float_classifier", to: "flowers")
         _ = try await client.upload("int8_conv", to: "flowers")
-        let rule = RolloutRuleChange(conditions: [], shares: [.init(version: 1, basisPoints: 5_000), .init(version: 2, basisPoints: 5_000)])
+        let rule = RolloutRuleChange(
+            conditions: [], shares: [.init(version: 1, basisPoints: 5_000), .init(version: 2, basisPoints: 5_000)])
         let rollout = try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/half", rule).decode(Rollout.self)
         return (try await client.appKey(), "rule:\(rollout.rules[0].id)")
     }
 
-    func send(_ client: TestServer.Client, _ key: HTTPFields, _ batch: OutcomeBatch, model: String = "flowers") async throws -> TestResponse {
+    func send(_ client: TestServer.Client, _ key: HTTPFields, _ batch: OutcomeBatch, model: String = "flowers") async throws -> TestResponse
+    {
         try await client.json(.post, "/v1/models/\(model)/events", batch, headers: key)
     }
 
@@ -41,10 +43,15 @@ import Testing
                 let version = index % 2 + 1
                 let fails = version == 1 ? index / 2 % 50 < 2 : index / 2 % 10 < 3
                 var events = [OutcomeBatch.Event(metric: "installed", version: version, arm: arm, at: Self.now - 60)]
-                events.append(.init(metric: fails ? "load_failed" : "load_succeeded", version: version, arm: arm, at: Self.now - 50,
-                                    code: fails ? "unsupported_model" : nil))
+                events.append(
+                    .init(
+                        metric: fails ? "load_failed" : "load_succeeded", version: version, arm: arm, at: Self.now - 50,
+                        code: fails ? "unsupported_model" : nil))
                 if !fails {
-                    events += (0..<3).map { _ in OutcomeBatch.Event(metric: "inference_latency_ms", version: version, arm: arm, at: Self.now - 40, value: Double(10 + index % 7)) }
+                    events += (0..<3).map { _ in
+                        OutcomeBatch.Event(
+                            metric: "inference_latency_ms", version: version, arm: arm, at: Self.now - 40, value: Double(10 + index % 7))
+                    }
                 }
                 let batch = OutcomeBatch(batch: UUID().uuidString, installation: "device-\(index)", events: events)
                 let receipt = try await send(client, key, batch).decode(OutcomeReceipt.self)
@@ -73,7 +80,8 @@ import Testing
             #expect(effect.summary.hasPrefix("Version 2 is worse on load_failed than version 1: +26.0 points"), "\(effect.summary)")
             #expect(!loadFailed.series.isEmpty && loadFailed.series.allSatisfy { $0.version == 2 })
             let latency = try #require(result.metrics.first { $0.metric.name == "inference_latency_ms" })
-            #expect(latency.statistics["1"]?.n == 192 && latency.statistics["2"]?.n == 140, "a mean is over the installations that recorded it")
+            #expect(
+                latency.statistics["1"]?.n == 192 && latency.statistics["2"]?.n == 140, "a mean is over the installations that recorded it")
             #expect(latency.effects.first?.verdict == .inconclusive)
         }
     }
@@ -81,8 +89,9 @@ import Testing
     @Test func appMetricsAreDeclaredOrRecordedUpToALimitAndReadAsDeclared() async throws {
         try await TestServer().run { client in
             let (key, arm) = try await experiment(client)
-            let declared = try await client.json(.put, "/v1/admin/models/flowers/metrics/accepted",
-                                                 ["kind": "proportion", "direction": "increase"])
+            let declared = try await client.json(
+                .put, "/v1/admin/models/flowers/metrics/accepted",
+                ["kind": "proportion", "direction": "increase"])
             #expect(declared.status == .ok)
             let health = try await client.json(.put, "/v1/admin/models/flowers/metrics/load_failed", ["kind": "sum"])
             #expect(health.status == .badRequest && health.error?.code == .invalidMetric)
@@ -92,16 +101,22 @@ import Testing
             // Sixteen names recorded without declaring them are kept; the seventeenth is refused
             // with its whole batch.
             for index in 0..<ExperimentMetric.maximumUndeclared {
-                let batch = OutcomeBatch(batch: UUID().uuidString, installation: "device-1",
-                                         events: [.init(metric: "free-\(index)", version: 1, arm: arm, at: Self.now)])
+                let batch = OutcomeBatch(
+                    batch: UUID().uuidString, installation: "device-1",
+                    events: [.init(metric: "free-\(index)", version: 1, arm: arm, at: Self.now)])
                 #expect(try await send(client, key, batch).status == .ok)
             }
-            let overflow = OutcomeBatch(batch: UUID().uuidString, installation: "device-1",
-                                        events: [.init(metric: "accepted", version: 1, arm: arm, at: Self.now),
-                                                 .init(metric: "one-too-many", version: 1, arm: arm, at: Self.now)])
+            let overflow = OutcomeBatch(
+                batch: UUID().uuidString, installation: "device-1",
+                events: [
+                    .init(metric: "accepted", version: 1, arm: arm, at: Self.now),
+                    .init(metric: "one-too-many", version: 1, arm: arm, at: Self.now),
+                ])
             let refused = try await send(client, key, overflow)
             #expect(refused.status == .badRequest && refused.error?.code == .invalidEvents)
-            #expect(refused.error?.message.contains("'one-too-many'") == true && refused.error?.message.contains("depot experiment metric add flowers one-too-many") == true)
+            #expect(
+                refused.error?.message.contains("'one-too-many'") == true
+                    && refused.error?.message.contains("depot experiment metric add flowers one-too-many") == true)
 
             let metrics = try await client.request(.get, "/v1/admin/models/flowers/metrics").decode([ExperimentMetric].self)
             #expect(metrics.prefix(ExperimentMetric.health.count) == ExperimentMetric.health[...])
@@ -110,8 +125,9 @@ import Testing
             #expect(app.filter { $0.name.hasPrefix("free-") }.allSatisfy { $0.kind == .sum })
             #expect(try await client.request(.delete, "/v1/admin/models/flowers/metrics/accepted").status == .noContent)
             #expect(try await client.request(.delete, "/v1/admin/models/flowers/metrics/accepted").error?.code == .notFound)
-            #expect(try await client.request(.delete, "/v1/admin/models/flowers/metrics/free-1").error?.code == .notFound,
-                    "only a declaration is removed")
+            #expect(
+                try await client.request(.delete, "/v1/admin/models/flowers/metrics/free-1").error?.code == .notFound,
+                "only a declaration is removed")
         }
     }
 
@@ -120,7 +136,8 @@ import Testing
         try await TestServer().run { client in
             let (key, arm) = try await experiment(client)
             let good = #"{"metric":"installed","version":1,"arm":"\#(arm)","at":\#(Self.now)}"#
-            func batch(_ events: String, id: String = UUID().uuidString, installation: String = "device-1", dropped: String = "0") -> String {
+            func batch(_ events: String, id: String = UUID().uuidString, installation: String = "device-1", dropped: String = "0") -> String
+            {
                 #"{"batch":"\#(id)","installation":"\#(installation)","dropped":\#(dropped),"events":[\#(events)]}"#
             }
             func event(_ replacing: String, with: String) -> String { good.replacingOccurrences(of: replacing, with: with) }
@@ -169,14 +186,18 @@ import Testing
     @Test func anInstallationsEventsPerHourAreBoundedAndOtherModelsKeysAreRefused() async throws {
         try await TestServer().run { client in
             let (key, arm) = try await experiment(client)
-            let full = (0..<OutcomeBatch.maximumEvents).map { _ in OutcomeBatch.Event(metric: "inferences", version: 1, arm: arm, at: Self.now) }
+            let full = (0..<OutcomeBatch.maximumEvents).map { _ in
+                OutcomeBatch.Event(metric: "inferences", version: 1, arm: arm, at: Self.now)
+            }
             for _ in 0..<(OutcomeBatch.maximumEventsPerHour / OutcomeBatch.maximumEvents) {
-                #expect(try await send(client, key, OutcomeBatch(batch: UUID().uuidString, installation: "busy", events: full)).status == .ok)
+                #expect(
+                    try await send(client, key, OutcomeBatch(batch: UUID().uuidString, installation: "busy", events: full)).status == .ok)
             }
             let over = try await send(client, key, OutcomeBatch(batch: UUID().uuidString, installation: "busy", events: [full[0]]))
             #expect(over.status == .tooManyRequests && over.error?.code == .tooManyRequests)
-            #expect(try await send(client, key, OutcomeBatch(batch: UUID().uuidString, installation: "quiet", events: [full[0]])).status == .ok,
-                    "another installation is not limited")
+            #expect(
+                try await send(client, key, OutcomeBatch(batch: UUID().uuidString, installation: "quiet", events: [full[0]])).status == .ok,
+                "another installation is not limited")
 
             try await client.createModel("birds")
             let birdsKey = try await client.appKey(models: ["birds"])
@@ -184,7 +205,8 @@ import Testing
             #expect(forbidden.status == .forbidden)
             let noKey = try await send(client, [:], OutcomeBatch(batch: UUID().uuidString, installation: "x", events: [full[0]]))
             #expect(noKey.status == .unauthorized)
-            let noModel = try await send(client, key, OutcomeBatch(batch: UUID().uuidString, installation: "x", events: []), model: "nothing")
+            let noModel = try await send(
+                client, key, OutcomeBatch(batch: UUID().uuidString, installation: "x", events: []), model: "nothing")
             #expect(noModel.status == .notFound)
         }
     }
@@ -199,8 +221,9 @@ import Testing
                     group.addTask {
                         // Every third names a version the model lacks.
                         let version = index % 3 == 0 ? 7 : index % 2 + 1
-                        let batch = OutcomeBatch(batch: UUID().uuidString, installation: "device-\(index)",
-                                                 events: [.init(metric: "installed", version: version, arm: arm, at: Self.now)])
+                        let batch = OutcomeBatch(
+                            batch: UUID().uuidString, installation: "device-\(index)",
+                            events: [.init(metric: "installed", version: version, arm: arm, at: Self.now)])
                         return (index, try await send(client, key, batch).error)
                     }
                 }

@@ -1,8 +1,9 @@
 import Foundation
-import NIOConcurrencyHelpers
-@testable import ModelDepotServer
 import ModelDepotShared
+import NIOConcurrencyHelpers
 import Testing
+
+@testable import ModelDepotServer
 
 /// The writer's groups on a real catalog of each kind: every batch sent at once is answered with
 /// its own result (more than a group holds, a batch sent twice, a refused one among them), a
@@ -12,9 +13,10 @@ import Testing
     static let flowers = CatalogFixtures.name("flowers")
 
     static func batch(_ installation: Int64, id: String = UUID().uuidString.lowercased(), version: Int = 1) -> OutcomeBatchRecord {
-        OutcomeBatchRecord(id: id, installation: installation, receivedHour: 500_000, events: 1,
-                           totals: [.init(metric: "installed", arm: .default, version: version, hour: 500_000, count: 1, sum: 1)],
-                           exposures: [.init(arm: .default, version: version, hour: 500_000)], appMetrics: [])
+        OutcomeBatchRecord(
+            id: id, installation: installation, receivedHour: 500_000, events: 1,
+            totals: [.init(metric: "installed", arm: .default, version: version, hour: 500_000, count: 1, sum: 1)],
+            exposures: [.init(arm: .default, version: version, hour: 500_000)], appMetrics: [])
     }
 
     static func withModel(_ backend: CatalogBackend, _ body: (any ModelCatalog) async throws -> Void) async throws {
@@ -34,12 +36,15 @@ import Testing
             // More batches than one group holds, one id twice, one version the model does not have.
             let distinct = writer.groupSize + 100
             let twice = UUID().uuidString.lowercased()
-            let sent = (0..<Int64(distinct)).map { Self.batch($0) }
+            let sent =
+                (0..<Int64(distinct)).map { Self.batch($0) }
                 + [Self.batch(9_000, id: twice), Self.batch(9_000, id: twice), Self.batch(9_001, version: 9)]
             let results = await withTaskGroup(of: (Int, Result<Bool, any Error>).self) { group in
                 for (index, record) in sent.enumerated() {
                     group.addTask {
-                        do { return (index, .success(try await writer.record(record, of: flowers))) } catch { return (index, .failure(error)) }
+                        do { return (index, .success(try await writer.record(record, of: flowers))) } catch {
+                            return (index, .failure(error))
+                        }
                     }
                 }
                 var results: [Int: Result<Bool, any Error>] = [:]
@@ -51,8 +56,9 @@ import Testing
             let sameID = [distinct, distinct + 1].compactMap { try? results[$0]?.get() }.sorted { !$0 && $1 }
             #expect(sameID == [false, true], "a batch sent twice at once is applied once and answered as a duplicate once")
             #expect(throws: DepotError.self) { try results[distinct + 2]?.get() }
-            #expect(try await catalog.outcomes(of: flowers)["installed"]?[.default]?.count == distinct + 1,
-                    "one row per installation applied: the refused batch left none")
+            #expect(
+                try await catalog.outcomes(of: flowers)["installed"]?[.default]?.count == distinct + 1,
+                "one row per installation applied: the refused batch left none")
 
             // The writer stopped once none was waiting; the next batch starts it again.
             #expect(try await writer.record(Self.batch(9_002), of: flowers))
@@ -95,8 +101,9 @@ import Testing
             #expect(answered == count, "every batch of the burst applied")
             let taken = steps.withLockedValue { $0 }
             let sizes = taken.compactMap { if case .applying(let n) = $0 { n } else { nil } }
-            #expect(sizes.reduce(0, +) == count && sizes.allSatisfy { $0 <= size } && sizes.contains(size),
-                    "groups of at most one transaction (\(size)), full ones among them: \(sizes)")
+            #expect(
+                sizes.reduce(0, +) == count && sizes.allSatisfy { $0 <= size } && sizes.contains(size),
+                "groups of at most one transaction (\(size)), full ones among them: \(sizes)")
             var owed = 0
             for step in taken {
                 switch step {

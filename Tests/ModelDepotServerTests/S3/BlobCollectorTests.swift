@@ -1,10 +1,11 @@
 import Foundation
 import ModelDepotShared
-@testable import ModelDepotServer
 import NIOCore
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
+@testable import ModelDepotServer
 
 /// The collector, against the two deployment shapes: SQLite with files (in-process lock) and
 /// PostgreSQL with S3 (advisory lock). It removes what no version references, never a blob an
@@ -37,7 +38,8 @@ import TestSupport
             lock = PostgresBlobCollectionLock(catalog: postgres)
         }
         _ = try await catalog.createModel(ModelCreation(name: try ModelName("flowers")), at: Date())
-        var collector = BlobCollector(catalog: catalog, blobs: blobs, lock: lock, index: BlobIndex(catalog: catalog, blobs: blobs), clock: { Date() })
+        var collector = BlobCollector(
+            catalog: catalog, blobs: blobs, lock: lock, index: BlobIndex(catalog: catalog, blobs: blobs), clock: { Date() })
         collector.abandonedAfter = abandonedAfter
         return Setup(catalog: catalog, blobs: blobs, collector: collector)
     }
@@ -50,8 +52,9 @@ import TestSupport
         let tflite = try await upload.verify(policy: .default)
         try await upload.commit(sha256: digest)
         if version {
-            _ = try await setup.catalog.addVersion(VerifiedUpload(sha256: digest, size: 1, notes: "", tflite: tflite),
-                                                   to: try ModelName("flowers"), publish: true, at: Date())
+            _ = try await setup.catalog.addVersion(
+                VerifiedUpload(sha256: digest, size: 1, notes: "", tflite: tflite),
+                to: try ModelName("flowers"), publish: true, at: Date())
         }
         return digest
     }
@@ -82,8 +85,9 @@ import TestSupport
             let during = try await collector.collect(wait: false)
             #expect(during.busy, "the collector does not get the lock while an upload names a blob")
             #expect(during.removedBlobs.isEmpty)
-            _ = try await setup.catalog.addVersion(VerifiedUpload(sha256: digest, size: 1, notes: "", tflite: try TFLiteVerifier().verify(Fixtures.bytes("int8_conv"))),
-                                                   to: try ModelName("flowers"), publish: true, at: Date())
+            _ = try await setup.catalog.addVersion(
+                VerifiedUpload(sha256: digest, size: 1, notes: "", tflite: try TFLiteVerifier().verify(Fixtures.bytes("int8_conv"))),
+                to: try ModelName("flowers"), publish: true, at: Date())
             return digest
         }
         let after = try await collector.collect(wait: false)
@@ -100,8 +104,9 @@ import TestSupport
         try await staged.write(ByteBuffer(bytes: try Fixtures.bytes("float_classifier")))
         _ = try await staged.finish()
 
-        let fresh = BlobCollector(catalog: setup.catalog, blobs: setup.blobs, lock: setup.collector.lock, index: setup.collector.index,
-                                  clock: { Date() })
+        let fresh = BlobCollector(
+            catalog: setup.catalog, blobs: setup.blobs, lock: setup.collector.lock, index: setup.collector.index,
+            clock: { Date() })
         #expect(try await fresh.collect().removedUploads == 0, "a day has not passed")
         #expect(try await setup.collector.collect().removedUploads == 2)
         let store = try #require(setup.blobs as? S3BlobStore)

@@ -1,10 +1,11 @@
 import Crypto
 import Foundation
 import ModelDepotShared
-@testable import ModelDepotServer
 import NIOCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import ModelDepotServer
 
 /// The ``BlobStore`` contract, run against the storage directory and an S3 server: what goes in
 /// comes out byte for byte under its SHA-256, verification reads it where it lies, identical
@@ -28,19 +29,23 @@ import TestSupport
         case .files:
             let root = FileManager.default.temporaryDirectory.appendingPathComponent("depot-blobs-\(UUID().uuidString)").path
             let store = try FileSystemBlobStore(root: root)
-            return Opened(store: store, leftovers: { try FileManager.default.contentsOfDirectory(atPath: root + "/tmp") },
-                          contents: { sha in store.filePath(of: sha).flatMap { FileManager.default.contents(atPath: $0) } })
+            return Opened(
+                store: store, leftovers: { try FileManager.default.contentsOfDirectory(atPath: root + "/tmp") },
+                contents: { sha in store.filePath(of: sha).flatMap { FileManager.default.contents(atPath: $0) } })
         case .s3:
             let settings = try TestS3.settings()
             let store = try await S3BlobStore.connect(try S3Location(url: settings.freshURL(), environment: settings.environment))
             let client = store.client
-            return Opened(store: store, leftovers: {
-                let staged = try await client.list(prefix: client.location.key("uploads/")).map(\.key)
-                return staged + (try await client.pendingUploads(prefix: client.location.key("")).map { "multipart " + $0.key })
-            }, contents: { sha in
-                guard let response = try await client.get(store.blobKey(sha)) else { return nil }
-                return Data(buffer: try await response.body.collect(upTo: 64 << 20))
-            })
+            return Opened(
+                store: store,
+                leftovers: {
+                    let staged = try await client.list(prefix: client.location.key("uploads/")).map(\.key)
+                    return staged + (try await client.pendingUploads(prefix: client.location.key("")).map { "multipart " + $0.key })
+                },
+                contents: { sha in
+                    guard let response = try await client.get(store.blobKey(sha)) else { return nil }
+                    return Data(buffer: try await response.body.collect(upTo: 64 << 20))
+                })
         }
     }
 

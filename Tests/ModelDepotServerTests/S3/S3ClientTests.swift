@@ -1,9 +1,10 @@
 import Foundation
 import ModelDepotShared
-@testable import ModelDepotServer
 import NIOCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import ModelDepotServer
 
 /// The S3 client against a real S3 server (moto, request authentication on).
 @Suite struct S3ClientTests {
@@ -47,12 +48,15 @@ import TestSupport
         let (s3, prefix) = try client()
         let first = Self.pattern(5 << 20, seed: 3), second = Self.pattern(1_234, seed: 9)
         let id = try await s3.startMultipartUpload(prefix + "/whole")
-        let tags = [try await s3.uploadPart(prefix + "/whole", uploadID: id, number: 1, first),
-                    try await s3.uploadPart(prefix + "/whole", uploadID: id, number: 2, second)]
+        let tags = [
+            try await s3.uploadPart(prefix + "/whole", uploadID: id, number: 1, first),
+            try await s3.uploadPart(prefix + "/whole", uploadID: id, number: 2, second),
+        ]
         #expect(try await s3.pendingUploads(prefix: prefix + "/").map(\.uploadID) == [id])
         try await s3.completeMultipartUpload(prefix + "/whole", uploadID: id, parts: tags)
         #expect(try await s3.size(of: prefix + "/whole") == (5 << 20) + 1_234)
-        #expect(try await s3.bytes(of: prefix + "/whole", range: (5 << 20) - 2...(5 << 20) + 1)
+        #expect(
+            try await s3.bytes(of: prefix + "/whole", range: (5 << 20) - 2...(5 << 20) + 1)
                 == ByteBuffer(bytes: Array(first.readableBytesView.suffix(2)) + Array(second.readableBytesView.prefix(2))))
 
         let abandoned = try await s3.startMultipartUpload(prefix + "/abandoned")
@@ -93,7 +97,8 @@ import TestSupport
         #expect(fetched.text == "200 4096")
 
         let (old, _) = try client(clock: { Date().addingTimeInterval(-3_600) })
-        let expired = try Subprocess.run("curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", old.presignedURL(for: prefix + "/model", expires: 60)])
+        let expired = try Subprocess.run(
+            "curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", old.presignedURL(for: prefix + "/model", expires: 60)])
         #expect(expired.text == "403")
         let tampered = url.replacingOccurrences(of: "/model?", with: "/other?")
         #expect(try Subprocess.run("curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", tampered]).text == "403")
@@ -120,8 +125,12 @@ import TestSupport
         #expect(aws.prefix == "prod" && aws.region == "eu-west-3")
         let generic = try S3Location(url: "s3://models", environment: keys.merging(["AWS_ENDPOINT_URL": "http://minio:9000"]) { $1 })
         #expect(generic.authority == "minio:9000" && generic.pathStyle && generic.region == "us-east-1" && generic.prefix == "")
-        let specific = try S3Location(url: "s3://models", environment: keys.merging(["AWS_ENDPOINT_URL": "http://minio:9000",
-                                                                                     "AWS_ENDPOINT_URL_S3": "https://s3.local"]) { $1 })
+        let specific = try S3Location(
+            url: "s3://models",
+            environment: keys.merging([
+                "AWS_ENDPOINT_URL": "http://minio:9000",
+                "AWS_ENDPOINT_URL_S3": "https://s3.local",
+            ]) { $1 })
         #expect(specific.authority == "s3.local" && specific.scheme == "https")
         let flags = try S3Location(url: "s3://models", environment: keys, endpoint: "http://127.0.0.1:4566", region: "ap-south-1")
         #expect(flags.authority == "127.0.0.1:4566" && flags.region == "ap-south-1")

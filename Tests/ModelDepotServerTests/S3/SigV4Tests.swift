@@ -1,7 +1,8 @@
 import Foundation
-@testable import ModelDepotServer
-import Testing
 import TestSupport
+import Testing
+
+@testable import ModelDepotServer
 
 /// Our SigV4 signatures equal botocore's on the same requests (`scripts/s3/botocore_sign.py`):
 /// the same canonical request, so the same signature, for every kind of request the blob store sends.
@@ -9,8 +10,10 @@ import TestSupport
     static let instant = Date(timeIntervalSince1970: 1_800_000_123)
 
     func client(endpoint: String?, token: String? = nil, region: String = "us-east-1") throws -> S3Client {
-        var environment = ["AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
-                           "AWS_REGION": region]
+        var environment = [
+            "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+            "AWS_REGION": region,
+        ]
         if let endpoint { environment["AWS_ENDPOINT_URL_S3"] = endpoint }
         if let token { environment["AWS_SESSION_TOKEN"] = token }
         return S3Client(location: try S3Location(url: "s3://depot-models/prod/eu", environment: environment), clock: { Self.instant })
@@ -33,39 +36,50 @@ import TestSupport
             Case(client: local, method: "HEAD", key: "prod/eu/blobs/sha256/\(hash)", payload: SigV4.emptyPayload),
             Case(client: local, method: "GET", key: "prod/eu/blobs/sha256/\(hash)", headers: [("Range", "bytes=0-1048575")]),
             Case(client: aws, method: "GET", key: "prod/eu/blobs/sha256/\(hash)", headers: [("Range", "bytes=100-")]),
-            Case(client: local, method: "GET", key: nil, query: [("list-type", "2"), ("prefix", "prod/eu/blobs/"), ("continuation-token", "1/a+b=c")],
-                 payload: SigV4.emptyPayload),
-            Case(client: local, method: "POST", key: "prod/eu/uploads/ü ñ (1).tflite", query: [("uploads", "")], payload: SigV4.emptyPayload),
+            Case(
+                client: local, method: "GET", key: nil,
+                query: [("list-type", "2"), ("prefix", "prod/eu/blobs/"), ("continuation-token", "1/a+b=c")],
+                payload: SigV4.emptyPayload),
+            Case(
+                client: local, method: "POST", key: "prod/eu/uploads/ü ñ (1).tflite", query: [("uploads", "")], payload: SigV4.emptyPayload),
             Case(client: aws, method: "PUT", key: "prod/eu/uploads/x", query: [("partNumber", "2"), ("uploadId", "VXBsb2FkIElE+/=")]),
             Case(client: local, method: "POST", key: "prod/eu/uploads/x", query: [("uploadId", "abc")], payload: hash),
-            Case(client: local, method: "PUT", key: "prod/eu/blobs/sha256/\(hash)",
-                 headers: [("x-amz-copy-source", "/depot-models/prod/eu/uploads/x"), ("X-Amz-Meta-Note", "  two   spaces ")],
-                 payload: SigV4.emptyPayload),
+            Case(
+                client: local, method: "PUT", key: "prod/eu/blobs/sha256/\(hash)",
+                headers: [("x-amz-copy-source", "/depot-models/prod/eu/uploads/x"), ("X-Amz-Meta-Note", "  two   spaces ")],
+                payload: SigV4.emptyPayload),
             Case(client: aws, method: "DELETE", key: "prod/eu/uploads/x", query: [("uploadId", "abc")], payload: SigV4.emptyPayload),
         ]
         var specs: [[String: Any]] = []
         var ours: [String] = []
         for item in cases {
-            let signed = item.client.signedRequest(item.method, key: item.key, query: item.query, headers: item.headers, payloadHash: item.payload)
+            let signed = item.client.signedRequest(
+                item.method, key: item.key, query: item.query, headers: item.headers, payloadHash: item.payload)
             let credentials = item.client.location.credentials
-            specs.append(["method": item.method, "url": signed.url, "headers": item.headers.map { [$0.0, $0.1] },
-                          "payload": item.payload == SigV4.unsignedPayload ? "unsigned" : item.payload,
-                          "timestamp": Self.instant.timeIntervalSince1970, "access": credentials.accessKeyID,
-                          "secret": credentials.secretAccessKey, "token": credentials.sessionToken as Any,
-                          "region": item.client.location.region])
+            specs.append([
+                "method": item.method, "url": signed.url, "headers": item.headers.map { [$0.0, $0.1] },
+                "payload": item.payload == SigV4.unsignedPayload ? "unsigned" : item.payload,
+                "timestamp": Self.instant.timeIntervalSince1970, "access": credentials.accessKeyID,
+                "secret": credentials.secretAccessKey, "token": credentials.sessionToken as Any,
+                "region": item.client.location.region,
+            ])
             ours.append(try #require(signed.headers.first { $0.name == "Authorization" }).value)
         }
         let presigned = aws.presignedURL(for: "prod/eu/blobs/sha256/\(hash)", expires: 300)
         let unsignedURL = String(presigned.prefix { $0 != "?" })
-        specs.append(["method": "GET", "url": unsignedURL, "headers": [[String]](), "payload": "unsigned",
-                      "timestamp": Self.instant.timeIntervalSince1970, "access": aws.location.credentials.accessKeyID,
-                      "secret": aws.location.credentials.secretAccessKey, "token": aws.location.credentials.sessionToken as Any,
-                      "region": "eu-central-1", "presign_expires": 300])
+        specs.append([
+            "method": "GET", "url": unsignedURL, "headers": [[String]](), "payload": "unsigned",
+            "timestamp": Self.instant.timeIntervalSince1970, "access": aws.location.credentials.accessKeyID,
+            "secret": aws.location.credentials.secretAccessKey, "token": aws.location.credentials.sessionToken as Any,
+            "region": "eu-central-1", "presign_expires": 300,
+        ])
 
         let theirs = try Self.botocore(specs)
         for (index, authorization) in ours.enumerated() {
-            #expect(authorization == theirs[index]["authorization"] as? String,
-                    "\(cases[index].method) \(cases[index].key ?? "/"): botocore's canonical request was\n\(theirs[index]["canonical_request"] ?? "")")
+            #expect(
+                authorization == theirs[index]["authorization"] as? String,
+                "\(cases[index].method) \(cases[index].key ?? "/"): botocore's canonical request was\n\(theirs[index]["canonical_request"] ?? "")"
+            )
         }
         #expect(Self.sortedQuery(presigned) == Self.sortedQuery(theirs.last?["url"] as? String ?? ""))
     }

@@ -40,7 +40,9 @@ enum LiteRT {
 
     static func describe(_ file: URL) throws -> Description {
         guard isAvailable else {
-            throw DescribeFailure(file: file.lastPathComponent, message: "LiteRT (ai-edge-litert==2.3.0) is not installed: run scripts/bootstrap to install it")
+            throw DescribeFailure(
+                file: file.lastPathComponent,
+                message: "LiteRT (ai-edge-litert==2.3.0) is not installed: run scripts/bootstrap to install it")
         }
         let output = try Subprocess.python("litert_describe.py", [file.path])
         guard output.status == 0 else {
@@ -65,7 +67,9 @@ enum LiteRT {
     /// Loads every `.tflite` file in a directory with the C API, each in a child process.
     static func load(directory: URL) throws -> [LoadOutcome] {
         guard isAvailable else {
-            throw DescribeFailure(file: directory.lastPathComponent, message: "LiteRT (ai-edge-litert==2.3.0) is not installed: run scripts/bootstrap to install it")
+            throw DescribeFailure(
+                file: directory.lastPathComponent,
+                message: "LiteRT (ai-edge-litert==2.3.0) is not installed: run scripts/bootstrap to install it")
         }
         let output = try Subprocess.python("litert_load.py", [directory.path, "--timeout", "10"])
         return try JSONDecoder().decode([LoadOutcome].self, from: output.output)

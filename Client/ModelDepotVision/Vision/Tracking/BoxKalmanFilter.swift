@@ -15,8 +15,10 @@ struct BoxKalmanFilter: Sendable {
         let measured = Self.measurement(box)
         state = measured + [0, 0, 0, 0]
         let h = measured[3]
-        let deviations = [2 * Self.positionWeight * h, 2 * Self.positionWeight * h, 1e-2, 2 * Self.positionWeight * h,
-                          10 * Self.velocityWeight * h, 10 * Self.velocityWeight * h, 1e-5, 10 * Self.velocityWeight * h]
+        let deviations = [
+            2 * Self.positionWeight * h, 2 * Self.positionWeight * h, 1e-2, 2 * Self.positionWeight * h,
+            10 * Self.velocityWeight * h, 10 * Self.velocityWeight * h, 1e-5, 10 * Self.velocityWeight * h,
+        ]
         covariance = Self.diagonal(deviations.map { $0 * $0 })
     }
 
@@ -41,8 +43,10 @@ struct BoxKalmanFilter: Sendable {
                 moved[row * 8 + column] = value
             }
         }
-        let noise = [Self.positionWeight * h, Self.positionWeight * h, 1e-2, Self.positionWeight * h,
-                     Self.velocityWeight * h, Self.velocityWeight * h, 1e-5, Self.velocityWeight * h]
+        let noise = [
+            Self.positionWeight * h, Self.positionWeight * h, 1e-2, Self.positionWeight * h,
+            Self.velocityWeight * h, Self.velocityWeight * h, 1e-5, Self.velocityWeight * h,
+        ]
         for index in 0..<8 { moved[index * 9] += noise[index] * noise[index] }
         covariance = moved
     }
@@ -102,7 +106,8 @@ struct BoxKalmanFilter: Sendable {
         var inverse = diagonal([1, 1, 1, 1])
         for column in 0..<4 {
             guard let pivot = (column..<4).max(by: { abs(a[$0 * 4 + column]) < abs(a[$1 * 4 + column]) }),
-                  abs(a[pivot * 4 + column]) > 1e-12 else { return nil }
+                abs(a[pivot * 4 + column]) > 1e-12
+            else { return nil }
             if pivot != column {
                 for k in 0..<4 {
                     a.swapAt(pivot * 4 + k, column * 4 + k)

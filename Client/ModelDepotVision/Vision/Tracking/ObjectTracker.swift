@@ -103,8 +103,10 @@ public final class ObjectTracker {
             tracks[track].filter.update(observations[observation].box)
             tracks[track].missed = 0
             tracks[track].confirmed = true
-            reported.append(TrackedObject(id: tracks[track].id, box: observations[observation].box, score: observations[observation].score,
-                                          observation: observation, age: frame - tracks[track].startFrame + 1))
+            reported.append(
+                TrackedObject(
+                    id: tracks[track].id, box: observations[observation].box, score: observations[observation].score,
+                    observation: observation, age: frame - tracks[track].startFrame + 1))
         }
         // Tracks without a detection: an unconfirmed one ends, a confirmed one waits.
         var kept: [Track] = []
@@ -122,16 +124,20 @@ public final class ObjectTracker {
             nextID += 1
             tracks.append(track)
             if track.confirmed {
-                reported.append(TrackedObject(id: track.id, box: observations[observation].box, score: observations[observation].score,
-                                              observation: observation, age: 1))
+                reported.append(
+                    TrackedObject(
+                        id: track.id, box: observations[observation].box, score: observations[observation].score,
+                        observation: observation, age: 1))
             }
         }
         return reported.sorted { $0.id < $1.id }
     }
 
     /// Pairs tracks with observations by the IoU of the track's predicted box, least total cost.
-    private func pair(_ trackIndices: [Int], _ observationIndices: [Int], _ observations: [Observation],
-                      minimumIoU: Double) -> [(track: Int, observation: Int)] {
+    private func pair(
+        _ trackIndices: [Int], _ observationIndices: [Int], _ observations: [Observation],
+        minimumIoU: Double
+    ) -> [(track: Int, observation: Int)] {
         guard !trackIndices.isEmpty, !observationIndices.isEmpty else { return [] }
         let costs = trackIndices.map { track in
             let predicted = tracks[track].filter.box

@@ -9,6 +9,7 @@ struct PostgresBlobCollectionLock: BlobCollectionLock {
     }
 
     func collecting<T: Sendable>(wait: Bool, _ body: @Sendable () async throws -> T) async throws -> T? {
-        try await catalog.holdingAdvisoryLock(Self.key, lock: wait ? "pg_advisory_lock" : "pg_try_advisory_lock", unlock: "pg_advisory_unlock", body)
+        try await catalog.holdingAdvisoryLock(
+            Self.key, lock: wait ? "pg_advisory_lock" : "pg_try_advisory_lock", unlock: "pg_advisory_unlock", body)
     }
 }

@@ -20,7 +20,8 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     public init(url text: String) throws(DepotError) {
         let hint = "Give it as postgres://USER:PASSWORD@HOST:PORT/DATABASE."
         guard let components = URLComponents(string: text), let scheme = components.scheme,
-              ["postgres", "postgresql"].contains(scheme.lowercased()) else {
+            ["postgres", "postgresql"].contains(scheme.lowercased())
+        else {
             throw DepotError(.badRequest, "The database '\(Self.redacted(text))' is not a postgres:// URL. \(hint)")
         }
         guard let host = components.host, !host.isEmpty else {
@@ -36,7 +37,10 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
         var tls = TLSMode.prefer
         for item in components.queryItems ?? [] {
             guard item.name == "sslmode", let value = item.value, let mode = TLSMode(rawValue: value) else {
-                throw DepotError(.badRequest, "The database URL's parameter '\(item.name)=\(item.value ?? "")' is not understood; only sslmode=disable, prefer or require is.")
+                throw DepotError(
+                    .badRequest,
+                    "The database URL's parameter '\(item.name)=\(item.value ?? "")' is not understood; only sslmode=disable, prefer or require is."
+                )
             }
             tls = mode
         }
@@ -52,13 +56,15 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "postgres://\(user)@\(host):\(port)/\(database)" }
 
     var clientConfiguration: PostgresClient.Configuration {
-        let tlsChoice: PostgresClient.Configuration.TLS = switch tls {
-        case .disable: .disable
-        case .prefer: .prefer(.makeClientConfiguration())
-        case .require: .require(.makeClientConfiguration())
-        }
-        var configuration = PostgresClient.Configuration(host: host, port: port, username: user, password: password,
-                                                         database: database, tls: tlsChoice)
+        let tlsChoice: PostgresClient.Configuration.TLS =
+            switch tls {
+            case .disable: .disable
+            case .prefer: .prefer(.makeClientConfiguration())
+            case .require: .require(.makeClientConfiguration())
+            }
+        var configuration = PostgresClient.Configuration(
+            host: host, port: port, username: user, password: password,
+            database: database, tls: tlsChoice)
         configuration.options.connectTimeout = .seconds(5)
         return configuration
     }

@@ -17,7 +17,8 @@ extension PostgresModelCatalog {
     /// its change would otherwise be skipped.
     public func recentChanges(within seconds: Int = 60) async throws -> [CatalogChange] {
         try await run { [logger] connection in
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT id, kind, name FROM change_event WHERE at > now() - make_interval(secs => \(seconds)) ORDER BY id
                 """, logger: logger)
             var changes: [CatalogChange] = []

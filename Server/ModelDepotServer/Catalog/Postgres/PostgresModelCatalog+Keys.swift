@@ -11,7 +11,8 @@ extension PostgresModelCatalog {
     public func createKey(_ key: AccessKey, secretHash: [UInt8]) async throws {
         let models = try key.models.map { try Self.json($0.map(\.rawValue)) }
         let inserted = try await transaction { [logger] connection in
-            let inserted = try await connection.column("""
+            let inserted = try await connection.column(
+                """
                 INSERT INTO access_key (id, kind, name, models, secret_hash, created_at, revoked_at)
                 VALUES (\(key.id), \(key.kind.rawValue), \(key.name), \(models)::jsonb, \(Data(secretHash)), \(key.createdAt), \(key.revokedAt))
                 ON CONFLICT (id) DO NOTHING RETURNING id
@@ -23,7 +24,9 @@ extension PostgresModelCatalog {
     }
 
     public func keys() async throws -> [AccessKey] {
-        try await run { [logger] connection in try await Self.keys(where: "TRUE ORDER BY created_at, id", connection, logger: logger).map(\.key) }
+        try await run { [logger] connection in
+            try await Self.keys(where: "TRUE ORDER BY created_at, id", connection, logger: logger).map(\.key)
+        }
     }
 
     public func key(id: String) async throws -> (key: AccessKey, secretHash: [UInt8])? {
@@ -45,7 +48,10 @@ extension PostgresModelCatalog {
             var key = found.key
             guard key.revokedAt == nil else { return key }
             if key.kind == .admin {
-                let working = try await connection.column("SELECT COUNT(*)::bigint FROM access_key WHERE kind = 'admin' AND revoked_at IS NULL", as: Int.self, logger: logger).first ?? 0
+                let working =
+                    try await connection.column(
+                        "SELECT COUNT(*)::bigint FROM access_key WHERE kind = 'admin' AND revoked_at IS NULL", as: Int.self, logger: logger
+                    ).first ?? 0
                 guard working > 1 else {
                     throw CatalogRule.lastAdminToken(id)
                 }
@@ -58,20 +64,26 @@ extension PostgresModelCatalog {
     }
 
     /// The keys a condition selects (with `$1` bound to `binding`), with their secrets' hashes.
-    private static func keys(where condition: String, binding: String? = nil, _ connection: PostgresConnection,
-                             logger: Logger) async throws -> [(key: AccessKey, secretHash: [UInt8])] {
+    private static func keys(
+        where condition: String, binding: String? = nil, _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> [(key: AccessKey, secretHash: [UInt8])] {
         var bindings = PostgresBindings()
         if let binding { bindings.append(binding) }
-        let rows = try await connection.query(PostgresQuery(unsafeSQL: """
-            SELECT id, kind, name, models::text, secret_hash, created_at, revoked_at FROM access_key WHERE \(condition)
-            """, binds: bindings), logger: logger)
+        let rows = try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT id, kind, name, models::text, secret_hash, created_at, revoked_at FROM access_key WHERE \(condition)
+                    """, binds: bindings), logger: logger)
         var keys: [(key: AccessKey, secretHash: [UInt8])] = []
         for try await (id, kind, name, models, secretHash, createdAt, revokedAt)
-            in rows.decode((String, String, String, String?, Data, Date, Date?).self) {
+            in rows.decode((String, String, String, String?, Data, Date, Date?).self)
+        {
             let names = try models.map { try decoded([String].self, $0) }
-            let key = AccessKey(id: id, kind: AccessKey.Kind(rawValue: kind) ?? .app, name: name,
-                                models: try names?.map { name throws(DepotError) in try ModelName(name) },
-                                createdAt: createdAt, revokedAt: revokedAt)
+            let key = AccessKey(
+                id: id, kind: AccessKey.Kind(rawValue: kind) ?? .app, name: name,
+                models: try names?.map { name throws(DepotError) in try ModelName(name) },
+                createdAt: createdAt, revokedAt: revokedAt)
             keys.append((key, Array(secretHash)))
         }
         return keys

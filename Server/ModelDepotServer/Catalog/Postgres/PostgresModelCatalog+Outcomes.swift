@@ -19,7 +19,9 @@ extension PostgresModelCatalog {
                 committed = true
             } catch {
                 firstFailure = firstFailure ?? error
-                let failure = error as? DepotError ?? DepotError(.unavailable, "The catalog database failed to apply the batch: \(error). Send it again shortly.")
+                let failure =
+                    error as? DepotError
+                    ?? DepotError(.unavailable, "The catalog database failed to apply the batch: \(error). Send it again shortly.")
                 results += Array(repeating: .failure(failure), count: part.count)
             }
         }
@@ -31,7 +33,9 @@ extension PostgresModelCatalog {
     /// A group cut into transactions of at most ``outcomeTransactionSize`` batches, and where a
     /// batch id comes again (a batch sent twice at once): the second is then a duplicate of the
     /// first, or applied on its own if the first was refused, as when they come one by one.
-    static func outcomeTransactions(_ batches: [(model: ModelName, batch: OutcomeBatchRecord)]) -> [[(model: ModelName, batch: OutcomeBatchRecord)]] {
+    static func outcomeTransactions(_ batches: [(model: ModelName, batch: OutcomeBatchRecord)]) -> [[(
+        model: ModelName, batch: OutcomeBatchRecord
+    )]] {
         var parts: [[(model: ModelName, batch: OutcomeBatchRecord)]] = []
         var part: [(model: ModelName, batch: OutcomeBatchRecord)] = []
         var ids: Set<[String]> = []
@@ -50,7 +54,9 @@ extension PostgresModelCatalog {
     }
 
     /// Applies batches in one transaction, each whole or not at all, as if one by one in order.
-    private func recordOutcomesTogether(_ batches: [(model: ModelName, batch: OutcomeBatchRecord)]) async throws -> [Result<Bool, DepotError>] {
+    private func recordOutcomesTogether(_ batches: [(model: ModelName, batch: OutcomeBatchRecord)]) async throws -> [Result<
+        Bool, DepotError
+    >] {
         try await transaction { [logger] connection in
             // The commit does not wait for the WAL flush (for this transaction alone): a crash of
             // the database server can lose the last moments of batches, never leave half of one.
@@ -69,11 +75,14 @@ extension PostgresModelCatalog {
     public func outcomes(of name: ModelName) async throws -> [String: [CountedArm: [OutcomeRow]]] {
         try await run { [logger] connection in
             let id = try await Self.modelID(name, connection, logger: logger)
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT metric, arm, version::bigint, hour, installation, count, sum FROM outcome WHERE model_id = \(id)
                 """, logger: logger)
             var outcomes: [String: [CountedArm: [OutcomeRow]]] = [:]
-            for try await (metric, arm, version, hour, installation, count, sum) in rows.decode((String, String, Int, Int, Int64, Int, Double).self) {
+            for try await (metric, arm, version, hour, installation, count, sum) in rows.decode(
+                (String, String, Int, Int, Int64, Int, Double).self)
+            {
                 outcomes[metric, default: [:]][CountedArm(stored: arm), default: []].append(
                     OutcomeRow(version: version, hour: hour, installation: installation, count: count, sum: sum))
             }
@@ -84,12 +93,14 @@ extension PostgresModelCatalog {
     public func exposures(of name: ModelName) async throws -> [CountedArm: [OutcomeExposure]] {
         try await run { [logger] connection in
             let id = try await Self.modelID(name, connection, logger: logger)
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT arm, version::bigint, installation, hour FROM outcome_exposure WHERE model_id = \(id)
                 """, logger: logger)
             var exposures: [CountedArm: [OutcomeExposure]] = [:]
             for try await (arm, version, installation, hour) in rows.decode((String, Int, Int64, Int).self) {
-                exposures[CountedArm(stored: arm), default: []].append(OutcomeExposure(version: version, hour: hour, installation: installation))
+                exposures[CountedArm(stored: arm), default: []].append(
+                    OutcomeExposure(version: version, hour: hour, installation: installation))
             }
             return exposures
         }
@@ -98,13 +109,18 @@ extension PostgresModelCatalog {
     public func appMetrics(of name: ModelName) async throws -> [AppMetric] {
         try await run { [logger] connection in
             let id = try await Self.modelID(name, connection, logger: logger)
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT name, kind, direction, tolerance, guardrail, declared FROM experiment_metric WHERE model_id = \(id) ORDER BY name
                 """, logger: logger)
             var metrics: [AppMetric] = []
-            for try await (name, kind, direction, tolerance, guardrail, declared) in rows.decode((String, String, String, Double, Bool, Bool).self) {
-                metrics.append(try AppMetric.stored(name: name, kind: kind, direction: direction, tolerance: tolerance,
-                                                    guardrail: guardrail, declared: declared))
+            for try await (name, kind, direction, tolerance, guardrail, declared) in rows.decode(
+                (String, String, String, Double, Bool, Bool).self)
+            {
+                metrics.append(
+                    try AppMetric.stored(
+                        name: name, kind: kind, direction: direction, tolerance: tolerance,
+                        guardrail: guardrail, declared: declared))
             }
             return metrics
         }
@@ -114,10 +130,12 @@ extension PostgresModelCatalog {
         try await transaction { [logger] connection in
             let id = try await Self.modelID(name, connection, logger: logger)
             try await connection.query("SELECT id FROM model WHERE id = \(id) FOR UPDATE", logger: logger)
-            let declared = try await connection.column("SELECT name FROM experiment_metric WHERE model_id = \(id) AND declared",
-                                                       as: String.self, logger: logger)
+            let declared = try await connection.column(
+                "SELECT name FROM experiment_metric WHERE model_id = \(id) AND declared",
+                as: String.self, logger: logger)
             if !declared.contains(metric.name) { try CatalogRule.checkDeclared(declared.count, adding: metric.name, of: name) }
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO experiment_metric (model_id, name, kind, direction, tolerance, guardrail, declared)
                 VALUES (\(id), \(metric.name), \(metric.kind.rawValue), \(metric.direction.rawValue), \(metric.tolerance), \(metric.guardrail), true)
                 ON CONFLICT (model_id, name) DO UPDATE SET kind = excluded.kind, direction = excluded.direction,
@@ -129,7 +147,8 @@ extension PostgresModelCatalog {
     public func removeMetric(named metric: String, of name: ModelName) async throws {
         try await transaction { [logger] connection in
             let id = try await Self.modelID(name, connection, logger: logger)
-            let removed = try await connection.column("""
+            let removed = try await connection.column(
+                """
                 DELETE FROM experiment_metric WHERE model_id = \(id) AND name = \(metric) AND declared RETURNING 1
                 """, as: Int32.self, logger: logger)
             guard !removed.isEmpty else { throw CatalogRule.noMetric(metric, of: name) }

@@ -6,7 +6,8 @@ import PostgresNIO
 extension PostgresModelCatalog {
     public func publishedFiles() async throws -> [PublishedFile] {
         try await run { [logger] connection in
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT model.name, version.number, '', version.sha256, version.size FROM version
                     JOIN model ON model.id = version.model_id WHERE version.published
                 UNION ALL SELECT model.name, version.number, version_file.name, version_file.sha256, version_file.size FROM version_file
@@ -38,7 +39,8 @@ extension PostgresModelCatalog {
 
     public func addPatch(_ patch: StoredPatch) async throws -> Bool {
         try await transaction { [logger] connection in
-            let inserted = try await connection.column("""
+            let inserted = try await connection.column(
+                """
                 INSERT INTO version_patch (version_id, from_version_id, file, from_sha256, sha256, size)
                 SELECT target.id, source.id, \(patch.file), \(patch.fromSha256), \(patch.sha256), \(patch.size) FROM model
                     JOIN version AS target ON target.model_id = model.id AND target.number = \(patch.version)
@@ -54,20 +56,25 @@ extension PostgresModelCatalog {
 
     /// The patches a condition selects (parameters bound by the caller), in a stable order.
     private static func patchQuery(where condition: String, _ bindings: PostgresBindings) -> PostgresQuery {
-        PostgresQuery(unsafeSQL: """
-            SELECT model.name, target.number, source.number, version_patch.file, version_patch.from_sha256, version_patch.sha256,
-                version_patch.size
-            FROM version_patch JOIN version AS target ON target.id = version_patch.version_id
-                JOIN version AS source ON source.id = version_patch.from_version_id JOIN model ON model.id = target.model_id
-            WHERE \(condition) ORDER BY model.name, target.number, source.number, version_patch.file
-            """, binds: bindings)
+        PostgresQuery(
+            unsafeSQL: """
+                SELECT model.name, target.number, source.number, version_patch.file, version_patch.from_sha256, version_patch.sha256,
+                    version_patch.size
+                FROM version_patch JOIN version AS target ON target.id = version_patch.version_id
+                    JOIN version AS source ON source.id = version_patch.from_version_id JOIN model ON model.id = target.model_id
+                WHERE \(condition) ORDER BY model.name, target.number, source.number, version_patch.file
+                """, binds: bindings)
     }
 
     private static func patches(_ rows: PostgresRowSequence) async throws -> [StoredPatch] {
         var patches: [StoredPatch] = []
-        for try await (name, version, fromVersion, file, fromSha256, sha256, size) in rows.decode((String, Int, Int, String, String, String?, Int).self) {
-            patches.append(StoredPatch(model: try ModelName(name), version: version, fromVersion: fromVersion, file: file, fromSha256: fromSha256,
-                                       sha256: sha256, size: size))
+        for try await (name, version, fromVersion, file, fromSha256, sha256, size) in rows.decode(
+            (String, Int, Int, String, String, String?, Int).self)
+        {
+            patches.append(
+                StoredPatch(
+                    model: try ModelName(name), version: version, fromVersion: fromVersion, file: file, fromSha256: fromSha256,
+                    sha256: sha256, size: size))
         }
         return patches
     }

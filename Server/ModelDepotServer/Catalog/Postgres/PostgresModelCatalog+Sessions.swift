@@ -6,8 +6,10 @@ import PostgresNIO
 extension PostgresModelCatalog {
     public func addSession(_ session: StoredSession, removingStartedBefore startedBefore: Date, usedBefore: Date) async throws {
         try await transaction { [logger] connection in
-            try await connection.query("DELETE FROM console_session WHERE started_at < \(startedBefore) OR used_at < \(usedBefore)", logger: logger)
-            try await connection.query("""
+            try await connection.query(
+                "DELETE FROM console_session WHERE started_at < \(startedBefore) OR used_at < \(usedBefore)", logger: logger)
+            try await connection.query(
+                """
                 INSERT INTO console_session (id, key_id, started_at, used_at)
                 VALUES (\(session.id), \(session.keyID), \(session.startedAt), \(session.usedAt))
                 """, logger: logger)
@@ -16,7 +18,8 @@ extension PostgresModelCatalog {
 
     public func session(id: String) async throws -> StoredSession? {
         try await run { [logger] connection in
-            let rows = try await connection.query("SELECT id, key_id, started_at, used_at FROM console_session WHERE id = \(id)", logger: logger)
+            let rows = try await connection.query(
+                "SELECT id, key_id, started_at, used_at FROM console_session WHERE id = \(id)", logger: logger)
             for try await (id, keyID, startedAt, usedAt) in rows.decode((String, String, Date, Date).self) {
                 return StoredSession(id: id, keyID: keyID, startedAt: startedAt, usedAt: usedAt)
             }

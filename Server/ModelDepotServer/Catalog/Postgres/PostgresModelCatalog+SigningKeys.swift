@@ -44,7 +44,8 @@ extension PostgresModelCatalog: SigningKeyStore {
     }
 
     private static func signingKeys(_ connection: PostgresConnection, logger: Logger) async throws
-        -> (active: Curve25519.Signing.PrivateKey?, pending: Curve25519.Signing.PrivateKey?) {
+        -> (active: Curve25519.Signing.PrivateKey?, pending: Curve25519.Signing.PrivateKey?)
+    {
         var keys: (active: Curve25519.Signing.PrivateKey?, pending: Curve25519.Signing.PrivateKey?) = (nil, nil)
         let rows = try await connection.query("SELECT keyid, role, private_key FROM signing_key", logger: logger)
         for try await (keyid, role, raw) in rows.decode((String, String, Data).self) {
@@ -55,15 +56,19 @@ extension PostgresModelCatalog: SigningKeyStore {
                 throw DepotError(.internalError, "The catalog's signing key \(keyid) is damaged; restore the database from a backup.")
             }
             guard PublicSigningKey.keyID(of: key.publicKey) == keyid else {
-                throw DepotError(.internalError, "The catalog's signing key row \(keyid) holds another key; restore the database from a backup.")
+                throw DepotError(
+                    .internalError, "The catalog's signing key row \(keyid) holds another key; restore the database from a backup.")
             }
             if role == "active" { keys.active = key } else { keys.pending = key }
         }
         return keys
     }
 
-    private static func insert(_ key: Curve25519.Signing.PrivateKey, role: String, _ connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("""
+    private static func insert(_ key: Curve25519.Signing.PrivateKey, role: String, _ connection: PostgresConnection, logger: Logger)
+        async throws
+    {
+        try await connection.query(
+            """
             INSERT INTO signing_key (keyid, role, private_key) VALUES (\(PublicSigningKey.keyID(of: key.publicKey)), \(role), \(key.rawRepresentation))
             """, logger: logger)
     }

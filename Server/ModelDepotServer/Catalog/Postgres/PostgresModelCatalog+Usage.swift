@@ -33,7 +33,8 @@ extension PostgresModelCatalog {
             seen.minutes.append(minute)
         }
         try await transaction { [logger, seen, manifests, downloads] connection in
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO arm_installation (model_id, arm, version, installation, minute)
                 SELECT model.id, u.arm, u.version, u.installation, u.minute
                 FROM unnest(\(seen.names)::text[], \(seen.arms)::text[], \(seen.versions)::bigint[], \(seen.installations)::bigint[], \(seen.minutes)::bigint[])
@@ -42,7 +43,8 @@ extension PostgresModelCatalog {
                 ORDER BY model.id, u.arm, u.version, u.installation
                 ON CONFLICT DO NOTHING
                 """, logger: logger)
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO usage (model_id, version, arm, kind, minute, count)
                 SELECT model.id, u.version, u.arm, \(UsageKind.manifest.rawValue)::text, u.minute, u.count
                 FROM unnest(\(manifests.names)::text[], \(manifests.versions)::bigint[], \(manifests.arms)::text[], \(manifests.minutes)::bigint[], \(manifests.counts)::bigint[])
@@ -52,7 +54,8 @@ extension PostgresModelCatalog {
                 ON CONFLICT (model_id, version, arm, kind, minute) DO UPDATE SET count = usage.count + excluded.count
                 """, logger: logger)
             // A download counts for every version with that file.
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO usage (model_id, version, arm, kind, minute, count)
                 SELECT version.model_id, version.number, u.arm, \(UsageKind.download.rawValue)::text, u.minute, u.count
                 FROM unnest(\(downloads.digests)::text[], \(downloads.arms)::text[], \(downloads.minutes)::bigint[], \(downloads.counts)::bigint[])
@@ -67,12 +70,15 @@ extension PostgresModelCatalog {
     public func usage(of name: ModelName, sinceMinute minute: Int) async throws -> [UsageRow] {
         try await run { [logger] connection in
             let id = try await Self.modelID(name, connection, logger: logger)
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT version::bigint, arm, kind, minute, count FROM usage WHERE model_id = \(id) AND minute >= \(minute)
                 """, logger: logger)
             var usage: [UsageRow] = []
             for try await (version, arm, kind, minute, count) in rows.decode((Int, String, String, Int, Int).self) {
-                usage.append(UsageRow(version: version, arm: CountedArm(stored: arm), kind: try UsageKind(stored: kind), minute: minute, count: count))
+                usage.append(
+                    UsageRow(
+                        version: version, arm: CountedArm(stored: arm), kind: try UsageKind(stored: kind), minute: minute, count: count))
             }
             return usage
         }
@@ -81,7 +87,8 @@ extension PostgresModelCatalog {
     public func installations(of name: ModelName, sinceMinute minute: Int) async throws -> [InstallationCount] {
         try await run { [logger] connection in
             let id = try await Self.modelID(name, connection, logger: logger)
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT arm, version::bigint, COUNT(*)::bigint FROM arm_installation WHERE model_id = \(id) AND minute >= \(minute)
                 GROUP BY arm, version
                 """, logger: logger)

@@ -27,18 +27,24 @@ public final class PostgresModelCatalog: ModelCatalog {
     ///   used (refused, unknown host, wrong password, no such database).
     /// - Parameter logger: Where the migrations applied are logged (at `info`); the pool logs its
     ///   own trouble at `error`.
-    public static func connect(_ location: PostgresLocation, logger: Logger = Logger(label: "depot.postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
-        async throws -> PostgresModelCatalog {
+    public static func connect(
+        _ location: PostgresLocation, logger: Logger = Logger(label: "depot.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+    )
+        async throws -> PostgresModelCatalog
+    {
         try await checkReachable(location, logger: logger)
         var quiet = logger
         // Not `warning`: the pool warns when a lease comes before its run task has started,
         // which is harmless (the lease waits).
         quiet.logLevel = max(logger.logLevel, .error)
-        let catalog = PostgresModelCatalog(client: PostgresClient(configuration: location.clientConfiguration, backgroundLogger: quiet),
-                                           location: location, logger: quiet)
+        let catalog = PostgresModelCatalog(
+            client: PostgresClient(configuration: location.clientConfiguration, backgroundLogger: quiet),
+            location: location, logger: quiet)
         do {
             let applied = try await PostgresCatalogMigrations.migrate(catalog.client, logger: quiet)
-            if !applied.isEmpty { logger.info("migrated the catalog database", metadata: ["applied": "\(applied)", "database": "\(location)"]) }
+            if !applied.isEmpty {
+                logger.info("migrated the catalog database", metadata: ["applied": "\(applied)", "database": "\(location)"])
+            }
         } catch {
             catalog.runner.cancel()
             throw catalog.mapped(error)
@@ -56,22 +62,27 @@ public final class PostgresModelCatalog: ModelCatalog {
     private static func checkReachable(_ location: PostgresLocation, logger: Logger) async throws {
         let tls: PostgresConnection.Configuration.TLS
         do {
-            tls = switch location.tls {
-            case .disable: .disable
-            case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
-            case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
-            }
+            tls =
+                switch location.tls {
+                case .disable: .disable
+                case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+                case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+                }
         } catch {
             throw DepotError(.internalError, "Could not set up TLS for the catalog database.", cause: "\(error)")
         }
-        var configuration = PostgresConnection.Configuration(host: location.host, port: location.port, username: location.user,
-                                                              password: location.password, database: location.database, tls: tls)
+        var configuration = PostgresConnection.Configuration(
+            host: location.host, port: location.port, username: location.user,
+            password: location.password, database: location.database, tls: tls)
         configuration.options.connectTimeout = .seconds(5)
         do {
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
             try? await connection.close()
         } catch {
-            throw DepotError(.unavailable, "Could not reach the catalog database \(location): \(reason(error)). Check --database (or DEPOT_DATABASE) and that PostgreSQL is running and lets this user in.")
+            throw DepotError(
+                .unavailable,
+                "Could not reach the catalog database \(location): \(reason(error)). Check --database (or DEPOT_DATABASE) and that PostgreSQL is running and lets this user in."
+            )
         }
     }
 
@@ -81,7 +92,8 @@ public final class PostgresModelCatalog: ModelCatalog {
         let name = creation.name.rawValue
         let tags = try Self.json(creation.tags ?? [])
         let inserted = try await transaction { [logger] connection in
-            let inserted = try await connection.column("""
+            let inserted = try await connection.column(
+                """
                 INSERT INTO model (name, description, tags, created_at) VALUES (\(name), \(creation.description ?? ""), \(tags)::jsonb, \(date))
                 ON CONFLICT (name) DO NOTHING RETURNING id
                 """, as: Int64.self, logger: logger)
@@ -111,14 +123,17 @@ public final class PostgresModelCatalog: ModelCatalog {
     public func deleteModel(_ name: ModelName, force: Bool) async throws -> Set<String> {
         try await transaction { [logger] connection in
             let model = try await Self.lockModel(name, connection, logger: logger)
-            let digests = try await connection.column("SELECT sha256 FROM version WHERE model_id = \(model.id)", as: String.self, logger: logger)
-            let files = try await connection.column("""
+            let digests = try await connection.column(
+                "SELECT sha256 FROM version WHERE model_id = \(model.id)", as: String.self, logger: logger)
+            let files = try await connection.column(
+                """
                 SELECT version_file.sha256 FROM version_file JOIN version ON version.id = version_file.version_id WHERE version.model_id = \(model.id)
                 """, as: String.self, logger: logger)
             guard digests.isEmpty || force else {
                 throw CatalogRule.modelHasVersions(name, count: digests.count)
             }
-            let patches = try await connection.column("""
+            let patches = try await connection.column(
+                """
                 SELECT version_patch.sha256 FROM version_patch JOIN version ON version.id = version_patch.version_id
                 WHERE version.model_id = \(model.id) AND version_patch.sha256 IS NOT NULL
                 """, as: String.self, logger: logger)
@@ -129,21 +144,27 @@ public final class PostgresModelCatalog: ModelCatalog {
     }
 
     /// The summaries of the models `condition` selects (with `$1` bound to `binding`), by name.
-    private static func summaries(where condition: String, binding: String? = nil, _ connection: PostgresConnection,
-                                  logger: Logger) async throws -> [ModelSummary] {
+    private static func summaries(
+        where condition: String, binding: String? = nil, _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> [ModelSummary] {
         var bindings = PostgresBindings()
         if let binding { bindings.append(binding) }
-        let query = PostgresQuery(unsafeSQL: """
-            SELECT model.name, model.description, model.tags::text, model.created_at,
-                   COUNT(version.id)::bigint, MAX(version.number), MAX(CASE WHEN version.published THEN version.number END)
-            FROM model LEFT JOIN version ON version.model_id = model.id
-            WHERE \(condition) GROUP BY model.id ORDER BY model.name
-            """, binds: bindings)
+        let query = PostgresQuery(
+            unsafeSQL: """
+                SELECT model.name, model.description, model.tags::text, model.created_at,
+                       COUNT(version.id)::bigint, MAX(version.number), MAX(CASE WHEN version.published THEN version.number END)
+                FROM model LEFT JOIN version ON version.model_id = model.id
+                WHERE \(condition) GROUP BY model.id ORDER BY model.name
+                """, binds: bindings)
         var summaries: [ModelSummary] = []
         for try await (name, description, tags, createdAt, count, latest, published)
-            in try await connection.query(query, logger: logger).decode((String, String, String, Date, Int, Int?, Int?).self) {
-            summaries.append(ModelSummary(name: try ModelName(name), description: description, tags: try decoded([String].self, tags),
-                                          createdAt: createdAt, versionCount: count, latestVersion: latest, publishedVersion: published))
+            in try await connection.query(query, logger: logger).decode((String, String, String, Date, Int, Int?, Int?).self)
+        {
+            summaries.append(
+                ModelSummary(
+                    name: try ModelName(name), description: description, tags: try decoded([String].self, tags),
+                    createdAt: createdAt, versionCount: count, latestVersion: latest, publishedVersion: published))
         }
         return summaries
     }
@@ -157,8 +178,9 @@ public final class PostgresModelCatalog: ModelCatalog {
     }
 
     static func lockModel(_ name: ModelName, _ connection: PostgresConnection, logger: Logger) async throws -> LockedModel {
-        let rows = try await connection.query("SELECT id, last_version_number::bigint FROM model WHERE name = \(name.rawValue) FOR UPDATE",
-                                              logger: logger)
+        let rows = try await connection.query(
+            "SELECT id, last_version_number::bigint FROM model WHERE name = \(name.rawValue) FOR UPDATE",
+            logger: logger)
         for try await (id, last) in rows.decode((Int64, Int).self) { return LockedModel(id: id, lastVersionNumber: last) }
         throw CatalogRule.noModel(name)
     }
@@ -172,7 +194,8 @@ public final class PostgresModelCatalog: ModelCatalog {
     /// Those of `digests` no version references any more, as its model, a companion file or a patch.
     static func unreferenced(_ digests: Set<String>, _ connection: PostgresConnection, logger: Logger) async throws -> Set<String> {
         guard !digests.isEmpty else { return [] }
-        let still = try await connection.column("""
+        let still = try await connection.column(
+            """
             SELECT sha256 FROM version WHERE sha256 = ANY(\(Array(digests)))
             UNION SELECT sha256 FROM version_file WHERE sha256 = ANY(\(Array(digests)))
             UNION SELECT sha256 FROM version_patch WHERE sha256 = ANY(\(Array(digests)))
@@ -214,7 +237,10 @@ public final class PostgresModelCatalog: ModelCatalog {
                 group.addTask { try await body() }
                 group.addTask { [location] in
                     try await Task.sleep(for: Self.deadline)
-                    throw DepotError(.unavailable, "The catalog database \(location) did not answer within \(Self.deadline). Try again shortly; the server's operator should check PostgreSQL.")
+                    throw DepotError(
+                        .unavailable,
+                        "The catalog database \(location) did not answer within \(Self.deadline). Try again shortly; the server's operator should check PostgreSQL."
+                    )
                 }
                 defer { group.cancelAll() }
                 return try await group.next()!
@@ -227,14 +253,18 @@ public final class PostgresModelCatalog: ModelCatalog {
     func mapped(_ error: any Error) -> any Error {
         if let error = error as? DepotError { return error }
         if let error = error as? PostgresTransactionError,
-           let inner = error.closureError ?? error.beginError ?? error.commitError {
+            let inner = error.closureError ?? error.beginError ?? error.commitError
+        {
             return mapped(inner)
         }
         if let error = error as? PSQLError, error.code == .server {
             if error.serverInfo?[.sqlState] == "53100" { return FileSystemBlobStore.storageFull }
             return DepotError(.internalError, "The catalog database refused a change: \(Self.reason(error)).")
         }
-        return DepotError(.unavailable, "The catalog database \(location) cannot be reached: \(Self.reason(error)). Try again shortly; the server's operator should check PostgreSQL.")
+        return DepotError(
+            .unavailable,
+            "The catalog database \(location) cannot be reached: \(Self.reason(error)). Try again shortly; the server's operator should check PostgreSQL."
+        )
     }
 
     /// The server's message for a PostgreSQL error, else the error's description.

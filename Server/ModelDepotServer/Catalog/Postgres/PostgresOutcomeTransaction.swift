@@ -41,7 +41,8 @@ struct PostgresOutcomeTransaction {
     }
 
     mutating func apply(_ connection: PostgresConnection, logger: Logger) async throws {
-        let read = try await connection.query("""
+        let read = try await connection.query(
+            """
             SELECT m.id, ARRAY(SELECT number::bigint FROM version WHERE model_id = m.id),
                    ARRAY(SELECT name FROM experiment_metric WHERE model_id = m.id)
             FROM model m WHERE m.name = \(model.rawValue)
@@ -55,11 +56,13 @@ struct PostgresOutcomeTransaction {
         }
         // In id order, as every transaction inserts them: replicas sent the same batches wait instead of deadlocking.
         let byID = batches.sorted { $0.id < $1.id }
-        let inserted = Set(try await connection.column("""
-            INSERT INTO outcome_batch (model_id, id, hour)
-            SELECT \(id), u.id, u.hour FROM unnest(\(byID.map(\.id))::text[], \(byID.map(\.receivedHour))::bigint[]) AS u(id, hour)
-            ON CONFLICT DO NOTHING RETURNING id
-            """, as: String.self, logger: logger))
+        let inserted = Set(
+            try await connection.column(
+                """
+                INSERT INTO outcome_batch (model_id, id, hour)
+                SELECT \(id), u.id, u.hour FROM unnest(\(byID.map(\.id))::text[], \(byID.map(\.receivedHour))::bigint[]) AS u(id, hour)
+                ON CONFLICT DO NOTHING RETURNING id
+                """, as: String.self, logger: logger))
         fresh = batches.map { inserted.contains($0.id) }
         let existing = Set(versions)
         for index in batches.indices where accepted(index) {
@@ -73,7 +76,8 @@ struct PostgresOutcomeTransaction {
             try await connection.query("DELETE FROM outcome_batch WHERE model_id = \(id) AND id = ANY(\(refused)::text[])", logger: logger)
         }
         if !changed.isEmpty {
-            try await connection.query("""
+            try await connection.query(
+                """
                 UPDATE outcome_quota AS q SET events = u.events
                 FROM unnest(\(changed.map(\.key.installation))::bigint[], \(changed.map(\.key.hour))::bigint[], \(changed.map(\.events))::bigint[])
                      AS u(installation, hour, events)
@@ -81,7 +85,8 @@ struct PostgresOutcomeTransaction {
                 """, logger: logger)
         }
         if !added.isEmpty {
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO experiment_metric (model_id, name, kind, direction, tolerance, guardrail, declared)
                 SELECT \(id), n, 'sum', 'increase', 0, false, false FROM unnest(\(added)::text[]) AS n
                 """, logger: logger)
@@ -92,17 +97,24 @@ struct PostgresOutcomeTransaction {
     /// Locks the hourly counts of the batches' installations (rows made at 0 where none is yet,
     /// in one order, so that replicas wait for each other instead of deadlocking), checks each
     /// batch against them in order, and returns the counts that changed.
-    private mutating func countEvents(_ id: Int64, _ connection: PostgresConnection, logger: Logger) async throws -> [(key: QuotaKey, events: Int)] {
-        let keys = Set(batches.indices.filter(accepted).map { QuotaKey(installation: batches[$0].installation, hour: batches[$0].receivedHour) }).sorted()
+    private mutating func countEvents(_ id: Int64, _ connection: PostgresConnection, logger: Logger) async throws -> [(
+        key: QuotaKey, events: Int
+    )] {
+        let keys = Set(
+            batches.indices.filter(accepted).map { QuotaKey(installation: batches[$0].installation, hour: batches[$0].receivedHour) }
+        ).sorted()
         guard !keys.isEmpty else { return [] }
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             INSERT INTO outcome_quota (model_id, installation, hour, events)
             SELECT \(id), u.installation, u.hour, 0 FROM unnest(\(keys.map(\.installation))::bigint[], \(keys.map(\.hour))::bigint[]) AS u(installation, hour)
             ON CONFLICT (model_id, installation, hour) DO UPDATE SET events = outcome_quota.events
             RETURNING installation, hour, events
             """, logger: logger)
         var sent: [QuotaKey: Int] = [:]
-        for try await (installation, hour, events) in rows.decode((Int64, Int, Int).self) { sent[QuotaKey(installation: installation, hour: hour)] = events }
+        for try await (installation, hour, events) in rows.decode((Int64, Int, Int).self) {
+            sent[QuotaKey(installation: installation, hour: hour)] = events
+        }
         var changed: Set<QuotaKey> = []
         for index in batches.indices where accepted(index) {
             let key = QuotaKey(installation: batches[index].installation, hour: batches[index].receivedHour)
@@ -120,7 +132,9 @@ struct PostgresOutcomeTransaction {
     /// Checks the app metrics the batches name that the model lacks, in order, and returns those
     /// to add. The first new name locks the model's row and reads its metrics again, so that two
     /// transactions adding names at once do not pass the limit together.
-    private mutating func addMetrics(_ id: Int64, known: Set<String>, _ connection: PostgresConnection, logger: Logger) async throws -> [String] {
+    private mutating func addMetrics(_ id: Int64, known: Set<String>, _ connection: PostgresConnection, logger: Logger) async throws
+        -> [String]
+    {
         var metrics = known, locked = false, undeclared = 0, added: [String] = []
         for index in batches.indices where accepted(index) && !batches[index].appMetrics.isSubset(of: metrics) {
             if !locked {
@@ -171,7 +185,8 @@ struct PostgresOutcomeTransaction {
         for index in batches.indices where accepted(index) {
             let batch = batches[index]
             for total in batch.totals {
-                let key = RowKey(installation: batch.installation, metric: total.metric, arm: total.arm.stored, version: total.version, hour: total.hour)
+                let key = RowKey(
+                    installation: batch.installation, metric: total.metric, arm: total.arm.stored, version: total.version, hour: total.hour)
                 let known = totals[key] ?? (0, 0)
                 totals[key] = (known.count + total.count, known.sum + total.sum)
             }
@@ -182,7 +197,8 @@ struct PostgresOutcomeTransaction {
         }
         let rows = totals.sorted { $0.key < $1.key }
         if !rows.isEmpty {
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO outcome (model_id, metric, arm, version, hour, installation, count, sum)
                 SELECT \(id), u.metric, u.arm, u.version, u.hour, u.installation, u.count, u.sum
                 FROM unnest(\(rows.map(\.key.metric))::text[], \(rows.map(\.key.arm))::text[], \(rows.map(\.key.version))::bigint[],
@@ -195,7 +211,8 @@ struct PostgresOutcomeTransaction {
         }
         let first = exposures.sorted { $0.key < $1.key }
         if !first.isEmpty {
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO outcome_exposure (model_id, arm, version, installation, hour)
                 SELECT \(id), u.arm, u.version, u.installation, u.hour
                 FROM unnest(\(first.map(\.key.arm))::text[], \(first.map(\.key.version))::bigint[], \(first.map(\.key.installation))::bigint[],

@@ -79,7 +79,8 @@ enum SQLiteCatalogMigrations {
                 t.primaryKey("name", .text)
                 t.column("last", .integer).notNull().check { $0 >= 1 }
             }
-            try db.execute(sql: "INSERT INTO manifestSequence (name, last) SELECT name, manifestVersion FROM model WHERE manifestVersion > 0")
+            try db.execute(
+                sql: "INSERT INTO manifestSequence (name, last) SELECT name, manifestVersion FROM model WHERE manifestVersion > 0")
             try db.alter(table: "model") { t in t.drop(column: "manifestVersion") }
         }
         migrator.registerMigration("v6: installations per arm") { db in
@@ -212,10 +213,11 @@ enum SQLiteCatalogMigrations {
                 t.column("count", .integer).notNull().check { $0 >= 0 }
                 t.column("sum", .double).notNull()
             }
-            try db.execute(sql: """
-                INSERT INTO outcomeAppended (modelId, metric, arm, version, hour, installation, count, sum)
-                SELECT modelId, metric, arm, version, hour, installation, count, sum FROM outcome
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO outcomeAppended (modelId, metric, arm, version, hour, installation, count, sum)
+                    SELECT modelId, metric, arm, version, hour, installation, count, sum FROM outcome
+                    """)
             try db.drop(table: "outcome")
             try db.rename(table: "outcomeAppended", to: "outcome")
             // An installation's first hour with a version through an arm is the least hour of its
@@ -230,7 +232,10 @@ enum SQLiteCatalogMigrations {
                 t.column("events", .integer).notNull()
                 t.primaryKey(["modelId", "hour", "installation"])
             }
-            try db.execute(sql: "INSERT INTO outcomeQuotaByHour (modelId, hour, installation, events) SELECT modelId, hour, installation, events FROM outcomeQuota")
+            try db.execute(
+                sql:
+                    "INSERT INTO outcomeQuotaByHour (modelId, hour, installation, events) SELECT modelId, hour, installation, events FROM outcomeQuota"
+            )
             try db.drop(table: "outcomeQuota")
             try db.rename(table: "outcomeQuotaByHour", to: "outcomeQuota")
         }
@@ -244,10 +249,11 @@ enum SQLiteCatalogMigrations {
                 t.add(column: "events", .integer).notNull().defaults(to: 0)
             }
             // The counts kept so far become rows of their own, under an id no device sends (not a UUID).
-            try db.execute(sql: """
-                INSERT INTO outcomeBatch (modelId, id, hour, installation, events)
-                SELECT modelId, 'counted before v14: ' || hour || ' ' || installation, hour, installation, events FROM outcomeQuota
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO outcomeBatch (modelId, id, hour, installation, events)
+                    SELECT modelId, 'counted before v14: ' || hour || ' ' || installation, hour, installation, events FROM outcomeQuota
+                    """)
             try db.drop(table: "outcomeQuota")
             try db.drop(index: "outcomeBatch_on_hour")
             try db.create(index: "outcomeBatch_by_hour", on: "outcomeBatch", columns: ["hour", "id", "modelId", "installation", "events"])
@@ -265,10 +271,11 @@ enum SQLiteCatalogMigrations {
                 t.column("installation", .integer).notNull()
                 t.column("events", .integer).notNull()
             }
-            try db.execute(sql: """
-                INSERT INTO outcomeBatchAppended (modelId, id, hour, installation, events)
-                SELECT modelId, id, hour, installation, events FROM outcomeBatch ORDER BY hour
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO outcomeBatchAppended (modelId, id, hour, installation, events)
+                    SELECT modelId, id, hour, installation, events FROM outcomeBatch ORDER BY hour
+                    """)
             try db.drop(table: "outcomeBatch")
             try db.rename(table: "outcomeBatchAppended", to: "outcomeBatch")
             try db.create(index: "outcomeBatch_id", on: "outcomeBatch", columns: ["modelId", "id"], unique: true)

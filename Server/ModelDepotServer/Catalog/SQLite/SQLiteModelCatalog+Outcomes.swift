@@ -37,22 +37,28 @@ extension SQLiteModelCatalog {
 
         init(_ name: ModelName, _ db: Database) throws {
             self.name = name
-            guard let id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM model WHERE name = ?"), arguments: [name.rawValue]) else {
+            guard let id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM model WHERE name = ?"), arguments: [name.rawValue])
+            else {
                 throw CatalogRule.noModel(name)
             }
             self.id = id
             versions = try Int.fetchSet(db.cachedStatement(sql: "SELECT number FROM version WHERE modelId = ?"), arguments: [id])
             metrics = try String.fetchSet(db.cachedStatement(sql: "SELECT name FROM experimentMetric WHERE modelId = ?"), arguments: [id])
-            undeclared = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM experimentMetric WHERE modelId = ? AND NOT declared"),
-                                          arguments: [id]) ?? 0
+            undeclared =
+                try Int.fetchOne(
+                    db.cachedStatement(sql: "SELECT COUNT(*) FROM experimentMetric WHERE modelId = ? AND NOT declared"),
+                    arguments: [id]) ?? 0
         }
     }
 
     /// Applies one batch (see ``recordOutcomes(_:)``); throws its refusal. Every rule is checked
     /// before anything of the batch is written but its id, which a refusal deletes again.
-    private func record(_ batch: OutcomeBatchRecord, of model: inout OutcomeModel, counted: inout SQLiteHourlyEvents.Pending,
-                        _ db: Database) throws -> Bool {
-        let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO outcomeBatch (modelId, id, hour, installation, events) VALUES (?, ?, ?, ?, ?)")
+    private func record(
+        _ batch: OutcomeBatchRecord, of model: inout OutcomeModel, counted: inout SQLiteHourlyEvents.Pending,
+        _ db: Database
+    ) throws -> Bool {
+        let insert = try db.cachedStatement(
+            sql: "INSERT OR IGNORE INTO outcomeBatch (modelId, id, hour, installation, events) VALUES (?, ?, ?, ?, ?)")
         try insert.bind(model.id, at: 1)
         try insert.bind(batch.id, at: 2)
         try insert.bind(batch.receivedHour, at: 3)
@@ -64,7 +70,8 @@ extension SQLiteModelCatalog {
         let key = SQLiteHourlyEvents.Key(model: model.id, installation: batch.installation)
         do {
             try CatalogRule.checkOutcomeVersions(batch, of: model.name, existing: model.versions)
-            try CatalogRule.checkHourlyEvents(hourlyEvents.events(key, hour: batch.receivedHour, pending: counted) + batch.events, of: model.name)
+            try CatalogRule.checkHourlyEvents(
+                hourlyEvents.events(key, hour: batch.receivedHour, pending: counted) + batch.events, of: model.name)
             if !new.isEmpty { try CatalogRule.checkUndeclared(new, of: model.name, alreadyUndeclared: model.undeclared) }
         } catch {
             try db.cachedStatement(sql: "DELETE FROM outcomeBatch WHERE modelId = ? AND id = ?").execute(arguments: [model.id, batch.id])
@@ -72,10 +79,12 @@ extension SQLiteModelCatalog {
         }
         counted.add(batch.events, to: key, hour: batch.receivedHour)
         for metric in new {
-            try db.cachedStatement(sql: """
-                INSERT INTO experimentMetric (modelId, name, kind, direction, tolerance, guardrail, declared)
-                VALUES (?, ?, 'sum', 'increase', 0, 0, 0)
-                """).execute(arguments: [model.id, metric])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO experimentMetric (modelId, name, kind, direction, tolerance, guardrail, declared)
+                    VALUES (?, ?, 'sum', 'increase', 0, 0, 0)
+                    """
+            ).execute(arguments: [model.id, metric])
         }
         model.metrics.formUnion(new)
         model.undeclared += new.count
@@ -114,13 +123,17 @@ extension SQLiteModelCatalog {
         try await read { db in
             let model = try modelRecord(name, db)
             var rows: [String: [CountedArm: [OutcomeRow]]] = [:]
-            let cursor = try Row.fetchCursor(db, sql: """
-                SELECT metric, arm, version, hour, installation, SUM(count) AS count, SUM(sum) AS sum FROM outcome WHERE modelId = ?
-                GROUP BY metric, arm, version, hour, installation
-                """, arguments: [model.id])
+            let cursor = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT metric, arm, version, hour, installation, SUM(count) AS count, SUM(sum) AS sum FROM outcome WHERE modelId = ?
+                    GROUP BY metric, arm, version, hour, installation
+                    """, arguments: [model.id])
             while let row = try cursor.next() {
                 rows[row["metric"], default: [:]][CountedArm(stored: row["arm"]), default: []].append(
-                    OutcomeRow(version: row["version"], hour: row["hour"], installation: row["installation"], count: row["count"], sum: row["sum"]))
+                    OutcomeRow(
+                        version: row["version"], hour: row["hour"], installation: row["installation"], count: row["count"], sum: row["sum"])
+                )
             }
             return rows
         }
@@ -131,9 +144,11 @@ extension SQLiteModelCatalog {
             let model = try modelRecord(name, db)
             var exposures: [CountedArm: [OutcomeExposure]] = [:]
             // The first hour of each installation with each version through each arm.
-            let cursor = try Row.fetchCursor(db, sql: """
-                SELECT arm, version, installation, MIN(hour) AS hour FROM outcome WHERE modelId = ? GROUP BY arm, version, installation
-                """, arguments: [model.id])
+            let cursor = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT arm, version, installation, MIN(hour) AS hour FROM outcome WHERE modelId = ? GROUP BY arm, version, installation
+                    """, arguments: [model.id])
             while let row = try cursor.next() {
                 exposures[CountedArm(stored: row["arm"]), default: []].append(
                     OutcomeExposure(version: row["version"], hour: row["hour"], installation: row["installation"]))
@@ -145,11 +160,15 @@ extension SQLiteModelCatalog {
     public func appMetrics(of name: ModelName) async throws -> [AppMetric] {
         try await read { db in
             let model = try modelRecord(name, db)
-            return try Row.fetchAll(db, sql: """
-                SELECT name, kind, direction, tolerance, guardrail, declared FROM experimentMetric WHERE modelId = ? ORDER BY name
-                """, arguments: [model.id]).map { row in
-                try AppMetric.stored(name: row["name"], kind: row["kind"], direction: row["direction"], tolerance: row["tolerance"],
-                                     guardrail: row["guardrail"], declared: row["declared"])
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT name, kind, direction, tolerance, guardrail, declared FROM experimentMetric WHERE modelId = ? ORDER BY name
+                    """, arguments: [model.id]
+            ).map { row in
+                try AppMetric.stored(
+                    name: row["name"], kind: row["kind"], direction: row["direction"], tolerance: row["tolerance"],
+                    guardrail: row["guardrail"], declared: row["declared"])
             }
         }
     }
@@ -157,13 +176,16 @@ extension SQLiteModelCatalog {
     public func declareMetric(_ metric: ExperimentMetric, of name: ModelName) async throws {
         try await write { db in
             let model = try modelRecord(name, db)
-            let declared = try String.fetchSet(db, sql: "SELECT name FROM experimentMetric WHERE modelId = ? AND declared", arguments: [model.id])
+            let declared = try String.fetchSet(
+                db, sql: "SELECT name FROM experimentMetric WHERE modelId = ? AND declared", arguments: [model.id])
             if !declared.contains(metric.name) { try CatalogRule.checkDeclared(declared.count, adding: metric.name, of: name) }
-            try db.execute(sql: """
-                INSERT INTO experimentMetric (modelId, name, kind, direction, tolerance, guardrail, declared) VALUES (?, ?, ?, ?, ?, ?, 1)
-                ON CONFLICT (modelId, name) DO UPDATE SET kind = excluded.kind, direction = excluded.direction,
-                    tolerance = excluded.tolerance, guardrail = excluded.guardrail, declared = 1
-                """, arguments: [model.id, metric.name, metric.kind.rawValue, metric.direction.rawValue, metric.tolerance, metric.guardrail])
+            try db.execute(
+                sql: """
+                    INSERT INTO experimentMetric (modelId, name, kind, direction, tolerance, guardrail, declared) VALUES (?, ?, ?, ?, ?, ?, 1)
+                    ON CONFLICT (modelId, name) DO UPDATE SET kind = excluded.kind, direction = excluded.direction,
+                        tolerance = excluded.tolerance, guardrail = excluded.guardrail, declared = 1
+                    """,
+                arguments: [model.id, metric.name, metric.kind.rawValue, metric.direction.rawValue, metric.tolerance, metric.guardrail])
         }
     }
 

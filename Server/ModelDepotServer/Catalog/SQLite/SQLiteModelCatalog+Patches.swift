@@ -5,12 +5,15 @@ import ModelDepotShared
 extension SQLiteModelCatalog {
     public func publishedFiles() async throws -> [PublishedFile] {
         try await read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT model.name, version.number, '' AS file, version.sha256, version.size FROM version
-                    JOIN model ON model.id = version.modelId WHERE version.published
-                UNION ALL SELECT model.name, version.number, versionFile.name, versionFile.sha256, versionFile.size FROM versionFile
-                    JOIN version ON version.id = versionFile.versionId JOIN model ON model.id = version.modelId WHERE version.published
-                """).map { row in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT model.name, version.number, '' AS file, version.sha256, version.size FROM version
+                        JOIN model ON model.id = version.modelId WHERE version.published
+                    UNION ALL SELECT model.name, version.number, versionFile.name, versionFile.sha256, versionFile.size FROM versionFile
+                        JOIN version ON version.id = versionFile.versionId JOIN model ON model.id = version.modelId WHERE version.published
+                    """
+            ).map { row in
                 PublishedFile(model: try ModelName(row[0] as String), version: row[1], file: row[2], sha256: row[3], size: row[4])
             }
         }
@@ -22,20 +25,23 @@ extension SQLiteModelCatalog {
 
     public func patches(to version: Int, of name: ModelName) async throws -> [StoredPatch] {
         try await read { db in
-            try Self.patches(where: "model.name = ? AND target.number = ?",
-                             arguments: [name.rawValue, version], db)
+            try Self.patches(
+                where: "model.name = ? AND target.number = ?",
+                arguments: [name.rawValue, version], db)
         }
     }
 
     public func addPatch(_ patch: StoredPatch) async throws -> Bool {
         try await write { db in
-            try db.execute(sql: """
-                INSERT OR IGNORE INTO versionPatch (versionId, fromVersionId, file, fromSha256, sha256, size)
-                SELECT target.id, source.id, ?, ?, ?, ? FROM model
-                    JOIN version AS target ON target.modelId = model.id AND target.number = ?
-                    JOIN version AS source ON source.modelId = model.id AND source.number = ?
-                    WHERE model.name = ?
-                """, arguments: [patch.file, patch.fromSha256, patch.sha256, patch.size, patch.version, patch.fromVersion, patch.model.rawValue])
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO versionPatch (versionId, fromVersionId, file, fromSha256, sha256, size)
+                    SELECT target.id, source.id, ?, ?, ?, ? FROM model
+                        JOIN version AS target ON target.modelId = model.id AND target.number = ?
+                        JOIN version AS source ON source.modelId = model.id AND source.number = ?
+                        WHERE model.name = ?
+                    """,
+                arguments: [patch.file, patch.fromSha256, patch.sha256, patch.size, patch.version, patch.fromVersion, patch.model.rawValue])
             guard db.changesCount == 1 else { return false }
             if patch.sha256 != nil { try Self.advanceManifestVersion(patch.model.rawValue, at: nil, db) }
             return true
@@ -43,14 +49,18 @@ extension SQLiteModelCatalog {
     }
 
     static func patches(where condition: String, arguments: StatementArguments, _ db: Database) throws -> [StoredPatch] {
-        try Row.fetchAll(db, sql: """
-            SELECT model.name, target.number, source.number, versionPatch.file, versionPatch.fromSha256, versionPatch.sha256, versionPatch.size
-            FROM versionPatch JOIN version AS target ON target.id = versionPatch.versionId
-                JOIN version AS source ON source.id = versionPatch.fromVersionId JOIN model ON model.id = target.modelId
-            WHERE \(condition) ORDER BY model.name, target.number, source.number, versionPatch.file
-            """, arguments: arguments).map { row in
-            StoredPatch(model: try ModelName(row[0] as String), version: row[1], fromVersion: row[2], file: row[3], fromSha256: row[4],
-                        sha256: row[5], size: row[6])
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT model.name, target.number, source.number, versionPatch.file, versionPatch.fromSha256, versionPatch.sha256, versionPatch.size
+                FROM versionPatch JOIN version AS target ON target.id = versionPatch.versionId
+                    JOIN version AS source ON source.id = versionPatch.fromVersionId JOIN model ON model.id = target.modelId
+                WHERE \(condition) ORDER BY model.name, target.number, source.number, versionPatch.file
+                """, arguments: arguments
+        ).map { row in
+            StoredPatch(
+                model: try ModelName(row[0] as String), version: row[1], fromVersion: row[2], file: row[3], fromSha256: row[4],
+                sha256: row[5], size: row[6])
         }
     }
 }

@@ -7,8 +7,9 @@ extension SQLiteModelCatalog {
     public func addSession(_ session: StoredSession, removingStartedBefore startedBefore: Date, usedBefore: Date) async throws {
         try await write { db in
             try db.execute(sql: "DELETE FROM consoleSession WHERE startedAt < ? OR usedAt < ?", arguments: [startedBefore, usedBefore])
-            try db.execute(sql: "INSERT INTO consoleSession (id, keyId, startedAt, usedAt) VALUES (?, ?, ?, ?)",
-                           arguments: [session.id, session.keyID, session.startedAt, session.usedAt])
+            try db.execute(
+                sql: "INSERT INTO consoleSession (id, keyId, startedAt, usedAt) VALUES (?, ?, ?, ?)",
+                arguments: [session.id, session.keyID, session.startedAt, session.usedAt])
         }
     }
 

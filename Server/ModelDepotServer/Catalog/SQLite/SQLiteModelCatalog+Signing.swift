@@ -8,28 +8,31 @@ extension SQLiteModelCatalog {
             guard try Int.fetchOne(db, sql: "SELECT 1 FROM model WHERE name = ?", arguments: [name.rawValue]) != nil else {
                 throw CatalogRule.noModel(name)
             }
-            try db.execute(sql: "INSERT INTO manifestSequence (name, last) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
-                           arguments: [name.rawValue, max(floor, 1)])
+            try db.execute(
+                sql: "INSERT INTO manifestSequence (name, last) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                arguments: [name.rawValue, max(floor, 1)])
             return try Int.fetchOne(db, sql: "SELECT last FROM manifestSequence WHERE name = ?", arguments: [name.rawValue])!
         }
     }
 
     public func raiseManifestVersions(notBelow floor: Int) async throws {
         try await write { db in
-            try db.execute(sql: """
-                INSERT INTO manifestSequence (name, last) SELECT name, ? FROM model WHERE true
-                ON CONFLICT (name) DO UPDATE SET last = max(last, excluded.last)
-                """, arguments: [max(floor, 1)])
+            try db.execute(
+                sql: """
+                    INSERT INTO manifestSequence (name, last) SELECT name, ? FROM model WHERE true
+                    ON CONFLICT (name) DO UPDATE SET last = max(last, excluded.last)
+                    """, arguments: [max(floor, 1)])
         }
     }
 
     /// Raises the name's manifest version for a change made at `date` (see
     /// ``ModelCatalog/manifestVersion(of:notBelow:)``).
     static func advanceManifestVersion(_ name: String, at date: Date?, _ db: Database) throws {
-        try db.execute(sql: """
-            INSERT INTO manifestSequence (name, last) VALUES (?, ?)
-            ON CONFLICT (name) DO UPDATE SET last = max(last + 1, excluded.last)
-            """, arguments: [name, max(1, date.map { Int($0.timeIntervalSince1970 * 1000) } ?? 1)])
+        try db.execute(
+            sql: """
+                INSERT INTO manifestSequence (name, last) VALUES (?, ?)
+                ON CONFLICT (name) DO UPDATE SET last = max(last + 1, excluded.last)
+                """, arguments: [name, max(1, date.map { Int($0.timeIntervalSince1970 * 1000) } ?? 1)])
     }
 
     public func rootDocument(version: Int) async throws -> Data? {
@@ -45,7 +48,8 @@ extension SQLiteModelCatalog {
             guard try Int.fetchOne(db, sql: "SELECT 1 FROM rootDocument WHERE version = ?", arguments: [version]) == nil else {
                 throw CatalogRule.rootDocumentExists(version)
             }
-            try db.execute(sql: "INSERT INTO rootDocument (version, envelope, createdAt) VALUES (?, ?, ?)", arguments: [version, envelope, date])
+            try db.execute(
+                sql: "INSERT INTO rootDocument (version, envelope, createdAt) VALUES (?, ?, ?)", arguments: [version, envelope, date])
         }
     }
 }

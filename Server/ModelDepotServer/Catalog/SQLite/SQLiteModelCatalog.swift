@@ -21,7 +21,8 @@ public struct SQLiteModelCatalog: ModelCatalog {
             try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
             try SQLiteCatalogMigrations.migrator.migrate(database)
         } catch {
-            throw DepotError(.internalError, "Could not open the catalog database '\(path)'. Check the storage directory.", cause: "\(error)")
+            throw DepotError(
+                .internalError, "Could not open the catalog database '\(path)'. Check the storage directory.", cause: "\(error)")
         }
     }
 
@@ -29,11 +30,14 @@ public struct SQLiteModelCatalog: ModelCatalog {
     /// the same mode) or restricts the files an earlier version left readable to others.
     private static func restrictPermissions(_ path: String) throws {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw DepotError(.internalError, "Could not create '\(path)'.", cause: String(cString: strerror(errno))) }
+        guard descriptor >= 0 else {
+            throw DepotError(.internalError, "Could not create '\(path)'.", cause: String(cString: strerror(errno)))
+        }
         close(descriptor)
         for file in [path, path + "-wal", path + "-shm"] where access(file, F_OK) == 0 {
             guard chmod(file, 0o600) == 0 else {
-                throw DepotError(.internalError, "Could not restrict the permissions of '\(file)'.", cause: String(cString: strerror(errno)))
+                throw DepotError(
+                    .internalError, "Could not restrict the permissions of '\(file)'.", cause: String(cString: strerror(errno)))
             }
         }
     }
@@ -43,8 +47,9 @@ public struct SQLiteModelCatalog: ModelCatalog {
             guard try ModelRecord.filter(ModelRecord.Columns.name == creation.name.rawValue).fetchOne(db) == nil else {
                 throw CatalogRule.modelExists(creation.name)
             }
-            var record = ModelRecord(id: nil, name: creation.name.rawValue, description: creation.description ?? "",
-                                     tags: creation.tags ?? [], createdAt: date, lastVersionNumber: 0)
+            var record = ModelRecord(
+                id: nil, name: creation.name.rawValue, description: creation.description ?? "",
+                tags: creation.tags ?? [], createdAt: date, lastVersionNumber: 0)
             try record.insert(db)
             try Self.advanceManifestVersion(record.name, at: date, db)
             return try summary(of: record, db)
@@ -80,12 +85,14 @@ public struct SQLiteModelCatalog: ModelCatalog {
             var model = try modelRecord(name, db)
             model.lastVersionNumber += 1
             try model.update(db)
-            var record = VersionRecord(id: nil, modelId: model.id!, number: model.lastVersionNumber, sha256: upload.sha256,
-                                       size: upload.size, notes: upload.notes, published: publish, createdAt: date,
-                                       publishedAt: publish ? date : nil, tflite: upload.tflite, uploadedBy: upload.uploadedBy)
+            var record = VersionRecord(
+                id: nil, modelId: model.id!, number: model.lastVersionNumber, sha256: upload.sha256,
+                size: upload.size, notes: upload.notes, published: publish, createdAt: date,
+                publishedAt: publish ? date : nil, tflite: upload.tflite, uploadedBy: upload.uploadedBy)
             try record.insert(db)
             for (position, file) in upload.files.enumerated() {
-                try VersionFileRecord(versionId: record.id!, name: file.name, sha256: file.sha256, size: file.size, position: position).insert(db)
+                try VersionFileRecord(versionId: record.id!, name: file.name, sha256: file.sha256, size: file.size, position: position)
+                    .insert(db)
             }
             try Self.advanceManifestVersion(name.rawValue, at: date, db)
             return record.version(of: name, files: upload.files)
@@ -143,14 +150,16 @@ public struct SQLiteModelCatalog: ModelCatalog {
     public func blobReferences() async throws -> [BlobReference] {
         try await read { db in
             var references: [String: BlobReference] = [:]
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT DISTINCT version.sha256, version.size, model.name FROM version JOIN model ON model.id = version.modelId
-                UNION SELECT DISTINCT versionFile.sha256, versionFile.size, model.name FROM versionFile
-                    JOIN version ON version.id = versionFile.versionId JOIN model ON model.id = version.modelId
-                UNION SELECT DISTINCT versionPatch.sha256, versionPatch.size, model.name FROM versionPatch
-                    JOIN version ON version.id = versionPatch.versionId JOIN model ON model.id = version.modelId
-                    WHERE versionPatch.sha256 IS NOT NULL
-                """)
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT DISTINCT version.sha256, version.size, model.name FROM version JOIN model ON model.id = version.modelId
+                    UNION SELECT DISTINCT versionFile.sha256, versionFile.size, model.name FROM versionFile
+                        JOIN version ON version.id = versionFile.versionId JOIN model ON model.id = version.modelId
+                    UNION SELECT DISTINCT versionPatch.sha256, versionPatch.size, model.name FROM versionPatch
+                        JOIN version ON version.id = versionPatch.versionId JOIN model ON model.id = version.modelId
+                        WHERE versionPatch.sha256 IS NOT NULL
+                    """)
             while let row = try rows.next() {
                 let sha256: String = row[0]
                 let name = try ModelName(row[2] as String)
@@ -164,24 +173,31 @@ public struct SQLiteModelCatalog: ModelCatalog {
         try await read { db in try rolloutDocument(of: try modelRecord(name, db), db) }
     }
 
-    public func changeRolloutAndGuards(of name: ModelName, by keyID: String, at date: Date,
-                                       _ change: @escaping @Sendable (Rollout, [StoredRolloutGuard], _ published: Set<Int>) throws -> (Rollout, [StoredRolloutGuard]))
-        async throws -> (rollout: Rollout, guards: [StoredRolloutGuard]) {
+    public func changeRolloutAndGuards(
+        of name: ModelName, by keyID: String, at date: Date,
+        _ change: @escaping @Sendable (Rollout, [StoredRolloutGuard], _ published: Set<Int>) throws -> (Rollout, [StoredRolloutGuard])
+    )
+        async throws -> (rollout: Rollout, guards: [StoredRolloutGuard])
+    {
         try await write { db in
             let model = try modelRecord(name, db)
             let before = try rolloutDocument(of: model, db)
             let guardsBefore = try RolloutGuardRecord.fetchOne(db, key: model.id)?.document ?? []
-            let published = Set(try Int.fetchAll(db, sql: "SELECT number FROM version WHERE modelId = ? AND published", arguments: [model.id]))
+            let published = Set(
+                try Int.fetchAll(db, sql: "SELECT number FROM version WHERE modelId = ? AND published", arguments: [model.id]))
             let (after, guards) = try change(before, guardsBefore, published)
             try CatalogRule.checkPublished(after, of: name, published: published)
             if guards != guardsBefore {
-                try RolloutGuardRecord(modelId: model.id!, document: guards,
-                                       running: guards.contains { $0.rolloutGuard.state == .running }).save(db)
+                try RolloutGuardRecord(
+                    modelId: model.id!, document: guards,
+                    running: guards.contains { $0.rolloutGuard.state == .running }
+                ).save(db)
             }
             guard after != before else { return (after, guards) }
             try RolloutRecord(modelId: model.id!, document: after, updatedAt: date).save(db)
-            var entry = RolloutChangeRecord(id: nil, modelId: model.id!, keyID: keyID, at: date, before: before, after: after,
-                                            reason: StoredRolloutGuard.reasonOfNewMove(before: guardsBefore, after: guards))
+            var entry = RolloutChangeRecord(
+                id: nil, modelId: model.id!, keyID: keyID, at: date, before: before, after: after,
+                reason: StoredRolloutGuard.reasonOfNewMove(before: guardsBefore, after: guards))
             try entry.insert(db)
             try Self.advanceManifestVersion(name.rawValue, at: date, db)
             return (after, guards)
@@ -194,8 +210,10 @@ public struct SQLiteModelCatalog: ModelCatalog {
 
     public func modelsWithRunningGuards() async throws -> [ModelName] {
         try await read { db in
-            try String.fetchAll(db, sql: "SELECT name FROM model JOIN rolloutGuard ON rolloutGuard.modelId = model.id WHERE running ORDER BY name")
-                .map { try ModelName($0) }
+            try String.fetchAll(
+                db, sql: "SELECT name FROM model JOIN rolloutGuard ON rolloutGuard.modelId = model.id WHERE running ORDER BY name"
+            )
+            .map { try ModelName($0) }
         }
     }
 
@@ -213,29 +231,34 @@ public struct SQLiteModelCatalog: ModelCatalog {
         // Counts wait in memory for the next flush anyway: a power failure loses the last of
         // them either way, and the commit need not wait for the disk (nor make batches wait).
         try await writeWithoutWaitingForTheDisk { db in
-            let insert = try db.cachedStatement(sql: """
-                INSERT OR IGNORE INTO armInstallation (modelId, arm, version, installation, minute)
-                SELECT id, ?, ?, ?, ? FROM model WHERE name = ?
-                """)
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT OR IGNORE INTO armInstallation (modelId, arm, version, installation, minute)
+                    SELECT id, ?, ?, ?, ? FROM model WHERE name = ?
+                    """)
             for (seen, minute) in installations {
                 try insert.execute(arguments: [seen.arm.stored, seen.version, seen.installation, minute, seen.model.rawValue])
             }
-            let upsert = try db.cachedStatement(sql: """
-                INSERT INTO usage (modelId, version, arm, kind, minute, count) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (modelId, version, arm, kind, minute) DO UPDATE SET count = count + excluded.count
-                """)
+            let upsert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO usage (modelId, version, arm, kind, minute, count) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (modelId, version, arm, kind, minute) DO UPDATE SET count = count + excluded.count
+                    """)
             for (key, count) in counts {
                 let targets: [Row]
                 switch key.subject {
                 case .manifest(let model, let version):
-                    targets = try Row.fetchAll(db, sql: "SELECT id AS modelId, ? AS number FROM model WHERE name = ?",
-                                               arguments: [version, model.rawValue])
+                    targets = try Row.fetchAll(
+                        db, sql: "SELECT id AS modelId, ? AS number FROM model WHERE name = ?",
+                        arguments: [version, model.rawValue])
                 case .download(let sha256):
                     targets = try Row.fetchAll(db, sql: "SELECT modelId, number FROM version WHERE sha256 = ?", arguments: [sha256])
                 }
                 for target in targets {
-                    try upsert.execute(arguments: [target["modelId"] as Int64, target["number"] as Int, key.arm.stored,
-                                                   key.kind.rawValue, key.minute, count])
+                    try upsert.execute(arguments: [
+                        target["modelId"] as Int64, target["number"] as Int, key.arm.stored,
+                        key.kind.rawValue, key.minute, count,
+                    ])
                 }
             }
         }
@@ -244,10 +267,13 @@ public struct SQLiteModelCatalog: ModelCatalog {
     public func usage(of name: ModelName, sinceMinute minute: Int) async throws -> [UsageRow] {
         try await read { db in
             let model = try modelRecord(name, db)
-            return try Row.fetchAll(db, sql: "SELECT version, arm, kind, minute, count FROM usage WHERE modelId = ? AND minute >= ?",
-                                    arguments: [model.id, minute]).map {
-                UsageRow(version: $0["version"], arm: CountedArm(stored: $0["arm"]), kind: try UsageKind(stored: $0["kind"]),
-                         minute: $0["minute"], count: $0["count"])
+            return try Row.fetchAll(
+                db, sql: "SELECT version, arm, kind, minute, count FROM usage WHERE modelId = ? AND minute >= ?",
+                arguments: [model.id, minute]
+            ).map {
+                UsageRow(
+                    version: $0["version"], arm: CountedArm(stored: $0["arm"]), kind: try UsageKind(stored: $0["kind"]),
+                    minute: $0["minute"], count: $0["count"])
             }
         }
     }
@@ -255,17 +281,22 @@ public struct SQLiteModelCatalog: ModelCatalog {
     public func installations(of name: ModelName, sinceMinute minute: Int) async throws -> [InstallationCount] {
         try await read { db in
             let model = try modelRecord(name, db)
-            return try Row.fetchAll(db, sql: """
-                SELECT arm, version, COUNT(*) AS count FROM armInstallation WHERE modelId = ? AND minute >= ? GROUP BY arm, version
-                """, arguments: [model.id, minute]).map { InstallationCount(arm: CountedArm(stored: $0["arm"]), version: $0["version"], count: $0["count"]) }
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT arm, version, COUNT(*) AS count FROM armInstallation WHERE modelId = ? AND minute >= ? GROUP BY arm, version
+                    """, arguments: [model.id, minute]
+            ).map { InstallationCount(arm: CountedArm(stored: $0["arm"]), version: $0["version"], count: $0["count"]) }
         }
     }
 
     public func createKey(_ key: AccessKey, secretHash: [UInt8]) async throws {
         try await write { db in
             guard try AccessKeyRecord.fetchOne(db, key: key.id) == nil else { throw CatalogRule.keyExists(key.id) }
-            try AccessKeyRecord(id: key.id, kind: key.kind.rawValue, name: key.name, models: key.models?.map(\.rawValue),
-                                secretHash: Data(secretHash), createdAt: key.createdAt, revokedAt: key.revokedAt).insert(db)
+            try AccessKeyRecord(
+                id: key.id, kind: key.kind.rawValue, name: key.name, models: key.models?.map(\.rawValue),
+                secretHash: Data(secretHash), createdAt: key.createdAt, revokedAt: key.revokedAt
+            ).insert(db)
         }
     }
 
@@ -307,13 +338,16 @@ public struct SQLiteModelCatalog: ModelCatalog {
     // MARK: - Helpers
 
     private func summary(of model: ModelRecord, _ db: Database) throws -> ModelSummary {
-        let row = try Row.fetchOne(db, sql: """
-            SELECT COUNT(*) AS count, MAX(number) AS latest, MAX(CASE WHEN published THEN number END) AS published
-            FROM version WHERE modelId = ?
-            """, arguments: [model.id])
-        return ModelSummary(name: try ModelName(model.name), description: model.description, tags: model.tags,
-                            createdAt: model.createdAt, versionCount: row?["count"] ?? 0,
-                            latestVersion: row?["latest"], publishedVersion: row?["published"])
+        let row = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT COUNT(*) AS count, MAX(number) AS latest, MAX(CASE WHEN published THEN number END) AS published
+                FROM version WHERE modelId = ?
+                """, arguments: [model.id])
+        return ModelSummary(
+            name: try ModelName(model.name), description: model.description, tags: model.tags,
+            createdAt: model.createdAt, versionCount: row?["count"] ?? 0,
+            latestVersion: row?["latest"], publishedVersion: row?["published"])
     }
 
     private func rolloutDocument(of model: ModelRecord, _ db: Database) throws -> Rollout {
@@ -333,7 +367,10 @@ public struct SQLiteModelCatalog: ModelCatalog {
     }
 
     private func versionRecord(_ number: Int, of model: ModelRecord, _ db: Database) throws -> VersionRecord {
-        guard let record = try VersionRecord.filter(VersionRecord.Columns.modelId == model.id && VersionRecord.Columns.number == number).fetchOne(db) else {
+        guard
+            let record = try VersionRecord.filter(VersionRecord.Columns.modelId == model.id && VersionRecord.Columns.number == number)
+                .fetchOne(db)
+        else {
             throw CatalogRule.noVersion(number, of: model.name)
         }
         return record
@@ -351,9 +388,11 @@ public struct SQLiteModelCatalog: ModelCatalog {
     private func patchDigests(of versionIDs: [Int64], _ db: Database) throws -> [String] {
         guard !versionIDs.isEmpty else { return [] }
         let ids = versionIDs.map(String.init).joined(separator: ",")
-        return try String.fetchAll(db, sql: """
-            SELECT sha256 FROM versionPatch WHERE sha256 IS NOT NULL AND (versionId IN (\(ids)) OR fromVersionId IN (\(ids)))
-            """)
+        return try String.fetchAll(
+            db,
+            sql: """
+                SELECT sha256 FROM versionPatch WHERE sha256 IS NOT NULL AND (versionId IN (\(ids)) OR fromVersionId IN (\(ids)))
+                """)
     }
 
     /// A version with its companion files, in upload order.

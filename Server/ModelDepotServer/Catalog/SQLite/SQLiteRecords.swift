@@ -47,8 +47,9 @@ struct VersionRecord: Codable, FetchableRecord, MutablePersistableRecord {
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
     func version(of model: ModelName, files: [CompanionFile]) -> ModelVersion {
-        ModelVersion(model: model, version: number, sha256: sha256, size: size, notes: notes, published: published,
-                     createdAt: createdAt, publishedAt: publishedAt, tflite: tflite, files: files, uploadedBy: uploadedBy)
+        ModelVersion(
+            model: model, version: number, sha256: sha256, size: size, notes: notes, published: published,
+            createdAt: createdAt, publishedAt: publishedAt, tflite: tflite, files: files, uploadedBy: uploadedBy)
     }
 }
 
@@ -87,9 +88,10 @@ struct AccessKeyRecord: Codable, FetchableRecord, PersistableRecord {
     var revokedAt: Date?
 
     func key() throws -> AccessKey {
-        AccessKey(id: id, kind: AccessKey.Kind(rawValue: kind) ?? .app, name: name,
-                  models: try models?.map { name throws(DepotError) in try ModelName(name) },
-                  createdAt: createdAt, revokedAt: revokedAt)
+        AccessKey(
+            id: id, kind: AccessKey.Kind(rawValue: kind) ?? .app, name: name,
+            models: try models?.map { name throws(DepotError) in try ModelName(name) },
+            createdAt: createdAt, revokedAt: revokedAt)
     }
 }
 

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-private let systemClose = Glibc.close
-#elseif canImport(Darwin)
-import Darwin
-private let systemClose = Darwin.close
-#endif
 import Foundation
 import ModelDepotShared
+
+#if canImport(Glibc)
+    import Glibc
+    private let systemClose = Glibc.close
+#elseif canImport(Darwin)
+    import Darwin
+    private let systemClose = Darwin.close
+#endif
 
 /// Blobs as files: `blobs/sha256/ab/<hex>`, written to `tmp/` first (see ``FileUpload``), then
 /// fsync, rename, fsync of the directory — a crash leaves either no blob or a whole one.
@@ -41,7 +42,9 @@ public struct FileSystemBlobStore: BlobStore {
                 try FileManager.default.removeItem(atPath: root + "/tmp/" + stray)
             }
         } catch {
-            throw DepotError(.internalError, "Could not prepare the storage directory '\(root)'. Check that it is writable.", cause: error.localizedDescription)
+            throw DepotError(
+                .internalError, "Could not prepare the storage directory '\(root)'. Check that it is writable.",
+                cause: error.localizedDescription)
         }
     }
 
@@ -69,12 +72,17 @@ public struct FileSystemBlobStore: BlobStore {
         location(of: sha256)
     }
 
-    public func withLocalFile<Result: Sendable>(of sha256: String, size: Int, in directory: URL,
-                                                _ body: (String) async throws -> Result) async throws -> Result {
+    public func withLocalFile<Result: Sendable>(
+        of sha256: String, size: Int, in directory: URL,
+        _ body: (String) async throws -> Result
+    ) async throws -> Result {
         let path = location(of: sha256)
         var status = stat()
         guard stat(path, &status) == 0, Int(status.st_size) == size else {
-            throw DepotError(.internalError, "Blob \(sha256) is missing from '\(blobsDirectory)' or is not \(size) bytes long. Restore it from a backup ('depot fsck' lists damaged blobs).")
+            throw DepotError(
+                .internalError,
+                "Blob \(sha256) is missing from '\(blobsDirectory)' or is not \(size) bytes long. Restore it from a backup ('depot fsck' lists damaged blobs)."
+            )
         }
         return try await body(path)
     }
@@ -97,8 +105,9 @@ public struct FileSystemBlobStore: BlobStore {
     public func checkReachable() async throws {
         let probe = temporaryDirectory + "/.ready-\(UUID().uuidString)"
         guard FileManager.default.createFile(atPath: probe, contents: Data()) else {
-            throw DepotError(.unavailable, "The storage directory does not take writes.",
-                             cause: "could not create \(probe): \(String(cString: strerror(errno)))")
+            throw DepotError(
+                .unavailable, "The storage directory does not take writes.",
+                cause: "could not create \(probe): \(String(cString: strerror(errno)))")
         }
         try? FileManager.default.removeItem(atPath: probe)
     }
@@ -116,7 +125,10 @@ public struct FileSystemBlobStore: BlobStore {
     }
 
     /// What a request that needed space gets when the storage has none.
-    static let storageFull = DepotError(.insufficientStorage, "The server's storage is full: nothing was stored. Ask the server's operator to free space in its storage directory (or give it a larger disk), then try again.")
+    static let storageFull = DepotError(
+        .insufficientStorage,
+        "The server's storage is full: nothing was stored. Ask the server's operator to free space in its storage directory (or give it a larger disk), then try again."
+    )
 
     static func synchronizeDirectory(_ path: String) throws(DepotError) {
         let descriptor = open(path, O_RDONLY)
@@ -127,7 +139,8 @@ public struct FileSystemBlobStore: BlobStore {
 
     static func failure(_ operation: String, _ path: String) -> DepotError {
         if errno == ENOSPC || errno == EDQUOT { return storageFull }
-        return DepotError(.internalError, "Could not \(operation) '\(path)'. Check the storage directory's space and permissions.",
-                          cause: String(cString: strerror(errno)))
+        return DepotError(
+            .internalError, "Could not \(operation) '\(path)'. Check the storage directory's space and permissions.",
+            cause: String(cString: strerror(errno)))
     }
 }

@@ -1,15 +1,16 @@
-#if canImport(Glibc)
-import Glibc
-private let systemClose = Glibc.close
-#elseif canImport(Darwin)
-import Darwin
-private let systemClose = Darwin.close
-#endif
 import Crypto
 import ModelDepotShared
 import NIOCore
 import NIOPosix
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+    private let systemClose = Glibc.close
+#elseif canImport(Darwin)
+    import Darwin
+    private let systemClose = Darwin.close
+#endif
 
 /// A temporary file being written by one upload, and the SHA-256 of its bytes.
 ///
@@ -130,17 +131,18 @@ final class FileUpload: BlobUpload, @unchecked Sendable {
         hashed = hashing
         let file = file
         let pool = pool
-        inFlight.append(Task {
-            try await pool.runIfActive {
-                if last {
-                    try file.writeLast(buffer, at: offset)
-                } else {
-                    try file.write(buffer, at: offset)
+        inFlight.append(
+            Task {
+                try await pool.runIfActive {
+                    if last {
+                        try file.writeLast(buffer, at: offset)
+                    } else {
+                        try file.write(buffer, at: offset)
+                    }
                 }
-            }
-            _ = await hashing.value
-            return buffer
-        })
+                _ = await hashing.value
+                return buffer
+            })
     }
 
     /// The buffer of the oldest write in flight once it is on the file, or `nil` when none was.
@@ -234,11 +236,11 @@ private final class UploadDescriptor: @unchecked Sendable {
     /// where direct I/O is not used.
     private static let directFlag: Int32? = {
         #if os(Linux) && arch(x86_64)
-        return 0o40000
+            return 0o40000
         #elseif os(Linux) && arch(arm64)
-        return 0o200000
+            return 0o200000
         #else
-        return nil
+            return nil
         #endif
     }()
 }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ModelDepotShared
 import NIOCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A page-aligned buffer of fixed size that an upload fills and one write empties (direct I/O
 /// needs the memory, the length and the file offset aligned to the device's blocks). Mapped
@@ -26,8 +27,10 @@ final class StagingBuffer: @unchecked Sendable {
     init(capacity: Int) throws(DepotError) {
         precondition(capacity > 0 && capacity % Self.alignment == 0, "a staging buffer holds whole blocks")
         guard let mapped = mmap(nil, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), mapped != MAP_FAILED else {
-            throw DepotError(.internalError, "Could not map \(capacity) bytes for an upload's staging buffer. The upload was not stored; try again when the server has more free memory.",
-                             cause: String(cString: strerror(errno)))
+            throw DepotError(
+                .internalError,
+                "Could not map \(capacity) bytes for an upload's staging buffer. The upload was not stored; try again when the server has more free memory.",
+                cause: String(cString: strerror(errno)))
         }
         bytes = mapped
         self.capacity = capacity

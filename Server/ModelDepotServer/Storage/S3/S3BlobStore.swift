@@ -29,8 +29,10 @@ public struct S3BlobStore: BlobStore {
     ///   - location: The bucket and prefix, with credentials.
     ///   - redirectLifetime: Answer downloads with a redirect valid this long (seconds).
     ///   - clock: The server's clock, which dates uploads.
-    public static func connect(_ location: S3Location, redirectLifetime: Int? = nil,
-                               clock: @escaping @Sendable () -> Date = { Date() }) async throws -> S3BlobStore {
+    public static func connect(
+        _ location: S3Location, redirectLifetime: Int? = nil,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) async throws -> S3BlobStore {
         let store = S3BlobStore(client: S3Client(location: location), redirectLifetime: redirectLifetime, clock: clock)
         _ = try await store.client.list(prefix: store.blobKey(""), pageSize: 1)
         return store
@@ -92,11 +94,13 @@ public struct S3BlobStore: BlobStore {
     public func removeAbandonedUploads(startedBefore date: Date) async throws -> Int {
         let prefix = client.location.key("uploads/")
         var removed = 0
-        for upload in try await client.pendingUploads(prefix: prefix) where (Self.started(upload.key, prefix) ?? upload.initiated ?? .distantFuture) < date {
+        for upload in try await client.pendingUploads(prefix: prefix)
+        where (Self.started(upload.key, prefix) ?? upload.initiated ?? .distantFuture) < date {
             try await client.abortMultipartUpload(upload.key, uploadID: upload.uploadID)
             removed += 1
         }
-        for staged in try await client.list(prefix: prefix) where (Self.started(staged.key, prefix) ?? staged.lastModified ?? .distantFuture) < date {
+        for staged in try await client.list(prefix: prefix)
+        where (Self.started(staged.key, prefix) ?? staged.lastModified ?? .distantFuture) < date {
             try await client.delete(staged.key)
             removed += 1
         }
@@ -114,17 +118,24 @@ public struct S3BlobStore: BlobStore {
     ///   another size (it was changed outside the server), `unavailable` when it cannot be reached.
     func stream(_ sha256: String, range: ClosedRange<Int>, size: Int) async throws -> HTTPClientResponse.Body {
         guard let response = try await client.get(blobKey(sha256), range: range.count == size ? nil : range) else {
-            throw DepotError(.internalError, "Blob \(sha256) is missing from the object store (\(client.location), key '\(blobKey(sha256))'). Restore it from a backup.")
+            throw DepotError(
+                .internalError,
+                "Blob \(sha256) is missing from the object store (\(client.location), key '\(blobKey(sha256))'). Restore it from a backup.")
         }
         let length = response.headers.first(name: "content-length").flatMap(Int.init)
         guard length == range.count else {
-            throw DepotError(.internalError, "Blob \(sha256) in the object store has \(length.map(String.init) ?? "an unknown number of") bytes where \(range.count) were asked for: it was changed outside the server. Restore it from a backup.")
+            throw DepotError(
+                .internalError,
+                "Blob \(sha256) in the object store has \(length.map(String.init) ?? "an unknown number of") bytes where \(range.count) were asked for: it was changed outside the server. Restore it from a backup."
+            )
         }
         return response.body
     }
 
-    public func withLocalFile<Result: Sendable>(of sha256: String, size: Int, in directory: URL,
-                                                _ body: (String) async throws -> Result) async throws -> Result {
+    public func withLocalFile<Result: Sendable>(
+        of sha256: String, size: Int, in directory: URL,
+        _ body: (String) async throws -> Result
+    ) async throws -> Result {
         let path = directory.appendingPathComponent("blob-\(UUID().uuidString).part").path
         defer { unlink(path) }
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {

@@ -28,7 +28,8 @@ struct S3Client: Sendable {
     static let sharedHTTP: HTTPClient = {
         var pool = HTTPClient.Configuration.ConnectionPool(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
         pool.retryConnectionEstablishment = false
-        let configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5)), connectionPool: pool)
+        let configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5)), connectionPool: pool)
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
@@ -58,8 +59,9 @@ struct S3Client: Sendable {
     /// The object's bytes, or a range of them, as a stream; `nil` when there is no such object.
     func get(_ key: String, range: ClosedRange<Int>? = nil) async throws -> HTTPClientResponse? {
         let headers = range.map { [("Range", "bytes=\($0.lowerBound)-\($0.upperBound)")] } ?? []
-        let response = try await send("GET", key: key, headers: headers, expecting: [200, 206, 404], doing: "read",
-                                      deadline: .distantFuture)
+        let response = try await send(
+            "GET", key: key, headers: headers, expecting: [200, 206, 404], doing: "read",
+            deadline: .distantFuture)
         return response.status.code == 404 ? nil : response.response
     }
 
@@ -83,10 +85,13 @@ struct S3Client: Sendable {
     /// Copies inside the store (no bytes pass through this process).
     func copy(_ source: String, to destination: String) async throws {
         let from = "/" + location.bucket + "/" + source
-        let response = try await send("PUT", key: destination, headers: [("x-amz-copy-source", SigV4.encodePath(from))],
-                                      expecting: [200], doing: "copy '\(source)' to", collecting: true)
+        let response = try await send(
+            "PUT", key: destination, headers: [("x-amz-copy-source", SigV4.encodePath(from))],
+            expecting: [200], doing: "copy '\(source)' to", collecting: true)
         // A copy can fail after its 200 has been sent: the error is then in the body.
-        if let text = response.text, text.contains("<Error>") { throw failure(response, text: text, doing: "copy '\(source)' to", key: destination) }
+        if let text = response.text, text.contains("<Error>") {
+            throw failure(response, text: text, doing: "copy '\(source)' to", key: destination)
+        }
     }
 
     /// Every object whose key starts with `prefix` (a bucket-relative key prefix), asking for
@@ -113,7 +118,8 @@ struct S3Client: Sendable {
     // MARK: - Multipart uploads
 
     func startMultipartUpload(_ key: String) async throws -> String {
-        let response = try await send("POST", key: key, query: [("uploads", "")], expecting: [200], doing: "start an upload to", collecting: true)
+        let response = try await send(
+            "POST", key: key, query: [("uploads", "")], expecting: [200], doing: "start an upload to", collecting: true)
         guard let id = S3XML.value("UploadId", in: Substring(response.text ?? "")) else {
             throw DepotError(.unavailable, "The object store started an upload to '\(key)' without an upload id.")
         }
@@ -122,9 +128,10 @@ struct S3Client: Sendable {
 
     /// Sends one part; returns its ETag.
     func uploadPart(_ key: String, uploadID: String, number: Int, _ body: ByteBuffer) async throws -> String {
-        let response = try await send("PUT", key: key, query: [("partNumber", String(number)), ("uploadId", uploadID)], body: body,
-                                      payloadHash: SigV4.unsignedPayload, expecting: [200], doing: "upload part \(number) of",
-                                      deadline: .now() + .minutes(10))
+        let response = try await send(
+            "PUT", key: key, query: [("partNumber", String(number)), ("uploadId", uploadID)], body: body,
+            payloadHash: SigV4.unsignedPayload, expecting: [200], doing: "upload part \(number) of",
+            deadline: .now() + .minutes(10))
         guard let tag = response.headers.first(name: "etag") else {
             throw DepotError(.unavailable, "The object store took part \(number) of '\(key)' without an ETag.")
         }
@@ -132,12 +139,17 @@ struct S3Client: Sendable {
     }
 
     func completeMultipartUpload(_ key: String, uploadID: String, parts: [String]) async throws {
-        let entries = parts.enumerated().map { "<Part><PartNumber>\($0.offset + 1)</PartNumber><ETag>\(S3XML.escape($0.element))</ETag></Part>" }
+        let entries = parts.enumerated().map {
+            "<Part><PartNumber>\($0.offset + 1)</PartNumber><ETag>\(S3XML.escape($0.element))</ETag></Part>"
+        }
         let body = ByteBuffer(string: "<CompleteMultipartUpload>\(entries.joined())</CompleteMultipartUpload>")
-        let response = try await send("POST", key: key, query: [("uploadId", uploadID)], body: body,
-                                      payloadHash: SHA256.hash(data: Data(body.readableBytesView)).hex,
-                                      expecting: [200], doing: "complete the upload to", collecting: true, deadline: .now() + .minutes(10))
-        if let text = response.text, text.contains("<Error>") { throw failure(response, text: text, doing: "complete the upload to", key: key) }
+        let response = try await send(
+            "POST", key: key, query: [("uploadId", uploadID)], body: body,
+            payloadHash: SHA256.hash(data: Data(body.readableBytesView)).hex,
+            expecting: [200], doing: "complete the upload to", collecting: true, deadline: .now() + .minutes(10))
+        if let text = response.text, text.contains("<Error>") {
+            throw failure(response, text: text, doing: "complete the upload to", key: key)
+        }
     }
 
     func abortMultipartUpload(_ key: String, uploadID: String) async throws {
@@ -146,8 +158,9 @@ struct S3Client: Sendable {
 
     /// The multipart uploads started under `prefix` and not finished.
     func pendingUploads(prefix: String) async throws -> [PendingUpload] {
-        let response = try await send("GET", key: nil, query: [("uploads", ""), ("prefix", prefix)], expecting: [200],
-                                      doing: "list the unfinished uploads in", collecting: true)
+        let response = try await send(
+            "GET", key: nil, query: [("uploads", ""), ("prefix", prefix)], expecting: [200],
+            doing: "list the unfinished uploads in", collecting: true)
         return S3XML.blocks("Upload", in: Substring(response.text ?? "")).compactMap { entry in
             guard let key = S3XML.value("Key", in: entry), let id = S3XML.value("UploadId", in: entry) else { return nil }
             return PendingUpload(key: key, uploadID: id, initiated: S3XML.value("Initiated", in: entry).flatMap(Self.date))
@@ -181,17 +194,22 @@ struct S3Client: Sendable {
     }
 
     /// The URL and headers (signature included) of a request, as sent.
-    func signedRequest(_ method: String, key: String?, query: [(String, String)] = [], headers: [(String, String)] = [],
-                       payloadHash: String) -> (url: String, headers: [(name: String, value: String)]) {
-        let request = SigV4.Request(method: method, path: location.path(of: key), query: query.map { ($0.0, $0.1) },
-                                    host: location.authority, headers: headers.map { ($0.0, $0.1) })
+    func signedRequest(
+        _ method: String, key: String?, query: [(String, String)] = [], headers: [(String, String)] = [],
+        payloadHash: String
+    ) -> (url: String, headers: [(name: String, value: String)]) {
+        let request = SigV4.Request(
+            method: method, path: location.path(of: key), query: query.map { ($0.0, $0.1) },
+            host: location.authority, headers: headers.map { ($0.0, $0.1) })
         return (url(path: request.path, query: request.query), signer.sign(request, payloadHash: payloadHash, at: clock()))
     }
 
-    private func send(_ method: String, key: String?, query: [(String, String)] = [], headers: [(String, String)] = [],
-                      body: ByteBuffer? = nil, payloadHash: String = SigV4.emptyPayload, expecting: Set<UInt>,
-                      doing action: String, collecting: Bool = false,
-                      deadline: NIODeadline = .now() + .seconds(30)) async throws -> Answer {
+    private func send(
+        _ method: String, key: String?, query: [(String, String)] = [], headers: [(String, String)] = [],
+        body: ByteBuffer? = nil, payloadHash: String = SigV4.emptyPayload, expecting: Set<UInt>,
+        doing action: String, collecting: Bool = false,
+        deadline: NIODeadline = .now() + .seconds(30)
+    ) async throws -> Answer {
         let signed = signedRequest(method, key: key, query: query, headers: headers, payloadHash: payloadHash)
         var request = HTTPClientRequest(url: signed.url)
         request.method = HTTPMethod(rawValue: method)
@@ -204,12 +222,14 @@ struct S3Client: Sendable {
         do {
             response = try await http.execute(request, deadline: deadline)
         } catch {
-            throw DepotError(.unavailable, "The object store \(location) cannot be reached to \(action) '\(key ?? location.bucket)'.", cause: "\(error)")
+            throw DepotError(
+                .unavailable, "The object store \(location) cannot be reached to \(action) '\(key ?? location.bucket)'.", cause: "\(error)")
         }
         let status = response.status
         if !expecting.contains(status.code) {
             let text = method == "HEAD" ? "" : String(buffer: (try? await response.body.collect(upTo: 64 << 10)) ?? ByteBuffer())
-            throw failure(Answer(status: status, headers: response.headers, text: text, response: response), text: text, doing: action, key: key)
+            throw failure(
+                Answer(status: status, headers: response.headers, text: text, response: response), text: text, doing: action, key: key)
         }
         let text = collecting ? String(buffer: try await response.body.collect(upTo: 16 << 20)) : nil
         return Answer(status: status, headers: response.headers, text: text, response: response)
@@ -217,12 +237,14 @@ struct S3Client: Sendable {
 
     private func failure(_ answer: Answer, text: String, doing action: String, key: String?) -> DepotError {
         let code = S3XML.value("Code", in: Substring(text)) ?? "HTTP \(answer.status.code)"
-        let message = S3XML.value("Message", in: Substring(text)).map { ": " + $0.trimmingCharacters(in: CharacterSet(charactersIn: ". ")) } ?? ""
+        let message =
+            S3XML.value("Message", in: Substring(text)).map { ": " + $0.trimmingCharacters(in: CharacterSet(charactersIn: ". ")) } ?? ""
         return DepotError(.unavailable, "The object store \(location) refused to \(action) '\(key ?? location.bucket)': \(code)\(message).")
     }
 
     private func url(path: String, query: [(name: String, value: String)]) -> String {
         let encodedQuery = query.map { "\(SigV4.encode($0.name))=\(SigV4.encode($0.value))" }
-        return "\(location.scheme)://\(location.authority)\(SigV4.encodePath(path))" + (query.isEmpty ? "" : "?" + encodedQuery.joined(separator: "&"))
+        return "\(location.scheme)://\(location.authority)\(SigV4.encodePath(path))"
+            + (query.isEmpty ? "" : "?" + encodedQuery.joined(separator: "&"))
     }
 }

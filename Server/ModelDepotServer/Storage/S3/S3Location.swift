@@ -34,21 +34,30 @@ public struct S3Location: Sendable, CustomStringConvertible {
         let rest = text.dropFirst("s3://".count)
         let bucket = String(rest.prefix { $0 != "/" })
         guard Self.isValidBucket(bucket) else {
-            throw DepotError(.badRequest, "'\(bucket)' in '\(text)' is not an S3 bucket name (3 to 63 characters: lower-case letters, digits, dots and dashes, starting and ending with a letter or digit).")
+            throw DepotError(
+                .badRequest,
+                "'\(bucket)' in '\(text)' is not an S3 bucket name (3 to 63 characters: lower-case letters, digits, dots and dashes, starting and ending with a letter or digit)."
+            )
         }
         self.bucket = bucket
         prefix = rest.dropFirst(bucket.count).split(separator: "/").joined(separator: "/")
         self.region = region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
         guard let access = environment["AWS_ACCESS_KEY_ID"], !access.isEmpty,
-              let secret = environment["AWS_SECRET_ACCESS_KEY"], !secret.isEmpty else {
-            throw DepotError(.badRequest, "The blob store \(text) needs credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary ones).")
+            let secret = environment["AWS_SECRET_ACCESS_KEY"], !secret.isEmpty
+        else {
+            throw DepotError(
+                .badRequest,
+                "The blob store \(text) needs credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary ones)."
+            )
         }
-        credentials = S3Credentials(accessKeyID: access, secretAccessKey: secret,
-                                    sessionToken: environment["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 })
+        credentials = S3Credentials(
+            accessKeyID: access, secretAccessKey: secret,
+            sessionToken: environment["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 })
         if let custom = endpoint ?? environment["AWS_ENDPOINT_URL_S3"] ?? environment["AWS_ENDPOINT_URL"] {
             guard let components = URLComponents(string: custom), let scheme = components.scheme?.lowercased(),
-                  ["http", "https"].contains(scheme), let host = components.host, !host.isEmpty,
-                  components.path.isEmpty || components.path == "/" else {
+                ["http", "https"].contains(scheme), let host = components.host, !host.isEmpty,
+                components.path.isEmpty || components.path == "/"
+            else {
                 throw DepotError(.badRequest, "The S3 endpoint '\(custom)' is not an http(s)://HOST[:PORT] URL.")
             }
             self.scheme = scheme

@@ -1,6 +1,6 @@
 import Crypto
-import ModelDepotShared
 import Foundation
+import ModelDepotShared
 
 /// AWS Signature Version 4 for S3, written from the specification (no SDK is available here)
 /// and checked against botocore's signer on the same requests (`SigV4Tests`).
@@ -37,12 +37,18 @@ struct SigV4: Sendable {
         headers.append(("x-amz-content-sha256", payloadHash))
         if let token = credentials.sessionToken { headers.append(("x-amz-security-token", token)) }
         let (canonicalHeaders, signedHeaders) = Self.canonical(headers)
-        let canonicalRequest = [request.method, Self.encodePath(request.path), Self.canonicalQuery(request.query),
-                                canonicalHeaders, signedHeaders, payloadHash].joined(separator: "\n")
+        let canonicalRequest = [
+            request.method, Self.encodePath(request.path), Self.canonicalQuery(request.query),
+            canonicalHeaders, signedHeaders, payloadHash,
+        ].joined(separator: "\n")
         let scope = self.scope(stamp)
         let signature = self.signature(canonicalRequest: canonicalRequest, stamp: stamp, scope: scope)
         var sent = headers.filter { $0.name.lowercased() != "host" }
-        sent.append(("Authorization", "AWS4-HMAC-SHA256 Credential=\(credentials.accessKeyID)/\(scope), SignedHeaders=\(signedHeaders), Signature=\(signature)"))
+        sent.append(
+            (
+                "Authorization",
+                "AWS4-HMAC-SHA256 Credential=\(credentials.accessKeyID)/\(scope), SignedHeaders=\(signedHeaders), Signature=\(signature)"
+            ))
         return sent
     }
 
@@ -58,8 +64,10 @@ struct SigV4: Sendable {
         query.append(("X-Amz-Expires", String(expires)))
         if let token = credentials.sessionToken { query.append(("X-Amz-Security-Token", token)) }
         query.append(("X-Amz-SignedHeaders", "host"))
-        let canonicalRequest = [request.method, Self.encodePath(request.path), Self.canonicalQuery(query),
-                                "host:\(request.host)\n", "host", Self.unsignedPayload].joined(separator: "\n")
+        let canonicalRequest = [
+            request.method, Self.encodePath(request.path), Self.canonicalQuery(query),
+            "host:\(request.host)\n", "host", Self.unsignedPayload,
+        ].joined(separator: "\n")
         query.append(("X-Amz-Signature", signature(canonicalRequest: canonicalRequest, stamp: stamp, scope: scope)))
         return query
     }
@@ -83,7 +91,8 @@ struct SigV4: Sendable {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        return String(format: "%04d%02d%02dT%02d%02d%02dZ", parts.year!, parts.month!, parts.day!, parts.hour!, parts.minute!, parts.second!)
+        return String(
+            format: "%04d%02d%02dT%02d%02d%02dZ", parts.year!, parts.month!, parts.day!, parts.hour!, parts.minute!, parts.second!)
     }
 
     /// Lower-case names, values with runs of spaces collapsed, sorted by name; repeated names

@@ -8,16 +8,23 @@ struct TFLiteMetadataReader {
 
     func read() throws(DepotError) -> TFLiteModelMetadata {
         guard bytes.count >= 8 else {
-            throw DepotError(.invalidModelMetadata, "The TFLITE_METADATA buffer has \(bytes.count) bytes, too few for TFLite Model Metadata; the metadata is damaged. Re-populate it with tflite-support's MetadataPopulator.")
+            throw DepotError(
+                .invalidModelMetadata,
+                "The TFLITE_METADATA buffer has \(bytes.count) bytes, too few for TFLite Model Metadata; the metadata is damaged. Re-populate it with tflite-support's MetadataPopulator."
+            )
         }
         let identifier = (4..<8).map { bytes.load(UInt8.self, at: $0) }
         guard identifier == Schema.fileIdentifier else {
             let shown = identifier.map { (32..<127).contains($0) ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16) }.joined()
-            throw DepotError(.invalidModelMetadata, "The TFLITE_METADATA buffer's identifier (bytes 4..<8) is \"\(shown)\", not \"M001\": it is not TFLite Model Metadata. Re-populate it with tflite-support's MetadataPopulator.")
+            throw DepotError(
+                .invalidModelMetadata,
+                "The TFLITE_METADATA buffer's identifier (bytes 4..<8) is \"\(shown)\", not \"M001\": it is not TFLite Model Metadata. Re-populate it with tflite-support's MetadataPopulator."
+            )
         }
-        var structure = FlatBufferVerifier(bytes: bytes, tables: Schema.tables, unions: Schema.unions,
-                                           maximumDepth: policy.maximumDepth, maximumTables: policy.maximumTables,
-                                           rootName: "ModelMetadata")
+        var structure = FlatBufferVerifier(
+            bytes: bytes, tables: Schema.tables, unions: Schema.unions,
+            maximumDepth: policy.maximumDepth, maximumTables: policy.maximumTables,
+            rootName: "ModelMetadata")
         do {
             try structure.verifyRoot(Schema.TableID.modelMetadata)
         } catch {
@@ -68,24 +75,29 @@ struct TFLiteMetadataReader {
         case ("FeatureProperties", _): properties = .feature
         case ("ImageProperties", let values?):
             let color: Int8 = values.scalar(Schema.ImageProperties.colorSpace)
-            properties = .image(colorSpace: Schema.name(color, in: Schema.colorSpaceTypeNames),
-                                defaultSize: values.table(Schema.ImageProperties.defaultSize).map {
-                                    TFLiteImageSize(width: $0.scalar(Schema.ImageSize.width), height: $0.scalar(Schema.ImageSize.height))
-                                })
+            properties = .image(
+                colorSpace: Schema.name(color, in: Schema.colorSpaceTypeNames),
+                defaultSize: values.table(Schema.ImageProperties.defaultSize).map {
+                    TFLiteImageSize(width: $0.scalar(Schema.ImageSize.width), height: $0.scalar(Schema.ImageSize.height))
+                })
         case ("BoundingBoxProperties", let values?):
             let type: Int8 = values.scalar(Schema.BoundingBoxProperties.type)
             let coordinates: Int8 = values.scalar(Schema.BoundingBoxProperties.coordinateType)
-            properties = .boundingBox(index: values.integers(Schema.BoundingBoxProperties.index, as: UInt32.self).map { UInt32($0) },
-                                      type: Schema.name(type, in: Schema.boundingBoxTypeNames),
-                                      coordinateType: Schema.name(coordinates, in: Schema.coordinateTypeNames))
+            properties = .boundingBox(
+                index: values.integers(Schema.BoundingBoxProperties.index, as: UInt32.self).map { UInt32($0) },
+                type: Schema.name(type, in: Schema.boundingBoxTypeNames),
+                coordinateType: Schema.name(coordinates, in: Schema.coordinateTypeNames))
         case ("AudioProperties", let values?):
-            properties = .audio(sampleRate: values.scalar(Schema.AudioProperties.sampleRate),
-                                channels: values.scalar(Schema.AudioProperties.channels))
+            properties = .audio(
+                sampleRate: values.scalar(Schema.AudioProperties.sampleRate),
+                channels: values.scalar(Schema.AudioProperties.channels))
         case (let name, _): properties = .other(name)
         }
-        return TFLiteContent(properties: properties, range: table.table(Fields.range).map {
-            TFLiteValueRange(min: $0.scalar(Schema.ValueRange.min), max: $0.scalar(Schema.ValueRange.max))
-        })
+        return TFLiteContent(
+            properties: properties,
+            range: table.table(Fields.range).map {
+                TFLiteValueRange(min: $0.scalar(Schema.ValueRange.min), max: $0.scalar(Schema.ValueRange.max))
+            })
     }
 
     private func processUnit(_ table: FlatBufferTable) -> TFLiteProcessUnit {
@@ -95,26 +107,35 @@ struct TFLiteMetadataReader {
         case ("NONE", _):
             return TFLiteProcessUnit(options: nil)
         case ("NormalizationOptions", let values?):
-            return TFLiteProcessUnit(options: .normalization(mean: values.floats(Schema.NormalizationOptions.mean),
-                                                             std: values.floats(Schema.NormalizationOptions.std)))
+            return TFLiteProcessUnit(
+                options: .normalization(
+                    mean: values.floats(Schema.NormalizationOptions.mean),
+                    std: values.floats(Schema.NormalizationOptions.std)))
         case ("ScoreCalibrationOptions", let values?):
             let transformation: Int8 = values.scalar(Schema.ScoreCalibrationOptions.scoreTransformation)
             let score: UInt32 = values.scalar(Schema.ScoreCalibrationOptions.defaultScore)
-            return TFLiteProcessUnit(options: .scoreCalibration(
-                transformation: Schema.name(transformation, in: Schema.scoreTransformationTypeNames), defaultScore: Float(bitPattern: score)))
+            return TFLiteProcessUnit(
+                options: .scoreCalibration(
+                    transformation: Schema.name(transformation, in: Schema.scoreTransformationTypeNames),
+                    defaultScore: Float(bitPattern: score)))
         case ("ScoreThresholdingOptions", let values?):
             let threshold: UInt32 = values.scalar(Schema.ScoreThresholdingOptions.globalScoreThreshold)
             return TFLiteProcessUnit(options: .scoreThresholding(globalScoreThreshold: Float(bitPattern: threshold)))
         case ("BertTokenizerOptions", let values?):
-            return TFLiteProcessUnit(options: .bertTokenizer(vocabFiles: values.tables(Schema.BertTokenizerOptions.vocabFile).map(associatedFile)))
+            return TFLiteProcessUnit(
+                options: .bertTokenizer(vocabFiles: values.tables(Schema.BertTokenizerOptions.vocabFile).map(associatedFile)))
         case ("SentencePieceTokenizerOptions", let values?):
             typealias Fields = Schema.SentencePieceTokenizerOptions
-            return TFLiteProcessUnit(options: .sentencePieceTokenizer(modelFiles: values.tables(Fields.sentencePieceModel).map(associatedFile),
-                                                                      vocabFiles: values.tables(Fields.vocabFile).map(associatedFile)))
+            return TFLiteProcessUnit(
+                options: .sentencePieceTokenizer(
+                    modelFiles: values.tables(Fields.sentencePieceModel).map(associatedFile),
+                    vocabFiles: values.tables(Fields.vocabFile).map(associatedFile)))
         case ("RegexTokenizerOptions", let values?):
             typealias Fields = Schema.RegexTokenizerOptions
-            return TFLiteProcessUnit(options: .regexTokenizer(delimiterPattern: values.string(Fields.delimRegexPattern),
-                                                              vocabFiles: values.tables(Fields.vocabFile).map(associatedFile)))
+            return TFLiteProcessUnit(
+                options: .regexTokenizer(
+                    delimiterPattern: values.string(Fields.delimRegexPattern),
+                    vocabFiles: values.tables(Fields.vocabFile).map(associatedFile)))
         case (let name, _):
             return TFLiteProcessUnit(options: .other(name))
         }
@@ -123,9 +144,10 @@ struct TFLiteMetadataReader {
     private func associatedFile(_ table: FlatBufferTable) -> TFLiteAssociatedFile {
         typealias Fields = Schema.AssociatedFile
         let type: Int8 = table.scalar(Fields.type)
-        return TFLiteAssociatedFile(name: table.string(Fields.name) ?? "", description: table.string(Fields.description),
-                                    type: .init(rawValue: Schema.name(type, in: Schema.associatedFileTypeNames)),
-                                    locale: table.string(Fields.locale), version: table.string(Fields.version))
+        return TFLiteAssociatedFile(
+            name: table.string(Fields.name) ?? "", description: table.string(Fields.description),
+            type: .init(rawValue: Schema.name(type, in: Schema.associatedFileTypeNames)),
+            locale: table.string(Fields.locale), version: table.string(Fields.version))
     }
 
     private func tensorGroup(_ table: FlatBufferTable) -> TFLiteTensorGroup {
@@ -135,7 +157,8 @@ struct TFLiteMetadataReader {
     private func customMetadata(_ table: FlatBufferTable) -> TFLiteCustomMetadata {
         let data = table.vector(Schema.CustomMetadata.data)
         let size = data?.count ?? 0
-        return TFLiteCustomMetadata(name: table.string(Schema.CustomMetadata.name), size: size,
-                                    data: size <= TFLiteCustomMetadata.keptDataSize ? data.map { bytes.bytes(at: $0.position + 4, length: size) } ?? [] : nil)
+        return TFLiteCustomMetadata(
+            name: table.string(Schema.CustomMetadata.name), size: size,
+            data: size <= TFLiteCustomMetadata.keptDataSize ? data.map { bytes.bytes(at: $0.position + 4, length: size) } ?? [] : nil)
     }
 }

@@ -4,26 +4,73 @@
 extension TFLiteMetadataSchema {
     /// Every table of the schema, indexed by the ids in `TFLiteSchema.TableID`.
     static let tables: [FlatBufferTableLayout] = [
-        FlatBufferTableLayout(name: "AssociatedFile", fields: [.init("name", 0, .string), .init("description", 1, .string), .init("type", 2, .scalar(size: 1)), .init("locale", 3, .string), .init("version", 4, .string)]),
-        FlatBufferTableLayout(name: "AudioProperties", fields: [.init("sampleRate", 0, .scalar(size: 4)), .init("channels", 1, .scalar(size: 4))]),
+        FlatBufferTableLayout(
+            name: "AssociatedFile",
+            fields: [
+                .init("name", 0, .string), .init("description", 1, .string), .init("type", 2, .scalar(size: 1)),
+                .init("locale", 3, .string), .init("version", 4, .string),
+            ]),
+        FlatBufferTableLayout(
+            name: "AudioProperties", fields: [.init("sampleRate", 0, .scalar(size: 4)), .init("channels", 1, .scalar(size: 4))]),
         FlatBufferTableLayout(name: "BertTokenizerOptions", fields: [.init("vocabFile", 0, .tableVector(0))]),
-        FlatBufferTableLayout(name: "BoundingBoxProperties", fields: [.init("index", 0, .scalarVector(elementSize: 4)), .init("type", 1, .scalar(size: 1)), .init("coordinateType", 2, .scalar(size: 1))]),
-        FlatBufferTableLayout(name: "Content", fields: [.init("contentPropertiesType", 0, .scalar(size: 1)), .init("contentProperties", 1, .union(0, typeSlot: 0)), .init("range", 2, .table(20))]),
-        FlatBufferTableLayout(name: "CustomMetadata", fields: [.init("name", 0, .string), .init("data", 1, .scalarVector(elementSize: 1))]),
+        FlatBufferTableLayout(
+            name: "BoundingBoxProperties",
+            fields: [
+                .init("index", 0, .scalarVector(elementSize: 4)), .init("type", 1, .scalar(size: 1)),
+                .init("coordinateType", 2, .scalar(size: 1)),
+            ]),
+        FlatBufferTableLayout(
+            name: "Content",
+            fields: [
+                .init("contentPropertiesType", 0, .scalar(size: 1)), .init("contentProperties", 1, .union(0, typeSlot: 0)),
+                .init("range", 2, .table(20)),
+            ]),
+        FlatBufferTableLayout(
+            name: "CustomMetadata", fields: [.init("name", 0, .string), .init("data", 1, .scalarVector(elementSize: 1))]),
         FlatBufferTableLayout(name: "FeatureProperties", fields: []),
-        FlatBufferTableLayout(name: "ImageProperties", fields: [.init("colorSpace", 0, .scalar(size: 1)), .init("defaultSize", 1, .table(8))]),
+        FlatBufferTableLayout(
+            name: "ImageProperties", fields: [.init("colorSpace", 0, .scalar(size: 1)), .init("defaultSize", 1, .table(8))]),
         FlatBufferTableLayout(name: "ImageSize", fields: [.init("width", 0, .scalar(size: 4)), .init("height", 1, .scalar(size: 4))]),
-        FlatBufferTableLayout(name: "ModelMetadata", fields: [.init("name", 0, .string), .init("description", 1, .string), .init("version", 2, .string), .init("subgraphMetadata", 3, .tableVector(17)), .init("author", 4, .string), .init("license", 5, .string), .init("associatedFiles", 6, .tableVector(0)), .init("minParserVersion", 7, .string)]),
-        FlatBufferTableLayout(name: "NormalizationOptions", fields: [.init("mean", 0, .scalarVector(elementSize: 4)), .init("std", 1, .scalarVector(elementSize: 4))]),
-        FlatBufferTableLayout(name: "ProcessUnit", fields: [.init("optionsType", 0, .scalar(size: 1)), .init("options", 1, .union(1, typeSlot: 0))]),
-        FlatBufferTableLayout(name: "RegexTokenizerOptions", fields: [.init("delimRegexPattern", 0, .string), .init("vocabFile", 1, .tableVector(0))]),
-        FlatBufferTableLayout(name: "ScoreCalibrationOptions", fields: [.init("scoreTransformation", 0, .scalar(size: 1)), .init("defaultScore", 1, .scalar(size: 4))]),
+        FlatBufferTableLayout(
+            name: "ModelMetadata",
+            fields: [
+                .init("name", 0, .string), .init("description", 1, .string), .init("version", 2, .string),
+                .init("subgraphMetadata", 3, .tableVector(17)), .init("author", 4, .string), .init("license", 5, .string),
+                .init("associatedFiles", 6, .tableVector(0)), .init("minParserVersion", 7, .string),
+            ]),
+        FlatBufferTableLayout(
+            name: "NormalizationOptions",
+            fields: [.init("mean", 0, .scalarVector(elementSize: 4)), .init("std", 1, .scalarVector(elementSize: 4))]),
+        FlatBufferTableLayout(
+            name: "ProcessUnit", fields: [.init("optionsType", 0, .scalar(size: 1)), .init("options", 1, .union(1, typeSlot: 0))]),
+        FlatBufferTableLayout(
+            name: "RegexTokenizerOptions", fields: [.init("delimRegexPattern", 0, .string), .init("vocabFile", 1, .tableVector(0))]),
+        FlatBufferTableLayout(
+            name: "ScoreCalibrationOptions",
+            fields: [.init("scoreTransformation", 0, .scalar(size: 1)), .init("defaultScore", 1, .scalar(size: 4))]),
         FlatBufferTableLayout(name: "ScoreThresholdingOptions", fields: [.init("globalScoreThreshold", 0, .scalar(size: 4))]),
-        FlatBufferTableLayout(name: "SentencePieceTokenizerOptions", fields: [.init("sentencePieceModel", 0, .tableVector(0)), .init("vocabFile", 1, .tableVector(0))]),
-        FlatBufferTableLayout(name: "Stats", fields: [.init("max", 0, .scalarVector(elementSize: 4)), .init("min", 1, .scalarVector(elementSize: 4))]),
-        FlatBufferTableLayout(name: "SubGraphMetadata", fields: [.init("name", 0, .string), .init("description", 1, .string), .init("inputTensorMetadata", 2, .tableVector(19)), .init("outputTensorMetadata", 3, .tableVector(19)), .init("associatedFiles", 4, .tableVector(0)), .init("inputProcessUnits", 5, .tableVector(11)), .init("outputProcessUnits", 6, .tableVector(11)), .init("inputTensorGroups", 7, .tableVector(18)), .init("outputTensorGroups", 8, .tableVector(18)), .init("customMetadata", 9, .tableVector(5))]),
+        FlatBufferTableLayout(
+            name: "SentencePieceTokenizerOptions",
+            fields: [.init("sentencePieceModel", 0, .tableVector(0)), .init("vocabFile", 1, .tableVector(0))]),
+        FlatBufferTableLayout(
+            name: "Stats", fields: [.init("max", 0, .scalarVector(elementSize: 4)), .init("min", 1, .scalarVector(elementSize: 4))]),
+        FlatBufferTableLayout(
+            name: "SubGraphMetadata",
+            fields: [
+                .init("name", 0, .string), .init("description", 1, .string), .init("inputTensorMetadata", 2, .tableVector(19)),
+                .init("outputTensorMetadata", 3, .tableVector(19)), .init("associatedFiles", 4, .tableVector(0)),
+                .init("inputProcessUnits", 5, .tableVector(11)), .init("outputProcessUnits", 6, .tableVector(11)),
+                .init("inputTensorGroups", 7, .tableVector(18)), .init("outputTensorGroups", 8, .tableVector(18)),
+                .init("customMetadata", 9, .tableVector(5)),
+            ]),
         FlatBufferTableLayout(name: "TensorGroup", fields: [.init("name", 0, .string), .init("tensorNames", 1, .stringVector)]),
-        FlatBufferTableLayout(name: "TensorMetadata", fields: [.init("name", 0, .string), .init("description", 1, .string), .init("dimensionNames", 2, .stringVector), .init("content", 3, .table(4)), .init("processUnits", 4, .tableVector(11)), .init("stats", 5, .table(16)), .init("associatedFiles", 6, .tableVector(0))]),
+        FlatBufferTableLayout(
+            name: "TensorMetadata",
+            fields: [
+                .init("name", 0, .string), .init("description", 1, .string), .init("dimensionNames", 2, .stringVector),
+                .init("content", 3, .table(4)), .init("processUnits", 4, .tableVector(11)), .init("stats", 5, .table(16)),
+                .init("associatedFiles", 6, .tableVector(0)),
+            ]),
         FlatBufferTableLayout(name: "ValueRange", fields: [.init("min", 0, .scalar(size: 4)), .init("max", 1, .scalar(size: 4))]),
     ]
 

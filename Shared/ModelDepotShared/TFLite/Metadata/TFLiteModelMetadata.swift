@@ -154,15 +154,18 @@ public struct TFLiteContent: Sendable, Hashable, Codable {
         switch type {
         case "FeatureProperties": properties = .feature
         case "ImageProperties":
-            properties = .image(colorSpace: try values?.decodeIfPresent(String.self, forKey: .colorSpace) ?? "UNKNOWN",
-                                defaultSize: try values?.decodeIfPresent(TFLiteImageSize.self, forKey: .defaultSize))
+            properties = .image(
+                colorSpace: try values?.decodeIfPresent(String.self, forKey: .colorSpace) ?? "UNKNOWN",
+                defaultSize: try values?.decodeIfPresent(TFLiteImageSize.self, forKey: .defaultSize))
         case "BoundingBoxProperties":
-            properties = .boundingBox(index: try values?.decodeIfPresent([UInt32].self, forKey: .index) ?? [],
-                                      type: try values?.decodeIfPresent(String.self, forKey: .type) ?? "UNKNOWN",
-                                      coordinateType: try values?.decodeIfPresent(String.self, forKey: .coordinateType) ?? "RATIO")
+            properties = .boundingBox(
+                index: try values?.decodeIfPresent([UInt32].self, forKey: .index) ?? [],
+                type: try values?.decodeIfPresent(String.self, forKey: .type) ?? "UNKNOWN",
+                coordinateType: try values?.decodeIfPresent(String.self, forKey: .coordinateType) ?? "RATIO")
         case "AudioProperties":
-            properties = .audio(sampleRate: try values?.decodeIfPresent(UInt32.self, forKey: .sampleRate) ?? 0,
-                                channels: try values?.decodeIfPresent(UInt32.self, forKey: .channels) ?? 0)
+            properties = .audio(
+                sampleRate: try values?.decodeIfPresent(UInt32.self, forKey: .sampleRate) ?? 0,
+                channels: try values?.decodeIfPresent(UInt32.self, forKey: .channels) ?? 0)
         default: properties = .other(type)
         }
     }

@@ -63,19 +63,22 @@ public struct TFLiteProcessUnit: Sendable, Hashable, Codable {
         }
         switch type {
         case "NormalizationOptions":
-            options = .normalization(mean: try values?.decodeIfPresent([Float].self, forKey: .mean) ?? [],
-                                     std: try values?.decodeIfPresent([Float].self, forKey: .std) ?? [])
+            options = .normalization(
+                mean: try values?.decodeIfPresent([Float].self, forKey: .mean) ?? [],
+                std: try values?.decodeIfPresent([Float].self, forKey: .std) ?? [])
         case "ScoreCalibrationOptions":
-            options = .scoreCalibration(transformation: try values?.decodeIfPresent(String.self, forKey: .scoreTransformation) ?? "IDENTITY",
-                                        defaultScore: try values?.decodeIfPresent(Float.self, forKey: .defaultScore) ?? 0)
+            options = .scoreCalibration(
+                transformation: try values?.decodeIfPresent(String.self, forKey: .scoreTransformation) ?? "IDENTITY",
+                defaultScore: try values?.decodeIfPresent(Float.self, forKey: .defaultScore) ?? 0)
         case "ScoreThresholdingOptions":
             options = .scoreThresholding(globalScoreThreshold: try values?.decodeIfPresent(Float.self, forKey: .globalScoreThreshold) ?? 0)
         case "BertTokenizerOptions": options = .bertTokenizer(vocabFiles: try files(.vocabFile))
         case "SentencePieceTokenizerOptions":
             options = .sentencePieceTokenizer(modelFiles: try files(.sentencePieceModel), vocabFiles: try files(.vocabFile))
         case "RegexTokenizerOptions":
-            options = .regexTokenizer(delimiterPattern: try values?.decodeIfPresent(String.self, forKey: .delimRegexPattern),
-                                      vocabFiles: try files(.vocabFile))
+            options = .regexTokenizer(
+                delimiterPattern: try values?.decodeIfPresent(String.self, forKey: .delimRegexPattern),
+                vocabFiles: try files(.vocabFile))
         default: options = .other(type)
         }
     }
