@@ -47,10 +47,14 @@ public struct URLSessionTransport: ModelTransport {
     private let transfers: Transfers
 
     /// Creates a transport.
-    /// - Parameter configuration: The session's configuration; ephemeral by default (ETags are
-    ///   managed by the SDK).
+    /// - Parameter configuration: The session's configuration; ephemeral by default. It is used
+    ///   without a `URLCache` (the SDK keeps ETags itself): FoundationNetworking looks a request
+    ///   up in the cache on another queue, where a cancel can reach a task that has already left
+    ///   its session, and traps.
     public init(configuration: URLSessionConfiguration = .ephemeral) {
         transfers = Transfers()
+        let configuration = configuration.copy() as? URLSessionConfiguration ?? configuration
+        configuration.urlCache = nil
         session = URLSession(configuration: configuration, delegate: transfers, delegateQueue: nil)
     }
 
