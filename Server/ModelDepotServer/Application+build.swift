@@ -88,10 +88,7 @@ func buildRouter(
     usage: UsageCounter, clock: @escaping @Sendable () -> Date,
     requestLog: RequestLog, templates: MustacheLibrary, logger: Logger = Logger(label: "depot")
 )
-    -> (
-        routes: RouteInventory, hotPaths: HotPaths, caches: CatalogCaches, collector: BlobCollector, guards: RolloutGuardService,
-        patches: PatchService
-    )
+    -> BuiltRouter
 {
     let (catalog, blobs) = (deployment.catalog, deployment.blobs)
     let metrics = ServerMetrics(requestLog: requestLog)
@@ -137,35 +134,43 @@ func buildRouter(
     let admin = client.group("admin").add(middleware: AdminOnlyMiddleware())
     ModelsController(catalog: catalog, service: modelService).register(in: admin)
     BlobCollectionController(collector: collector).register(in: admin)
-    let versions = VersionsController(
-        catalog: catalog, blobs: blobs,
-        service: VersionService(
-            catalog: catalog, collector: collector, caches: caches, patches: patches,
-            clock: clock),
-        metrics: metrics, maximumUploadSize: configuration.maximumUploadSize,
+    let versionService = VersionService(catalog: catalog, collector: collector, caches: caches, patches: patches, clock: clock)
+    let uploads = UploadService(
+        catalog: catalog, blobs: blobs, versions: versionService, metrics: metrics, maximumUploadSize: configuration.maximumUploadSize,
         verificationPolicy: configuration.verificationPolicy)
-    versions.register(in: admin)
+    VersionsController(catalog: catalog, service: versionService, uploads: uploads).register(in: admin)
     KeysController(catalog: catalog, service: keyService).register(in: admin)
     RolloutsController(catalog: catalog, service: rolloutService).register(in: admin)
     RolloutGuardsController(service: guards).register(in: admin)
-    let stats = StatsController(catalog: catalog, usage: usage, clock: clock)
-    stats.register(in: admin)
+    let stats = StatsService(catalog: catalog, usage: usage, clock: clock)
+    StatsController(service: stats).register(in: admin)
     signing.registerAdmin(in: admin)
     experiments.registerAdmin(in: admin)
     ConsoleController(
         catalog: catalog, authenticator: authenticator, publicURLIsHTTPS: configuration.publicURL?.scheme?.lowercased() == "https",
-        models: modelService, versions: versions, keys: keyService,
+        models: modelService, versions: versionService, uploads: uploads, keys: keyService,
         rollouts: rolloutService, guards: guards, experiments: experimentService, stats: stats, signer: signer,
         templates: templates, clock: clock
     )
     .register(in: routes)
-    return (
-        routes,
-        HotPaths(
+    return BuiltRouter(
+        routes: routes,
+        hotPaths: HotPaths(
             authenticator: authenticator, manifests: manifestController, blobs: blobsController,
             experiments: experimentService, metrics: metrics, log: requestLog),
-        caches, collector, guards, patches
-    )
+        caches: caches, collector: collector, guards: guards, patches: patches)
+}
+
+/// What ``buildRouter(configuration:deployment:index:signer:usage:clock:requestLog:templates:logger:)``
+/// makes: the routes, the hot paths that answer before them from the same caches, and the services
+/// the application's periodic work runs.
+struct BuiltRouter {
+    let routes: RouteInventory
+    let hotPaths: HotPaths
+    let caches: CatalogCaches
+    let collector: BlobCollector
+    let guards: RolloutGuardService
+    let patches: PatchService
 }
 
 /// On first start, creates the admin token (from `DEPOT_ADMIN_TOKEN` when given) and prints a

@@ -25,20 +25,20 @@ struct RolloutGuardsController {
 
     func start(_ request: Request, context: AppRequestContext) async throws -> Response {
         let name = try context.modelName()
-        let rule = try RolloutsController.ruleName(context.parameters.get("rule") ?? "")
+        let rule = try RolloutEdits.ruleName(context.parameters.get("rule") ?? "")
         let body = try await request.decodeJSON(RolloutGuardStart.self, context: context)
         let started = try await service.start(body, of: name, rule: rule, by: try context.requirePrincipal().id)
         return try JSONResponse.make(started, status: .created)
     }
 
     func resume(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let rule = try RolloutsController.ruleName(context.parameters.get("rule") ?? "")
+        let rule = try RolloutEdits.ruleName(context.parameters.get("rule") ?? "")
         return try JSONResponse.make(
             try await service.resume(of: try context.modelName(), rule: rule, by: try context.requirePrincipal().id))
     }
 
     func stop(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let rule = try RolloutsController.ruleName(context.parameters.get("rule") ?? "")
+        let rule = try RolloutEdits.ruleName(context.parameters.get("rule") ?? "")
         return try JSONResponse.make(try await service.stop(of: try context.modelName(), rule: rule, by: try context.requirePrincipal().id))
     }
 }

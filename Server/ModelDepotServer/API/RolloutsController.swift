@@ -28,37 +28,37 @@ struct RolloutsController {
 
     func setDefault(_ request: Request, context: AppRequestContext) async throws -> Response {
         let choice = try await request.decodeJSON(RolloutVersionChoice.self, context: context)
-        return try await change(context) { Self.settingDefault(choice.version, in: $0) }
+        return try await change(context) { RolloutEdits.settingDefault(choice.version, in: $0) }
     }
 
     func setRule(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let name = try Self.ruleName(context.parameters.get("rule") ?? "")
+        let name = try RolloutEdits.ruleName(context.parameters.get("rule") ?? "")
         let body = try await request.decodeJSON(RolloutRuleChange.self, context: context)
         let conditions = try body.conditions.map { text throws(DepotError) in try RolloutCondition(parsing: text) }
         let shares = body.shares.map { ($0.version, $0.basisPoints) }
-        let identity = Self.freshRuleIdentity()
+        let identity = RolloutEdits.freshRuleIdentity()
         return try await change(context, naming: shares.map(\.0), allowsShadowed: body.allowShadowed ?? false) {
-            try Self.settingRule(name, conditions: conditions, shares: shares, newIdentity: identity, in: $0)
+            try RolloutEdits.settingRule(name, conditions: conditions, shares: shares, newIdentity: identity, in: $0)
         }
     }
 
     func removeRule(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let name = try Self.ruleName(context.parameters.get("rule") ?? "")
-        return try await change(context) { try Self.removingRule(named: name, from: $0) }
+        let name = try RolloutEdits.ruleName(context.parameters.get("rule") ?? "")
+        return try await change(context) { try RolloutEdits.removingRule(named: name, from: $0) }
     }
 
     func pin(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let installationID = try Self.installationID(context.parameters.get("installationID") ?? "")
+        let installationID = try RolloutEdits.installationID(context.parameters.get("installationID") ?? "")
         let choice = try await request.decodeJSON(RolloutVersionChoice.self, context: context)
         guard let version = choice.version else {
             throw DepotError(.badRequest, "A pin needs a version; to remove a pin, unpin the device.")
         }
-        return try await change(context) { Self.pinning(installationID, to: version, in: $0) }
+        return try await change(context) { RolloutEdits.pinning(installationID, to: version, in: $0) }
     }
 
     func unpin(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let installationID = try Self.installationID(context.parameters.get("installationID") ?? "")
-        return try await change(context) { try Self.unpinning(installationID, in: $0) }
+        let installationID = try RolloutEdits.installationID(context.parameters.get("installationID") ?? "")
+        return try await change(context) { try RolloutEdits.unpinning(installationID, in: $0) }
     }
 
     private func change(

@@ -38,7 +38,7 @@ extension ConsoleController {
             name, form: form, session: session, key: key, draft: nil,
             action: "/console/models/\(name)/rollout/default", fields: [("version", text)]
         ) {
-            RolloutsController.settingDefault(version, in: $0)
+            RolloutEdits.settingDefault(version, in: $0)
         }
     }
 
@@ -49,19 +49,19 @@ extension ConsoleController {
         let parsed: (rule: String, conditions: [RolloutCondition], shares: [(Int, Int)])
         do {
             parsed = (
-                try RolloutsController.ruleName(draft.rule),
+                try RolloutEdits.ruleName(draft.rule),
                 try draft.conditionLines.map { text throws(DepotError) in try RolloutCondition(parsing: text) },
                 try draft.basisPoints()
             )
         } catch let error as DepotError {
             return try await rolloutPage(name, csrf: session.csrfToken, draft: draft, error: error.message, status: error.status)
         }
-        let identity = RolloutsController.freshRuleIdentity()
+        let identity = RolloutEdits.freshRuleIdentity()
         return try await previewOrSave(
             name, form: form, session: session, key: key, draft: draft,
             action: "/console/models/\(name)/rollout/rules", fields: draft.fields, naming: parsed.shares.map(\.0)
         ) {
-            try RolloutsController.settingRule(
+            try RolloutEdits.settingRule(
                 parsed.rule, conditions: parsed.conditions, shares: parsed.shares, newIdentity: identity, in: $0)
         }
     }
@@ -69,12 +69,12 @@ extension ConsoleController {
     func removeRule(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (session, key, form) = try await signedInWithKey(request, context: context, checkingForm: true)
         let name = try context.modelName()
-        let rule = try RolloutsController.ruleName(context.parameters.get("rule") ?? "")
+        let rule = try RolloutEdits.ruleName(context.parameters.get("rule") ?? "")
         return try await previewOrSave(
             name, form: form, session: session, key: key, draft: nil,
             action: "/console/models/\(name)/rollout/rules/\(rule)/remove", fields: []
         ) {
-            try RolloutsController.removingRule(named: rule, from: $0)
+            try RolloutEdits.removingRule(named: rule, from: $0)
         }
     }
 
@@ -82,11 +82,11 @@ extension ConsoleController {
         let (session, key, form) = try await signedInWithKey(request, context: context, checkingForm: true)
         let name = try context.modelName()
         do {
-            let installation = try RolloutsController.installationID((form?["installation"] ?? "").trimmingCharacters(in: .whitespaces))
+            let installation = try RolloutEdits.installationID((form?["installation"] ?? "").trimmingCharacters(in: .whitespaces))
             guard let version = Int(form?["version"] ?? "") else {
                 throw DepotError(.badRequest, "A pin needs a version; choose one of the published versions.")
             }
-            _ = try await rollouts.change(name, by: key.id) { RolloutsController.pinning(installation, to: version, in: $0) }
+            _ = try await rollouts.change(name, by: key.id) { RolloutEdits.pinning(installation, to: version, in: $0) }
             return Response(status: .seeOther, headers: [.location: "/console/models/\(name)/rollout"])
         } catch let error as DepotError {
             return try await rolloutPage(name, csrf: session.csrfToken, draft: nil, error: error.message, status: error.status)
@@ -97,8 +97,8 @@ extension ConsoleController {
         let (session, key, form) = try await signedInWithKey(request, context: context, checkingForm: true)
         let name = try context.modelName()
         do {
-            let installation = try RolloutsController.installationID(form?["installation"] ?? "")
-            _ = try await rollouts.change(name, by: key.id) { try RolloutsController.unpinning(installation, in: $0) }
+            let installation = try RolloutEdits.installationID(form?["installation"] ?? "")
+            _ = try await rollouts.change(name, by: key.id) { try RolloutEdits.unpinning(installation, in: $0) }
             return Response(status: .seeOther, headers: [.location: "/console/models/\(name)/rollout"])
         } catch let error as DepotError {
             return try await rolloutPage(name, csrf: session.csrfToken, draft: nil, error: error.message, status: error.status)

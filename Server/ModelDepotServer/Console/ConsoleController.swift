@@ -14,12 +14,13 @@ struct ConsoleController {
     /// With an https public URL, cookies are `Secure` whatever the request says.
     let publicURLIsHTTPS: Bool
     let models: ModelService
-    let versions: VersionsController
+    let versions: VersionService
+    let uploads: UploadService
     let keys: KeyService
     let rollouts: RolloutService
     let guards: RolloutGuardService
     let experiments: ExperimentService
-    let stats: StatsController
+    let stats: StatsService
     let signer: ManifestSigner
     let templates: MustacheLibrary
     let clock: @Sendable () -> Date
@@ -206,7 +207,7 @@ struct ConsoleController {
             "model",
             ConsolePages.Model(
                 csrf: csrf, error: error, name: name.rawValue, description: summary.description, segments: segments.lines, notice: notice,
-                versions: versions.map(ConsolePages.VersionRow.init), maximumUploadSize: self.versions.maximumUploadSize), status: status)
+                versions: versions.map(ConsolePages.VersionRow.init), maximumUploadSize: uploads.maximumUploadSize), status: status)
     }
 
     func showVersion(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -240,7 +241,7 @@ struct ConsoleController {
             )
         }
         context.principal = key
-        return try await versions.upload(request, context: context)
+        return try await VersionsController.upload(request, context: context, with: uploads)
     }
 
     func setPublished(_ published: Bool, _ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -248,7 +249,7 @@ struct ConsoleController {
         let name = try context.modelName()
         do {
             let number = try context.versionNumber()
-            _ = try await versions.service.setPublished(published, version: number, of: name)
+            _ = try await versions.setPublished(published, version: number, of: name)
             return Response(status: .seeOther, headers: [.location: "/console/models/\(name)\(published ? "?published=\(number)" : "")"])
         } catch let error as DepotError where error.code == .conflict {
             return try await modelPage(
@@ -279,7 +280,7 @@ struct ConsoleController {
                 status: .badRequest)
         }
         do {
-            try await versions.service.delete(number, of: name, logger: context.logger)
+            try await versions.delete(number, of: name, logger: context.logger)
             return Response(status: .seeOther, headers: [.location: "/console/models/\(name)"])
         } catch let error as DepotError where error.code == .conflict {
             return try await modelPage(name, csrf: session.csrfToken, error: error.message, status: .conflict)

@@ -41,15 +41,22 @@ public protocol BlobUpload: AnyObject, Sendable {
     /// Writes everything still staged and makes it durable; called once, after the last write.
     /// - Returns: The SHA-256 (lower-case hex) of every byte written.
     func finish() async throws(DepotError) -> String
-    /// Verifies the finished upload's TFLite structure where it lies, reading only what the
-    /// verifier needs, on a thread of its own (``DedicatedThread``).
-    /// - Parameter policy: What the model must pass beyond a well-formed file.
-    func verify(policy: TFLiteVerificationPolicy) async throws(DepotError) -> TFLiteModelDescription
+    /// The finished upload's bytes where they lie, for a check that reads only what it needs
+    /// (``UploadService`` verifies the model through it).
+    func finishedBytes() async -> UploadedBytes
     /// Makes the finished upload visible in its store under its digest; identical content is
     /// stored once.
     func commit(sha256: String) async throws(DepotError)
     /// Throws the upload away, once any write in flight has ended.
     func discard() async
+}
+
+/// Where a finished upload's bytes can be read.
+public enum UploadedBytes: Sendable {
+    /// A file on this machine.
+    case file(path: String)
+    /// Pages fetched from the store on demand; each fetch blocks its thread.
+    case paged(PagedBytes)
 }
 
 /// How the bytes of a blob reach a device, decided by the store the server runs with.

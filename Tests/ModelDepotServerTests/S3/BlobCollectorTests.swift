@@ -49,7 +49,7 @@ import Testing
         let upload = try setup.blobs.beginUpload()
         try await upload.write(ByteBuffer(bytes: try Fixtures.bytes(fixture)))
         let digest = try await upload.finish()
-        let tflite = try await upload.verify(policy: .default)
+        let tflite = try await UploadService.verify(upload, policy: .default)
         try await upload.commit(sha256: digest)
         if version {
             _ = try await setup.catalog.addVersion(

@@ -121,7 +121,7 @@ import Testing
             _ = try await upload.finish()
             let whole = Result { () throws(DepotError) in try TFLiteVerifier().verify(bytes) }
             let inPlace: Result<TFLiteModelDescription, DepotError>
-            do { inPlace = .success(try await upload.verify(policy: .default)) } catch { inPlace = .failure(error) }
+            do { inPlace = .success(try await UploadService.verify(upload, policy: .default)) } catch { inPlace = .failure(error) }
             #expect(inPlace == whole, "\(fixture)")
             await upload.discard()
         }

@@ -83,11 +83,8 @@ final class FileUpload: BlobUpload, @unchecked Sendable {
         return await (hashed?.value ?? SHA256()).finalize().hex
     }
 
-    func verify(policy: TFLiteVerificationPolicy) async throws(DepotError) -> TFLiteModelDescription {
-        let path = temporaryPath
-        return try await DedicatedThread.run { () throws(DepotError) in
-            try MappedFile(path: path).withBytes { bytes throws(DepotError) in try TFLiteVerifier(policy: policy).verify(bytes) }
-        }
+    func finishedBytes() async -> UploadedBytes {
+        .file(path: temporaryPath)
     }
 
     func commit(sha256: String) async throws(DepotError) {

@@ -1,8 +1,9 @@
 import ModelDepotShared
 
-/// The changes themselves, as pure functions of the rollout: the API applies them, and the
-/// console applies the same ones to preview a change before it is saved.
-extension RolloutsController {
+/// The rollout's edits, as pure functions of the rollout, and the checks of what people type:
+/// the API's controller and the console apply the same ones (the console also to preview a change
+/// before it is saved), through ``RolloutService``.
+enum RolloutEdits {
     /// The rollout with another default version (`nil`: the newest published version).
     static func settingDefault(_ version: Int?, in rollout: Rollout) -> Rollout {
         var rollout = rollout
