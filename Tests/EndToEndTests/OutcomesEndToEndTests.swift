@@ -69,7 +69,7 @@ import Testing
 
         let text = try Command.depot(["experiment", "show", "flowers"], environment: environment)
         #expect(text.status == 0)
-        #expect(text.text.contains("arm \(arm.arm) (half) — control: version 1"), "\(text.text)")
+        #expect(text.text.contains("rule half (\(arm.arm)) — control: version 1"), "the arm by its rule's name: \(text.text)")
         #expect(text.text.split(separator: "\n").contains { $0.hasPrefix("accepted") && $0.contains(" 2 ") }, "\(text.text)")
     }
 
