@@ -35,14 +35,14 @@ public func buildApplication(
     // Blobs a crash left without a version (stored, but the row never committed) go before the
     // first request; then every interval.
     _ = try await built.collector.collect(wait: true)
-    let hotPaths = built.hotPaths
+    let fastPaths = built.fastPaths
     let (guards, collector, collectionLogger) = (built.guards, built.collector, logger)
     let patchWorker = PatchWorker(patches: built.patches, interval: configuration.patchInterval)
     let connections = ConnectionCounter()
     return Application(
         router: built.routes.router,
         server: HTTPServerBuilder { responder in
-            DepotHTTPChannel(responder: responder, hotPaths: hotPaths, limits: configuration.connectionLimits, counter: connections)
+            DepotHTTPChannel(responder: responder, fastPaths: fastPaths, limits: configuration.connectionLimits, counter: connections)
         },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "ModelDepot"),
         services: [
@@ -155,7 +155,7 @@ func buildRouter(
     .register(in: routes)
     return BuiltRouter(
         routes: routes,
-        hotPaths: HotPaths(
+        fastPaths: FastPaths(
             authenticator: authenticator, manifests: manifestController, blobs: blobsController,
             experiments: experimentService, metrics: metrics, log: requestLog),
         caches: caches, collector: collector, guards: guards, patches: patches)
@@ -166,7 +166,7 @@ func buildRouter(
 /// the application's periodic work runs.
 struct BuiltRouter {
     let routes: RouteInventory
-    let hotPaths: HotPaths
+    let fastPaths: FastPaths
     let caches: CatalogCaches
     let collector: BlobCollector
     let guards: RolloutGuardService

@@ -35,16 +35,6 @@ import Testing
         return (status, status == "200" ? try manifestPayload(Data(body)) : nil)
     }
 
-    /// How long until `condition` holds, looking every 20 ms for at most 10 s (`nil`: never).
-    func timeUntil(_ condition: () throws -> Bool) throws -> Double? {
-        let start = Date()
-        while Date().timeIntervalSince(start) < 10 {
-            if try condition() { return Date().timeIntervalSince(start) }
-            usleep(20_000)
-        }
-        return nil
-    }
-
     @Test func aChangeThroughOneReplicaIsServedByTheOtherWithinASecond() throws {
         let replicas = try Self.start()
         let admin = replicas.first.environment

@@ -124,26 +124,3 @@ final class Scratch {
     deinit { try? FileManager.default.removeItem(at: url) }
     func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 }
-
-/// Waits for a condition observed from outside (a file, a counter), checking every 20 ms, at
-/// most `seconds`; returns whether it came true. For async tests: suspends instead of blocking a
-/// thread, so the work it waits for can run.
-func eventually(within seconds: Double = 20, _ condition: () throws -> Bool) async rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if try condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return try condition()
-}
-
-/// Waits for a condition observed from outside (a file, a counter), checking every 20 ms, at
-/// most `seconds`; returns whether it came true.
-func eventually(within seconds: Double = 20, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if try condition() { return true }
-        usleep(20_000)
-    }
-    return try condition()
-}

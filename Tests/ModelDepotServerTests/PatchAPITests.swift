@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import ModelDepotShared
+import TestSupport
 import Testing
 
 /// Patches made in the background when a version is published: from the published versions
@@ -19,13 +20,10 @@ import Testing
     /// The version's patches once there are `count` of them (the server makes them in the
     /// background; this asks every 20 ms, for at most 20 s).
     static func patches(_ client: TestServer.Client, _ model: String, _ version: Int, count: Int) async throws -> [VersionPatch] {
-        let deadline = Date().addingTimeInterval(20)
-        while true {
-            let patches = try await client.request(.get, "/v1/admin/models/\(model)/versions/\(version)/patches").decode(
-                VersionPatchList.self
-            ).patches
-            if patches.count >= count || Date() > deadline { return patches }
-            try await Task.sleep(for: .milliseconds(20))
+        try await polled(within: 20) {
+            try await client.request(.get, "/v1/admin/models/\(model)/versions/\(version)/patches").decode(VersionPatchList.self).patches
+        } until: {
+            $0.count >= count
         }
     }
 

@@ -10,7 +10,7 @@ import NIOCore
 ///   while nothing is being answered, or an answer of which the client acknowledges no byte
 ///   within the send timeout: the connection closes.
 ///
-/// Where a request begins and ends is told by the handlers that read them (``HotPathHandler`` and
+/// Where a request begins and ends is told by the handlers that read them (``FastPathHandler`` and
 /// ``RequestProgressReporter``) with outbound user events (``Event``), which reach this handler
 /// synchronously, before the read that caused them returns here.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
@@ -160,7 +160,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 refuse(
                     context, .malformedRequest, status: "400 Bad Request", code: .badRequest,
                     message:
-                        "The request is not valid HTTP/1.1 (\(Self.jsonSafe(reason))). Check the request line, the header fields and Content-Length."
+                        "The request is not valid HTTP/1.1 (\(Self.printable(reason))). Check the request line, the header fields and Content-Length."
                 )
             }
         }
@@ -236,18 +236,20 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     ) {
         closing = true
         metrics.recordConnectionClosed(reason)
-        let body = #"{"error":{"code":"\#(code.rawValue)","message":"\#(message)"}}"#
-        let response =
+        let body = DepotError(code, message).jsonBody
+        var response = context.channel.allocator.buffer(capacity: 256 + body.count)
+        response.writeString(
             "HTTP/1.1 \(status)\r\nServer: ModelDepot\r\nConnection: close\r\n\(extraHeaders)"
-            + "Content-Type: application/json; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
-        context.writeAndFlush(wrapOutboundOut(.byteBuffer(context.channel.allocator.buffer(string: response)))).assumeIsolated()
+                + "Content-Type: application/json; charset=utf-8\r\nContent-Length: \(body.count)\r\n\r\n")
+        response.writeBytes(body)
+        context.writeAndFlush(wrapOutboundOut(.byteBuffer(response))).assumeIsolated()
             .whenComplete { _ in
                 context.close(promise: nil)
             }
     }
 
-    /// Text that can go inside a JSON string as it is.
-    private static func jsonSafe(_ text: String) -> String {
+    /// Text of the parser's to quote in a message: printable ASCII, at most 120 characters.
+    private static func printable(_ text: String) -> String {
         String(text.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" }.prefix(120).map(Character.init))
     }
 

@@ -56,8 +56,14 @@ extension DepotError: HTTPResponseError {
         // The body announced is not read: close, rather than read gigabytes (or wait for bytes a
         // client that lied will never send) before the connection's next request.
         if code == .payloadTooLarge || code == .sizeMismatch { headers[.connection] = "close" }
-        let body = try JSONEncoder().encode(ErrorBody(error: self))
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: jsonBody)))
+    }
+
+    /// `{"error": {"code", "message"}}`: the one body of every error answer, from the router and
+    /// from the connection guard (``ConnectionGuard``) alike.
+    var jsonBody: [UInt8] {
+        (try? JSONResponse.encoder.encode(ErrorBody(error: self))).map(Array.init)
+            ?? Array(#"{"error":{"code":"internal_error","message":""}}"#.utf8)
     }
 }
 

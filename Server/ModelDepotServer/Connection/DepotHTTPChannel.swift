@@ -8,14 +8,14 @@ import NIOHTTPTypesHTTP1
 /// Hummingbird's HTTP/1 child channel (the same pipeline as its `HTTP1Channel`, with its decoder
 /// limits) with larger reads and a deeper inbound buffer, so that the task receiving a streamed
 /// upload rarely waits for the event loop, ``ConnectionGuard`` first in the pipeline (timeouts,
-/// limits), then ``HotPathHandler`` before the HTTP/1 decoder. `HTTP1Channel` cannot be used as it
+/// limits), then ``FastPathHandler`` before the HTTP/1 decoder. `HTTP1Channel` cannot be used as it
 /// is: its configuration adds handlers only after the decoder, and sets neither the read size nor
 /// the inbound buffer.
 struct DepotHTTPChannel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
 
     let responder: HTTPChannelHandler.Responder
-    let hotPaths: HotPaths
+    let fastPaths: FastPaths
     let limits: ConnectionLimits
     let counter: ConnectionCounter
 
@@ -47,8 +47,8 @@ struct DepotHTTPChannel: ServerChildChannel, HTTPChannelHandler {
                 ChannelOptions.recvAllocator,
                 value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: Self.largestRead))
             let options = channel.pipeline.syncOperations
-            try options.addHandler(ConnectionGuard(limits: limits, counter: counter, metrics: hotPaths.metrics))
-            try options.addHandler(HotPathHandler(paths: hotPaths))
+            try options.addHandler(ConnectionGuard(limits: limits, counter: counter, metrics: fastPaths.metrics))
+            try options.addHandler(FastPathHandler(paths: fastPaths))
             try options.configureHTTPServerPipeline(
                 withPipeliningAssistance: false, withErrorHandling: false,
                 withOutboundHeaderValidation: false, withEncoderConfiguration: .init(),

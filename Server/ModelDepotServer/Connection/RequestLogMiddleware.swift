@@ -38,7 +38,7 @@ struct RequestLogMiddleware: RouterMiddleware {
             status: status, start: start, key: context.principal?.id, error: error, requestID: requestID)
     }
 
-    /// Counts a request and keeps its log line (also for requests ``HotPathHandler`` answers
+    /// Counts a request and keeps its log line (also for requests ``FastPathHandler`` answers
     /// before the router).
     static func record(
         _ metrics: ServerMetrics, _ log: RequestLog, method: String, path: @autoclosure () -> String, route: String,

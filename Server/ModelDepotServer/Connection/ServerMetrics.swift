@@ -33,7 +33,7 @@ final class ServerMetrics: Sendable {
 
     private let counts = Mutex(Counts())
     private let requestLog: RequestLog
-    /// Answers ``HotPathHandler`` sent before the router (a test proves the fast path answers).
+    /// Answers ``FastPathHandler`` sent before the router (a test proves the fast path answers).
     private let fastPathAnswers = Atomic<Int>(0)
 
     init(requestLog: RequestLog) { self.requestLog = requestLog }

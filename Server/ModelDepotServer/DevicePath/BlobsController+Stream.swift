@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import Hummingbird
 import ModelDepotShared
@@ -8,7 +7,7 @@ extension BlobsController {
     /// planned; it counts as a download once its last byte went out. (Redirected downloads
     /// count when their range reaches the last byte: the device sends its range there.)
     func stream(
-        _ hex: String, read: @Sendable (String, ClosedRange<Int>, Int) async throws -> HTTPClientResponse.Body,
+        _ hex: String, read: @Sendable (String, ClosedRange<Int>, Int) async throws -> BlobByteStream,
         status: HTTPResponse.Status, headers: HTTPFields, range: ClosedRange<Int>?, length: Int,
         includeBody: Bool, arm: CountedArm
     ) async throws -> Response {

@@ -7,7 +7,7 @@ import NIOCore
 /// `GET|HEAD /v1/blobs/sha256/{hex}`: immutable model files with single byte ranges,
 /// `If-Range`, strong ETags and year-long caching, streamed from disk.
 ///
-/// The router answers every request; ``HotPathHandler`` answers a `GET` the same way before the
+/// The router answers every request; ``FastPathHandler`` answers a `GET` the same way before the
 /// router when the key is cached, and sends the bytes with `sendfile`.
 struct BlobsController {
     static let route = "/v1/blobs/sha256/{hex}"
@@ -66,7 +66,7 @@ struct BlobsController {
     /// A `GET` answered from the file with `sendfile`, or `nil` for anything but content (the
     /// router then answers it, with the same result or the error). `query` is the target's raw
     /// query (after `?`), which carries the arm token.
-    func fastAnswer(hex: Substring, query: Substring?, key: AccessKey, headers: some DeviceFields) -> HotAnswer? {
+    func fastAnswer(hex: Substring, query: Substring?, key: AccessKey, headers: some DeviceFields) -> FastPathAnswer? {
         guard case .content(let status, let fields, let file, let range?, let length)? = try? plan(hex: hex, key: key, headers: headers),
             let path = file.path
         else {
@@ -74,7 +74,7 @@ struct BlobsController {
         }
         let arm = signer.countedArm(query: query, sha256: hex)
         let hex = String(hex)
-        return HotAnswer(status: status, headers: fields, file: path, identity: file.identity, range: range) { [metrics] in
+        return FastPathAnswer(status: status, headers: fields, file: path, identity: file.identity, range: range) { [metrics] in
             metrics.recordBlobBytes(range.count)
         } onComplete: {
             countDownload(hex, range: range, length: length, arm: arm)

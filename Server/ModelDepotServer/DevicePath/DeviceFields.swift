@@ -2,7 +2,7 @@ import HTTPTypes
 
 /// The request header fields the two device requests are answered from (the manifest and the
 /// blob it names): what ``ManifestController`` and ``BlobsController`` read, and all that
-/// ``HotRequestHead`` keeps of a request.
+/// ``FastPathRequestHead`` keeps of a request.
 enum DeviceField: Int, CaseIterable, Sendable {
     case authorization, ifNoneMatch, range, ifRange
     case installationID, platform, appVersion, osVersion, sdkVersion, country, attributes, cloudflareCountry, cloudFrontCountry
@@ -29,8 +29,8 @@ enum DeviceField: Int, CaseIterable, Sendable {
     }
 }
 
-/// A request's ``DeviceField``s: the router's `HTTPFields`, or the ``HotFields`` that
-/// ``HotRequestHead`` read.
+/// A request's ``DeviceField``s: the router's `HTTPFields`, or the ``FastPathFields`` that
+/// ``FastPathRequestHead`` read.
 protocol DeviceFields {
     /// The field's value (repeated fields joined with `, `), or `nil`.
     subscript(device field: DeviceField) -> String? { get }
@@ -41,7 +41,7 @@ extension HTTPFields: DeviceFields {
 }
 
 /// The ``DeviceField``s of a request read straight from its bytes, one slot each.
-struct HotFields: DeviceFields, Equatable, Sendable {
+struct FastPathFields: DeviceFields, Equatable, Sendable {
     private var values = [String?](repeating: nil, count: DeviceField.allCases.count)
 
     subscript(device field: DeviceField) -> String? { values[field.rawValue] }

@@ -22,8 +22,8 @@ final class ManifestCache: Sendable {
         let version: Int
         let etag: String
         let refreshAt: Date
-        let full: HotAnswer
-        let notModified: HotAnswer
+        let full: FastPathAnswer
+        let notModified: FastPathAnswer
 
         init(body: ByteBuffer, version: Int, refreshAt: Date, rootVersion: Int?) {
             self.version = version
@@ -31,10 +31,10 @@ final class ManifestCache: Sendable {
             etag = "\"\(SHA256.hash(data: body.readableBytesView).hex.prefix(32))\""
             var headers: HTTPFields = [.eTag: etag, .cacheControl: "private, no-cache"]
             if let rootVersion { headers[.depotRootVersion] = String(rootVersion) }
-            notModified = HotAnswer(status: .notModified, headers: headers, body: nil, encoded: true)
+            notModified = FastPathAnswer(status: .notModified, headers: headers, body: nil, encoded: true)
             headers[.contentType] = "application/json; charset=utf-8"
             headers[.contentLength] = String(body.readableBytes)
-            full = HotAnswer(status: .ok, headers: headers, body: body, encoded: true)
+            full = FastPathAnswer(status: .ok, headers: headers, body: body, encoded: true)
         }
     }
 

@@ -8,7 +8,7 @@ import ModelDepotShared
 ///
 /// One resolver (``resolve(model:key:headers:loaded:)``) decides every answer from memory, or
 /// names what it must load first. Two adapters use it: the route here, which loads what is
-/// named and asks again, and ``HotPaths`` before the router, which leaves anything that needs a
+/// named and asks again, and ``FastPaths`` before the router, which leaves anything that needs a
 /// load (or is not a success) to the route.
 struct ManifestController {
     static let route = "/v1/models/{name}/manifest"
@@ -20,7 +20,7 @@ struct ManifestController {
     }
 
     enum Resolution {
-        case answer(HotAnswer)
+        case answer(FastPathAnswer)
         case needs(Need)
     }
 
@@ -85,7 +85,7 @@ struct ManifestController {
     private func answer(
         _ manifest: ManifestCache.Manifest, model: ModelName, arm: CountedArm, device: DeviceContext,
         ifNoneMatch: String?
-    ) -> HotAnswer {
+    ) -> FastPathAnswer {
         usage.record(.manifest(model: model, version: manifest.version), arm: arm)
         if EntityTag.ifNoneMatch(ifNoneMatch, matches: manifest.etag) {
             metrics.recordManifest(notModified: true)

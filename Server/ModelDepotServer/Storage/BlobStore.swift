@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import ModelDepotShared
 import NIOCore
@@ -64,7 +63,31 @@ public enum BlobDelivery: Sendable {
     /// From the file on this machine (with `sendfile` on the hot path).
     case file
     /// Streamed through this server: the bytes of `range` of a blob of `size` bytes.
-    case stream(@Sendable (_ sha256: String, _ range: ClosedRange<Int>, _ size: Int) async throws -> HTTPClientResponse.Body)
+    case stream(@Sendable (_ sha256: String, _ range: ClosedRange<Int>, _ size: Int) async throws -> BlobByteStream)
     /// A `307` to a URL that serves the blob without credentials for a while.
     case redirect(@Sendable (_ sha256: String) -> String)
+}
+
+/// A blob's bytes as a store streams them, in order: whatever client the store reads with stays
+/// behind it.
+public struct BlobByteStream: AsyncSequence, Sendable {
+    public typealias Element = ByteBuffer
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        fileprivate let nextChunk: () async throws -> ByteBuffer?
+
+        public mutating func next() async throws -> ByteBuffer? { try await nextChunk() }
+    }
+
+    private let start: @Sendable () -> AsyncIterator
+
+    /// The chunks of `source`, as they arrive.
+    public init<Source: AsyncSequence & Sendable>(_ source: Source) where Source.Element == ByteBuffer {
+        start = {
+            var iterator = source.makeAsyncIterator()
+            return AsyncIterator { try await iterator.next() }
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { start() }
 }

@@ -116,7 +116,7 @@ public struct S3BlobStore: BlobStore {
     /// The blob's bytes in `range`, streamed from the store.
     /// - Throws: ``DepotError`` `internalError` when the store has no such object or one of
     ///   another size (it was changed outside the server), `unavailable` when it cannot be reached.
-    func stream(_ sha256: String, range: ClosedRange<Int>, size: Int) async throws -> HTTPClientResponse.Body {
+    func stream(_ sha256: String, range: ClosedRange<Int>, size: Int) async throws -> BlobByteStream {
         guard let response = try await client.get(blobKey(sha256), range: range.count == size ? nil : range) else {
             throw DepotError(
                 .internalError,
@@ -129,7 +129,7 @@ public struct S3BlobStore: BlobStore {
                 "Blob \(sha256) in the object store has \(length.map(String.init) ?? "an unknown number of") bytes where \(range.count) were asked for: it was changed outside the server. Restore it from a backup."
             )
         }
-        return response.body
+        return BlobByteStream(response.body)
     }
 
     public func withLocalFile<Result: Sendable>(

@@ -6,18 +6,20 @@ import NIOCore
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzHotRequestHead(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let buffer = ByteBuffer(bytes: UnsafeBufferPointer(start: data, count: size))
-    if case .request(let request, let length) = HotRequestHead.parse(buffer) {
-        precondition(length <= size && length <= HotRequestHead.maxLength, "a head of \(length) bytes in \(size)")
+    if case .request(let request, let length) = FastPathRequestHead.parse(buffer) {
+        precondition(length <= size && length <= FastPathRequestHead.maxLength, "a head of \(length) bytes in \(size)")
         precondition(request.path.hasPrefix("/"), "target '\(request.path)'")
     }
-    if case .posted(let request, let head, let length) = HotRequestHead.parse(buffer) {
+    if case .posted(let request, let head, let length) = FastPathRequestHead.parse(buffer) {
         precondition(
-            head <= size && head <= HotRequestHead.maxLength && length >= head && length - head <= HotRequestHead.maxRoutedBody,
+            head <= size && head <= FastPathRequestHead.maxLength && length >= head && length - head <= FastPathRequestHead.maxRoutedBody,
             "a head of \(head) bytes in \(size), a request of \(length)")
         precondition(request.path.hasPrefix("/"), "target '\(request.path)'")
     }
-    if case .routed(let length) = HotRequestHead.parse(buffer) {
-        precondition(length > 0 && length <= HotRequestHead.maxLength + HotRequestHead.maxRoutedBody, "a routed request of \(length) bytes")
+    if case .routed(let length) = FastPathRequestHead.parse(buffer) {
+        precondition(
+            length > 0 && length <= FastPathRequestHead.maxLength + FastPathRequestHead.maxRoutedBody, "a routed request of \(length) bytes"
+        )
     }
     return 0
 }

@@ -6,21 +6,21 @@ import NIOCore
     import Darwin
 #endif
 
-/// A request head read straight from a connection's bytes, for ``HotPathHandler``, keeping only
+/// A request head read straight from a connection's bytes, for ``FastPathHandler``, keeping only
 /// its ``DeviceField``s: only the plainest requests — `GET /target HTTP/1.1` (or a `POST` with a
 /// small `Content-Length` body), one `Host`, well-formed fields of visible ASCII and nothing that
 /// changes the connection — are taken; anything else, well-formed or not, is `.other` and goes to
 /// NIO's HTTP/1 decoder and the router, which answer it as always.
-enum HotRequestHead: Equatable {
+enum FastPathRequestHead: Equatable {
     /// The head has not fully arrived yet.
     case incomplete
     /// Not a request answered here: the router decides.
     case other
     /// A plain `GET` whose head takes `length` bytes.
-    case request(HotRequest, length: Int)
+    case request(FastPathRequest, length: Int)
     /// A plain `POST` with a `Content-Length` body of at most ``maxRoutedBody`` bytes (an outcome
     /// batch): the head takes `head` bytes, head and body `length`.
-    case posted(HotRequest, head: Int, length: Int)
+    case posted(FastPathRequest, head: Int, length: Int)
     /// A request for the router whose end is known: any other method, the same plain head, and no
     /// body or a `Content-Length` one of at most ``maxRoutedBody`` bytes; `length` counts head and
     /// body. It goes to the router alone, and the connection comes back here after its answer.
@@ -38,7 +38,7 @@ enum HotRequestHead: Equatable {
         case declined
         case contentLength
         case host
-        /// Read by the device resolvers (``HotPaths``): kept.
+        /// Read by the device resolvers (``FastPaths``): kept.
         case read(DeviceField)
     }
 
@@ -50,12 +50,12 @@ enum HotRequestHead: Equatable {
         + DeviceField.allCases.map { (Array($0.name.canonicalName.utf8), .read($0)) }
 
     /// Reads the head at the start of `buffer`'s readable bytes.
-    static func parse(_ buffer: ByteBuffer) -> HotRequestHead {
+    static func parse(_ buffer: ByteBuffer) -> FastPathRequestHead {
         buffer.withUnsafeReadableBytes { bytes in
             var reader = LineReader(bytes: bytes)
             guard let first = reader.nextLine() else { return reader.complete ? .other : .incomplete }
             guard let (method, target) = requestLine(first) else { return .other }
-            var fields = HotFields()
+            var fields = FastPathFields()
             var hasHost = false
             var bodyLength: Int?
             while true {
@@ -80,10 +80,10 @@ enum HotRequestHead: Equatable {
             guard hasHost else { return .other }
             switch (method, bodyLength) {
             case (.get, nil):
-                return .request(HotRequest(path: String(decoding: target, as: UTF8.self), fields: fields), length: reader.offset)
+                return .request(FastPathRequest(path: String(decoding: target, as: UTF8.self), fields: fields), length: reader.offset)
             case (.post, let body?):
                 return .posted(
-                    HotRequest(path: String(decoding: target, as: UTF8.self), fields: fields), head: reader.offset,
+                    FastPathRequest(path: String(decoding: target, as: UTF8.self), fields: fields), head: reader.offset,
                     length: reader.offset + body)
             default:
                 return .routed(length: reader.offset + (bodyLength ?? 0))
@@ -172,9 +172,9 @@ enum HotRequestHead: Equatable {
 
         /// The next line without its CRLF, or `nil` (see ``complete``).
         mutating func nextLine() -> UnsafeRawBufferPointer? {
-            let end = min(bytes.count, HotRequestHead.maxLength)
+            let end = min(bytes.count, FastPathRequestHead.maxLength)
             guard offset < end, let found = memchr(bytes.baseAddress! + offset, 0x0A, end - offset) else {
-                complete = end == HotRequestHead.maxLength
+                complete = end == FastPathRequestHead.maxLength
                 return nil
             }
             let feed = bytes.baseAddress!.distance(to: UnsafeRawPointer(found))
@@ -189,8 +189,8 @@ enum HotRequestHead: Equatable {
     }
 }
 
-/// A plain `GET` read by ``HotRequestHead``: its target and ``DeviceField``s.
-struct HotRequest: Equatable, Sendable {
+/// A plain `GET` read by ``FastPathRequestHead``: its target and ``DeviceField``s.
+struct FastPathRequest: Equatable, Sendable {
     let path: String
-    let fields: HotFields
+    let fields: FastPathFields
 }

@@ -1,10 +1,10 @@
 import HTTPTypes
 import NIOCore
 
-/// The HTTP/1.1 bytes of a ``HotAnswer``'s head (and body, when it has one in memory), as NIO's
+/// The HTTP/1.1 bytes of a ``FastPathAnswer``'s head (and body, when it has one in memory), as NIO's
 /// encoder writes the router's answers: status line, the answer's fields, `Date` and `Server`.
-enum HotAnswerEncoder {
-    static func encode(_ answer: HotAnswer, allocator: ByteBufferAllocator) -> ByteBuffer {
+enum FastPathAnswerEncoder {
+    static func encode(_ answer: FastPathAnswer, allocator: ByteBufferAllocator) -> ByteBuffer {
         let head = answer.head ?? Self.head(status: answer.status, headers: answer.headers)
         var buffer = allocator.buffer(capacity: head.readableBytes + 64 + (answer.body?.readableBytes ?? 0))
         buffer.writeImmutableBuffer(head)

@@ -4,9 +4,9 @@ import ModelDepotShared
 /// The requests every device makes — its manifest and the blob it names, answered from memory by
 /// the resolvers the routes use (``ManifestController/resolve(model:key:headers:loaded:)``,
 /// ``BlobsController/plan(hex:key:headers:)``), and its outcome batches (``outcomeBatch(_:body:from:verified:)``)
-/// — for ``HotPathHandler`` to answer before the router. Anything that needs a load, or is not a
+/// — for ``FastPathHandler`` to answer before the router. Anything that needs a load, or is not a
 /// success, is left to the router.
-struct HotPaths: Sendable {
+struct FastPaths: Sendable {
     /// The key a connection authenticated with: a keep-alive connection sending the same
     /// `Authorization` again is not hashed again while no key changed.
     struct VerifiedKey {
@@ -25,9 +25,9 @@ struct HotPaths: Sendable {
     /// The answer, the route it stands for and the key that asked, or `nil` for the router.
     /// A client address that must wait (``AuthenticationThrottle``) goes to the router, which refuses it.
     func answer(
-        _ request: HotRequest, from peer: @autoclosure () -> String?,
+        _ request: FastPathRequest, from peer: @autoclosure () -> String?,
         verified: inout VerifiedKey?
-    ) -> (answer: HotAnswer, route: String, key: String)? {
+    ) -> (answer: FastPathAnswer, route: String, key: String)? {
         guard let key = key(request, peer: peer(), verified: &verified) else { return nil }
         let target = request.path.utf8
         let path = target.prefix { $0 != UInt8(ascii: "?") }
@@ -49,7 +49,7 @@ struct HotPaths: Sendable {
         return nil
     }
 
-    func log(_ request: HotRequest, method: String, route: String, status: Int, start: ContinuousClock.Instant, key: String) {
+    func log(_ request: FastPathRequest, method: String, route: String, status: Int, start: ContinuousClock.Instant, key: String) {
         metrics.recordFastPathAnswer()
         RequestLogMiddleware.record(
             metrics, log, method: method, path: request.path,
@@ -58,7 +58,7 @@ struct HotPaths: Sendable {
 
     /// The request's key, from the connection's verified key when the header is the same and
     /// the client (the peer, or the address a trusted proxy forwarded for) need not wait.
-    func key(_ request: HotRequest, peer: @autoclosure () -> String?, verified: inout VerifiedKey?) -> AccessKey? {
+    func key(_ request: FastPathRequest, peer: @autoclosure () -> String?, verified: inout VerifiedKey?) -> AccessKey? {
         guard let header = request.fields[device: .authorization] else { return nil }
         func client() -> String? {
             authenticator.proxies.client(peer: peer(), forwardedFor: request.fields[device: .forwardedFor], forwardedProto: nil).address

@@ -4,9 +4,9 @@ import ModelDepotShared
 import TestSupport
 import Testing
 
-/// Manifests and blobs answered before the router (`HotPathHandler`), against the router's own
+/// Manifests and blobs answered before the router (`FastPathHandler`), against the router's own
 /// answers: `Connection: close` sends the same request to the router.
-@Suite struct HotPathEndToEndTests {
+@Suite struct FastPathEndToEndTests {
     /// Status line, the headers that matter, and the body of one curl request.
     struct Answer: Equatable {
         let status: String
@@ -30,7 +30,7 @@ import Testing
         return Answer(status: lines.first ?? "", headers: fields, body: (try? Data(contentsOf: URL(fileURLWithPath: body))) ?? Data())
     }
 
-    @Test func hotAnswersEqualTheRoutersAndAreCounted() throws {
+    @Test func fastPathAnswersEqualTheRoutersAndAreCounted() throws {
         let published = try PublishedModel()
         let server = published.server
         let key = "Authorization: Bearer \(published.appKey)"
@@ -216,7 +216,7 @@ import Testing
         let output = try Subprocess.run("python3", ["-c", script, url.host ?? "127.0.0.1", "\(url.port ?? 0)", published.appKey])
         #expect(output.status == 0, "\(output.error)")
         let answers = try #require(try JSONSerialization.jsonObject(with: Data(output.text.utf8)) as? [String: Any])
-        let (hotID, routedID) = (answers["hot_id"] as? String ?? "", answers["routed_id"] as? String ?? "")
+        let (fastPathID, routedID) = (answers["hot_id"] as? String ?? "", answers["routed_id"] as? String ?? "")
         func answer(_ name: String) -> (status: String, fields: [String], body: String) {
             let parts = answers[name] as? [Any] ?? []
             return (parts.first as? String ?? "", parts.dropFirst().first as? [String] ?? [], parts.last as? String ?? "")
@@ -226,9 +226,9 @@ import Testing
         }
         #expect(answer("hot").status == "HTTP/1.1 200 OK")
         #expect(answer("hot").fields == answer("routed").fields)
-        #expect(answer("hot").body == receipt(hotID, accepted: 2, duplicate: false))
+        #expect(answer("hot").body == receipt(fastPathID, accepted: 2, duplicate: false))
         #expect(answer("routed").body == receipt(routedID, accepted: 2, duplicate: false))
-        #expect(answer("hot_again").body == receipt(hotID, accepted: 0, duplicate: true))
+        #expect(answer("hot_again").body == receipt(fastPathID, accepted: 0, duplicate: true))
         #expect(answer("routed_again").body == receipt(routedID, accepted: 0, duplicate: true))
         let pipelined = answers["pipelined"] as? [[String]] ?? []
         #expect(pipelined.map { $0.first ?? "" } == ["400", "200", "200", "200"])

@@ -2,20 +2,20 @@ import Hummingbird
 import ModelDepotShared
 import NIOCore
 
-/// An outcome batch read and checked on the fast path, for ``HotPaths/submit(_:on:completion:)``.
+/// An outcome batch read and checked on the fast path, for ``FastPaths/submit(_:on:completion:)``.
 struct OutcomeSubmission: Sendable {
     let model: ModelName
     let record: OutcomeBatchRecord
     let key: String
 }
 
-extension HotPaths {
+extension FastPaths {
     /// A batch sent to `POST /v1/models/{name}/events`, read and checked as the router would, or
     /// `nil` for the router: another request, a key that may not send it, a body
     /// ``OutcomeBatchReader`` does not read, or a batch that breaks a rule (the router answers
     /// with the reason).
     func outcomeBatch(
-        _ request: HotRequest, body: UnsafeRawBufferPointer, from peer: @autoclosure () -> String?,
+        _ request: FastPathRequest, body: UnsafeRawBufferPointer, from peer: @autoclosure () -> String?,
         verified: inout VerifiedKey?
     ) -> OutcomeSubmission? {
         let path = request.path.utf8
@@ -41,7 +41,7 @@ extension HotPaths {
     /// Applies a checked batch with the others waiting (``OutcomeWriter``); `completion` runs on
     /// `eventLoop` with the receipt the router would send, or `nil` when the catalog refused the
     /// batch or failed (the router then answers the request, and finds the same).
-    func submit(_ submission: OutcomeSubmission, on eventLoop: any EventLoop, completion: @escaping @Sendable (HotAnswer?) -> Void) {
+    func submit(_ submission: OutcomeSubmission, on eventLoop: any EventLoop, completion: @escaping @Sendable (FastPathAnswer?) -> Void) {
         let record = submission.record
         experiments.writer.submit(record, of: submission.model, on: eventLoop) { result in
             guard case .success(let applied) = result else { return completion(nil) }
@@ -50,10 +50,10 @@ extension HotPaths {
     }
 
     /// The receipt as ``JSONResponse`` writes it: sorted keys (the batch id is a lower-case UUID).
-    static func receipt(_ receipt: OutcomeReceipt) -> HotAnswer {
+    static func receipt(_ receipt: OutcomeReceipt) -> FastPathAnswer {
         var body = ByteBuffer()
         body.writeString("{\"accepted\":\(receipt.accepted),\"batch\":\"\(receipt.batch)\",\"duplicate\":\(receipt.duplicate)}")
-        return HotAnswer(
+        return FastPathAnswer(
             status: .ok, headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(body.readableBytes)],
             body: body)
     }

@@ -2,15 +2,15 @@ import NIOCore
 import NIOPosix
 
 /// Answers manifests and blob downloads straight from the connection's bytes, first in the
-/// pipeline, when ``HotPaths`` can answer from memory: no HTTP/1 decoder, no request task, no
+/// pipeline, when ``FastPaths`` can answer from memory: no HTTP/1 decoder, no request task, no
 /// router; manifests go out as one buffer, blobs with `sendfile` (a `FileRegion`, the file
 /// opened on NIO's thread pool, never on the event loop).
 ///
 /// Outcome batches (`POST /v1/models/{name}/events` with a small `Content-Length` body) are read
-/// here once their body has arrived, checked by ``HotPaths/outcomeBatch(_:body:from:verified:)``
+/// here once their body has arrived, checked by ``FastPaths/outcomeBatch(_:body:from:verified:)``
 /// and answered once ``OutcomeWriter`` has committed them; what arrives meanwhile waits here.
 ///
-/// Requests are read with ``HotRequestHead``. A plain `GET` or outcome batch that ``HotPaths``
+/// Requests are read with ``FastPathRequestHead``. A plain `GET` or outcome batch that ``FastPaths``
 /// does not answer (it needs a load, or is an error, which the router answers with its reason),
 /// and a request of another method with no body or a small `Content-Length` one (its body goes on
 /// as it arrives, so an early answer such as a `401` still comes before the body), goes alone to
@@ -21,13 +21,13 @@ import NIOPosix
 /// keep their order.
 ///
 /// One file is sent, or one batch written, at a time, and nothing more is answered while the channel is not writable;
-/// meanwhile requests wait here, up to ``HotRequestHead/maxLength`` bytes, then go to the router.
+/// meanwhile requests wait here, up to ``FastPathRequestHead/maxLength`` bytes, then go to the router.
 ///
 /// Graceful shutdown: Hummingbird's connection-state handler (further on) closes a connection it
 /// believes idle when the server quiesces. It never sees the answers sent here, so the quiesce
 /// event is held back until they are written (and a batch being written is answered first), and from then on every request goes to the router,
 /// which closes the connection after its answer.
-final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
+final class FastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
     typealias OutboundIn = IOData
@@ -47,7 +47,7 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case passing
     }
 
-    private let paths: HotPaths
+    private let paths: FastPaths
     /// Bytes received and not yet answered or passed on.
     private var received: ByteBuffer?
     private var mode = Mode.answering
@@ -64,12 +64,12 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The server began to quiesce while a batch was being written: handled once it is answered.
     private var heldQuiesce: Any?
     /// The key this connection authenticated with.
-    private var verified: HotPaths.VerifiedKey?
+    private var verified: FastPaths.VerifiedKey?
     /// The client's IP address, formatted once per connection and only once the throttle
     /// needs it (after some authentication failed).
     private var clientAddress: String??
 
-    init(paths: HotPaths) { self.paths = paths }
+    init(paths: FastPaths) { self.paths = paths }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard mode != .passing else { return context.fireChannelRead(data) }
@@ -82,7 +82,7 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
         switch mode {
         case .answering: answerReceived(context, duringRead: true)
         case .forwardingBody: forwardBody(context, duringRead: true)
-        case .awaitingRouter: if received!.readableBytes > HotRequestHead.maxLength { pass(context, duringRead: true) }
+        case .awaitingRouter: if received!.readableBytes > FastPathRequestHead.maxLength { pass(context, duringRead: true) }
         case .passing: break
         }
     }
@@ -115,7 +115,7 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// While a batch is being written, reading stops once more than a head's worth waits behind it.
     func read(context: ChannelHandlerContext) {
-        if writingBatch, (received?.readableBytes ?? 0) > HotRequestHead.maxLength {
+        if writingBatch, (received?.readableBytes ?? 0) > FastPathRequestHead.maxLength {
             heldRead = true
             return
         }
@@ -152,10 +152,10 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
         defer { if answered { context.flush() } }
         while let bytes = received, bytes.readableBytes > 0 {
             guard !busy, context.channel.isWritable else {
-                if bytes.readableBytes > HotRequestHead.maxLength, !writingBatch { pass(context, duringRead: duringRead) }
+                if bytes.readableBytes > FastPathRequestHead.maxLength, !writingBatch { pass(context, duringRead: duringRead) }
                 return
             }
-            switch HotRequestHead.parse(bytes) {
+            switch FastPathRequestHead.parse(bytes) {
             case .incomplete:
                 return
             case .other:
@@ -163,7 +163,7 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
             case .routed(let length):
                 return hand(length, context, duringRead: duringRead)
             case .posted(let request, let head, let length):
-                guard HotPaths.isOutcomeBatch(request.path) else { return hand(length, context, duringRead: duringRead) }
+                guard FastPaths.isOutcomeBatch(request.path) else { return hand(length, context, duringRead: duringRead) }
                 // The connection's guard times the body (and the batch's write) as a body, not a head.
                 context.triggerUserOutboundEvent(ConnectionGuard.Event.headReceived, promise: nil)
                 guard bytes.readableBytes >= length else { return }
@@ -195,7 +195,7 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Has ``OutcomeWriter`` apply a checked batch, then answers it; a batch the catalog refused
     /// (or failed to write) goes to the router, which finds the same and answers why.
     private func write(
-        _ submission: OutcomeSubmission, request: HotRequest, length: Int, start: ContinuousClock.Instant,
+        _ submission: OutcomeSubmission, request: FastPathRequest, length: Int, start: ContinuousClock.Instant,
         _ context: ChannelHandlerContext
     ) {
         busy = true
@@ -209,7 +209,7 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Answers a batch ``write(_:request:length:start:_:)`` had applied, on the event loop.
     private func written(
-        _ answer: HotAnswer?, of submission: OutcomeSubmission, request: HotRequest, length: Int,
+        _ answer: FastPathAnswer?, of submission: OutcomeSubmission, request: FastPathRequest, length: Int,
         start: ContinuousClock.Instant, _ context: ChannelHandlerContext
     ) {
         (busy, writingBatch) = (false, false)
@@ -253,7 +253,7 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Opens the answer's file on NIO's thread pool, then sends it. A file missing or changed
     /// since the index was loaded sends the request to the router, which answers the error.
     private func openThenSend(
-        _ path: String, _ identity: FileIdentity?, _ answer: HotAnswer, request: HotRequest, length: Int,
+        _ path: String, _ identity: FileIdentity?, _ answer: FastPathAnswer, request: FastPathRequest, length: Int,
         route: String, key: String, start: ContinuousClock.Instant, _ context: ChannelHandlerContext
     ) {
         busy = true
@@ -310,8 +310,9 @@ final class HotPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if !duringRead { context.fireChannelReadComplete() }
     }
 
-    private func respond(_ context: ChannelHandlerContext, _ answer: HotAnswer, file: NIOFileHandle?) {
-        context.write(wrapOutboundOut(.byteBuffer(HotAnswerEncoder.encode(answer, allocator: context.channel.allocator))), promise: nil)
+    private func respond(_ context: ChannelHandlerContext, _ answer: FastPathAnswer, file: NIOFileHandle?) {
+        context.write(
+            wrapOutboundOut(.byteBuffer(FastPathAnswerEncoder.encode(answer, allocator: context.channel.allocator))), promise: nil)
         defer { context.triggerUserOutboundEvent(ConnectionGuard.Event.answerWritten, promise: nil) }
         guard let file, let range = answer.file?.range else { return }
         busy = true

@@ -2,13 +2,13 @@ import Hummingbird
 import ModelDepotShared
 
 /// A complete answer that needs no more work: status, headers and an optional body, or a
-/// byte range of a file (sent with `sendfile` by ``HotPathHandler``).
-struct HotAnswer: Sendable {
+/// byte range of a file (sent with `sendfile` by ``FastPathHandler``).
+struct FastPathAnswer: Sendable {
     let status: HTTPResponse.Status
     let headers: HTTPFields
     let body: ByteBuffer?
     /// The status line and fields in HTTP/1.1, encoded once for an answer sent many times (a
-    /// cached manifest's); ``HotAnswerEncoder`` adds `Date` and `Server`.
+    /// cached manifest's); ``FastPathAnswerEncoder`` adds `Date` and `Server`.
     let head: ByteBuffer?
     /// A byte range of a file that must still be `identity`; `onStart` runs when sending begins,
     /// `onComplete` once every byte went out.
@@ -23,7 +23,7 @@ struct HotAnswer: Sendable {
         self.status = status
         self.headers = headers
         self.body = body
-        head = encoded ? HotAnswerEncoder.head(status: status, headers: headers) : nil
+        head = encoded ? FastPathAnswerEncoder.head(status: status, headers: headers) : nil
         file = nil
     }
 
@@ -41,7 +41,7 @@ struct HotAnswer: Sendable {
 
 extension Response {
     /// The router's form of an answer with its body in memory (a file answer is not made here).
-    init(_ answer: HotAnswer) {
+    init(_ answer: FastPathAnswer) {
         self.init(status: answer.status, headers: answer.headers, body: answer.body.map { .init(byteBuffer: $0) } ?? .init())
     }
 }

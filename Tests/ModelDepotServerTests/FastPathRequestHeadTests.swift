@@ -4,14 +4,14 @@ import Testing
 
 @testable import ModelDepotServer
 
-/// The request heads ``HotPathHandler`` answers itself, and the ones it leaves to NIO's decoder
+/// The request heads ``FastPathHandler`` answers itself, and the ones it leaves to NIO's decoder
 /// and the router: anything unusual, malformed or unfinished.
-@Suite struct HotRequestHeadTests {
+@Suite struct FastPathRequestHeadTests {
     static let plain =
         "GET /v1/models/flowers/manifest HTTP/1.1\r\nHost: depot:8080\r\nAuthorization: Bearer s3cret\r\nIf-None-Match:  \"abc\" \t\r\n\r\n"
 
-    func parse(_ text: String) -> HotRequestHead {
-        HotRequestHead.parse(ByteBuffer(string: text))
+    func parse(_ text: String) -> FastPathRequestHead {
+        FastPathRequestHead.parse(ByteBuffer(string: text))
     }
 
     @Test func aPlainGetIsTakenWithItsFieldsAndLength() throws {
@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func theRootTargetIsTaken() {
-        #expect(parse("GET / HTTP/1.1\r\nHost: x\r\n\r\n") == .request(HotRequest(path: "/", fields: HotFields()), length: 27))
+        #expect(parse("GET / HTTP/1.1\r\nHost: x\r\n\r\n") == .request(FastPathRequest(path: "/", fields: FastPathFields()), length: 27))
     }
 
     @Test(arguments: [1, 10, 40, 90])
@@ -104,10 +104,10 @@ import Testing
     @Test func aPostWithASmallBodyIsReadWithItsLengths() {
         let post =
             "POST /v1/models/flowers/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer k\r\ncontent-length:  5 \r\n\r\n"
-        var fields = HotFields()
+        var fields = FastPathFields()
         _ = fields.set(.authorization, "Bearer k")
-        let expected = HotRequestHead.posted(
-            HotRequest(path: "/v1/models/flowers/events", fields: fields), head: post.utf8.count,
+        let expected = FastPathRequestHead.posted(
+            FastPathRequest(path: "/v1/models/flowers/events", fields: fields), head: post.utf8.count,
             length: post.utf8.count + 5)
         #expect(parse(post + "{\"a\":GET / HTTP/1.1\r\n") == expected, "the body's length, not what follows")
         #expect(parse(post) == expected, "known before the body arrives")
@@ -126,13 +126,13 @@ import Testing
         let get = "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\n"
         #expect(parse(get + "abc") == .routed(length: get.utf8.count + 3), "a GET with a body is the router's")
         let largest = "PUT /x HTTP/1.1\r\nHost: x\r\nContent-Length: 65536\r\n\r\n"
-        #expect(parse(largest) == .routed(length: largest.utf8.count + HotRequestHead.maxRoutedBody))
+        #expect(parse(largest) == .routed(length: largest.utf8.count + FastPathRequestHead.maxRoutedBody))
     }
 
     @Test func aHeadLongerThanTheLimitGoesToTheRouter() {
-        let long = "GET / HTTP/1.1\r\nHost: x\r\nX-Pad: " + String(repeating: "a", count: HotRequestHead.maxLength)
+        let long = "GET / HTTP/1.1\r\nHost: x\r\nX-Pad: " + String(repeating: "a", count: FastPathRequestHead.maxLength)
         #expect(parse(long) == .other)
         #expect(parse(long + "\r\n\r\n") == .other)
-        #expect(parse(String(decoding: long.utf8.prefix(HotRequestHead.maxLength - 1), as: UTF8.self)) == .incomplete)
+        #expect(parse(String(decoding: long.utf8.prefix(FastPathRequestHead.maxLength - 1), as: UTF8.self)) == .incomplete)
     }
 }
