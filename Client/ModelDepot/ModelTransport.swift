@@ -40,8 +40,9 @@ public func defaultModelTransport() -> any ModelTransport {
 /// Why data tasks: FoundationNetworking's download tasks with a delegate reopen their file for
 /// every chunk (6,400 opens for 100 MB, 45% slower here), and its async `download(for:)` cannot
 /// be stopped at a byte count. Memory stays bounded by what one request may bring (the SDK asks
-/// for 8 MiB ranges). On Linux a cancelled task still reads on until FoundationNetworking's
-/// work queue drains: use ``HTTPClientTransport`` there (the default).
+/// for 8 MiB ranges). On Linux a refused or cancelled transfer ends at once for the caller, but
+/// its task is not cancelled (FoundationNetworking can trap on a cancel, and reads on after one
+/// anyway) and reads the rest of its answer: use ``HTTPClientTransport`` there (the default).
 public struct URLSessionTransport: ModelTransport {
     private let session: URLSession
     private let transfers: Transfers
@@ -91,8 +92,8 @@ public struct URLSessionTransport: ModelTransport {
             try await withCheckedThrowingContinuation { continuation in
                 transfers.start(task, Transfers.Transfer(limits: limits, body: body, continuation: continuation, pace: Pace(now: .now)))
             }
-        } onCancel: {
-            task.cancel()
+        } onCancel: { [transfers] in
+            transfers.end(task)
         }
     }
 }
@@ -154,8 +155,23 @@ private final class Transfers: NSObject, URLSessionDataDelegate, @unchecked Send
                 running[task.taskIdentifier] = transfer
                 return transfer.failure != nil
             }
-            if broken { task.cancel() }
+            if broken { end(task) }
         }
+    }
+
+    /// Ends a transfer early, with the failure it recorded (else as cancelled). On Apple platforms
+    /// its task is cancelled. FoundationNetworking finishes a cancel on another queue and traps when the
+    /// task has completed meanwhile ("a task that in not in the registry"), and it reads on after
+    /// a cancel anyway: there the transfer ends here, and its task is left to finish with its
+    /// bytes dropped (HTTPClientTransport, Linux's default, closes the connection instead).
+    func end(_ task: URLSessionTask) {
+        #if canImport(Darwin)
+            task.cancel()
+        #else
+            guard let transfer = lock.withLock({ running.removeValue(forKey: task.taskIdentifier) }) else { return }
+            transfer.finish(keeping: false)
+            transfer.continuation.resume(throwing: transfer.failure ?? URLError(.cancelled))
+        #endif
     }
 
     /// A redirect is not followed: the task ends with the `3xx` answer, for the SDK to judge.
@@ -212,7 +228,7 @@ private final class Transfers: NSObject, URLSessionDataDelegate, @unchecked Send
             running[dataTask.taskIdentifier] = transfer
             return transfer.failure == nil
         }
-        if !keep { dataTask.cancel() }
+        if !keep { end(dataTask) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

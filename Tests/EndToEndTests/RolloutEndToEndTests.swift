@@ -3,8 +3,10 @@ import ModelDepotShared
 import TestSupport
 import Testing
 
-/// Rollouts set through the real CLI, manifests fetched over HTTP for many devices.
-@Suite struct RolloutEndToEndTests {
+/// Rollouts set through the real CLI, manifests fetched over HTTP for many devices. Serialized:
+/// each test blocks a thread of the cooperative pool while its commands run, and two at once
+/// would hold both of this machine's, which the in-process servers of other suites answer on.
+@Suite(.serialized) struct RolloutEndToEndTests {
     @Test func rolloutThroughTheCLIDecidesWhatDevicesGet() throws {
         let scratch = try Scratch()
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
