@@ -57,8 +57,9 @@ struct StatsText {
                 ])
             }
         }
+        let unreachableRules = rollout.unreachableRules
         let unreachable = rollout.rules.compactMap { rule in
-            rollout.unreachableRules[rule.id].map { "rule \(rule.name): unreachable, rule '\($0)' before it takes all its devices" }
+            unreachableRules[rule.id].map { "rule \(rule.name): unreachable, rule '\($0)' before it takes all its devices" }
         }
         let checks =
             rows.isEmpty ? [] : [TextTable(["SAMPLE RATIO", "VERSION", "SHARE", "INSTALLATIONS", "CHECK", "STATISTIC"], rows).rendered]

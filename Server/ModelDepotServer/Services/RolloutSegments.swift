@@ -14,9 +14,13 @@ public struct RolloutSegments: Sendable {
     /// The model's newest published version: what the default falls back to.
     public let newestPublished: Int?
 
+    /// The rules no device reaches (``Rollout/unreachableRules``), worked out once.
+    private let unreachable: [String: String]
+
     public init(_ rollout: Rollout, newestPublished: Int?) {
         self.rollout = rollout
         self.newestPublished = newestPublished
+        unreachable = rollout.unreachableRules
     }
 
     /// The version devices that no pin or rule covers get, in words.
@@ -27,13 +31,11 @@ public struct RolloutSegments: Sendable {
 
     /// The first reachable rule that matches every device, if any: the default is never used.
     public var ruleForEveryDevice: Rollout.Rule? {
-        let unreachable = rollout.unreachableRules
-        return rollout.rules.first { $0.conditions.isEmpty && unreachable[$0.id] == nil }
+        rollout.rules.first { $0.conditions.isEmpty && unreachable[$0.id] == nil }
     }
 
     /// One line per segment.
     public var lines: [String] {
-        let unreachable = rollout.unreachableRules
         var lines = rollout.pins.isEmpty ? [] : ["\(rollout.pins.count) pinned device(s): their pinned version"]
         for rule in rollout.rules {
             let conditions = rule.conditions.isEmpty ? "all devices" : rule.conditions.map(\.description).joined(separator: " and ")
