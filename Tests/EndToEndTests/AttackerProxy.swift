@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import ModelDepot
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -82,12 +83,13 @@ final class AttackerProxy: Sendable {
         }
     }
 
-    /// What the real server answers for a GET (what the attacker can observe and record).
+    /// What the real server answers for a GET (what the attacker can observe and record), read
+    /// through the platform's default transport: the proxy's handlers are cancelled when a test
+    /// ends, and FoundationNetworking traps when a cancel meets a task that has just completed.
     func forward(_ pathAndQuery: String, headers: [String: String]) async throws -> (status: Int, headers: [String: String], body: Data) {
         var request = URLRequest(url: URL(string: pathAndQuery, relativeTo: upstream)!.absoluteURL)
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let (data, response) = try await URLSession(configuration: .ephemeral).data(for: request)
-        let http = response as! HTTPURLResponse
+        let (data, http) = try await defaultModelTransport().data(for: request, limits: TransferLimits(maximumBytes: 1 << 30))
         var fields: [String: String] = [:]
         for case let (name as String, value as String) in http.allHeaderFields { fields[name] = value }
         return (http.statusCode, fields, data)
