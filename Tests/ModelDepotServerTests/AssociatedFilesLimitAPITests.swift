@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import ModelDepotShared
+import TestSupport
 import Testing
 
 /// The server's limit on what a model's associated files inflate to
@@ -13,8 +14,8 @@ import Testing
         return try #require(described.packedFiles).map(\.size).reduce(0, +)
     }
 
-    @Test func uploadOverTheLimitIsRefusedAndStoresNothing() async throws {
-        var server = try TestServer()
+    @Test(arguments: DepotBackend.allCases) func uploadOverTheLimitIsRefusedAndStoresNothing(_ backend: DepotBackend) async throws {
+        var server = try TestServer(backend)
         server.configuration.verificationPolicy.maximumAssociatedFilesSize = try Self.packedSize() - 1
         try await server.run { client in
             try await client.createModel("flowers")
@@ -22,15 +23,15 @@ import Testing
             #expect(response.status == .unprocessableContent)
             #expect(response.error?.code == .associatedFilesTooLarge)
             #expect(response.error?.message.contains("bytes accepted for all of them") == true, "\(response.text)")
-            #expect(client.files(under: "blobs").isEmpty)
-            #expect(client.files(under: "tmp").isEmpty)
+            #expect(try await client.storedBlobs().isEmpty)
+            #expect(try await client.uploadLeftovers().isEmpty)
             let versions = try await client.request(.get, "/v1/admin/models/flowers/versions").decode(ModelVersionList.self)
             #expect(versions.versions.isEmpty)
         }
     }
 
-    @Test func uploadWithinTheLimitIsStored() async throws {
-        var server = try TestServer()
+    @Test(arguments: DepotBackend.allCases) func uploadWithinTheLimitIsStored(_ backend: DepotBackend) async throws {
+        var server = try TestServer(backend)
         server.configuration.verificationPolicy.maximumAssociatedFilesSize = try Self.packedSize()
         try await server.run { client in
             try await client.createModel("flowers")

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import ModelDepotShared
+import TestSupport
 import Testing
 
 @Suite struct BlobsAPITests {
@@ -22,8 +23,8 @@ import Testing
         return try await client.request(method, uri, headers: headers)
     }
 
-    @Test func fullBlobIsImmutableAndCacheable() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func fullBlobIsImmutableAndCacheable(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             let (uri, bytes, key) = try await prepare(client)
             let response = try await get(client, uri, key)
             #expect(response.status == .ok)
@@ -36,8 +37,8 @@ import Testing
         }
     }
 
-    @Test func singleRangesAre206WithContentRange() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func singleRangesAre206WithContentRange(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             let (uri, bytes, key) = try await prepare(client)
             let n = bytes.count
             for (range, expected) in [
@@ -52,8 +53,9 @@ import Testing
         }
     }
 
-    @Test func rangePastTheEndIs416AndMultipleRangesGetTheWholeFile() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func rangePastTheEndIs416AndMultipleRangesGetTheWholeFile(_ backend: DepotBackend) async throws
+    {
+        try await TestServer(backend).run { client in
             let (uri, bytes, key) = try await prepare(client)
             let past = try await get(client, uri, key, [.range: "bytes=\(bytes.count)-"])
             #expect(past.status == .rangeNotSatisfiable)
@@ -65,8 +67,8 @@ import Testing
         }
     }
 
-    @Test func ifRangeWithAnotherTagGetsTheWholeFile() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func ifRangeWithAnotherTagGetsTheWholeFile(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             let (uri, bytes, key) = try await prepare(client)
             let tag = "\"\(uri.split(separator: "/").last!)\""
             let stale = try await get(client, uri, key, [.range: "bytes=0-3", .ifRange: "\"0000\""])
@@ -79,8 +81,8 @@ import Testing
         }
     }
 
-    @Test func headAnswersHeadersOnly() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func headAnswersHeadersOnly(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             let (uri, bytes, key) = try await prepare(client)
             let response = try await get(client, uri, key, method: .head)
             #expect(response.status == .ok)
@@ -89,8 +91,8 @@ import Testing
         }
     }
 
-    @Test func badAndUnknownDigestsAre400And404() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func badAndUnknownDigestsAre400And404(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             let (_, _, key) = try await prepare(client)
             #expect(try await get(client, "/v1/blobs/sha256/abc", key).status == .badRequest)
             #expect(try await get(client, "/v1/blobs/sha256/" + String(repeating: "A", count: 64), key).status == .badRequest)

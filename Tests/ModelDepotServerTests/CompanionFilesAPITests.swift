@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import ModelDepotShared
+import TestSupport
 import Testing
 
 /// Companion files uploaded with a model in one request (`Depot-Companion-Files`): stored by
@@ -33,8 +34,8 @@ import Testing
             body: ByteBuffer(bytes: model + parts.flatMap { $0 }))
     }
 
-    @Test func filesAreStoredListedAndSignedIntoTheManifest() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func filesAreStoredListedAndSignedIntoTheManifest(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             try await client.createModel("detector")
             let files = [try Self.file("labels", Self.labels), try Self.file("automl", Self.settings)]
             let response = try await Self.upload(client, announced: files, parts: [Self.labels, Self.settings])
@@ -43,8 +44,8 @@ import Testing
             #expect(version.files == files)
             #expect(version.size == (try Fixtures.bytes("metadata/object_detector")).count)
             #expect(version.tflite.labelFiles.first?.labels == ["red", "green", "blue"])
-            #expect(Set(client.files(under: "blobs")) == Set([version.sha256] + files.map(\.sha256)))
-            #expect(client.files(under: "tmp").isEmpty)
+            #expect(Set(try await client.storedBlobs()) == Set([version.sha256] + files.map(\.sha256)))
+            #expect(try await client.uploadLeftovers().isEmpty)
 
             let shown = try await client.request(.get, "/v1/admin/models/detector/versions/1").decode(ModelVersion.self)
             #expect(shown.files == files)
@@ -58,22 +59,22 @@ import Testing
         }
     }
 
-    @Test func deletingTheLastVersionNamingAFileRemovesIt() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func deletingTheLastVersionNamingAFileRemovesIt(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             try await client.createModel("detector")
             let labels = try Self.file("labels", Self.labels)
             _ = try await Self.upload(client, announced: [labels], parts: [Self.labels], query: "publish=false")
             let second = try await Self.upload(client, announced: [labels], parts: [Self.labels], query: "publish=false")
             #expect(second.status == .created)
             #expect(try await client.request(.delete, "/v1/admin/models/detector/versions/1").status == .noContent)
-            #expect(client.files(under: "blobs").contains(labels.sha256))
+            #expect(try await client.storedBlobs().contains(labels.sha256))
             #expect(try await client.request(.delete, "/v1/admin/models/detector/versions/2").status == .noContent)
-            #expect(client.files(under: "blobs").isEmpty)
+            #expect(try await client.storedBlobs().isEmpty)
         }
     }
 
-    @Test func wrongAnnouncementsAreRefusedAndStoreNothing() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func wrongAnnouncementsAreRefusedAndStoreNothing(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             try await client.createModel("detector")
             let labels = try Self.file("labels", Self.labels)
             var changed = Self.labels
@@ -141,8 +142,8 @@ import Testing
 
             let versions = try await client.request(.get, "/v1/admin/models/detector/versions").decode(ModelVersionList.self)
             #expect(versions.versions.isEmpty)
-            #expect(client.files(under: "blobs").isEmpty)
-            #expect(client.files(under: "tmp").isEmpty)
+            #expect(try await client.storedBlobs().isEmpty)
+            #expect(try await client.uploadLeftovers().isEmpty)
         }
     }
 }

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import ModelDepotShared
+import TestSupport
 import Testing
 
 @testable import ModelDepotServer
@@ -29,8 +30,10 @@ import Testing
             .replacingOccurrences(of: "&#39;", with: "'").replacingOccurrences(of: "&amp;", with: "&")
     }
 
-    static func withTwoVersions(_ body: @escaping @Sendable (TestServer.Client, HTTPFields, String) async throws -> Void) async throws {
-        try await TestServer().run { client in
+    static func withTwoVersions(
+        _ backend: DepotBackend, _ body: @escaping @Sendable (TestServer.Client, HTTPFields, String) async throws -> Void
+    ) async throws {
+        try await TestServer(backend).run { client in
             try await client.createModel("flowers")
             _ = try await client.upload("float_classifier", to: "flowers")
             _ = try await client.upload("int8_conv", to: "flowers")
@@ -39,8 +42,10 @@ import Testing
         }
     }
 
-    @Test func uploadsNeedTheSessionAndItsCSRFHeaderAndShowTheVerifiersError() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func uploadsNeedTheSessionAndItsCSRFHeaderAndShowTheVerifiersError(_ backend: DepotBackend)
+        async throws
+    {
+        try await TestServer(backend).run { client in
             try await client.createModel("flowers")
             let (cookie, csrf) = try await ConsoleTests.signIn(client)
             let page = try await client.request(.get, "/console/models/flowers", headers: cookie)
@@ -81,8 +86,10 @@ import Testing
         }
     }
 
-    @Test func aRuleIsPreviewedWithTheSharesThatMoveAndSavedExactlyAsPreviewed() async throws {
-        try await Self.withTwoVersions { client, cookie, csrf in
+    @Test(arguments: DepotBackend.allCases) func aRuleIsPreviewedWithTheSharesThatMoveAndSavedExactlyAsPreviewed(_ backend: DepotBackend)
+        async throws
+    {
+        try await Self.withTwoVersions(backend) { client, cookie, csrf in
             let first = try await ConsoleTests.post(
                 client, "/console/models/flowers/rollout/default", "csrf=\(csrf)&version=1", cookie: cookie)
             #expect(first.status == .ok && first.text.contains("100.00% of them move from v2 to v1"))
@@ -126,8 +133,10 @@ import Testing
         }
     }
 
-    @Test func aPreviewOfAnOlderRolloutIsNotSavedAndBadSplitsKeepWhatWasTyped() async throws {
-        try await Self.withTwoVersions { client, cookie, csrf in
+    @Test(arguments: DepotBackend.allCases) func aPreviewOfAnOlderRolloutIsNotSavedAndBadSplitsKeepWhatWasTyped(_ backend: DepotBackend)
+        async throws
+    {
+        try await Self.withTwoVersions(backend) { client, cookie, csrf in
             let preview = try await ConsoleTests.post(
                 client, "/console/models/flowers/rollout/rules",
                 "csrf=\(csrf)&rule=half&share-1=50&share-2=50", cookie: cookie)
@@ -187,8 +196,10 @@ import Testing
         }
     }
 
-    @Test func aPreviewSaysWhenNoDeviceReachesARuleAndWhenTheNewestPublishedVersionChanged() async throws {
-        try await Self.withTwoVersions { client, cookie, csrf in
+    @Test(arguments: DepotBackend.allCases) func aPreviewSaysWhenNoDeviceReachesARuleAndWhenTheNewestPublishedVersionChanged(
+        _ backend: DepotBackend
+    ) async throws {
+        try await Self.withTwoVersions(backend) { client, cookie, csrf in
             let everyone = RolloutRuleChange(conditions: [], shares: [.init(version: 1, basisPoints: 10_000)])
             #expect(try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/everyone", everyone).status == .ok)
             let shadowed = try await ConsoleTests.post(
@@ -232,8 +243,10 @@ import Testing
         }
     }
 
-    @Test func devicesArePinnedAndUnpinnedAndTheHistorySaysWhoChangedWhat() async throws {
-        try await Self.withTwoVersions { client, cookie, csrf in
+    @Test(arguments: DepotBackend.allCases) func devicesArePinnedAndUnpinnedAndTheHistorySaysWhoChangedWhat(_ backend: DepotBackend)
+        async throws
+    {
+        try await Self.withTwoVersions(backend) { client, cookie, csrf in
             let pinned = try await ConsoleTests.post(
                 client, "/console/models/flowers/rollout/pins", "csrf=\(csrf)&installation=Tester-1&version=1",
                 cookie: cookie)
@@ -275,8 +288,10 @@ import Testing
         }
     }
 
-    @Test func resultsDrawTrafficPerArmAsSVGAndWarnOfASampleRatioMismatch() async throws {
-        try await Self.withTwoVersions { client, cookie, _ in
+    @Test(arguments: DepotBackend.allCases) func resultsDrawTrafficPerArmAsSVGAndWarnOfASampleRatioMismatch(_ backend: DepotBackend)
+        async throws
+    {
+        try await Self.withTwoVersions(backend) { client, cookie, _ in
             let empty = try await client.request(.get, "/console/models/flowers/results", headers: cookie)
             #expect(empty.status == .ok && empty.text.contains("No traffic in this period") && empty.text.contains("<svg class=\"chart\""))
 

@@ -26,8 +26,8 @@ import Testing
         return Int(try #require(text.firstMatch(of: /\ndepot_authentication_failures_total (\d+)/)?.1)) ?? -1
     }
 
-    @Test func aCookieReusedAfterSignOutIsRefused() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func aCookieReusedAfterSignOutIsRefused(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             let (cookie, csrf) = try await ConsoleTests.signIn(client)
             #expect(try await client.request(.get, "/console/models", headers: cookie).status == .ok)
             let signOut = try await ConsoleTests.post(client, "/console/sign-out", "csrf=\(csrf)", cookie: cookie)
@@ -47,8 +47,10 @@ import Testing
         }
     }
 
-    @Test func anUnusedSessionEndsAfterTheIdleTimeoutAndAUsedOneAtItsLifetime() async throws {
-        var server = try TestServer()
+    @Test(arguments: DepotBackend.allCases) func anUnusedSessionEndsAfterTheIdleTimeoutAndAUsedOneAtItsLifetime(_ backend: DepotBackend)
+        async throws
+    {
+        var server = try TestServer(backend)
         let clock = MovableClock()
         server.configuration.clock = { clock.now }
         server.configuration.consoleIdleTimeout = 600
@@ -75,8 +77,8 @@ import Testing
         }
     }
 
-    @Test func revokingTheTokenEndsItsSessions() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func revokingTheTokenEndsItsSessions(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             let created = try await client.json(.post, "/v1/admin/keys", AccessKeyCreation(kind: .admin, name: "second")).decode(
                 CreatedAccessKey.self)
             let signIn = try await client.request(
@@ -92,8 +94,10 @@ import Testing
         }
     }
 
-    @Test func cookiesThatNameNoSessionAreRefusedWithoutATrapAndCounted() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func cookiesThatNameNoSessionAreRefusedWithoutATrapAndCounted(_ backend: DepotBackend)
+        async throws
+    {
+        try await TestServer(backend).run { client in
             let before = try await Self.failures(client)
             let forged = [
                 "9223372036854775807.0.x", "-9223372036854775808.0.x", "1e308.00.\(TestServer.adminToken)",
@@ -110,8 +114,8 @@ import Testing
         }
     }
 
-    @Test func rawFormBodiesAreParsedLikeABrowsersAndNeverTrap() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func rawFormBodiesAreParsedLikeABrowsersAndNeverTrap(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             for body in [
                 "token=a b", "token=%", "token=%zz%4", "token=<script>", "token=\u{00e9}\u{1F600}", "token=\u{0}\u{7}",
                 "&&&=&token", "token=\(String(repeating: "%", count: 5000))", "token=%FF%FE",
@@ -133,8 +137,8 @@ import Testing
         }
     }
 
-    @Test func guessedCookiesFromOneAddressAreThrottled() async throws {
-        var server = try TestServer()
+    @Test(arguments: DepotBackend.allCases) func guessedCookiesFromOneAddressAreThrottled(_ backend: DepotBackend) async throws {
+        var server = try TestServer(backend)
         server.configuration.authenticationFailureAllowance = 3
         let frozen = ContinuousClock.now
         server.configuration.authenticationClock = { frozen }

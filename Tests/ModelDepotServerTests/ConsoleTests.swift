@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import ModelDepotShared
+import TestSupport
 import Testing
 
 @testable import ModelDepotServer
@@ -33,8 +34,9 @@ import Testing
         return try await client.request(.post, path, headers: headers, body: ByteBuffer(string: body))
     }
 
-    @Test func signInSetsAStrictHttpOnlyCookieAndEveryPageHasTheCSP() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func signInSetsAStrictHttpOnlyCookieAndEveryPageHasTheCSP(_ backend: DepotBackend) async throws
+    {
+        try await TestServer(backend).run { client in
             let signIn = try await client.request(.get, "/console/sign-in", headers: [:])
             #expect(signIn.status == .ok)
             #expect(signIn.headers[HTTPField.Name("Content-Security-Policy")!]?.contains("script-src 'self'") == true)
@@ -62,8 +64,8 @@ import Testing
         }
     }
 
-    @Test func anHTTPSPublicURLMakesTheCookieSecure() async throws {
-        var server = try TestServer()
+    @Test(arguments: DepotBackend.allCases) func anHTTPSPublicURLMakesTheCookieSecure(_ backend: DepotBackend) async throws {
+        var server = try TestServer(backend)
         server.configuration.publicURL = URL(string: "https://models.example.com")
         try await server.run { client in
             let response = try await client.request(
@@ -74,8 +76,8 @@ import Testing
         }
     }
 
-    @Test func wrongTokensAndAppKeysAreRefused() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func wrongTokensAndAppKeysAreRefused(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             let wrong = try await client.request(
                 .post, "/console/sign-in", headers: Self.form, body: ByteBuffer(string: "token=depot_nope"))
             #expect(wrong.status == .unauthorized)
@@ -94,8 +96,8 @@ import Testing
         }
     }
 
-    @Test func changesNeedTheSessionsCSRFTokenAndSignOutEndsIt() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func changesNeedTheSessionsCSRFTokenAndSignOutEndsIt(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             let (cookie, csrf) = try await Self.signIn(client)
             let missing = try await Self.post(client, "/console/models", "name=flowers", cookie: cookie)
             #expect(missing.status == .forbidden)
@@ -118,8 +120,10 @@ import Testing
         }
     }
 
-    @Test func versionsShowTheirSignatureMetadataLabelsAndFilesAndDeletionNeedsConfirmation() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func versionsShowTheirSignatureMetadataLabelsAndFilesAndDeletionNeedsConfirmation(
+        _ backend: DepotBackend
+    ) async throws {
+        try await TestServer(backend).run { client in
             try await client.createModel("flowers")
             _ = try await client.upload("metadata/image_classifier", to: "flowers")
             let (cookie, csrf) = try await Self.signIn(client)
@@ -152,12 +156,14 @@ import Testing
             let deleted = try await Self.post(client, "/console/models/flowers/delete", "csrf=\(csrf)&confirm=flowers", cookie: cookie)
             #expect(deleted.status == .seeOther)
             #expect(try await client.request(.get, "/v1/admin/models/flowers").status == .notFound)
-            #expect(client.files(under: "blobs").isEmpty, "its blob went with it, as through the API")
+            #expect(try await client.storedBlobs().isEmpty, "its blob went with it, as through the API")
         }
     }
 
-    @Test func versionsArePublishedUnpublishedAndDeletedAndTheRolloutsConflictIsExplained() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func versionsArePublishedUnpublishedAndDeletedAndTheRolloutsConflictIsExplained(
+        _ backend: DepotBackend
+    ) async throws {
+        try await TestServer(backend).run { client in
             try await client.createModel("flowers")
             _ = try await client.upload("float_classifier", to: "flowers", query: "publish=false")
             _ = try await client.upload("int8_conv", to: "flowers", query: "publish=true")
@@ -200,8 +206,10 @@ import Testing
         }
     }
 
-    @Test func keysAreCreatedWithTheSecretShownOnceAndRevokedAfterConfirmation() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func keysAreCreatedWithTheSecretShownOnceAndRevokedAfterConfirmation(_ backend: DepotBackend)
+        async throws
+    {
+        try await TestServer(backend).run { client in
             try await client.createModel("flowers")
             let (cookie, csrf) = try await Self.signIn(client)
             let page = try await client.request(.get, "/console/keys", headers: cookie)
@@ -240,8 +248,8 @@ import Testing
         }
     }
 
-    @Test func theStylesheetIsServedWithCacheHeaders() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func theStylesheetIsServedWithCacheHeaders(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             let css = try await client.request(.get, "/console/assets/console.css", headers: [:])
             #expect(css.status == .ok)
             #expect(css.headers[.contentType] == "text/css; charset=utf-8")

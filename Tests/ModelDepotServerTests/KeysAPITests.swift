@@ -5,11 +5,12 @@ import Hummingbird
 import HummingbirdTesting
 import ModelDepotShared
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite struct KeysAPITests {
-    @Test func appKeyIsCreatedListedWithoutSecretAndRevoked() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func appKeyIsCreatedListedWithoutSecretAndRevoked(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             try await client.createModel("flowers")
             _ = try await client.upload("float_classifier", to: "flowers")
             let created = try await client.json(.post, "/v1/admin/keys", AccessKeyCreation(kind: .app, name: "ios app"))
@@ -28,8 +29,10 @@ import Testing
         }
     }
 
-    @Test func appKeyLimitedToOneModelIsForbiddenOthersAndCannotFindTheirBlobs() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func appKeyLimitedToOneModelIsForbiddenOthersAndCannotFindTheirBlobs(_ backend: DepotBackend)
+        async throws
+    {
+        try await TestServer(backend).run { client in
             var blobs: [String: String] = [:]
             for (name, fixture) in [("flowers", "float_classifier"), ("birds", "float_classifier_labels")] {
                 try await client.createModel(name)
@@ -53,10 +56,10 @@ import Testing
         }
     }
 
-    @Test func anOperatorsTokenGetsARandomIDThatSaysNothingOfIt() async throws {
+    @Test(arguments: DepotBackend.allCases) func anOperatorsTokenGetsARandomIDThatSaysNothingOfIt(_ backend: DepotBackend) async throws {
         let ids = Mutex<Set<String>>([])
         for _ in 0..<2 {
-            try await TestServer().run { client in
+            try await TestServer(backend).run { client in
                 let keys = try await client.request(.get, "/v1/admin/keys").decode(AccessKeyList.self).keys
                 let admin = try #require(keys.first { $0.kind == .admin })
                 #expect(admin.id.count == 12 && admin.id.hasPrefix("t"), "\(admin.id)")
@@ -70,8 +73,8 @@ import Testing
         #expect(seen.count == 2, "the same token got the same id twice: \(seen)")
     }
 
-    @Test func theLastAdminTokenCannotBeRevoked() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func theLastAdminTokenCannotBeRevoked(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             let keys = try await client.request(.get, "/v1/admin/keys").decode(AccessKeyList.self).keys
             let admin = try #require(keys.first { $0.kind == .admin })
             let refused = try await client.request(.delete, "/v1/admin/keys/\(admin.id)")
@@ -81,8 +84,8 @@ import Testing
         }
     }
 
-    @Test func adminTokensCannotBeLimitedToModels() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func adminTokensCannotBeLimitedToModels(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             let response = try await client.json(.post, "/v1/admin/keys", AccessKeyCreation(kind: .admin, models: [try ModelName("x")]))
             #expect(response.status == .badRequest)
             #expect(try await client.request(.get, "/v1/admin/keys").decode(AccessKeyList.self).keys.count == 1)

@@ -3,11 +3,13 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import ModelDepotShared
+import TestSupport
 import Testing
 
 @Suite struct ManifestAPITests {
-    @Test func manifestNamesTheNewestPublishedVersionWithAStrongETag() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func manifestNamesTheNewestPublishedVersionWithAStrongETag(_ backend: DepotBackend) async throws
+    {
+        try await TestServer(backend).run { client in
             try await client.createModel("flowers")
             let app = try await client.appKey()
             _ = try await client.upload("float_classifier", to: "flowers", query: "publish=false")
@@ -53,8 +55,8 @@ import Testing
         }
     }
 
-    @Test func malformedDeviceAttributesAre400() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func malformedDeviceAttributesAre400(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             try await client.createModel("flowers")
             _ = try await client.upload("float_classifier", to: "flowers")
             var headers = try await client.appKey()
@@ -67,8 +69,8 @@ import Testing
         }
     }
 
-    @Test func unknownModelIs404() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func unknownModelIs404(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             let response = try await client.request(.get, "/v1/models/nothing/manifest", headers: try await client.appKey())
             #expect(response.status == .notFound)
             #expect(response.error?.code == .notFound)

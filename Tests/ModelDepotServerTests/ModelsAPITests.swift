@@ -3,11 +3,12 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import ModelDepotShared
+import TestSupport
 import Testing
 
 @Suite struct ModelsAPITests {
-    @Test func modelIsCreatedListedShownAndDeleted() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func modelIsCreatedListedShownAndDeleted(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             let created = try await client.json(
                 .post, "/v1/admin/models",
                 ModelCreation(name: try ModelName("flowers"), description: "Flowers", tags: ["vision"]))
@@ -23,8 +24,8 @@ import Testing
         }
     }
 
-    @Test func creatingAModelTwiceIsAConflictThatKeepsTheFirst() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func creatingAModelTwiceIsAConflictThatKeepsTheFirst(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             try await client.json(.post, "/v1/admin/models", ModelCreation(name: try ModelName("flowers"), description: "first"))
             let again = try await client.json(
                 .post, "/v1/admin/models", ModelCreation(name: try ModelName("flowers"), description: "second"))
@@ -34,8 +35,8 @@ import Testing
         }
     }
 
-    @Test func badNamesAndMalformedJSONAre400() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func badNamesAndMalformedJSONAre400(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             let badName = try await client.request(.post, "/v1/admin/models", body: ByteBuffer(string: #"{"name": "Bad Name"}"#))
             #expect(badName.status == .badRequest)
             #expect(badName.error?.code == .badRequest)
@@ -59,22 +60,24 @@ import Testing
         }
     }
 
-    @Test func deletingAModelWithVersionsNeedsForceAndThenRemovesItsBlobs() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func deletingAModelWithVersionsNeedsForceAndThenRemovesItsBlobs(_ backend: DepotBackend)
+        async throws
+    {
+        try await TestServer(backend).run { client in
             try await client.createModel("flowers")
             #expect(try await client.upload("float_classifier", to: "flowers").status == .created)
             let refused = try await client.request(.delete, "/v1/admin/models/flowers")
             #expect(refused.status == .conflict)
             #expect(refused.error?.message.contains("has 1 version(s)") == true)
-            #expect(client.files(under: "blobs").count == 1)
+            #expect(try await client.storedBlobs().count == 1)
 
             #expect(try await client.request(.delete, "/v1/admin/models/flowers?force=true").status == .noContent)
-            #expect(client.files(under: "blobs").isEmpty)
+            #expect(try await client.storedBlobs().isEmpty)
         }
     }
 
-    @Test func credentialsAreCheckedOnEveryAPIRoute() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func credentialsAreCheckedOnEveryAPIRoute(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             let none = try await client.request(.get, "/v1/admin/models", headers: [:])
             #expect(none.status == .unauthorized)
             #expect(none.headers[.wwwAuthenticate] == "Bearer realm=\"ModelDepot\"")

@@ -2,13 +2,14 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import ModelDepotShared
+import TestSupport
 import Testing
 
 @testable import ModelDepotServer
 
 @Suite struct OperationsAPITests {
-    @Test func healthReadinessAndMetricsAnswerWithoutAKey() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func healthReadinessAndMetricsAnswerWithoutAKey(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             #expect(try await client.request(.get, "/healthz", headers: [:]).text == #"{"status":"ok","version":"\#(modelDepotVersion)"}"#)
             #expect(try await client.request(.get, "/readyz", headers: [:]).status == .ok)
             try await client.createModel("flowers")

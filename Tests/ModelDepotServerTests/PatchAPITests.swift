@@ -11,8 +11,8 @@ import Testing
 /// before it, listed per version, offered in the signed manifest when worth it, served as blobs,
 /// and gone with their versions.
 @Suite struct PatchAPITests {
-    static func server(sources: Int = 3) throws -> TestServer {
-        var server = try TestServer()
+    static func server(_ backend: DepotBackend, sources: Int = 3) throws -> TestServer {
+        var server = try TestServer(backend)
         server.configuration.patchSources = sources
         return server
     }
@@ -41,8 +41,10 @@ import Testing
         return Array(try Data(contentsOf: output))
     }
 
-    @Test func aPublishedVersionGetsAPatchFromTheOneBeforeOfferedInItsManifest() async throws {
-        try await Self.server().run { client in
+    @Test(arguments: DepotBackend.allCases) func aPublishedVersionGetsAPatchFromTheOneBeforeOfferedInItsManifest(_ backend: DepotBackend)
+        async throws
+    {
+        try await Self.server(backend).run { client in
             try await client.createModel("flowers")
             let first = try await client.upload("float_classifier", to: "flowers").decode(ModelVersion.self)
             let second = try await client.upload("float_classifier_labels", to: "flowers").decode(ModelVersion.self)
@@ -74,8 +76,8 @@ import Testing
         }
     }
 
-    @Test func patchesComeFromTheFewPublishedVersionsBefore() async throws {
-        try await Self.server(sources: 2).run { client in
+    @Test(arguments: DepotBackend.allCases) func patchesComeFromTheFewPublishedVersionsBefore(_ backend: DepotBackend) async throws {
+        try await Self.server(backend, sources: 2).run { client in
             try await client.createModel("flowers")
             for fixture in ["float_classifier", "float_classifier_labels", "int8_conv"] {
                 _ = try await client.upload(fixture, to: "flowers")
@@ -95,8 +97,9 @@ import Testing
         }
     }
 
-    @Test func aPatchLargerThanEightyPercentIsRecordedButNotOffered() async throws {
-        try await Self.server().run { client in
+    @Test(arguments: DepotBackend.allCases) func aPatchLargerThanEightyPercentIsRecordedButNotOffered(_ backend: DepotBackend) async throws
+    {
+        try await Self.server(backend).run { client in
             try await client.createModel("detector")
             // Two files of random bytes: nothing of the first helps make the second.
             var generator = SystemRandomNumberGenerator()
@@ -117,12 +120,13 @@ import Testing
             #expect(patch.size > new.count * 8 / 10)
             let manifest = try await client.request(.get, "/v1/models/detector/manifest", headers: try await client.appKey()).manifest()
             #expect(manifest.version == 2 && manifest.patches.isEmpty && manifest.files.first?.patches == [])
-            #expect(Set(client.files(under: "blobs")) == Set([first.sha256, first.files[0].sha256, second.files[0].sha256]))
+            #expect(Set(try await client.storedBlobs()) == Set([first.sha256, first.files[0].sha256, second.files[0].sha256]))
         }
     }
 
-    @Test func aCompanionFileGetsItsOwnPatchAndAnUnchangedModelNone() async throws {
-        try await Self.server().run { client in
+    @Test(arguments: DepotBackend.allCases) func aCompanionFileGetsItsOwnPatchAndAnUnchangedModelNone(_ backend: DepotBackend) async throws
+    {
+        try await Self.server(backend).run { client in
             try await client.createModel("detector")
             let labels = Array((0..<400).map { "label \($0)\n" }.joined().utf8)
             let changed = Array((0..<400).map { $0 == 200 ? "a changed label\n" : "label \($0)\n" }.joined().utf8)
@@ -144,18 +148,18 @@ import Testing
         }
     }
 
-    @Test func deletingAVersionTakesItsPatchesAndTheirBlobs() async throws {
-        try await Self.server().run { client in
+    @Test(arguments: DepotBackend.allCases) func deletingAVersionTakesItsPatchesAndTheirBlobs(_ backend: DepotBackend) async throws {
+        try await Self.server(backend).run { client in
             try await client.createModel("flowers")
             let first = try await client.upload("float_classifier", to: "flowers").decode(ModelVersion.self)
             let second = try await client.upload("float_classifier_labels", to: "flowers").decode(ModelVersion.self)
             let patch = try #require(try await Self.patches(client, "flowers", 2, count: 1).first?.sha256)
-            #expect(Set(client.files(under: "blobs")) == [first.sha256, second.sha256, patch])
+            #expect(Set(try await client.storedBlobs()) == [first.sha256, second.sha256, patch])
 
             #expect(try await client.request(.delete, "/v1/admin/models/flowers/versions/1").status == .noContent)
             #expect(
                 try await client.request(.get, "/v1/admin/models/flowers/versions/2/patches").decode(VersionPatchList.self).patches.isEmpty)
-            #expect(Set(client.files(under: "blobs")) == [second.sha256])
+            #expect(Set(try await client.storedBlobs()) == [second.sha256])
             let manifest = try await client.request(.get, "/v1/models/flowers/manifest", headers: try await client.appKey()).manifest()
             #expect(manifest.version == 2 && manifest.patches.isEmpty)
             #expect(try await client.request(.get, "/v1/blobs/sha256/\(patch)", headers: try await client.appKey()).status == .notFound)

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import ModelDepotShared
+import TestSupport
 import Testing
 
 /// The rollout's own footguns, refused or made safe: a device without an installation id gets a
@@ -38,8 +39,10 @@ import Testing
         return try await client.request(.get, "/v1/models/flowers/manifest", headers: headers).manifest()
     }
 
-    @Test func aRequestWithoutAnInstallationIDGetsTheControlOfTheRuleItMatches() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func aRequestWithoutAnInstallationIDGetsTheControlOfTheRuleItMatches(_ backend: DepotBackend)
+        async throws
+    {
+        try await TestServer(backend).run { client in
             let key = try await prepare(client)
             let split = try await setRule(
                 client, "main", #"{"conditions": [], "shares": [{"version": 1, "basisPoints": 9000}, {"version": 2, "basisPoints": 1000}]}"#
@@ -72,8 +75,10 @@ import Testing
         }
     }
 
-    @Test func aRuleNoDeviceCanReachIsRefusedUnlessAskedForAndNeverGuarded() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func aRuleNoDeviceCanReachIsRefusedUnlessAskedForAndNeverGuarded(_ backend: DepotBackend)
+        async throws
+    {
+        try await TestServer(backend).run { client in
             _ = try await prepare(client)
             #expect(
                 try await setRule(
@@ -130,8 +135,8 @@ import Testing
         }
     }
 
-    @Test func aSplitNamesOnlyPublishedVersionsAlsoAtZeroPercent() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func aSplitNamesOnlyPublishedVersionsAlsoAtZeroPercent(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             _ = try await prepare(client)
             #expect(
                 try await setRule(client, "main", #"{"conditions": [], "shares": [{"version": 1, "basisPoints": 10000}]}"#).status == .ok)

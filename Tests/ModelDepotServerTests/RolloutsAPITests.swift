@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import ModelDepotShared
+import TestSupport
 import Testing
 
 @Suite struct RolloutsAPITests {
@@ -24,8 +25,8 @@ import Testing
         RolloutRuleChange(conditions: conditions, shares: shares.map { .init(version: $0.0, basisPoints: $0.1) })
     }
 
-    @Test func manifestFollowsPinsRulesAndTheDefault() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func manifestFollowsPinsRulesAndTheDefault(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             let key = try await prepare(client)
             #expect(try await manifest(client, key, device: "device-1").arm == "latest")
             #expect(try await manifest(client, key, device: "device-1").version == 3)
@@ -62,8 +63,8 @@ import Testing
         }
     }
 
-    @Test func raisingAShareKeepsTheSaltAndMovesOnlyNewDevices() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func raisingAShareKeepsTheSaltAndMovesOnlyNewDevices(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             let key = try await prepare(client)
             let first = try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/canary", rule([], [(1, 9_000), (2, 1_000)]))
                 .decode(Rollout.self)
@@ -82,8 +83,10 @@ import Testing
         }
     }
 
-    @Test func everyRolloutChangeSignsNewManifestsWhileAssignmentsStay() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func everyRolloutChangeSignsNewManifestsWhileAssignmentsStay(_ backend: DepotBackend)
+        async throws
+    {
+        try await TestServer(backend).run { client in
             var key = try await prepare(client)
             key[HTTPField.Name("Depot-Installation-ID")!] = "device-1"
             let first = try await client.request(.get, "/v1/models/flowers/manifest", headers: key)
@@ -99,8 +102,8 @@ import Testing
         }
     }
 
-    @Test func invalidChangesAre400AndLeaveTheRolloutInForce() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func invalidChangesAre400AndLeaveTheRolloutInForce(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             _ = try await prepare(client)
             _ = try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/canary", rule([], [(1, 9_000), (2, 1_000)]))
             let before = try await client.request(.get, "/v1/admin/models/flowers/rollout").decode(Rollout.self)
@@ -127,8 +130,10 @@ import Testing
         }
     }
 
-    @Test func versionsTheRolloutHandsOutCannotBeUnpublishedOrDeleted() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func versionsTheRolloutHandsOutCannotBeUnpublishedOrDeleted(_ backend: DepotBackend)
+        async throws
+    {
+        try await TestServer(backend).run { client in
             _ = try await prepare(client)
             _ = try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/canary", rule([], [(1, 9_000), (2, 1_000)]))
             let unpublish = try await client.request(.post, "/v1/admin/models/flowers/versions/2/unpublish")
@@ -140,8 +145,8 @@ import Testing
         }
     }
 
-    @Test func everyChangeIsInTheAuditLogWithItsKey() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func everyChangeIsInTheAuditLogWithItsKey(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             _ = try await prepare(client)
             _ = try await client.json(.put, "/v1/admin/models/flowers/rollout/default", RolloutVersionChoice(version: 2))
             _ = try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/canary", rule([], [(1, 10_000)]))

@@ -25,8 +25,8 @@ import Testing
         try await client.request(.get, "/v1/admin/signing").decode(SigningStatus.self)
     }
 
-    @Test func manifestsAreSignedByTheKeyTheRootDocumentLists() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func manifestsAreSignedByTheKeyTheRootDocumentLists(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             try await client.createModel("flowers")
             _ = try await client.upload("float_classifier", to: "flowers")
             let app = try await client.appKey()
@@ -67,8 +67,8 @@ import Testing
         }
     }
 
-    @Test func rotationSwitchesTheSigningKeyAndDeletesTheOldOne() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func rotationSwitchesTheSigningKeyAndDeletesTheOldOne(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             try await client.createModel("flowers")
             _ = try await client.upload("float_classifier", to: "flowers")
             let app = try await client.appKey()
@@ -115,8 +115,8 @@ import Testing
         }
     }
 
-    @Test func refusedRootDocumentsChangeNothing() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func refusedRootDocumentsChangeNothing(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             let active = try await status(client).active
             let rootKey = Curve25519.Signing.PrivateKey()
             let stranger = Curve25519.Signing.PrivateKey()
@@ -166,9 +166,9 @@ import Testing
         }
     }
 
-    @Test func manifestsAreSignedAgainAfterHalfTheirLifetime() async throws {
+    @Test(arguments: DepotBackend.allCases) func manifestsAreSignedAgainAfterHalfTheirLifetime(_ backend: DepotBackend) async throws {
         let clock = MovableClock()
-        var server = try TestServer()
+        var server = try TestServer(backend)
         server.configuration.clock = { clock.now }
         server.configuration.manifestLifetime = 3600
         try await server.run { client in

@@ -2,20 +2,21 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import ModelDepotServer
 import ModelDepotShared
 import TestSupport
 
-/// A server on a fresh storage directory, driven through Hummingbird's router tester. With
-/// `DEPOT_TEST_CATALOG=postgres` (`scripts/test` runs the API suites a second time so) its catalog
-/// is a fresh database on the test PostgreSQL server instead of the SQLite file.
+@testable import ModelDepotServer
+
+/// A server on a fresh storage directory, driven through Hummingbird's router tester. On
+/// ``DepotBackend/postgresAndS3`` its catalog is a fresh database on the test PostgreSQL server
+/// and its blobs are under a fresh prefix of the test S3 bucket.
 struct TestServer {
     static let adminToken = "test-admin-token-0123456789"
 
     let storage: URL
     var configuration: ServerConfiguration
 
-    init(maximumUploadSize: Int = 1 << 30) throws {
+    init(_ backend: DepotBackend = .sqliteAndFiles, maximumUploadSize: Int = 1 << 30) throws {
         storage = FileManager.default.temporaryDirectory.appendingPathComponent("depot-server-\(UUID().uuidString)")
         configuration = ServerConfiguration(
             port: 0, storageDirectory: storage.path, maximumUploadSize: maximumUploadSize,
@@ -26,8 +27,9 @@ struct TestServer {
         // Patches are made only for the tests that turn them on: a patch landing changes the
         // manifests, which other tests compare across requests.
         configuration.patchSources = 0
-        if ProcessInfo.processInfo.environment["DEPOT_TEST_CATALOG"] == "postgres" {
-            configuration.database = try TestPostgres.freshDatabase()
+        if let locations = try backend.freshLocations() {
+            configuration.database = locations.database
+            configuration.objectStore = try S3Location(url: locations.objectStore, environment: locations.environment)
         }
     }
 
@@ -37,7 +39,8 @@ struct TestServer {
         defer { try? FileManager.default.removeItem(at: storage) }
         let app = try await buildApplication(configuration)
         try await app.test(live ? .ahc(.http) : .router) { [configuration] client in
-            try await body(Client(tester: client, storage: storage, database: configuration.database))
+            try await body(
+                Client(tester: client, storage: storage, database: configuration.database, objectStore: configuration.objectStore))
         }
     }
 
@@ -47,6 +50,8 @@ struct TestServer {
         let storage: URL
         /// The PostgreSQL catalog's URL, or `nil` for the SQLite file under `storage`.
         let database: String?
+        /// The S3 bucket and prefix of the blobs, or `nil` for `storage/blobs`.
+        let objectStore: S3Location?
 
         /// The ids of the online manifest keys the server keeps: its key files under `keys/`, or
         /// the rows of the shared catalog's `signing_key`.
@@ -95,8 +100,23 @@ struct TestServer {
             return [.authorization: "Bearer \(key.secret)"]
         }
 
+        /// The digests of the blobs the server holds (under `storage/blobs`, or in the bucket).
+        func storedBlobs() async throws -> [String] {
+            guard let objectStore else { return files(under: "blobs") }
+            let client = S3Client(location: objectStore)
+            return try await client.list(prefix: objectStore.key("blobs/sha256/")).map { String($0.key.split(separator: "/").last ?? "") }
+        }
+
+        /// What unfinished uploads left behind: temporary files, or staged objects and multipart uploads.
+        func uploadLeftovers() async throws -> [String] {
+            guard let objectStore else { return files(under: "tmp") }
+            let client = S3Client(location: objectStore)
+            let staged = try await client.list(prefix: objectStore.key("uploads/")).map(\.key)
+            return staged + (try await client.pendingUploads(prefix: objectStore.key("")).map { "multipart " + $0.key })
+        }
+
         /// The names of the regular files under a storage subdirectory, recursively.
-        func files(under directory: String) -> [String] {
+        private func files(under directory: String) -> [String] {
             let enumerator = FileManager.default.enumerator(
                 at: storage.appendingPathComponent(directory),
                 includingPropertiesForKeys: [.isRegularFileKey])

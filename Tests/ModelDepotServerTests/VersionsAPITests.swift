@@ -4,11 +4,12 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import ModelDepotShared
+import TestSupport
 import Testing
 
 @Suite struct VersionsAPITests {
-    @Test func uploadStoresAVersionWithWhatTheInspectorRead() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func uploadStoresAVersionWithWhatTheInspectorRead(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             try await client.createModel("flowers")
             let bytes = try Fixtures.bytes("float_classifier_labels")
             let response = try await client.upload("float_classifier_labels", to: "flowers", query: "publish=false&notes=first%20cut")
@@ -24,29 +25,30 @@ import Testing
             #expect(!version.published)
             #expect(version.tflite.inputs.map(\.name) == ["image"])
             #expect(version.tflite.appendedDataSize > 0)
-            #expect(client.files(under: "blobs") == [version.sha256])
-            #expect(client.files(under: "tmp").isEmpty)
+            #expect(try await client.storedBlobs() == [version.sha256])
+            #expect(try await client.uploadLeftovers().isEmpty)
         }
     }
 
-    @Test func identicalContentSharesOneBlobAndNumbersAreNeverReused() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func identicalContentSharesOneBlobAndNumbersAreNeverReused(_ backend: DepotBackend) async throws
+    {
+        try await TestServer(backend).run { client in
             try await client.createModel("flowers")
             for _ in 0..<2 { _ = try await client.upload("float_classifier", to: "flowers") }
-            #expect(client.files(under: "blobs").count == 1)
+            #expect(try await client.storedBlobs().count == 1)
             #expect(try await client.request(.delete, "/v1/admin/models/flowers/versions/2").status == .noContent)
-            #expect(client.files(under: "blobs").count == 1)
+            #expect(try await client.storedBlobs().count == 1)
             let third = try await client.upload("int8_conv", to: "flowers").decode(ModelVersion.self)
             #expect(third.version == 3)
             #expect(try await client.request(.delete, "/v1/admin/models/flowers/versions/1").status == .noContent)
-            #expect(client.files(under: "blobs") == [third.sha256])
+            #expect(try await client.storedBlobs() == [third.sha256])
             let versions = try await client.request(.get, "/v1/admin/models/flowers/versions").decode(ModelVersionList.self)
             #expect(versions.versions.map(\.version) == [3])
         }
     }
 
-    @Test func damagedModelIs422NamingTheProblemAndStoresNothing() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func damagedModelIs422NamingTheProblemAndStoresNothing(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             try await client.createModel("flowers")
             _ = try await client.upload("float_classifier", to: "flowers")
             var damaged = try Fixtures.bytes("float_classifier")
@@ -64,13 +66,13 @@ import Testing
 
             let versions = try await client.request(.get, "/v1/admin/models/flowers/versions").decode(ModelVersionList.self)
             #expect(versions.versions.map(\.version) == [1])
-            #expect(client.files(under: "blobs").count == 1)
-            #expect(client.files(under: "tmp").isEmpty)
+            #expect(try await client.storedBlobs().count == 1)
+            #expect(try await client.uploadLeftovers().isEmpty)
         }
     }
 
-    @Test func digestMismatchIs400AndStoresNothing() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func digestMismatchIs400AndStoresNothing(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             try await client.createModel("flowers")
             var headers = TestServer.Client.admin
             headers[HTTPField.Name("Depot-Content-SHA256")!] = String(repeating: "ab", count: 32)
@@ -79,25 +81,25 @@ import Testing
             #expect(response.error?.code == .digestMismatch)
             headers[HTTPField.Name("Depot-Content-SHA256")!] = "not-hex"
             #expect(try await client.upload("float_classifier", to: "flowers", headers: headers).error?.code == .badRequest)
-            #expect(client.files(under: "blobs").isEmpty)
-            #expect(client.files(under: "tmp").isEmpty)
+            #expect(try await client.storedBlobs().isEmpty)
+            #expect(try await client.uploadLeftovers().isEmpty)
             #expect(try await client.request(.get, "/v1/admin/models/flowers").decode(ModelSummary.self).versionCount == 0)
         }
     }
 
-    @Test func uploadOverTheLimitIs413AndStoresNothing() async throws {
-        try await TestServer(maximumUploadSize: 1000).run { client in
+    @Test(arguments: DepotBackend.allCases) func uploadOverTheLimitIs413AndStoresNothing(_ backend: DepotBackend) async throws {
+        try await TestServer(backend, maximumUploadSize: 1000).run { client in
             try await client.createModel("flowers")
             let response = try await client.upload("float_classifier_labels", to: "flowers")
             #expect(response.status == .contentTooLarge)
             #expect(response.error?.message.contains("at most 1000") == true)
             #expect(try await client.upload("float_classifier", to: "flowers").status == .created)
-            #expect(client.files(under: "tmp").isEmpty)
+            #expect(try await client.uploadLeftovers().isEmpty)
         }
     }
 
-    @Test func anAnnouncedSizeIsCheckedBeforeAndAfterTheBody() async throws {
-        try await TestServer(maximumUploadSize: 1000).run { client in
+    @Test(arguments: DepotBackend.allCases) func anAnnouncedSizeIsCheckedBeforeAndAfterTheBody(_ backend: DepotBackend) async throws {
+        try await TestServer(backend, maximumUploadSize: 1000).run { client in
             try await client.createModel("flowers")
             let size = try Fixtures.bytes("float_classifier").count
             func upload(announcing value: String) async throws -> TestResponse {
@@ -121,14 +123,14 @@ import Testing
                     "The upload has more than \(size - 1) bytes, but the client sent \(size - 1) in Depot-Content-Length") == true)
             #expect(long.headers[.connection] == "close", "the rest of a body longer than announced is not read")
             #expect(try await upload(announcing: "lots").error?.message == "Depot-Content-Length 'lots' is not a number of bytes.")
-            #expect(client.files(under: "blobs").isEmpty)
-            #expect(client.files(under: "tmp").isEmpty)
+            #expect(try await client.storedBlobs().isEmpty)
+            #expect(try await client.uploadLeftovers().isEmpty)
             #expect(try await upload(announcing: String(size)).status == .created)
         }
     }
 
-    @Test func aDigestAnnouncedAsATrailerMustArrive() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func aDigestAnnouncedAsATrailerMustArrive(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             try await client.createModel("flowers")
             var headers = TestServer.Client.admin
             headers[.trailer] = "X-Other, depot-content-sha256"
@@ -138,7 +140,7 @@ import Testing
             #expect(
                 response.error?.message.hasPrefix(
                     "The request announced Depot-Content-SHA256 in its Trailer field, but its body ended without that trailer") == true)
-            #expect(client.files(under: "blobs").isEmpty)
+            #expect(try await client.storedBlobs().isEmpty)
             headers[.trailer] = "X-Other"
             #expect(
                 try await client.upload("float_classifier", to: "flowers", headers: headers).status == .created,
@@ -146,15 +148,15 @@ import Testing
         }
     }
 
-    @Test func unknownModelOrVersionIs404() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func unknownModelOrVersionIs404(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             #expect(try await client.upload("float_classifier", to: "nothing").status == .notFound)
             try await client.createModel("flowers")
             let missing = try await client.request(.get, "/v1/admin/models/flowers/versions/7")
             #expect(missing.status == .notFound)
             #expect(missing.error?.message == "Model 'flowers' has no version 7. List its versions with 'depot versions flowers'.")
             #expect(try await client.request(.get, "/v1/admin/models/flowers/versions/zero").status == .badRequest)
-            #expect(client.files(under: "blobs").isEmpty)
+            #expect(try await client.storedBlobs().isEmpty)
         }
     }
 }

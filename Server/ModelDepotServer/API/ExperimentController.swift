@@ -23,10 +23,9 @@ struct ExperimentController {
 
     func ingest(_ request: Request, context: AppRequestContext) async throws -> Response {
         let name = try context.modelName()
-        let key = try context.requirePrincipal()
-        try key.checkMayRead(name)
-        let batch = try await request.decodeJSON(OutcomeBatch.self, context: context, limit: OutcomeBatch.maximumSize)
-        return try JSONResponse.make(try await service.ingest(batch, of: name))
+        let record = try service.accept(
+            try await request.collectBody(upTo: OutcomeBatch.maximumSize), of: name, key: try context.requirePrincipal())
+        return Response(try FastPathAnswer.json(try await service.ingest(record, of: name)))
     }
 
     func results(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -22,37 +22,15 @@ extension AppRequestContext {
 extension Request {
     /// Decodes a JSON body of at most `limit` bytes (64 KiB unless given), with a 400 that says what is wrong.
     func decodeJSON<T: Decodable>(_ type: T.Type, context: AppRequestContext, limit: Int = 64 << 10) async throws -> T {
-        let buffer: ByteBuffer
-        do {
-            buffer = try await body.collect(upTo: limit)
-        } catch {
-            throw DepotError(.payloadTooLarge, "The JSON body is larger than \(limit >> 10) KiB.")
-        }
-        do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
-        } catch let error as DepotError {
-            throw DepotError(.badRequest, "The JSON body is not valid: \(error.message)")
-        } catch DecodingError.keyNotFound(let key, _) {
-            throw DepotError(.badRequest, "The JSON body lacks the field '\(key.stringValue)'.")
-        } catch DecodingError.typeMismatch(_, let where_), DecodingError.valueNotFound(_, let where_) {
-            throw DepotError(.badRequest, "The JSON body has a wrong type at '\(Self.path(where_.codingPath))': \(where_.debugDescription)")
-        } catch DecodingError.dataCorrupted(let where_) {
-            let underlying = (where_.underlyingError as? DepotError)?.message ?? where_.debugDescription
-            guard where_.codingPath.isEmpty else {
-                throw DepotError(.badRequest, "The JSON body has an invalid value at '\(Self.path(where_.codingPath))': \(underlying)")
-            }
-            throw DepotError(.badRequest, "The body is not valid JSON: \(underlying)")
-        }
+        try JSONBody.decode(type, from: try await collectBody(upTo: limit))
     }
 
-    /// A coding path as JSON names it: `events[0].at`.
-    private static func path(_ keys: [any CodingKey]) -> String {
-        keys.reduce(into: "") { path, key in
-            if let index = key.intValue {
-                path += "[\(index)]"
-            } else {
-                path += (path.isEmpty ? "" : ".") + key.stringValue
-            }
+    /// The body, at most `limit` bytes (413 otherwise).
+    func collectBody(upTo limit: Int) async throws -> ByteBuffer {
+        do {
+            return try await body.collect(upTo: limit)
+        } catch {
+            throw DepotError(.payloadTooLarge, "The JSON body is larger than \(limit >> 10) KiB.")
         }
     }
 }

@@ -39,6 +39,17 @@ struct FastPathAnswer: Sendable {
     }
 }
 
+extension FastPathAnswer {
+    /// A JSON answer as every route writes it (``JSONResponse/encoder``): an outcome batch's
+    /// receipt is this, from the route and from the fast path.
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> FastPathAnswer {
+        let body = ByteBuffer(bytes: try JSONResponse.encoder.encode(value))
+        return FastPathAnswer(
+            status: status, headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(body.readableBytes)],
+            body: body)
+    }
+}
+
 extension Response {
     /// The router's form of an answer with its body in memory (a file answer is not made here).
     init(_ answer: FastPathAnswer) {

@@ -10,22 +10,19 @@ struct OutcomeSubmission: Sendable {
 }
 
 extension FastPaths {
-    /// A batch sent to `POST /v1/models/{name}/events`, read and checked as the router would, or
-    /// `nil` for the router: another request, a key that may not send it, a body
-    /// ``OutcomeBatchReader`` does not read, or a batch that breaks a rule (the router answers
+    /// A batch sent to `POST /v1/models/{name}/events`, read and checked by the service as the
+    /// route does (``ExperimentService/accept(_:of:key:)``), or `nil` for the router: another
+    /// request, a key that does not verify, or a batch the service refused (the router answers
     /// with the reason).
     func outcomeBatch(
-        _ request: FastPathRequest, body: UnsafeRawBufferPointer, from peer: @autoclosure () -> String?,
-        verified: inout VerifiedKey?
+        _ request: FastPathRequest, body: ByteBuffer, from peer: @autoclosure () -> String?, verified: inout VerifiedKey?
     ) -> OutcomeSubmission? {
         let path = request.path.utf8
         guard Self.isOutcomeBatch(request.path),
             let name = try? ModelName(
                 String(Substring(path.dropFirst(DeviceRoute.manifestPrefix.utf8.count).dropLast(DeviceRoute.eventsSuffix.utf8.count)))),
             let key = key(request, peer: peer(), verified: &verified),
-            (try? key.checkMayRead(name)) != nil,
-            let batch = OutcomeBatchReader.read(body),
-            let record = try? batch.record(now: experiments.clock())
+            let record = try? experiments.accept(body, of: name, key: key)
         else { return nil }
         return OutcomeSubmission(model: name, record: record, key: key.id)
     }
@@ -38,23 +35,12 @@ extension FastPaths {
             && !path.contains(UInt8(ascii: "?"))
     }
 
-    /// Applies a checked batch with the others waiting (``OutcomeWriter``); `completion` runs on
-    /// `eventLoop` with the receipt the router would send, or `nil` when the catalog refused the
+    /// Stores a checked batch (``ExperimentService/ingest(_:of:on:completion:)``); `completion`
+    /// runs on `eventLoop` with the answer the route sends, or `nil` when the catalog refused the
     /// batch or failed (the router then answers the request, and finds the same).
     func submit(_ submission: OutcomeSubmission, on eventLoop: any EventLoop, completion: @escaping @Sendable (FastPathAnswer?) -> Void) {
-        let record = submission.record
-        experiments.writer.submit(record, of: submission.model, on: eventLoop) { result in
-            guard case .success(let applied) = result else { return completion(nil) }
-            completion(Self.receipt(record.receipt(applied: applied)))
+        experiments.ingest(submission.record, of: submission.model, on: eventLoop) { result in
+            completion(try? FastPathAnswer.json(result.get()))
         }
-    }
-
-    /// The receipt as ``JSONResponse`` writes it: sorted keys (the batch id is a lower-case UUID).
-    static func receipt(_ receipt: OutcomeReceipt) -> FastPathAnswer {
-        var body = ByteBuffer()
-        body.writeString("{\"accepted\":\(receipt.accepted),\"batch\":\"\(receipt.batch)\",\"duplicate\":\(receipt.duplicate)}")
-        return FastPathAnswer(
-            status: .ok, headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(body.readableBytes)],
-            body: body)
     }
 }

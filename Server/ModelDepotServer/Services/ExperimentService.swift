@@ -1,5 +1,6 @@
 import Foundation
 import ModelDepotShared
+import NIOCore
 
 /// Outcomes from devices and the results they make: ingestion, the app's metrics, and each arm's
 /// versions compared with its control version.
@@ -14,13 +15,29 @@ struct ExperimentService {
         self.clock = clock
     }
 
-    /// Checks and stores a batch.
+    /// Reads and checks a batch's body, sent for `model` with `key`: the SDK's plain JSON with
+    /// ``OutcomeBatchReader``, anything else with `JSONDecoder` (whose errors say what is wrong).
+    /// The one reading of a batch, for the route and the fast path.
+    /// - Throws: ``DepotError``: `forbidden`, `bad_request`, `invalid_events`.
+    func accept(_ body: ByteBuffer, of model: ModelName, key: AccessKey) throws -> OutcomeBatchRecord {
+        try key.checkMayRead(model)
+        let batch = try body.withUnsafeReadableBytes(OutcomeBatchReader.read) ?? JSONBody.decode(OutcomeBatch.self, from: body)
+        return try batch.record(now: clock())
+    }
+
+    /// Stores an accepted batch with the others waiting (``OutcomeWriter``).
     /// - Returns: The receipt: how many events were applied, or that the batch was applied before.
-    /// - Throws: ``DepotError``: `invalid_events`, `too_many_requests`, `not_found`.
-    func ingest(_ batch: OutcomeBatch, of model: ModelName) async throws -> OutcomeReceipt {
-        let record = try batch.record(now: clock())
-        let applied = try await writer.record(record, of: model)
-        return record.receipt(applied: applied)
+    /// - Throws: ``DepotError``: `too_many_requests`, `not_found`.
+    func ingest(_ record: OutcomeBatchRecord, of model: ModelName) async throws -> OutcomeReceipt {
+        record.receipt(applied: try await writer.record(record, of: model))
+    }
+
+    /// ``ingest(_:of:)`` without a task, for an event loop: `completion` runs on `eventLoop`.
+    func ingest(
+        _ record: OutcomeBatchRecord, of model: ModelName, on eventLoop: any EventLoop,
+        completion: @escaping @Sendable (Result<OutcomeReceipt, any Error>) -> Void
+    ) {
+        writer.submit(record, of: model, on: eventLoop) { result in completion(result.map { record.receipt(applied: $0) }) }
     }
 
     /// The model-health metrics, then the app's (declared or recorded).

@@ -20,7 +20,10 @@ enum CatalogBackend: String, CaseIterable, CustomTestStringConvertible, Sendable
             defer { try? FileManager.default.removeItem(atPath: storage) }
             try await body(try SQLiteModelCatalog(path: storage + "/depot.sqlite"))
         case .postgres:
-            let catalog = try await PostgresModelCatalog.connect(try PostgresLocation(url: try TestPostgres.freshDatabase()))
+            // A deadline for the contract's concurrency, not its pace: ten transactions that wait for
+            // one model's lock take longer than the server's ten seconds on two loaded cores.
+            let catalog = try await PostgresModelCatalog.connect(
+                try PostgresLocation(url: try TestPostgres.freshDatabase()), deadline: .seconds(120))
             defer { catalog.close() }
             try await body(catalog)
         }

@@ -48,11 +48,11 @@ import Testing
 
     static let secret = "webhook-secret-0123456789"
 
-    @Test func movesArePostedSignedAndRetriedAfterAFailure() async throws {
+    @Test(arguments: DepotBackend.allCases) func movesArePostedSignedAndRetriedAfterAFailure(_ backend: DepotBackend) async throws {
         let receiver = Receiver(statuses: [.internalServerError])
         try await receiver.serve { url in
             let clock = MovableClock()
-            var server = try TestServer()
+            var server = try TestServer(backend)
             server.configuration.clock = { clock.now }
             try await server.run { client in
                 _ = try await GuardedRolloutFleet.prepare(client, clock: clock)

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import ModelDepotShared
+import TestSupport
 import Testing
 
 /// `POST /v1/models/{name}/events`: what is stored, what is refused (with nothing stored), and
@@ -34,8 +35,10 @@ import Testing
         try await client.request(.get, "/v1/admin/models/flowers/experiment").decode(ExperimentResults.self)
     }
 
-    @Test func loadFailuresOnOneVersionShowAsWorseAndABatchSentTwiceCountsOnce() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func loadFailuresOnOneVersionShowAsWorseAndABatchSentTwiceCountsOnce(_ backend: DepotBackend)
+        async throws
+    {
+        try await TestServer(backend).run { client in
             let (key, arm) = try await experiment(client)
             // 200 installations per version; 4 % of version 1's fail to load, 30 % of version 2's.
             var sent: [OutcomeBatch] = []
@@ -86,8 +89,10 @@ import Testing
         }
     }
 
-    @Test func appMetricsAreDeclaredOrRecordedUpToALimitAndReadAsDeclared() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func appMetricsAreDeclaredOrRecordedUpToALimitAndReadAsDeclared(_ backend: DepotBackend)
+        async throws
+    {
+        try await TestServer(backend).run { client in
             let (key, arm) = try await experiment(client)
             let declared = try await client.json(
                 .put, "/v1/admin/models/flowers/metrics/accepted",
@@ -132,8 +137,8 @@ import Testing
     }
 
     /// Each refusal names what is wrong, and stores nothing of its batch.
-    @Test func badBatchesAreRefusedWithTheirReasonAndStoreNothing() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func badBatchesAreRefusedWithTheirReasonAndStoreNothing(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             let (key, arm) = try await experiment(client)
             let good = #"{"metric":"installed","version":1,"arm":"\#(arm)","at":\#(Self.now)}"#
             func batch(_ events: String, id: String = UUID().uuidString, installation: String = "device-1", dropped: String = "0") -> String
@@ -183,8 +188,10 @@ import Testing
         }
     }
 
-    @Test func anInstallationsEventsPerHourAreBoundedAndOtherModelsKeysAreRefused() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func anInstallationsEventsPerHourAreBoundedAndOtherModelsKeysAreRefused(_ backend: DepotBackend)
+        async throws
+    {
+        try await TestServer(backend).run { client in
             let (key, arm) = try await experiment(client)
             let full = (0..<OutcomeBatch.maximumEvents).map { _ in
                 OutcomeBatch.Event(metric: "inferences", version: 1, arm: arm, at: Self.now)
@@ -213,8 +220,8 @@ import Testing
 
     /// Batches arriving together share a transaction; each still gets its own answer, and a
     /// refused one (a savepoint rolled back) takes none of its events with it, nor the others'.
-    @Test func batchesWrittenTogetherAreAnsweredEachOnItsOwn() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func batchesWrittenTogetherAreAnsweredEachOnItsOwn(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             let (key, arm) = try await experiment(client)
             let answers = try await withThrowingTaskGroup(of: (Int, DepotError?).self) { group in
                 for index in 0..<60 {

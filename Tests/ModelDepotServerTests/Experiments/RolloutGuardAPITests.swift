@@ -33,8 +33,8 @@ import Testing
         try await client.request(.put, "/v1/admin/models/flowers/rollout/guards/\(rule)", body: ByteBuffer(string: body))
     }
 
-    @Test func badStartsAreRefusedWithTheirReasonAndChangeNothing() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func badStartsAreRefusedWithTheirReasonAndChangeNothing(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             try await prepare(client)
             let before = try await state(client)
             let refused: [(body: String, rule: String, status: HTTPResponse.Status, says: String)] = [
@@ -80,8 +80,8 @@ import Testing
         }
     }
 
-    @Test func aRuleThatSplitsAmongVersionsIsNotGuarded() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func aRuleThatSplitsAmongVersionsIsNotGuarded(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             try await prepare(client, split: [1: 9_000, 2: 1_000])
             let response = try await start(client, #"{"to": 2}"#)
             #expect(response.status == .conflict)
@@ -91,8 +91,8 @@ import Testing
         }
     }
 
-    @Test func aGuardOwnsItsRuleUntilItIsStopped() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func aGuardOwnsItsRuleUntilItIsStopped(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             try await prepare(client)
             let response = try await start(client, #"{"to": 2, "settings": {"stages": [1000, 10000], "stageSeconds": 600}}"#)
             #expect(response.status == .created, "\(response.text)")
@@ -149,8 +149,8 @@ import Testing
         }
     }
 
-    @Test func onlyAdminsManageGuards() async throws {
-        try await TestServer().run { client in
+    @Test(arguments: DepotBackend.allCases) func onlyAdminsManageGuards(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
             try await prepare(client)
             let app = try await client.appKey()
             for (method, path) in [

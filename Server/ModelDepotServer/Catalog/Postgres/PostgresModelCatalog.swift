@@ -11,12 +11,17 @@ public final class PostgresModelCatalog: ModelCatalog {
     let client: PostgresClient
     let location: PostgresLocation
     let logger: Logger
+    /// How long an operation may wait for the database (a connection, a lock, its queries)
+    /// before it fails as `unavailable`: while the database is out of reach, the pool would
+    /// otherwise keep requests waiting until its circuit breaker opens, a minute later.
+    let deadline: Duration
     private let runner: Task<Void, Never>
 
-    private init(client: PostgresClient, location: PostgresLocation, logger: Logger) {
+    private init(client: PostgresClient, location: PostgresLocation, logger: Logger, deadline: Duration) {
         self.client = client
         self.location = location
         self.logger = logger
+        self.deadline = deadline
         runner = Task { await client.run() }
     }
 
@@ -25,10 +30,13 @@ public final class PostgresModelCatalog: ModelCatalog {
     /// Connects, checks the database answers, and applies the schema's missing migrations.
     /// - Throws: ``DepotError`` `unavailable` saying why the database could not be reached or
     ///   used (refused, unknown host, wrong password, no such database).
-    /// - Parameter logger: Where the migrations applied are logged (at `info`); the pool logs its
-    ///   own trouble at `error`.
+    /// - Parameters:
+    ///   - logger: Where the migrations applied are logged (at `info`); the pool logs its own
+    ///     trouble at `error`.
+    ///   - deadline: How long a query or transaction may take before it fails as `unavailable`.
     public static func connect(
-        _ location: PostgresLocation, logger: Logger = Logger(label: "depot.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        _ location: PostgresLocation, logger: Logger = Logger(label: "depot.postgres", factory: { _ in SwiftLogNoOpLogHandler() }),
+        deadline: Duration = .seconds(10)
     )
         async throws -> PostgresModelCatalog
     {
@@ -39,7 +47,7 @@ public final class PostgresModelCatalog: ModelCatalog {
         quiet.logLevel = max(logger.logLevel, .error)
         let catalog = PostgresModelCatalog(
             client: PostgresClient(configuration: location.clientConfiguration, backgroundLogger: quiet),
-            location: location, logger: quiet)
+            location: location, logger: quiet, deadline: deadline)
         do {
             let applied = try await PostgresCatalogMigrations.migrate(catalog.client, logger: quiet)
             if !applied.isEmpty {
@@ -215,11 +223,6 @@ public final class PostgresModelCatalog: ModelCatalog {
         }
     }
 
-    /// How long an operation may wait for the database (a connection, a lock, its queries)
-    /// before it fails as `unavailable`: while the database is out of reach, the pool would
-    /// otherwise keep requests waiting until its circuit breaker opens, a minute later.
-    static let deadline: Duration = .seconds(10)
-
     /// Runs `body` on a pooled connection, outside a transaction.
     func run<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         try await withinDeadline { [client] in try await client.withConnection { try await body($0) } }
@@ -232,14 +235,15 @@ public final class PostgresModelCatalog: ModelCatalog {
 
     /// `body`'s result, or `unavailable` once ``deadline`` has passed (`body` is then cancelled).
     private func withinDeadline<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let deadline = deadline
         do {
             return try await withThrowingTaskGroup(of: T.self) { group in
                 group.addTask { try await body() }
                 group.addTask { [location] in
-                    try await Task.sleep(for: Self.deadline)
+                    try await Task.sleep(for: deadline)
                     throw DepotError(
                         .unavailable,
-                        "The catalog database \(location) did not answer within \(Self.deadline). Try again shortly; the server's operator should check PostgreSQL."
+                        "The catalog database \(location) did not answer within \(deadline). Try again shortly; the server's operator should check PostgreSQL."
                     )
                 }
                 defer { group.cancelAll() }
