@@ -11,7 +11,7 @@ final class Balancer {
     init(replicas: [ServerProcess], in scratch: Scratch) throws {
         directory = scratch.url.appendingPathComponent("nginx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let port = try Self.freePort()
+        let port = try freeLocalPort()
         let servers = replicas.map { "server 127.0.0.1:\($0.url.port!) max_fails=1 fail_timeout=10s;" }.joined(separator: "\n        ")
         let dir = directory.path
         let configuration = """
@@ -68,14 +68,4 @@ final class Balancer {
     }
 
     var environment: [String: String] { ["DEPOT_SERVER": url.absoluteString, "DEPOT_TOKEN": ServerProcess.adminToken] }
-
-    /// A port nobody listens on now.
-    static func freePort() throws -> Int {
-        let output = try Subprocess.run(
-            "python3", ["-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"])
-        guard let port = Int(output.text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw E2EFailure("no free port: \(output.error)")
-        }
-        return port
-    }
 }

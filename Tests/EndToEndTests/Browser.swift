@@ -14,7 +14,7 @@ final class Browser: @unchecked Sendable {
 
     /// Starts chromedriver on a free port and opens a headless Chromium session.
     init(width: Int = 1280, height: Int = 900) async throws {
-        let port = try Self.freePort()
+        let port = try freeLocalPort()
         endpoint = URL(string: "http://127.0.0.1:\(port)")!
         profile = try Scratch()
         // ChildProcess starts it with no signal blocked: with the test process's blocked mask
@@ -160,14 +160,5 @@ final class Browser: @unchecked Sendable {
         let answer = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] ?? [:]
         guard status == "200" else { throw E2EFailure("WebDriver \(method) \(path): \(status) \(answer) \(output.error)") }
         return answer
-    }
-
-    private static func freePort() throws -> Int {
-        let output = try Subprocess.run(
-            "python3", ["-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"])
-        guard let port = Int(output.text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw E2EFailure("no free port: \(output.error)")
-        }
-        return port
     }
 }

@@ -89,18 +89,13 @@ import Testing
         let published = try publish(scratch)
         let server = published.server
         // Promise 1 MB, send 64 KB, hang up.
-        let script = """
-            import socket, sys
-            host, port, token = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-            s = socket.create_connection((host, port))
-            s.sendall(("POST /v1/admin/models/flowers/versions HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer %s\\r\\n"
-                       "Content-Length: 1048576\\r\\n\\r\\n" % token).encode() + b"\\0" * 65536)
-            s.close()
-            """
-        let sent = try Subprocess.run(
-            "python3",
-            ["-c", script, "127.0.0.1", "\(server.url.port!)", ServerProcess.adminToken])
-        #expect(sent.status == 0, "\(sent.error)")
+        do {
+            let connection = try RawHTTPConnection(port: server.url.port ?? 0)
+            try connection.send(
+                Array(
+                    ("POST /v1/admin/models/flowers/versions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(ServerProcess.adminToken)\r\n"
+                        + "Content-Length: 1048576\r\n\r\n").utf8) + [UInt8](repeating: 0, count: 65_536))
+        }
         let metrics = server.url.appendingPathComponent("metrics").absoluteString
         #expect(try eventually { try Command.curl([metrics]).text.contains(#"depot_uploads_total{result="rejected"} 1"#) })
         let temporary = try FileManager.default.contentsOfDirectory(atPath: server.storage.appendingPathComponent("tmp").path)

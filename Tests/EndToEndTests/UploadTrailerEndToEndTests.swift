@@ -7,42 +7,27 @@ import Testing
 /// Uploads whose digest follows the body as an HTTP/1.1 trailer (`Trailer: Depot-Content-SHA256`
 /// after a chunked body): what `depot upload` sends, and what the real server does with it.
 @Suite struct UploadTrailerEndToEndTests {
-    /// Sends `file` in two chunks with the digest given as a trailer; prints the answer's status
-    /// line and body.
-    static let chunkedClient = """
-        import socket, sys
-        host, port, token, path, digest, size = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
-        data = open(path, "rb").read()
-        half = len(data) // 2
-        head = ("POST /v1/admin/models/flowers/versions HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer %s\\r\\n"
-                "Transfer-Encoding: chunked\\r\\nTrailer: Depot-Content-SHA256\\r\\nConnection: close\\r\\n" % token)
-        if size != "-":
-            head += "Depot-Content-Length: %s\\r\\n" % size
-        body = b"".join(b"%x\\r\\n" % len(part) + part + b"\\r\\n" for part in (data[:half], data[half:]))
-        body += b"0\\r\\nDepot-Content-SHA256: " + digest.encode() + b"\\r\\n\\r\\n"
-        s = socket.create_connection((host, port), timeout=30)
-        s.sendall((head + "\\r\\n").encode() + body)
-        answer = b""
-        while True:
-            chunk = s.recv(65536)
-            if not chunk: break
-            answer += chunk
-        head, _, payload = answer.partition(b"\\r\\n\\r\\n")
-        print(head.split(b"\\r\\n")[0].decode())
-        print(payload.decode())
-        """
+    /// A chunked upload of `parts` with `digest` as its trailer; `size` announced when given.
+    static func chunkedUpload(_ parts: [[UInt8]], digest: String, size: String? = nil, close: Bool = false) -> [UInt8] {
+        var head =
+            "POST /v1/admin/models/flowers/versions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(ServerProcess.adminToken)\r\n"
+            + "Transfer-Encoding: chunked\r\nTrailer: Depot-Content-SHA256\r\n"
+        if close { head += "Connection: close\r\n" }
+        if let size { head += "Depot-Content-Length: \(size)\r\n" }
+        var request = Array((head + "\r\n").utf8)
+        for part in parts { request += Array((String(part.count, radix: 16) + "\r\n").utf8) + part + Array("\r\n".utf8) }
+        return request + Array("0\r\nDepot-Content-SHA256: \(digest)\r\n\r\n".utf8)
+    }
 
-    func upload(_ server: ServerProcess, _ file: String, digest: String, size: String = "-") throws -> (status: String, body: String) {
-        let url: URL = server.url
-        let output = try Subprocess.run(
-            "python3",
-            [
-                "-c", Self.chunkedClient, url.host ?? "", "\(url.port ?? 0)", ServerProcess.adminToken,
-                file, digest, size,
-            ])
-        #expect(output.status == 0, "\(output.error)")
-        let lines = output.text.split(separator: "\n", maxSplits: 1).map(String.init)
-        return (lines.first ?? "", lines.count > 1 ? lines[1] : "")
+    /// Sends `file` in two chunks with the digest given as a trailer: the answer's status line and body.
+    func upload(_ server: ServerProcess, _ file: String, digest: String, size: String? = nil) throws -> (status: String, body: String) {
+        let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+        let connection = try RawHTTPConnection(port: server.url.port ?? 0, timeout: 30)
+        try connection.send(
+            Self.chunkedUpload(
+                [Array(data[..<(data.count / 2)]), Array(data[(data.count / 2)...])], digest: digest, size: size, close: true))
+        let answer = try #require(try connection.answers(1).first)
+        return (answer.statusLine, answer.text)
     }
 
     @Test func theServerChecksADigestSentAsATrailer() throws {
@@ -78,30 +63,15 @@ import Testing
         let scratch = try Scratch()
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
         try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
-        let script =
-            PythonAnswerReader.function + """
-                import hashlib, socket
-                host, port, token, path = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-                data = open(path, "rb").read()
-                def upload(digest):
-                    return (b"POST /v1/admin/models/flowers/versions HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer %s\\r\\n"
-                            b"Transfer-Encoding: chunked\\r\\nTrailer: Depot-Content-SHA256\\r\\n\\r\\n" % token.encode()
-                            + b"%x\\r\\n" % len(data) + data + b"\\r\\n0\\r\\nDepot-Content-SHA256: " + digest.encode() + b"\\r\\n\\r\\n")
-                right = hashlib.sha256(data).hexdigest()
-                s = socket.create_connection((host, port), timeout=30)
-                s.sendall(upload(right) + upload("0" * 64) + upload(right))
-                answers = read_answers(s, 3)
-                print(", ".join(status + (" digest_mismatch" if b"digest_mismatch" in body else "") for status, body in answers))
-                """
-        let url: URL = server.url
-        let output = try Subprocess.run(
-            "python3",
-            [
-                "-c", script, url.host ?? "", "\(url.port ?? 0)", ServerProcess.adminToken,
-                Binaries.fixture("float_classifier"),
-            ])
-        #expect(output.status == 0, "\(output.error)")
-        #expect(output.text.trimmingCharacters(in: .whitespacesAndNewlines) == "201, 400 digest_mismatch, 201")
+        let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier"))))
+        let right = SHA256.hash(data: data).hex
+        let connection = try RawHTTPConnection(port: server.url.port ?? 0, timeout: 30)
+        try connection.send(
+            Self.chunkedUpload([data], digest: right) + Self.chunkedUpload([data], digest: String(repeating: "0", count: 64))
+                + Self.chunkedUpload([data], digest: right))
+        let answers = try connection.answers(3)
+        #expect(answers.map(\.status) == [201, 400, 201])
+        #expect(answers[1].text.contains("digest_mismatch"), "\(answers[1].text)")
     }
 
     /// The size announced before the chunked body lets the server refuse a file over its limit

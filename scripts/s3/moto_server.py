@@ -11,6 +11,10 @@ moto also fails (500) on pre-signed URLs once authentication is on: its check re
 Authorization header. Here a pre-signed request is checked the way S3 checks one: botocore's
 query signer, given the key's secret, must produce the same X-Amz-Signature for the same
 request, and the URL must not have expired (else 403).
+
+moto lists a bucket from a copy of its keys but reads each key's versions from the bucket itself,
+so a listing that meets a key deleted meanwhile by another request fails (500, KeyError). Here a
+listing reads the versions from the same copy.
 """
 import datetime
 import sys
@@ -22,6 +26,7 @@ from botocore.awsrequest import AWSRequest
 from moto.core import authorization
 from moto.iam.access_control import create_access_key
 from moto.s3.exceptions import S3AccessDeniedError, S3SignatureDoesNotMatchError
+from moto.s3.utils import _VersionedKeyStore
 
 checked = authorization.ActionAuthenticatorMixin._authenticate_and_authorize_action
 
@@ -66,6 +71,21 @@ def check_as_sent(self, iam_request_cls, resource="*"):
 
 
 authorization.ActionAuthenticatorMixin._authenticate_and_authorize_action = check_as_sent
+
+
+def items_of_copy(self):
+    for key, versions in self._self_iterable().items():
+        if versions:
+            yield key, versions[-1]
+
+
+def values_of_copy(self):
+    for _, value in items_of_copy(self):
+        yield value
+
+
+_VersionedKeyStore._iteritems = _VersionedKeyStore.items = _VersionedKeyStore.iteritems = items_of_copy
+_VersionedKeyStore._itervalues = _VersionedKeyStore.values = _VersionedKeyStore.itervalues = values_of_copy
 
 from moto.server import main  # noqa: E402  (after the patch)
 

@@ -20,13 +20,19 @@ enum CatalogBackend: String, CaseIterable, CustomTestStringConvertible, Sendable
             defer { try? FileManager.default.removeItem(atPath: storage) }
             try await body(try SQLiteModelCatalog(path: storage + "/depot.sqlite"))
         case .postgres:
-            // A deadline for the contract's concurrency, not its pace: ten transactions that wait for
-            // one model's lock take longer than the server's ten seconds on two loaded cores.
-            let catalog = try await PostgresModelCatalog.connect(
-                try PostgresLocation(url: try TestPostgres.freshDatabase()), deadline: .seconds(120))
+            let catalog = try await PostgresModelCatalog.forTest(try PostgresLocation(url: try TestPostgres.freshDatabase()))
             defer { catalog.close() }
             try await body(catalog)
         }
+    }
+}
+
+extension PostgresModelCatalog {
+    /// A catalog whose deadline is for a test's concurrency, not its pace: transactions that wait
+    /// for one model's lock, on two cores busy with the whole suite, take longer than the
+    /// server's ten seconds.
+    static func forTest(_ location: PostgresLocation) async throws -> PostgresModelCatalog {
+        try await connect(location, deadline: .seconds(120))
     }
 }
 

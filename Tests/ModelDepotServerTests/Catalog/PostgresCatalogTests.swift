@@ -12,7 +12,7 @@ import Testing
         let url = try TestPostgres.freshDatabase()
         let location = try PostgresLocation(url: url)
         let catalogs = try await withThrowingTaskGroup(of: PostgresModelCatalog.self) { group in
-            for _ in 0..<6 { group.addTask { try await PostgresModelCatalog.connect(location) } }
+            for _ in 0..<6 { group.addTask { try await PostgresModelCatalog.forTest(location) } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         defer { catalogs.forEach { $0.close() } }
@@ -26,8 +26,8 @@ import Testing
     /// and wait for each other instead of deadlocking (every transaction locks in one order).
     @Test func replicasRecordingOutcomesTogetherAddUpAndShareTheHourlyLimit() async throws {
         let location = try PostgresLocation(url: try TestPostgres.freshDatabase())
-        let first = try await PostgresModelCatalog.connect(location)
-        let replicas = [first, try await PostgresModelCatalog.connect(location), try await PostgresModelCatalog.connect(location)]
+        let first = try await PostgresModelCatalog.forTest(location)
+        let replicas = [first, try await PostgresModelCatalog.forTest(location), try await PostgresModelCatalog.forTest(location)]
         defer { replicas.forEach { $0.close() } }
         let flowers = CatalogFixtures.name("flowers"), hour = 500_000
         _ = try await first.createModel(ModelCreation(name: flowers), at: CatalogFixtures.instant)
@@ -175,7 +175,7 @@ import Testing
     /// A group goes in transactions of `outcomeTransactionSize` (128): one that fails (here a row its CHECK refuses, which no
     /// checked batch holds) fails its own batches, not those committed before or after it.
     @Test func outcomeBatchesGoInTransactionsOfTheirOwn() async throws {
-        let catalog = try await PostgresModelCatalog.connect(try PostgresLocation(url: try TestPostgres.freshDatabase()))
+        let catalog = try await PostgresModelCatalog.forTest(try PostgresLocation(url: try TestPostgres.freshDatabase()))
         defer { catalog.close() }
         let flowers = CatalogFixtures.name("flowers")
         _ = try await catalog.createModel(ModelCreation(name: flowers), at: CatalogFixtures.instant)

@@ -25,9 +25,9 @@ import Testing
             try await body(lock, lock)
         case .postgres:
             let url = try TestPostgres.freshDatabase()
-            let first = try await PostgresModelCatalog.connect(try PostgresLocation(url: url))
+            let first = try await PostgresModelCatalog.forTest(try PostgresLocation(url: url))
             defer { first.close() }
-            let second = try await PostgresModelCatalog.connect(try PostgresLocation(url: url))
+            let second = try await PostgresModelCatalog.forTest(try PostgresLocation(url: url))
             defer { second.close() }
             try await body(
                 PostgresReplicaWorkLock(catalog: first, key: PostgresReplicaWorkLock.guardReview),

@@ -31,7 +31,7 @@ import Testing
             catalog = try SQLiteModelCatalog(path: root + "/depot.sqlite")
             lock = LocalBlobCollectionLock()
         case .postgresAndS3:
-            let postgres = try await PostgresModelCatalog.connect(try PostgresLocation(url: try TestPostgres.freshDatabase()))
+            let postgres = try await PostgresModelCatalog.forTest(try PostgresLocation(url: try TestPostgres.freshDatabase()))
             let s3 = try TestS3.settings()
             blobs = try await S3BlobStore.connect(try S3Location(url: s3.freshURL(), environment: s3.environment))
             catalog = postgres

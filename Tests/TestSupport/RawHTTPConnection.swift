@@ -1,0 +1,175 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+    private let streamSocket = Int32(SOCK_STREAM.rawValue)
+    private let sendFlags = Int32(MSG_NOSIGNAL)
+#elseif canImport(Darwin)
+    import Darwin
+    private let streamSocket = SOCK_STREAM
+    private let sendFlags: Int32 = 0
+#endif
+
+// The C calls under names that the connection's own members do not shadow.
+private func openSocket() -> Int32 { socket(AF_INET, streamSocket, 0) }
+private func closeSocket(_ descriptor: Int32) { _ = close(descriptor) }
+private func connectSocket(_ descriptor: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+    connect(descriptor, address, length)
+}
+private func sendBytes(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
+    send(descriptor, bytes.baseAddress, bytes.count, sendFlags)
+}
+private func receiveBytes(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
+    recv(descriptor, buffer.baseAddress, buffer.count, 0)
+}
+
+/// One TCP connection to a server under test that sends exactly the bytes a test writes —
+/// pipelined requests, a body split across writes, a promise of more than is sent — as a device's
+/// socket or an attacker does, without a client library's tidying; and reads the answers back.
+public final class RawHTTPConnection {
+    /// One answer: its status, fields (names lower-case, in order) and body.
+    public struct Answer: Sendable {
+        public let status: Int
+        public let statusLine: String
+        public let fields: [(name: String, value: String)]
+        public let body: [UInt8]
+
+        public var text: String { String(decoding: body, as: UTF8.self) }
+        public func field(_ name: String) -> String? { fields.first { $0.name == name.lowercased() }?.value }
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    private let socket: Int32
+    /// Bytes read past the answers returned so far.
+    private var pending: [UInt8] = []
+
+    /// Connects to `host:port`; a read waits at most `timeout` for its next bytes.
+    public init(host: String = "127.0.0.1", port: Int, timeout: TimeInterval = 10) throws {
+        socket = openSocket()
+        guard socket >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
+            closeSocket(socket)
+            throw Failure(description: "'\(host)' is not an IPv4 address")
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connectSocket(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            let reason = String(cString: strerror(errno))
+            closeSocket(socket)
+            throw Failure(description: "connecting to \(host):\(port): \(reason)")
+        }
+        var wait = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { closeSocket(socket) }
+
+    public func send(_ text: String) throws { try send(Array(text.utf8)) }
+
+    public func send(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { sendBytes(socket, $0) }
+            guard sent > 0 else { throw Failure(description: "send: \(String(cString: strerror(errno)))") }
+            offset += sent
+        }
+    }
+
+    /// Reads the next `count` answers, each with a `Content-Length` or a chunked body.
+    public func answers(_ count: Int) throws -> [Answer] {
+        var answers: [Answer] = []
+        while answers.count < count {
+            let headEnd = try readUntil { Self.find([13, 10, 13, 10], in: $0) }
+            let head = String(decoding: pending[..<headEnd], as: UTF8.self)
+            pending.removeFirst(headEnd + 4)
+            let lines = head.components(separatedBy: "\r\n")
+            let fields = lines.dropFirst().compactMap { line -> (name: String, value: String)? in
+                guard let colon = line.firstIndex(of: ":") else { return nil }
+                return (line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            }
+            let statusLine = lines.first ?? ""
+            let parts = statusLine.split(separator: " ")
+            guard parts.count >= 2, let status = Int(parts[1]) else {
+                throw Failure(description: "not an answer after \(answers.map(\.status)): \(statusLine)")
+            }
+            let chunked = fields.contains { $0.name == "transfer-encoding" && $0.value.lowercased().contains("chunked") }
+            let body = try chunked ? chunkedBody() : fixedBody(Int(fields.first { $0.name == "content-length" }?.value ?? "0") ?? 0)
+            answers.append(Answer(status: status, statusLine: statusLine, fields: fields, body: body))
+        }
+        return answers
+    }
+
+    /// Everything the server sends until it closes the connection.
+    public func readUntilClosed() throws -> [UInt8] {
+        while try receive() {}
+        defer { pending = [] }
+        return pending
+    }
+
+    /// Makes the close a reset (`SO_LINGER` 0): the server's next read or write on it fails.
+    public func resetOnClose() {
+        var linger = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(socket, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+    }
+
+    private func fixedBody(_ length: Int) throws -> [UInt8] {
+        _ = try readUntil { $0.count >= length ? length : nil }
+        defer { pending.removeFirst(length) }
+        return Array(pending[..<length])
+    }
+
+    private func chunkedBody() throws -> [UInt8] {
+        var body: [UInt8] = []
+        while true {
+            let lineEnd = try readUntil { Self.find([13, 10], in: $0) }
+            let size = Int(String(decoding: pending[..<lineEnd], as: UTF8.self).split(separator: ";")[0], radix: 16) ?? 0
+            pending.removeFirst(lineEnd + 2)
+            if size == 0 {
+                // Trailer fields, then the empty line.
+                while true {
+                    let end = try readUntil { Self.find([13, 10], in: $0) }
+                    pending.removeFirst(end + 2)
+                    if end == 0 { return body }
+                }
+            }
+            _ = try readUntil { $0.count >= size + 2 ? size : nil }
+            body += pending[..<size]
+            pending.removeFirst(size + 2)
+        }
+    }
+
+    /// Reads until `found` finds something in what is pending; its result.
+    private func readUntil(_ found: ([UInt8]) -> Int?) throws -> Int {
+        while true {
+            if let index = found(pending) { return index }
+            guard try receive() else {
+                throw Failure(description: "the server closed the connection with \(pending.count) bytes of an answer pending")
+            }
+        }
+    }
+
+    /// One read; `false` once the server closed the connection.
+    private func receive() throws -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let count = buffer.withUnsafeMutableBytes { receiveBytes(socket, $0) }
+        if count < 0 {
+            throw Failure(description: errno == EAGAIN ? "no answer within the timeout" : "recv: \(String(cString: strerror(errno)))")
+        }
+        pending += buffer[..<count]
+        return count > 0
+    }
+
+    private static func find(_ needle: [UInt8], in bytes: [UInt8]) -> Int? {
+        guard bytes.count >= needle.count else { return nil }
+        return (0...(bytes.count - needle.count)).first { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
+    }
+}
