@@ -175,7 +175,7 @@ struct BuiltRouter {
 
 /// On first start, creates the admin token (from `DEPOT_ADMIN_TOKEN` when given) and prints a
 /// generated one once; only its hash is stored.
-private func ensureAdminToken(catalog: any ModelCatalog, configuration: ServerConfiguration, logger: Logger) async throws {
+private func ensureAdminToken(catalog: any AccessCatalog, configuration: ServerConfiguration, logger: Logger) async throws {
     guard try await !catalog.workingKeys().contains(where: { $0.key.kind == .admin }) else { return }
     let secret = configuration.initialAdminToken.map { AccessKeySecret(text: $0) } ?? .generate()
     let created = try await KeyService(catalog: catalog, caches: nil, sessions: nil, clock: configuration.clock)

@@ -153,7 +153,7 @@ final class Browser: @unchecked Sendable {
                 String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self),
             ]
         }
-        let output = try Subprocess.run("curl", arguments)
+        let output = try await Subprocess.run("curl", arguments)
         let text = output.text
         let status = text.split(separator: "\n").last.map(String.init) ?? ""
         let json = Data(text.dropLast(status.count).utf8)

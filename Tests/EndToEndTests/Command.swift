@@ -17,4 +17,14 @@ enum Command {
     static func curl(_ arguments: [String]) throws -> Subprocess.Output {
         try Subprocess.run("curl", ["-sS"] + arguments)
     }
+
+    /// ``depot(_:environment:)`` for async code, waited for on a thread of its own.
+    static func depot(_ arguments: [String], environment: [String: String]) async throws -> Subprocess.Output {
+        try await Subprocess.onOwnThread { try depot(arguments, environment: environment) }
+    }
+
+    /// ``curl(_:)`` for async code, waited for on a thread of its own.
+    static func curl(_ arguments: [String]) async throws -> Subprocess.Output {
+        try await Subprocess.onOwnThread { try curl(arguments) }
+    }
 }

@@ -53,7 +53,7 @@ import Testing
 
             let labels = published.scratch.path("labels.txt")
             try Data("cat\ndog\n".utf8).write(to: URL(fileURLWithPath: labels))
-            let second = try Command.depot(
+            let second = try await Command.depot(
                 [
                     "upload", "flowers", Self.automl.appendingPathComponent("model.tflite").path,
                     "--file", "labels=\(labels)", "--publish", "--json",

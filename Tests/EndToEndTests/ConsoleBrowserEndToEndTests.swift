@@ -38,7 +38,8 @@ import Testing
         try await browser.type("vision, v2", into: "#tags")
         try await browser.click("form[action='/console/models'] button")
         #expect(try await browser.url.hasSuffix("/console/models/flowers"))
-        let listed = try Command.depot(["models", "show", "flowers", "--json"], environment: server.environment).decode(ModelSummary.self)
+        let listed = try await Command.depot(["models", "show", "flowers", "--json"], environment: server.environment).decode(
+            ModelSummary.self)
         #expect(listed.description == "Flower classifier" && listed.tags == ["vision", "v2"])
 
         try await uploads(browser, server: server, scratch: scratch)
@@ -113,7 +114,7 @@ import Testing
         // The version's page: what `depot versions flowers 1` prints.
         try await browser.click("tbody td[data-label=Version] a")
         let shown = try await browser.text(of: "pre.version-text")
-        let printed = try Command.depot(["versions", "flowers", "1"], environment: server.environment).text
+        let printed = try await Command.depot(["versions", "flowers", "1"], environment: server.environment).text
         #expect(shown == printed.trimmingCharacters(in: .newlines), "\(shown)\n---\n\(printed)")
         #expect(shown.contains("labels of output 0") && shown.contains("image  float32 [1, 16, 16, 3]"), "\(shown)")
         try await Self.screenshot(browser, "version")
@@ -144,8 +145,10 @@ import Testing
         try await browser.click("#upload input[name=publish]")
         try await browser.click("#upload button[type=submit]")
         #expect(try await browser.text(of: "#upload-status.done").contains("Uploaded v2"))
-        let versions = try Command.depot(["versions", "flowers", "--json"], environment: server.environment).decode(ModelVersionList.self)
-            .versions
+        let versions = try await Command.depot(["versions", "flowers", "--json"], environment: server.environment).decode(
+            ModelVersionList.self
+        )
+        .versions
         #expect(
             versions.map(\.version) == [2, 1] && versions.allSatisfy(\.published), "uploaded and published in the browser, seen by the CLI")
         #expect(versions.last?.notes == "first upload")
@@ -188,7 +191,7 @@ import Testing
         #expect(try await browser.text(of: "table").contains("ios-canary"))
         try await Self.screenshot(browser, "rollout")
 
-        let shown = try Command.depot(["rollout", "show", "flowers"], environment: server.environment)
+        let shown = try await Command.depot(["rollout", "show", "flowers"], environment: server.environment)
         #expect(
             shown.status == 0 && shown.text.contains("ios-canary") && shown.text.contains("platform=ios and appVersion>=3.2.0"),
             "\(shown.text)")
@@ -200,8 +203,10 @@ import Testing
         _ browser: Browser, server: ServerProcess, root: (file: String, publicKey: String), scratch: Scratch,
         console: URL
     ) async throws {
-        let appKey = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
-            .secret
+        let appKey = try await Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(
+            CreatedAccessKey.self
+        )
+        .secret
         // Phones until each version has four (the experiment compares versions over installations);
         // each records how often its user accepted an answer and sends its outcomes.
         var got = [1: 0, 2: 0]
@@ -272,11 +277,11 @@ import Testing
         let secret = try await browser.value(of: "#secret")
         #expect(secret.hasPrefix("depot_"))
         try await Self.screenshot(browser, "keys")
-        let keys = try Command.depot(["keys", "list", "--json"], environment: server.environment).decode(AccessKeyList.self).keys
+        let keys = try await Command.depot(["keys", "list", "--json"], environment: server.environment).decode(AccessKeyList.self).keys
         let phones = try #require(keys.first { $0.name == "phones" })
         try await browser.click("a[href='/console/keys/\(phones.id)/revoke']")
         try await browser.click("form[action='/console/keys/\(phones.id)/revoke'] button")
-        let revoked = try Command.depot(["keys", "list", "--json"], environment: server.environment).decode(AccessKeyList.self).keys
+        let revoked = try await Command.depot(["keys", "list", "--json"], environment: server.environment).decode(AccessKeyList.self).keys
         #expect(revoked.first { $0.id == phones.id }?.revokedAt != nil)
     }
 }

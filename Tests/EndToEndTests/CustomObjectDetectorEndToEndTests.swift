@@ -19,8 +19,8 @@ import Testing
     /// A server with the detector as `flowers` and the classifier as `colours`; both verified.
     static func models() async throws -> (PublishedModel, detector: VerifiedModel, classifier: VerifiedModel) {
         let published = try PublishedModel(["metadata/object_detector"])
-        try Command.depot(["models", "create", "colours"], environment: published.server.environment).succeeded()
-        try Command.depot(
+        try await Command.depot(["models", "create", "colours"], environment: published.server.environment).succeeded()
+        try await Command.depot(
             ["upload", "colours", Binaries.fixture("metadata/image_classifier"), "--publish"],
             environment: published.server.environment
         ).succeeded()

@@ -51,7 +51,7 @@ import Testing
         defer { withExtendedLifetime(published) {} }
         let downloader = try published.downloader()
         #expect(try await downloader.model(named: "flowers").version == 1)
-        try Command.depot(
+        try await Command.depot(
             ["upload", "flowers", Binaries.fixture("float_classifier_labels"), "--publish"],
             environment: published.server.environment
         ).succeeded()
@@ -89,7 +89,7 @@ import Testing
     @Test func rulesForThePlatformReachDevicesWhoseAppNamedNone() async throws {
         let published = try await PublishedModel.started(["float_classifier", "float_classifier_labels"])
         defer { withExtendedLifetime(published) {} }
-        let set = try Command.depot(
+        let set = try await Command.depot(
             [
                 "rollout", "set", "flowers", "--default", "1", "--split", "2=100", "--when", "platform=linux",
                 "--rule", "linux-only",

@@ -53,7 +53,8 @@ import Testing
         let (published, downloader) = try setUp(notifications)
         let server = published.server
         let first = try await downloader.model(named: "flowers")
-        try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: server.environment).succeeded()
+        try await Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: server.environment)
+            .succeeded()
 
         let events = await downloader.events()
         let now = try await downloader.model(named: "flowers", policy: .localModelUpdateInBackground)
@@ -75,7 +76,7 @@ import Testing
         let notifications = Notifications()
         let (published, downloader) = try setUp(notifications)
         let server = published.server
-        let version = try Command.depot(
+        let version = try await Command.depot(
             ["upload", "flowers", Binaries.fixture("int8_conv"), "--publish", "--json"],
             environment: server.environment
         ).decode(ModelVersion.self)

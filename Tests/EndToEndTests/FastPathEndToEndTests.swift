@@ -242,7 +242,7 @@ import Testing
     @Test func clientsThatLeaveMidRequestLeaveNoOpenFiles() async throws {
         let published = try PublishedModel()
         let server = published.server
-        let manifest = try Command.curl([
+        let manifest = try await Command.curl([
             "-sS", "-H", "Authorization: Bearer \(published.appKey)",
             server.url.appendingPathComponent("v1/models/flowers/manifest").absoluteString,
         ]).manifest()

@@ -15,32 +15,32 @@ import Testing
         let published = try PublishedModel(
             ["float_classifier", "float_classifier_labels"], arguments: ["--guard-review-interval", "86400"])
         let environment = published.server.environment
-        try Command.depot(["rollout", "set", "flowers", "--split", "1=100", "--rule", "main"], environment: environment).succeeded()
-        try Command.depot(
+        try await Command.depot(["rollout", "set", "flowers", "--split", "1=100", "--rule", "main"], environment: environment).succeeded()
+        try await Command.depot(
             ["experiment", "metric", "add", "flowers", "crashed", "--kind", "proportion", "--better", "decrease", "--guardrail"],
             environment: environment
         ).succeeded()
 
-        let falling = try Command.depot(
+        let falling = try await Command.depot(
             ["rollout", "guard", "flowers", "--rule", "main", "--to", "2", "--stages", "5,1,100"], environment: environment)
         #expect(falling.status != 0 && falling.error.contains("Stage 2 (1 %) is not above the stage before"), "\(falling.error)")
-        let noSecret = try Command.depot(
+        let noSecret = try await Command.depot(
             ["rollout", "guard", "flowers", "--rule", "main", "--to", "2", "--webhook", "https://hooks.example/x"],
             environment: environment)
         #expect(noSecret.status != 0 && noSecret.error.contains("DEPOT_WEBHOOK_SECRET"), "\(noSecret.error)")
-        let duration = try Command.depot(
+        let duration = try await Command.depot(
             ["rollout", "guard", "flowers", "--rule", "main", "--to", "2", "--stage-duration", "soon"], environment: environment)
         #expect(duration.status != 0 && duration.error.contains("Duration 'soon'"), "\(duration.error)")
-        let interval = try Command.depot(
+        let interval = try await Command.depot(
             ["serve", "--guard-review-interval", "5", "--port", "0", "--storage", published.scratch.path("other")],
             environment: environment)
         #expect(interval.status != 0 && interval.error.contains("must be 10 to 86400 seconds, not 5"), "\(interval.error)")
-        #expect(
+        await #expect(
             try Command.depot(["rollout", "guard", "status", "flowers", "--json"], environment: environment).decode(RolloutGuards.self)
                 .guards.isEmpty,
             "the refused starts stored nothing")
 
-        let started = try Command.depot(
+        let started = try await Command.depot(
             [
                 "rollout", "guard", "flowers", "--rule", "main", "--to", "2", "--stages", "50,100",
                 "--min-installations", "5", "--json",
@@ -69,15 +69,15 @@ import Testing
             onTarget >= 30 && devices.count - onTarget >= 30,
             "the first stage split the devices about in half: \(onTarget) of 100 on version 2")
 
-        let reviewed = try Command.depot(["rollout", "guard", "review", "flowers", "--json"], environment: environment).decode(
+        let reviewed = try await Command.depot(["rollout", "guard", "review", "flowers", "--json"], environment: environment).decode(
             RolloutGuards.self)
         let rolledBack = try #require(reviewed.guards.first)
         #expect(rolledBack.state == .rolledBack, "\(rolledBack.moves.map(\.reason))")
         #expect(rolledBack.moves.last?.reason.contains("Regression at 50 %: crashed") == true, "\(rolledBack.moves.last?.reason ?? "")")
-        let status = try Command.depot(["rollout", "guard", "status", "flowers"], environment: environment)
+        let status = try await Command.depot(["rollout", "guard", "status", "flowers"], environment: environment)
         #expect(status.status == 0 && status.text.contains("rule main: version 2 against version 1 — rolled back at 0 %"), "\(status.text)")
         #expect(status.text.contains("crashed:") && status.text.contains("REGRESSION"), "\(status.text)")
-        let history = try Command.depot(["rollout", "history", "flowers"], environment: environment)
+        let history = try await Command.depot(["rollout", "history", "flowers"], environment: environment)
         #expect(history.text.contains("key guard") && history.text.contains("why:    Regression at 50 %"), "\(history.text)")
 
         for device in devices where device.version == 2 {

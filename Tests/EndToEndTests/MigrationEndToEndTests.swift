@@ -15,15 +15,15 @@ import Testing
         var single: ServerProcess? = try ServerProcess(storage: storage, arguments: ["--patch-from", "3"])
         let env = single!.environment
         let root = try single!.initializeRoot(keyFile: scratch.path("root.key"))
-        try Command.depot(["models", "create", "flowers", "--description", "Petals"], environment: env).succeeded()
-        try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: env).succeeded()
-        try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: env).succeeded()
+        try await Command.depot(["models", "create", "flowers", "--description", "Petals"], environment: env).succeeded()
+        try await Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: env).succeeded()
+        try await Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: env).succeeded()
         let automl = Binaries.repository.appendingPathComponent("Tests/Fixtures/automl/object_detection").path
-        let withFiles = try Command.depot(["upload", "flowers", automl, "--json"], environment: env).decode(ModelVersion.self)
+        let withFiles = try await Command.depot(["upload", "flowers", automl, "--json"], environment: env).decode(ModelVersion.self)
         #expect(withFiles.files.map(\.name) == ["labels", "automl"])
-        #expect(try Command.depot(["rollout", "set", "flowers", "--default", "1"], environment: env).status == 0)
-        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: env).decode(CreatedAccessKey.self).secret
-        let before = try Command.depot(["versions", "flowers", "--json"], environment: env).decode(ModelVersionList.self)
+        await #expect(try Command.depot(["rollout", "set", "flowers", "--default", "1"], environment: env).status == 0)
+        let key = try await Command.depot(["keys", "create", "--app", "--json"], environment: env).decode(CreatedAccessKey.self).secret
+        let before = try await Command.depot(["versions", "flowers", "--json"], environment: env).decode(ModelVersionList.self)
         let patches = { (server: ServerProcess) in
             try Command.depot(["versions", "flowers", "2", "--patches", "--json"], environment: server.environment).decode(
                 VersionPatchList.self)
@@ -32,7 +32,8 @@ import Testing
         let patched = try patches(single!)
         #expect(patched.patches.first?.offered == true)
         // Outcomes of two versions of one arm, and a declared metric.
-        try Command.depot(["experiment", "metric", "add", "flowers", "accepted", "--kind", "proportion"], environment: env).succeeded()
+        try await Command.depot(["experiment", "metric", "add", "flowers", "accepted", "--kind", "proportion"], environment: env)
+            .succeeded()
         let now = Int(Date().timeIntervalSince1970)
         let batch = { (device: Int) in
             OutcomeBatch(
@@ -43,7 +44,7 @@ import Testing
                 ])
         }
         for device in 0..<6 { try Self.send(batch(device), to: single!, key: key) }
-        let results = try Command.depot(["experiment", "show", "flowers", "--json"], environment: env).decode(ExperimentResults.self)
+        let results = try await Command.depot(["experiment", "show", "flowers", "--json"], environment: env).decode(ExperimentResults.self)
         #expect(results.arms.first?.installations == ["1": 3, "2": 3])
         single!.stop(signal: SIGTERM)
         single = nil
@@ -51,14 +52,14 @@ import Testing
         let database = try TestPostgres.freshDatabase()
         let s3 = try TestS3.settings()
         let blobs = s3.freshURL()
-        let migrated = try Command.depot(
+        let migrated = try await Command.depot(
             ["migrate", "--from", storage.path, "--to-database", database, "--to-blobs", blobs, "--json"],
             environment: s3.environment)
         #expect(migrated.status == 0, "\(migrated.error)")
         let bytes = before.versions.map { $0.size + $0.files.map(\.size).reduce(0, +) }.reduce(0, +) + patched.patches[0].size
         #expect(try migrated.decode(MigrationReport.self) == MigrationReport(models: 1, versions: 3, keys: 2, blobs: 6, bytes: bytes))
 
-        let again = try Command.depot(
+        let again = try await Command.depot(
             ["migrate", "--from", storage.path, "--to-database", database, "--to-blobs", blobs], environment: s3.environment)
         #expect(again.status == 1)
         #expect(again.error.contains("already holds 1 model(s)"), "\(again.error)")
@@ -67,15 +68,16 @@ import Testing
         let replica = try ServerProcess(
             storage: scratch.url.appendingPathComponent("replica"), arguments: ["--database", database, "--blobs", blobs],
             environment: s3.environment)
-        let after = try Command.depot(["versions", "flowers", "--json"], environment: replica.environment).decode(ModelVersionList.self)
+        let after = try await Command.depot(["versions", "flowers", "--json"], environment: replica.environment).decode(
+            ModelVersionList.self)
         #expect(after == before)
         #expect(try patches(replica) == patched, "the patch moved")
         #expect(!before.versions.isEmpty && before.versions.allSatisfy { $0.uploadedBy != nil }, "who uploaded each version moved too")
-        let moved = try Command.depot(["experiment", "show", "flowers", "--json"], environment: replica.environment).decode(
+        let moved = try await Command.depot(["experiment", "show", "flowers", "--json"], environment: replica.environment).decode(
             ExperimentResults.self)
         #expect(moved.arms == results.arms && moved.metrics == results.metrics, "outcomes and metrics moved")
         try Self.send(batch(0), to: replica, key: key)
-        #expect(
+        await #expect(
             try Command.depot(["experiment", "show", "flowers", "--json"], environment: replica.environment)
                 .decode(ExperimentResults.self).arms == results.arms, "a batch applied before the move is not counted again")
         let downloader = try ModelDownloader(

@@ -73,7 +73,7 @@ import Testing
     @Test func newlyPublishedVersionReplacesTheOldOneWhichIsKept() async throws {
         let setup = try setUp()
         let first = try await setup.downloader.model(named: "flowers")
-        try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: setup.server.environment)
+        try await Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: setup.server.environment)
             .succeeded()
         let second = try await setup.downloader.model(named: "flowers")
         #expect(second.version == 2)
@@ -88,7 +88,7 @@ import Testing
     @Test func aBlobChangedOnTheServersDiskIsNotDeliveredAndTheCurrentModelStays() async throws {
         let setup = try setUp()
         let first = try await setup.downloader.model(named: "flowers")
-        let version = try Command.depot(
+        let version = try await Command.depot(
             ["upload", "flowers", Binaries.fixture("int8_conv"), "--publish", "--json"],
             environment: setup.server.environment
         ).decode(ModelVersion.self)
@@ -199,12 +199,13 @@ import Testing
         let server = try ServerProcess(storage: storage)
         let root = try server.initializeRoot(keyFile: scratch.path("root.key"))
         try CrashSafetyTests.largeModel(scratch.path("large.tflite"), megabytes: 1, seed: 3)
-        try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
-        let version = try Command.depot(
+        try await Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
+        let version = try await Command.depot(
             ["upload", "flowers", scratch.path("large.tflite"), "--publish", "--json"],
             environment: server.environment
         ).decode(ModelVersion.self)
-        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
+        let key = try await Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(
+            CreatedAccessKey.self)
         let cache = scratch.url.appendingPathComponent("cache")
         let chunk = 256 * 1024
         var configuration = ModelDownloaderConfiguration(
@@ -227,7 +228,7 @@ import Testing
         configuration.transport = URLSessionTransport()
         let model = try await ModelDownloader(configuration: configuration).model(named: "flowers")
         #expect(model.sha256 == version.sha256)
-        let metrics = try Command.curl(["\(restarted.url.absoluteString)/metrics"]).text
+        let metrics = try await Command.curl(["\(restarted.url.absoluteString)/metrics"]).text
         #expect(metrics.contains("depot_blob_bytes_served_total \(version.size - chunk)\n"), "only the missing bytes are sent again")
     }
 }

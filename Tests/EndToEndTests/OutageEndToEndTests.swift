@@ -67,7 +67,8 @@ import Testing
             ["float_classifier"], arguments: ["--database", database.string!, "--blobs", s3.freshURL()],
             environment: environment)
         let server = published.server, admin = server.environment
-        let sha = try Command.depot(["versions", "flowers", "--json"], environment: admin).decode(ModelVersionList.self).versions[0].sha256
+        let sha = try await Command.depot(["versions", "flowers", "--json"], environment: admin).decode(ModelVersionList.self).versions[0]
+            .sha256
         func status(_ path: String, _ headers: [String] = []) throws -> String {
             try Command.curl(
                 ["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(published.appKey)"]
@@ -75,7 +76,7 @@ import Testing
             ).text
         }
         let manifestPath = "/v1/models/flowers/manifest"
-        let etag = try Command.curl([
+        let etag = try await Command.curl([
             "-D", "-", "-o", "/dev/null", "-H", "Authorization: Bearer \(published.appKey)", "\(server.url.absoluteString)\(manifestPath)",
         ])
         .text.split(separator: "\r\n").first { $0.lowercased().hasPrefix("etag:") }.map {
@@ -87,10 +88,12 @@ import Testing
         #expect(try status(manifestPath) == "200", "a cached manifest is answered without the database")
         #expect(try status(manifestPath, ["If-None-Match: \(try #require(etag))"]) == "304")
         let started = Date()
-        let listing = try Command.depot(["models", "list"], environment: admin)
+        let listing = try await Command.depot(["models", "list"], environment: admin)
         #expect(listing.status == 2, "\(listing.text) \(listing.error)")
         #expect(listing.error.contains("catalog database"), "\(listing.error)")
-        #expect(Date().timeIntervalSince(started) < 15, "refused within the catalog's deadline, not after the pool gives up")
+        // The catalog's deadline is 10 s and the pool gives up after 60 s: the bound tells them apart
+        // with room for a busy machine.
+        #expect(Date().timeIntervalSince(started) < 45, "refused within the catalog's deadline, not after the pool gives up")
         #expect(try status("/readyz") == "503")
 
         try storeLink.cut()

@@ -12,8 +12,9 @@ import Testing
     @Test func devicesOutcomesReachTheResultsPerVersionOfTheirArm() async throws {
         let published = try PublishedModel(["float_classifier", "float_classifier_labels"])
         let environment = published.server.environment
-        try Command.depot(["rollout", "set", "flowers", "--split", "1=50,2=50", "--rule", "half"], environment: environment).succeeded()
-        try Command.depot(["experiment", "metric", "add", "flowers", "accepted", "--kind", "proportion"], environment: environment)
+        try await Command.depot(["rollout", "set", "flowers", "--split", "1=50,2=50", "--rule", "half"], environment: environment)
+            .succeeded()
+        try await Command.depot(["experiment", "metric", "add", "flowers", "accepted", "--kind", "proportion"], environment: environment)
             .succeeded()
         let library = try LiteRTLibrary(path: try LiteRTRuntime.libraryPath())
         var onVersion = [1: 0, 2: 0]
@@ -45,7 +46,7 @@ import Testing
         }
         #expect(onVersion[1]! > 5 && onVersion[2]! > 5, "\(onVersion)")
 
-        let results = try Command.depot(["experiment", "show", "flowers", "--json"], environment: environment).decode(
+        let results = try await Command.depot(["experiment", "show", "flowers", "--json"], environment: environment).decode(
             ExperimentResults.self)
         let arm = try #require(results.arms.first)
         #expect(arm.name == "half" && arm.control == 1)
@@ -67,7 +68,7 @@ import Testing
         let effect = try #require(arm.metrics.first { $0.metric.name == "accepted" }?.effects.first)
         #expect(effect.version == 2 && effect.absolute.fixed.lower > 0, "a significant rise at a fixed horizon: \(effect)")
 
-        let text = try Command.depot(["experiment", "show", "flowers"], environment: environment)
+        let text = try await Command.depot(["experiment", "show", "flowers"], environment: environment)
         #expect(text.status == 0)
         #expect(text.text.contains("rule half (\(arm.arm)) — control: version 1"), "the arm by its rule's name: \(text.text)")
         #expect(text.text.split(separator: "\n").contains { $0.hasPrefix("accepted") && $0.contains(" 2 ") }, "\(text.text)")
@@ -86,7 +87,7 @@ import Testing
         _ = try await restarted.model(named: "flowers")
         await restarted.backgroundOutcomeSend?.value
         #expect(restarted.outcomes.pendingEvents == 0, "the check sent the queue in the background")
-        let results = try Command.depot(["experiment", "metrics", "flowers", "--json"], environment: published.server.environment)
+        let results = try await Command.depot(["experiment", "metrics", "flowers", "--json"], environment: published.server.environment)
             .decode([ExperimentMetric].self)
         #expect(results.contains { $0.name == "accepted" && $0.kind == .sum }, "recorded without a declaration: read as a sum")
 

@@ -16,7 +16,7 @@ import Testing
     /// `count` patches.
     @discardableResult
     static func publish(_ path: String, on server: ServerProcess, patches count: Int = 1) async throws -> (ModelVersion, [VersionPatch]) {
-        let version = try Command.depot(["upload", "flowers", path, "--publish", "--json"], environment: server.environment).decode(
+        let version = try await Command.depot(["upload", "flowers", path, "--publish", "--json"], environment: server.environment).decode(
             ModelVersion.self)
         let list = {
             try Command.depot(["versions", "flowers", "\(version.version)", "--patches", "--json"], environment: server.environment)

@@ -76,9 +76,9 @@ extension ReplicaCoherenceEndToEndTests {
         let replicas = try Self.start()
         let first = replicas.first.environment, second = replicas.second.environment
         let root = try replicas.first.initializeRoot(keyFile: replicas.scratch.path("root.key"))
-        try Command.depot(["models", "create", "flowers"], environment: first).succeeded()
-        try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: first).succeeded()
-        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: first).decode(CreatedAccessKey.self).secret
+        try await Command.depot(["models", "create", "flowers"], environment: first).succeeded()
+        try await Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: first).succeeded()
+        let key = try await Command.depot(["keys", "create", "--app", "--json"], environment: first).decode(CreatedAccessKey.self).secret
         let downloader = try ModelDownloader(
             configuration: ModelDownloaderConfiguration(
                 serverURL: replicas.second.url, appKey: key, trustedRoot: .publicKey(root.publicKey),
@@ -86,9 +86,9 @@ extension ReplicaCoherenceEndToEndTests {
         #expect(
             try await downloader.model(named: "flowers").version == 1, "the second replica's manifest is signed by the key root v1 lists")
 
-        let rotated = try Command.depot(["keys", "rotate", "--root-key", root.file], environment: second)
+        let rotated = try await Command.depot(["keys", "rotate", "--root-key", root.file], environment: second)
         #expect(rotated.status == 0, "\(rotated.error)")
-        try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: first).succeeded()
+        try await Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: first).succeeded()
         func signing(_ server: ServerProcess) throws -> SigningStatus {
             try JSONDecoder().decode(
                 SigningStatus.self,

@@ -24,11 +24,11 @@ import Testing
         let localBlobs = published.server.storage.appendingPathComponent("blobs/sha256")
         #expect(try FileManager.default.subpathsOfDirectory(atPath: localBlobs.path).isEmpty, "no blob is kept on the server's disk")
 
-        let refused = try Command.depot(
+        let refused = try await Command.depot(
             ["upload", "flowers", Binaries.fixture("invalid/no_subgraphs")], environment: published.server.environment)
         #expect(refused.status == 1)
         #expect(refused.error.contains("Model.subgraphs is empty"))
-        let versions = try Command.depot(["versions", "flowers", "--json"], environment: published.server.environment).decode(
+        let versions = try await Command.depot(["versions", "flowers", "--json"], environment: published.server.environment).decode(
             ModelVersionList.self)
         #expect(versions.versions.map(\.version) == [1], "the refused upload stored nothing")
     }

@@ -55,13 +55,13 @@ import Testing
         let service = try Self.start()
         let (one, two, three) = (service.replicas[0].environment, service.replicas[1].environment, service.replicas[2].environment)
         let root = try service.replicas[0].initializeRoot(keyFile: service.scratch.path("root.key"))
-        try Command.depot(["models", "create", "flowers"], environment: one).succeeded()
+        try await Command.depot(["models", "create", "flowers"], environment: one).succeeded()
 
         // Upload through one replica, publish through another, change the rollout through the third
-        let uploaded = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--json"], environment: one)
+        let uploaded = try await Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--json"], environment: one)
         #expect(uploaded.status == 0, "\(uploaded.error)")
-        #expect(try Command.depot(["publish", "flowers", "1"], environment: two).status == 0)
-        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: three).decode(CreatedAccessKey.self).secret
+        await #expect(try Command.depot(["publish", "flowers", "1"], environment: two).status == 0)
+        let key = try await Command.depot(["keys", "create", "--app", "--json"], environment: three).decode(CreatedAccessKey.self).secret
         let downloader = try ModelDownloader(
             configuration: ModelDownloaderConfiguration(
                 serverURL: service.balancer.url, appKey: key, trustedRoot: .publicKey(root.publicKey),
@@ -86,7 +86,7 @@ import Testing
         #expect(try Self.storedBlobs(service) == [try uploaded.decode(ModelVersion.self).sha256, concurrent[0].sha256].sorted())
 
         // A rollout change through the third replica is served by every replica within a second
-        let set = try Command.depot(["rollout", "set", "flowers", "--default", "1"], environment: three)
+        let set = try await Command.depot(["rollout", "set", "flowers", "--default", "1"], environment: three)
         #expect(set.status == 0, "\(set.error)")
         let started = Date()
         for replica in service.replicas {
@@ -99,9 +99,10 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 1, "every replica served the change within \(Date().timeIntervalSince(started)) s")
 
         // A manifest key rotation with three replicas running leaves devices updating
-        let rotated = try Command.depot(["keys", "rotate", "--root-key", root.file], environment: service.balancer.environment)
+        let rotated = try await Command.depot(["keys", "rotate", "--root-key", root.file], environment: service.balancer.environment)
         #expect(rotated.status == 0, "\(rotated.error)")
-        #expect(try Command.depot(["rollout", "set", "flowers", "--default", "3"], environment: service.balancer.environment).status == 0)
+        await #expect(
+            try Command.depot(["rollout", "set", "flowers", "--default", "3"], environment: service.balancer.environment).status == 0)
         for replica in service.replicas {
             let served = try await eventually(within: 10) {
                 try Command.curl(["-H", "Authorization: Bearer \(key)", "\(replica.url.absoluteString)/v1/models/flowers/manifest"])
@@ -142,7 +143,7 @@ import Testing
         let admin = service.replicas[0].environment
         let root = try service.replicas[0].initializeRoot(keyFile: service.scratch.path("root.key"))
         let version = try service.replicas[0].publishLargeModel(megabytes: 2, seed: 5, in: service.scratch)
-        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: admin).decode(CreatedAccessKey.self).secret
+        let key = try await Command.depot(["keys", "create", "--app", "--json"], environment: admin).decode(CreatedAccessKey.self).secret
         let transport = KillServingReplica(replicas: service.replicas)
         var configuration = ModelDownloaderConfiguration(
             serverURL: service.balancer.url, appKey: key, trustedRoot: .publicKey(root.publicKey),

@@ -80,7 +80,8 @@ extension UpdateSecurityEndToEndTests {
             try await expectRefused(device, .manifestRollback, keeping: 1)
 
             // The owner rotates the online key; the device follows the new root and updates again.
-            let rotated = try Command.depot(["keys", "rotate", "--root-key", device.published.root.file], environment: device.environment)
+            let rotated = try await Command.depot(
+                ["keys", "rotate", "--root-key", device.published.root.file], environment: device.environment)
             #expect(rotated.status == 0, "\(rotated.error)")
             #expect(try await device.downloader.model(named: "flowers").version == 2)
             #expect(try floor(device) < 1 << 53)
@@ -92,9 +93,9 @@ extension UpdateSecurityEndToEndTests {
     @Test func aModelDeletedAndCreatedAgainKeepsUpdatingDevices() async throws {
         try await withDevice { device in
             let before = try floor(device)
-            let deleted = try Command.depot(["models", "delete", "flowers", "--force"], environment: device.environment)
+            let deleted = try await Command.depot(["models", "delete", "flowers", "--force"], environment: device.environment)
             #expect(deleted.status == 0, "\(deleted.error)")
-            try Command.depot(["models", "create", "flowers"], environment: device.environment).succeeded()
+            try await Command.depot(["models", "create", "flowers"], environment: device.environment).succeeded()
             let again = try device.publish("int8_conv")
             let model = try await device.downloader.model(named: "flowers")
             #expect(model.version == 1 && model.sha256 == again.sha256)
@@ -113,8 +114,10 @@ extension UpdateSecurityEndToEndTests {
 
         // The server goes on: v2 is published and the device takes it.
         let later = try ServerProcess(storage: storage)
-        try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier_labels"), "--publish"], environment: later.environment)
-            .succeeded()
+        try await Command.depot(
+            ["upload", "flowers", Binaries.fixture("float_classifier_labels"), "--publish"], environment: later.environment
+        )
+        .succeeded()
         #expect(try await published.downloader { $0.serverURL = later.url }.model(named: "flowers").version == 2)
         #expect(later.stop(signal: SIGTERM) == 0)
 

@@ -215,7 +215,7 @@ import Testing
 
     @Test func anotherModelsManifestIsAMixAndMatch() async throws {
         try await withDevice { device in
-            try Command.depot(["models", "create", "tulips"], environment: device.environment).succeeded()
+            try await Command.depot(["models", "create", "tulips"], environment: device.environment).succeeded()
             _ = try device.publish("int8_conv", to: "tulips")
             device.serveManifest(try await device.recordManifest("tulips").body)
             try await expectRefused(device, .manifestMismatch, keeping: 1, saying: "a manifest for 'tulips' when 'flowers' was asked for")
@@ -261,7 +261,8 @@ import Testing
             let before = try await device.recordManifest()
             let stolen = try device.stolenKey(thatSigned: before.body)
             let oldID = PublicSigningKey.keyID(of: stolen.publicKey)
-            let rotated = try Command.depot(["keys", "rotate", "--root-key", device.published.root.file], environment: device.environment)
+            let rotated = try await Command.depot(
+                ["keys", "rotate", "--root-key", device.published.root.file], environment: device.environment)
             #expect(rotated.status == 0, "\(rotated.error)")
             _ = try device.publish("float_classifier_labels")
             #expect(try await device.downloader.model(named: "flowers").version == 2, "the device follows the new key")
@@ -280,8 +281,9 @@ import Testing
             let scratch = device.published.scratch
             var previous = device.published.root.file
             for name in ["root2.key", "root3.key"] {
-                try Command.depot(["keys", "root", "generate", "--out", scratch.path(name)], environment: device.environment).succeeded()
-                let rotated = try Command.depot(
+                try await Command.depot(["keys", "root", "generate", "--out", scratch.path(name)], environment: device.environment)
+                    .succeeded()
+                let rotated = try await Command.depot(
                     ["keys", "rotate", "--root-key", previous, "--new-root-key", scratch.path(name)],
                     environment: device.environment)
                 #expect(rotated.status == 0, "\(rotated.error)")
@@ -383,10 +385,10 @@ import Testing
 
     @Test func concurrentChecksNeverMoveTheTrustedRootBack() async throws {
         try await withDevice { device in
-            try Command.depot(["models", "create", "tulips"], environment: device.environment).succeeded()
+            try await Command.depot(["models", "create", "tulips"], environment: device.environment).succeeded()
             _ = try device.publish("int8_conv", to: "tulips")
             for _ in 0..<2 {
-                let rotated = try Command.depot(
+                let rotated = try await Command.depot(
                     ["keys", "rotate", "--root-key", device.published.root.file], environment: device.environment)
                 #expect(rotated.status == 0, "\(rotated.error)")
             }

@@ -130,7 +130,7 @@ struct VisionTasksEndToEndTests {
         let published = try PublishedModel([])
         defer { withExtendedLifetime(published) {} }
         let automl = Binaries.repository.appendingPathComponent("Tests/Fixtures/automl/object_detection")
-        try Command.depot(["upload", "flowers", automl.path, "--publish"], environment: published.server.environment).succeeded()
+        try await Command.depot(["upload", "flowers", automl.path, "--publish"], environment: published.server.environment).succeeded()
         let model = try await published.downloader().model(named: "flowers")
         #expect(model.metadata == nil, "AutoML's export carries its settings in tflite_metadata.json instead")
         let library = try LiteRTLibrary(path: try LiteRTRuntime.libraryPath())

@@ -64,6 +64,25 @@ public enum Subprocess {
         try run(URL(fileURLWithPath: "/usr/bin/env"), [program] + arguments, environment: environment)
     }
 
+    /// ``run(_:_:environment:)-(URL,_,_)`` for async code: the wait happens on a thread of its
+    /// own, so the cooperative pool (two threads on two cores) goes on running the servers and
+    /// clients the test talks to.
+    public static func run(_ executable: URL, _ arguments: [String], environment: [String: String?] = [:]) async throws -> Output {
+        try await onOwnThread { try run(executable, arguments, environment: environment) }
+    }
+
+    /// ``run(_:_:environment:)-(String,_,_)`` for async code, waited for on a thread of its own.
+    public static func run(_ program: String, _ arguments: [String], environment: [String: String?] = [:]) async throws -> Output {
+        try await onOwnThread { try run(program, arguments, environment: environment) }
+    }
+
+    /// Runs blocking work on a new thread and waits for it without holding a pool thread.
+    public static func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result(catching: work)) }.start()
+        }
+    }
+
     /// Starts a program found on the PATH without waiting for it; its output is discarded.
     public static func start(_ program: String, _ arguments: [String]) throws -> ChildProcess {
         try ChildProcess("/usr/bin/env", [program] + arguments)

@@ -22,12 +22,12 @@ final class AccessKeyCache: Sendable {
         }
     }
 
-    private let catalog: any ModelCatalog
+    private let catalog: any AccessCatalog
     /// The keys, and how often they were invalidated (a load that began before the last
     /// invalidation is used once but not kept).
     private let entries = Mutex<(keys: Keys?, generation: Int)>((nil, 0))
 
-    init(catalog: any ModelCatalog) {
+    init(catalog: any AccessCatalog) {
         self.catalog = catalog
     }
 

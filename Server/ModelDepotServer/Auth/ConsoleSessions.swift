@@ -8,7 +8,7 @@ struct ConsoleSessions: Sendable {
     /// Uses closer together than this record nothing new: a page's requests write once.
     static let touchInterval: TimeInterval = 60
 
-    let catalog: any ModelCatalog
+    let catalog: any AccessCatalog
     /// How long an unused session lasts (`--console-idle-timeout`).
     let idleTimeout: TimeInterval
     /// How long a session lasts at most (`--console-session-lifetime`).

@@ -3,7 +3,7 @@ import ModelDepotShared
 
 /// Issues and revokes access keys, for the API, the console and the first start alike.
 struct KeyService {
-    let catalog: any ModelCatalog
+    let catalog: any AccessCatalog
     /// `nil` before the server serves (the first admin token is made at start).
     let caches: CatalogCaches?
     let sessions: ConsoleSessions?

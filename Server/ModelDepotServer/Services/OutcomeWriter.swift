@@ -46,7 +46,7 @@ final class OutcomeWriter: Sendable {
     /// (1,500 a second: 0.7 ms on average, and a gap of 3 ms about once in 90).
     static let quiet = TimeAmount.milliseconds(3)
 
-    convenience init(catalog: any ModelCatalog) {
+    convenience init(catalog: any OutcomeCatalog) {
         self.init(groupSize: catalog.outcomesPerTransaction, apply: catalog.recordOutcomes)
     }
 

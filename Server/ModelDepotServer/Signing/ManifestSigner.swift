@@ -38,7 +38,7 @@ final class ManifestSigner: Sendable {
     private let rootVersionValue: Atomic<Int>
 
     /// Loads (or, on first start, creates) the online key and the newest root document.
-    init(keys: any SigningKeyStore, catalog: any ModelCatalog) async throws {
+    init(keys: any SigningKeyStore, catalog: any SigningCatalog) async throws {
         self.keys = keys
         let (active, pending) = try await keys.loadKeys()
         let root = try await catalog.latestRootDocument().map { data throws(DepotError) in try TrustedRoot(first: data) }
@@ -51,7 +51,7 @@ final class ManifestSigner: Sendable {
     /// - Returns: Whether what manifests are signed with changed (the active key or the root
     ///   document): a new pending key alone signs nothing, so signed manifests stay as they are.
     @discardableResult
-    func reload(catalog: any ModelCatalog) async throws -> Bool {
+    func reload(catalog: any SigningCatalog) async throws -> Bool {
         let (active, pending) = try await keys.loadKeys()
         let root = try await catalog.latestRootDocument().map { data throws(DepotError) in try TrustedRoot(first: data) }
         let (version, changed) = state.withLock { state in
@@ -132,7 +132,7 @@ final class ManifestSigner: Sendable {
     /// from its next ``reload(catalog:)``.
     /// - Throws: ``DepotError``: the root document's verification errors; `conflict` when it is
     ///   not the next version; `bad_request` when it has expired or lists no key this server holds.
-    func accept(_ envelope: Data, catalog: any ModelCatalog, now: Date) async throws -> RootDocument {
+    func accept(_ envelope: Data, catalog: any SigningCatalog, now: Date) async throws -> RootDocument {
         // The stored keys, not only this replica's copy: the pending key may have been made
         // through another replica a moment ago.
         let (active, pending) = try await keys.loadKeys()

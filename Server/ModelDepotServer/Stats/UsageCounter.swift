@@ -124,7 +124,7 @@ public final class UsageCounter: Sendable {
 
     /// Writes what was counted, the installations in transactions of ``installationsPerWrite``
     /// (the counts with the first); on failure puts back what was not written, for the next attempt.
-    func flush(to catalog: any ModelCatalog) async throws {
+    func flush(to catalog: any UsageCatalog) async throws {
         let batch = counts.withLock { counts in
             defer { counts = [:] }
             return counts

@@ -1,0 +1,39 @@
+import Foundation
+import ModelDepotShared
+
+/// Outcome batches from devices, the app's metrics and what the results read. One role of
+/// ``ModelCatalog``; every method throws ``DepotError``.
+public protocol OutcomeCatalog: Sendable {
+    /// Applies checked outcome batches together, each whole or not at all, with the answers
+    /// applying them one by one in order would give, so that many devices' batches share one
+    /// commit; PostgreSQL in transactions of at most
+    /// ``PostgresModelCatalog/outcomeTransactionSize``, so that none nears its deadline. The
+    /// commit does not wait for the disk (SQLite `synchronous=NORMAL`, PostgreSQL
+    /// `synchronous_commit=off`, for this transaction alone): a power failure can lose the last
+    /// moments of acknowledged batches.
+    /// - Returns: Per batch, in order: `false` when a batch with its id was applied before
+    ///   (nothing changes), `true` when applied, or why it was refused: `not_found` (no such
+    ///   model), `invalid_events` (a version the model does not have, one undeclared metric too
+    ///   many), `too_many_requests` (past the installation's hourly events), or the failure of
+    ///   its transaction when another of PostgreSQL's was committed.
+    /// - Throws: ``DepotError`` when the transaction itself fails (then no batch was applied).
+    func recordOutcomes(_ batches: [(model: ModelName, batch: OutcomeBatchRecord)]) async throws -> [Result<Bool, DepotError>]
+    /// The most outcome batches ``recordOutcomes(_:)`` commits in one transaction: the writer
+    /// hands it no more at once, so that each batch is answered as soon as its own transaction
+    /// has committed, not after the others of a larger group.
+    var outcomesPerTransaction: Int { get }
+    /// The model's outcome rows, per metric and arm, read in one pass (the rows are kept by
+    /// installation, so a query per metric would read them all each time).
+    func outcomes(of model: ModelName) async throws -> [String: [CountedArm: [OutcomeRow]]]
+    /// The installations that reported each version, per arm, with the first hour each did.
+    func exposures(of model: ModelName) async throws -> [CountedArm: [OutcomeExposure]]
+    /// The app's metrics (declared ones, and names recorded without declaring, read as sums).
+    func appMetrics(of model: ModelName) async throws -> [AppMetric]
+    /// Declares a metric, or changes a declared one; at most ``ExperimentMetric/maximumDeclared``.
+    func declareMetric(_ metric: ExperimentMetric, of model: ModelName) async throws
+    /// Forgets a metric's declaration (its data stays); `not_found` when none is declared.
+    func removeMetric(named name: String, of model: ModelName) async throws
+    /// Forgets the batch ids and hourly event counts from before `hour`: a device does not send a
+    /// batch again after ``OutcomeBatch/maximumAge``.
+    func pruneOutcomeBatches(beforeHour hour: Int) async throws
+}

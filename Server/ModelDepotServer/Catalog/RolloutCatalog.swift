@@ -1,0 +1,34 @@
+import Foundation
+import ModelDepotShared
+
+/// Each model's rollout, its guarded rollouts and the history of its changes. One role of
+/// ``ModelCatalog``; every method throws ``DepotError``.
+public protocol RolloutCatalog: Sendable {
+    /// The model's rollout (empty until one is set).
+    func rollout(of model: ModelName) async throws -> Rollout
+    /// Applies `change` to the rollout and the guarded rollouts together in one transaction
+    /// (`change` is also given the model's published versions): every version the rollout names
+    /// must exist and be published; a changed rollout goes to the audit log with the key that
+    /// changed it.
+    func changeRolloutAndGuards(
+        of model: ModelName, by keyID: String, at date: Date,
+        _ change: @escaping @Sendable (Rollout, [StoredRolloutGuard], _ published: Set<Int>) throws -> (Rollout, [StoredRolloutGuard])
+    )
+        async throws -> (rollout: Rollout, guards: [StoredRolloutGuard])
+    /// The model's guarded rollouts, one per rule ever guarded, oldest first.
+    func rolloutGuards(of model: ModelName) async throws -> [StoredRolloutGuard]
+    /// The models with a running guarded rollout.
+    func modelsWithRunningGuards() async throws -> [ModelName]
+    /// The model's rollout changes, oldest first.
+    func rolloutHistory(of model: ModelName) async throws -> [RolloutChange]
+}
+
+extension RolloutCatalog {
+    /// Applies `change` to the rollout alone (see ``changeRolloutAndGuards(of:by:at:_:)``).
+    public func changeRollout(
+        of model: ModelName, by keyID: String, at date: Date,
+        _ change: @escaping @Sendable (Rollout) throws -> Rollout
+    ) async throws -> Rollout {
+        try await changeRolloutAndGuards(of: model, by: keyID, at: date) { rollout, guards, _ in (try change(rollout), guards) }.rollout
+    }
+}
