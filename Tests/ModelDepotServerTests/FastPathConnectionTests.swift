@@ -158,6 +158,26 @@ import Testing
         #expect(!said, "the connection stays with the router")
     }
 
+    /// Requests that arrived with the end of a handed request's body wait for the router's answer,
+    /// however many: only a later read past a head's worth gives the connection to the router.
+    @Test func requestsArrivingWithTheEndOfAHandedBodyWaitForTheRoutersAnswer() {
+        var connection = FastPathConnection()
+        var step: FastPathConnection.Step
+        let head = "POST /x HTTP/1.1\r\nContent-Length: 2\r\n\r\n"
+        let pipelined = String(repeating: Self.first, count: FastPathRequestHead.maxLength / Self.first.utf8.count + 1)
+        connection.receive(Self.bytes(head + "ab" + pipelined))
+        connection.hand(head.utf8.count + 2)
+        step = connection.next(writable: true, duringRead: true)
+        #expect(step == .handOn(Self.bytes(head + "ab"), readComplete: false))
+        step = connection.next(writable: true, duringRead: true)
+        #expect(step == .wait)
+        #expect(connection.mode == .awaitingRouter)
+        let answeredHere = connection.routerAnswered()
+        #expect(answeredHere)
+        step = connection.next(writable: true, duringRead: false)
+        #expect(step == .look(Self.bytes(pipelined)))
+    }
+
     @Test func aClosedConnectionDropsWhatWaited() {
         var connection = FastPathConnection()
         var step: FastPathConnection.Step

@@ -67,8 +67,14 @@ public final class RawHTTPConnection {
             closeSocket(socket)
             throw Failure(description: "connecting to \(host):\(port): \(reason)")
         }
-        var wait = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        let microseconds = max(1, Int((timeout * 1_000_000).rounded()))
+        var wait = timeval(tv_sec: microseconds / 1_000_000, tv_usec: .init(microseconds % 1_000_000))
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        #if canImport(Darwin)
+            var on: Int32 = 1
+            setsockopt(socket, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+        #endif
     }
 
     deinit { closeSocket(socket) }
@@ -79,12 +85,14 @@ public final class RawHTTPConnection {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { sendBytes(socket, $0) }
+            if sent < 0, errno == EINTR { continue }
             guard sent > 0 else { throw Failure(description: "send: \(String(cString: strerror(errno)))") }
             offset += sent
         }
     }
 
-    /// Reads the next `count` answers, each with a `Content-Length` or a chunked body.
+    /// Reads the next `count` answers, each with a `Content-Length` or a chunked body (an answer
+    /// with neither has none, as a `304` does); not for answers to `HEAD` or interim `1xx` ones.
     public func answers(_ count: Int) throws -> [Answer] {
         var answers: [Answer] = []
         while answers.count < count {
@@ -131,7 +139,9 @@ public final class RawHTTPConnection {
         var body: [UInt8] = []
         while true {
             let lineEnd = try readUntil { Self.find([13, 10], in: $0) }
-            let size = Int(String(decoding: pending[..<lineEnd], as: UTF8.self).split(separator: ";")[0], radix: 16) ?? 0
+            let line = String(decoding: pending[..<lineEnd], as: UTF8.self)
+            guard let size = Int(line.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) ?? "", radix: 16), size >= 0
+            else { throw Failure(description: "'\(line)' is not a chunk size") }
             pending.removeFirst(lineEnd + 2)
             if size == 0 {
                 // Trailer fields, then the empty line.
@@ -142,6 +152,9 @@ public final class RawHTTPConnection {
                 }
             }
             _ = try readUntil { $0.count >= size + 2 ? size : nil }
+            guard pending[size] == 13, pending[size + 1] == 10 else {
+                throw Failure(description: "a chunk of \(size) bytes does not end its line")
+            }
             body += pending[..<size]
             pending.removeFirst(size + 2)
         }
@@ -160,9 +173,12 @@ public final class RawHTTPConnection {
     /// One read; `false` once the server closed the connection.
     private func receive() throws -> Bool {
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        let count = buffer.withUnsafeMutableBytes { receiveBytes(socket, $0) }
+        var count = buffer.withUnsafeMutableBytes { receiveBytes(socket, $0) }
+        while count < 0, errno == EINTR { count = buffer.withUnsafeMutableBytes { receiveBytes(socket, $0) } }
         if count < 0 {
-            throw Failure(description: errno == EAGAIN ? "no answer within the timeout" : "recv: \(String(cString: strerror(errno)))")
+            throw Failure(
+                description: errno == EAGAIN || errno == EWOULDBLOCK
+                    ? "no answer within the timeout" : "recv: \(String(cString: strerror(errno)))")
         }
         pending += buffer[..<count]
         return count > 0

@@ -35,9 +35,10 @@ struct FastPathConnection {
         /// These bytes go to the HTTP/1 decoder, followed by a read's end when `readComplete`
         /// (outside a read; within one, ``readComplete()`` says so at its end).
         case handOn(ByteBuffer, readComplete: Bool)
-        /// The request at the front of these bytes: the handler answers it (``consume(_:)``, or
-        /// ``begin(_:)`` work), gives it to the router (``hand(_:)``), gives the connection to
-        /// the router (``pass()``), or waits for more bytes.
+        /// The request at the front of these bytes: the handler answers it (``consume(_:)``), gives
+        /// it to the router (``hand(_:)``) or the connection with it (``pass()``), and asks again;
+        /// or it begins work on it (``begin(_:)``) or waits for more bytes, and asks again at
+        /// the next event.
         case look(ByteBuffer)
     }
 
@@ -45,6 +46,9 @@ struct FastPathConnection {
     private(set) var work = Work.none
     /// Bytes received and not yet answered or handed on.
     private var received: ByteBuffer?
+    /// Bytes arrived since the last ``next(writable:duringRead:)``: what waits for the router is
+    /// measured against a head's worth then, not when a handed body has just gone on.
+    private var arrived = false
     /// Bytes went to the decoder during the current read: its end goes on too.
     private var handedDuringRead = false
     /// The channel asked for a read while a batch was being written and more than a head's worth waited.
@@ -54,6 +58,7 @@ struct FastPathConnection {
 
     /// Bytes that arrived; then ask ``next(writable:duringRead:)``.
     mutating func receive(_ bytes: ByteBuffer) {
+        arrived = true
         if received == nil {
             received = bytes
         } else {
@@ -65,6 +70,8 @@ struct FastPathConnection {
     /// What to do now.
     mutating func next(writable: Bool, duringRead: Bool) -> Step {
         let waiting = received?.readableBytes ?? 0
+        let arrivedNow = arrived
+        arrived = false
         switch mode {
         case .passing:
             guard let bytes = received else { return .wait }
@@ -81,7 +88,7 @@ struct FastPathConnection {
             if duringRead { handedDuringRead = true }
             return .handOn(part, readComplete: !duringRead)
         case .awaitingRouter:
-            guard waiting > FastPathRequestHead.maxLength else { return .wait }
+            guard arrivedNow, waiting > FastPathRequestHead.maxLength else { return .wait }
             mode = .passing
             return next(writable: writable, duringRead: duringRead)
         case .answering:

@@ -115,8 +115,9 @@ final class FastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Answers the request at the front of `bytes`, or gives it to the router; `false` to wait
-    /// for more bytes.
+    /// Answers the request at the front of `bytes`, or gives it to the router: `true` to look at
+    /// what follows; `false` while more bytes, a file being opened or a batch being written are
+    /// waited for (their completions drive the connection again).
     private func look(at bytes: ByteBuffer, _ context: ChannelHandlerContext, answered: inout Bool) -> Bool {
         switch FastPathRequestHead.parse(bytes) {
         case .incomplete:
@@ -140,6 +141,7 @@ final class FastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 return true
             }
             write(submission, request: request, length: length, start: start, context)
+            return false
         case .request(let request, let length):
             let start = ContinuousClock.now
             guard let (answer, route, key) = paths.answer(request, from: address(context), verified: &verified) else {
@@ -148,7 +150,7 @@ final class FastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
             }
             if let (path, identity, _, _, _) = answer.file {
                 openThenSend(path, identity, answer, request: request, length: length, route: route, key: key, start: start, context)
-                return true
+                return false
             }
             consume(length, context)
             respond(context, answer, file: nil)
