@@ -35,7 +35,6 @@ public final class RawHTTPConnection {
         public let body: [UInt8]
 
         public var text: String { String(decoding: body, as: UTF8.self) }
-        public func field(_ name: String) -> String? { fields.first { $0.name == name.lowercased() }?.value }
     }
 
     public struct Failure: Error, CustomStringConvertible {
@@ -114,13 +113,6 @@ public final class RawHTTPConnection {
             answers.append(Answer(status: status, statusLine: statusLine, fields: fields, body: body))
         }
         return answers
-    }
-
-    /// Everything the server sends until it closes the connection.
-    public func readUntilClosed() throws -> [UInt8] {
-        while try receive() {}
-        defer { pending = [] }
-        return pending
     }
 
     /// Makes the close a reset (`SO_LINGER` 0): the server's next read or write on it fails.
