@@ -138,6 +138,7 @@ let package = Package(
             name: "ModelDepotServerTests",
             dependencies: [
                 "ModelDepotServer", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

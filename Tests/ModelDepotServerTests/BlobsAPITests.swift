@@ -17,7 +17,7 @@ import Testing
     func get(
         _ client: TestServer.Client, _ uri: String, _ key: HTTPFields, _ extra: [HTTPField.Name: String] = [:],
         method: HTTPRequest.Method = .get
-    ) async throws -> TestResponse {
+    ) async throws -> TestServer.Response {
         var headers = key
         for (name, value) in extra { headers[name] = value }
         return try await client.request(method, uri, headers: headers)

@@ -23,7 +23,7 @@ import Testing
     static func upload(
         _ client: TestServer.Client, announced: [CompanionFile], parts: [[UInt8]], modelSize: Int? = nil,
         modelPrefix: Int? = nil, query: String = "publish=true"
-    ) async throws -> TestResponse {
+    ) async throws -> TestServer.Response {
         let whole = try Fixtures.bytes("metadata/object_detector")
         let model = Array(whole.prefix(modelPrefix ?? whole.count))
         var headers = TestServer.Client.admin

@@ -16,7 +16,7 @@ import Testing
     }
 
     /// Posts the preview's own form back: its hidden fields, as the browser would.
-    static func save(_ client: TestServer.Client, preview: TestResponse, cookie: HTTPFields) async throws -> TestResponse {
+    static func save(_ client: TestServer.Client, preview: TestServer.Response, cookie: HTTPFields) async throws -> TestServer.Response {
         let action = try #require(preview.text.firstMatch(of: /<form method="post" action="([^"]+)" class="card">/)?.1)
         let fields = preview.text.matches(of: /<input type="hidden" name="([^"]+)" value="([^"]*)">/).map { match in
             "\(match.1)=\(Self.decoded(String(match.2)).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"

@@ -15,7 +15,7 @@ import Testing
     static func cookie(_ value: String) -> HTTPFields { [.cookie: "\(ConsoleSession.cookieName)=\(value)"] }
 
     /// The sign-in page with `401`, saying why, and the cookie cleared.
-    static func isSignedOut(_ response: TestResponse) -> Bool {
+    static func isSignedOut(_ response: TestServer.Response) -> Bool {
         response.status == .unauthorized && response.text.contains("console session has ended")
             && response.text.contains("type=\"password\"")
             && response.headers[.setCookie]?.contains("Max-Age=0") == true

@@ -28,7 +28,7 @@ import Testing
         return (cookie, String(csrf))
     }
 
-    static func post(_ client: TestServer.Client, _ path: String, _ body: String, cookie: HTTPFields) async throws -> TestResponse {
+    static func post(_ client: TestServer.Client, _ path: String, _ body: String, cookie: HTTPFields) async throws -> TestServer.Response {
         var headers = form
         headers.append(contentsOf: cookie)
         return try await client.request(.post, path, headers: headers, body: ByteBuffer(string: body))

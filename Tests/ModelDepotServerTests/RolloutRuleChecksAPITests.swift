@@ -19,7 +19,7 @@ import Testing
         return try await client.appKey()
     }
 
-    func setRule(_ client: TestServer.Client, _ name: String, _ body: String) async throws -> TestResponse {
+    func setRule(_ client: TestServer.Client, _ name: String, _ body: String) async throws -> TestServer.Response {
         try await client.request(.put, "/v1/admin/models/flowers/rollout/rules/\(name)", body: ByteBuffer(string: body))
     }
 

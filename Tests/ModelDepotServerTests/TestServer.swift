@@ -33,20 +33,28 @@ struct TestServer {
         }
     }
 
-    /// Runs `body` against the router (or, `live`, a server on 127.0.0.1 through AsyncHTTPClient,
+    /// Runs `body` against the router (or, `live`, a server on 127.0.0.1 through ``LiveClient``,
     /// which takes concurrent requests), then removes the storage directory.
     func run(live: Bool = false, _ body: @escaping @Sendable (Client) async throws -> Void) async throws {
         defer { try? FileManager.default.removeItem(at: storage) }
         let app = try await buildApplication(configuration)
-        try await app.test(live ? .ahc(.http) : .router) { [configuration] client in
-            try await body(
-                Client(tester: client, storage: storage, database: configuration.database, objectStore: configuration.objectStore))
+        try await app.test(live ? .live : .router) { [configuration] tester in
+            let send: Client.Send
+            if live, let port = tester.port {
+                send = LiveClient(port: port).execute
+            } else {
+                send = { method, uri, headers, body in
+                    Response(try await tester.execute(uri: uri, method: method, headers: headers, body: body))
+                }
+            }
+            try await body(Client(send: send, storage: storage, database: configuration.database, objectStore: configuration.objectStore))
         }
     }
 
     /// Requests with JSON helpers and the admin token by default.
     struct Client: Sendable {
-        let tester: any TestClientProtocol
+        typealias Send = @Sendable (HTTPRequest.Method, String, HTTPFields, ByteBuffer?) async throws -> Response
+        let send: Send
         let storage: URL
         /// The PostgreSQL catalog's URL, or `nil` for the SQLite file under `storage`.
         let database: String?
@@ -67,14 +75,14 @@ struct TestServer {
 
         @discardableResult
         func request(_ method: HTTPRequest.Method, _ uri: String, headers: HTTPFields = admin, body: ByteBuffer? = nil) async throws
-            -> TestResponse
+            -> Response
         {
-            try await tester.execute(uri: uri, method: method, headers: headers, body: body)
+            try await send(method, uri, headers, body)
         }
 
         @discardableResult
         func json(_ method: HTTPRequest.Method, _ uri: String, _ value: some Encodable, headers: HTTPFields = admin) async throws
-            -> TestResponse
+            -> Response
         {
             try await request(method, uri, headers: headers, body: ByteBuffer(bytes: try JSONEncoder().encode(value)))
         }
@@ -85,7 +93,7 @@ struct TestServer {
         }
 
         func upload(_ fixture: String, to model: String, query: String = "publish=true", headers: HTTPFields = admin) async throws
-            -> TestResponse
+            -> Response
         {
             try await request(
                 .post, "/v1/admin/models/\(model)/versions?\(query)", headers: headers,
@@ -132,7 +140,24 @@ struct TestServer {
     }
 }
 
-extension TestResponse {
+extension TestServer {
+    /// An answer: its status, fields and whole body.
+    struct Response: Sendable {
+        var status: HTTPResponse.Status
+        var headers: HTTPFields
+        var body: ByteBuffer
+
+        init(status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer) {
+            (self.status, self.headers, self.body) = (status, headers, body)
+        }
+
+        init(_ tested: TestResponse) {
+            self.init(status: tested.status, headers: tested.headers, body: tested.body)
+        }
+    }
+}
+
+extension TestServer.Response {
     var text: String { String(buffer: body) }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {

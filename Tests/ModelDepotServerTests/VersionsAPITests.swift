@@ -102,7 +102,7 @@ import Testing
         try await TestServer(backend, maximumUploadSize: 1000).run { client in
             try await client.createModel("flowers")
             let size = try Fixtures.bytes("float_classifier").count
-            func upload(announcing value: String) async throws -> TestResponse {
+            func upload(announcing value: String) async throws -> TestServer.Response {
                 var headers = TestServer.Client.admin
                 headers[HTTPField.Name("Depot-Content-Length")!] = value
                 return try await client.upload("float_classifier", to: "flowers", headers: headers)

@@ -85,9 +85,9 @@ final class GuardedRolloutFleet: Sendable {
                 next += 1
                 group.addTask { try await self.run(device, at: now) }
             }
-            // As many devices at once as the test client has connections (8): a device never waits
-            // for a connection, so its 15 s deadline is spent on its own requests even when the
-            // machine is busy with other suites.
+            // As many devices at once as the live client has connections (8): a device never waits
+            // for a connection, so its deadline is spent on its own requests even when the machine
+            // is busy with other suites.
             for _ in 0..<min(8, devices) { add() }
             while let version = try await group.next() {
                 perVersion[version, default: 0] += 1

@@ -22,12 +22,13 @@ import Testing
         return (try await client.appKey(), "rule:\(rollout.rules[0].id)")
     }
 
-    func send(_ client: TestServer.Client, _ key: HTTPFields, _ batch: OutcomeBatch, model: String = "flowers") async throws -> TestResponse
+    func send(_ client: TestServer.Client, _ key: HTTPFields, _ batch: OutcomeBatch, model: String = "flowers") async throws
+        -> TestServer.Response
     {
         try await client.json(.post, "/v1/models/\(model)/events", batch, headers: key)
     }
 
-    func raw(_ client: TestServer.Client, _ key: HTTPFields, _ body: String) async throws -> TestResponse {
+    func raw(_ client: TestServer.Client, _ key: HTTPFields, _ body: String) async throws -> TestServer.Response {
         try await client.request(.post, "/v1/models/flowers/events", headers: key, body: ByteBuffer(string: body))
     }
 

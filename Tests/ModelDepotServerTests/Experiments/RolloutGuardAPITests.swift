@@ -29,7 +29,7 @@ import Testing
         return (rollout, guards, history)
     }
 
-    func start(_ client: TestServer.Client, _ body: String, rule: String = "main") async throws -> TestResponse {
+    func start(_ client: TestServer.Client, _ body: String, rule: String = "main") async throws -> TestServer.Response {
         try await client.request(.put, "/v1/admin/models/flowers/rollout/guards/\(rule)", body: ByteBuffer(string: body))
     }
 
