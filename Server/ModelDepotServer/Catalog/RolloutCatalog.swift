@@ -2,19 +2,11 @@ import Foundation
 import ModelDepotShared
 
 /// Each model's rollout, its guarded rollouts and the history of its changes. One role of
-/// ``ModelCatalog``; every method throws ``DepotError``.
-public protocol RolloutCatalog: Sendable {
+/// ``ModelCatalog``; every method throws ``DepotError``. Changes are written once, below, over
+/// ``ModelTransactions``.
+public protocol RolloutCatalog: ModelTransactions {
     /// The model's rollout (empty until one is set).
     func rollout(of model: ModelName) async throws -> Rollout
-    /// Applies `change` to the rollout and the guarded rollouts together in one transaction
-    /// (`change` is also given the model's published versions): every version the rollout names
-    /// must exist and be published; a changed rollout goes to the audit log with the key that
-    /// changed it.
-    func changeRolloutAndGuards(
-        of model: ModelName, by keyID: String, at date: Date,
-        _ change: @escaping @Sendable (Rollout, [StoredRolloutGuard], _ published: Set<Int>) throws -> (Rollout, [StoredRolloutGuard])
-    )
-        async throws -> (rollout: Rollout, guards: [StoredRolloutGuard])
     /// The model's guarded rollouts, one per rule ever guarded, oldest first.
     func rolloutGuards(of model: ModelName) async throws -> [StoredRolloutGuard]
     /// The models with a running guarded rollout.
@@ -24,6 +16,22 @@ public protocol RolloutCatalog: Sendable {
 }
 
 extension RolloutCatalog {
+    /// Applies `change` to the rollout and the guarded rollouts together in one transaction
+    /// (`change` is also given the model's published versions): every version the rollout names
+    /// must exist and be published; a changed rollout goes to the audit log with the key that
+    /// changed it.
+    public func changeRolloutAndGuards(
+        of name: ModelName, by keyID: String, at date: Date,
+        _ change: @escaping @Sendable (Rollout, [StoredRolloutGuard], _ published: Set<Int>) throws -> (Rollout, [StoredRolloutGuard])
+    ) async throws -> (rollout: Rollout, guards: [StoredRolloutGuard]) {
+        try await write(model: name) { model in
+            let (after, guards) = try change(model.rollout, model.guards, model.published)
+            try CatalogRule.checkPublished(after, of: name, published: model.published)
+            model.save(rollout: after, guards: guards, by: keyID, at: date)
+            return (after, guards)
+        }.value
+    }
+
     /// Applies `change` to the rollout alone (see ``changeRolloutAndGuards(of:by:at:_:)``).
     public func changeRollout(
         of model: ModelName, by keyID: String, at date: Date,

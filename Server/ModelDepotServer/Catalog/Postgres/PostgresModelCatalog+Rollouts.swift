@@ -10,47 +10,6 @@ extension PostgresModelCatalog {
         }
     }
 
-    public func changeRolloutAndGuards(
-        of name: ModelName, by keyID: String, at date: Date,
-        _ change: @escaping @Sendable (Rollout, [StoredRolloutGuard], _ published: Set<Int>) throws -> (Rollout, [StoredRolloutGuard])
-    )
-        async throws -> (rollout: Rollout, guards: [StoredRolloutGuard])
-    {
-        try await transaction { [logger] connection in
-            let model = try await Self.lockModel(name, connection, logger: logger)
-            let before = try await Self.rolloutDocument(model: model.id, connection, logger: logger)
-            let guardsBefore = try await Self.guardDocument(model: model.id, connection, logger: logger)
-            let published = Set(
-                try await connection.column(
-                    "SELECT number FROM version WHERE model_id = \(model.id) AND published", as: Int.self, logger: logger))
-            let (after, guards) = try change(before, guardsBefore, published)
-            try CatalogRule.checkPublished(after, of: name, published: published)
-            if guards != guardsBefore {
-                let running = guards.contains { $0.rolloutGuard.state == .running }
-                try await connection.query(
-                    """
-                    INSERT INTO rollout_guard (model_id, document, running) VALUES (\(model.id), \(try Self.json(guards))::jsonb, \(running))
-                    ON CONFLICT (model_id) DO UPDATE SET document = excluded.document, running = excluded.running
-                    """, logger: logger)
-            }
-            guard after != before else { return (after, guards) }
-            let (beforeText, afterText) = (try Self.json(before), try Self.json(after))
-            try await connection.query(
-                """
-                INSERT INTO rollout (model_id, document, updated_at) VALUES (\(model.id), \(afterText)::jsonb, \(date))
-                ON CONFLICT (model_id) DO UPDATE SET document = excluded.document, updated_at = excluded.updated_at
-                """, logger: logger)
-            let reason = StoredRolloutGuard.reasonOfNewMove(before: guardsBefore, after: guards)
-            try await connection.query(
-                """
-                INSERT INTO rollout_change (model_id, key_id, at, before, after, reason)
-                VALUES (\(model.id), \(keyID), \(date), \(beforeText)::jsonb, \(afterText)::jsonb, \(reason))
-                """, logger: logger)
-            try await Self.advanceManifestVersion(name, at: date, connection, logger: logger)
-            return (after, guards)
-        }
-    }
-
     public func rolloutGuards(of name: ModelName) async throws -> [StoredRolloutGuard] {
         try await run { [logger] connection in
             try await Self.guardDocument(model: try await Self.modelID(name, connection, logger: logger), connection, logger: logger)

@@ -4,29 +4,6 @@ import ModelDepotShared
 import PostgresNIO
 
 extension PostgresModelCatalog {
-    public func addVersion(_ upload: VerifiedUpload, to name: ModelName, publish: Bool, at date: Date) async throws -> ModelVersion {
-        let tflite = try Self.json(upload.tflite)
-        return try await transaction { [logger] connection in
-            let model = try await Self.lockModel(name, connection, logger: logger)
-            let number = model.lastVersionNumber + 1
-            try await connection.query("UPDATE model SET last_version_number = \(number) WHERE id = \(model.id)", logger: logger)
-            let publishedAt: Date? = publish ? date : nil
-            let id = try await connection.column(
-                """
-                INSERT INTO version (model_id, number, sha256, size, notes, published, created_at, published_at, tflite, uploaded_by)
-                VALUES (\(model.id), \(number), \(upload.sha256), \(upload.size), \(upload.notes), \(publish), \(date), \(publishedAt), \(tflite)::jsonb,
-                        \(upload.uploadedBy))
-                RETURNING id
-                """, as: Int64.self, logger: logger)[0]
-            try await Self.insertFiles(upload.files, version: id, connection, logger: logger)
-            try await Self.advanceManifestVersion(name, at: date, connection, logger: logger)
-            return ModelVersion(
-                model: name, version: number, sha256: upload.sha256, size: upload.size, notes: upload.notes,
-                published: publish, createdAt: date, publishedAt: publishedAt, tflite: upload.tflite, files: upload.files,
-                uploadedBy: upload.uploadedBy)
-        }
-    }
-
     public func versions(of name: ModelName) async throws -> [ModelVersion] {
         try await run { [logger] connection in
             let id = try await Self.modelID(name, connection, logger: logger)
@@ -43,54 +20,6 @@ extension PostgresModelCatalog {
                 ).first
             else { throw CatalogRule.noVersion(number, of: name.rawValue) }
             return version
-        }
-    }
-
-    public func setPublished(_ published: Bool, version number: Int, of name: ModelName, at date: Date) async throws -> ModelVersion {
-        try await transaction { [logger] connection in
-            let model = try await Self.lockModel(name, connection, logger: logger)
-            guard
-                var version = try await Self.versions(
-                    of: name, where: "model_id = \(model.id) AND number = \(number)", connection,
-                    logger: logger
-                ).first
-            else { throw CatalogRule.noVersion(number, of: name.rawValue) }
-            if !published {
-                try await Self.ensureNotInRollout(number, of: name, model: model.id, connection, logger: logger, doing: "unpublish")
-            }
-            guard version.published != published else { return version }
-            version.published = published
-            if published { version.publishedAt = date }
-            try await connection.query(
-                """
-                UPDATE version SET published = \(published), published_at = \(version.publishedAt)
-                WHERE model_id = \(model.id) AND number = \(number)
-                """, logger: logger)
-            try await Self.advanceManifestVersion(name, at: date, connection, logger: logger)
-            return version
-        }
-    }
-
-    public func deleteVersion(_ number: Int, of name: ModelName) async throws -> Set<String> {
-        try await transaction { [logger] connection in
-            let model = try await Self.lockModel(name, connection, logger: logger)
-            try await Self.ensureNotInRollout(number, of: name, model: model.id, connection, logger: logger, doing: "delete")
-            let files = try await connection.column(
-                """
-                SELECT version_file.sha256 FROM version_file JOIN version ON version.id = version_file.version_id
-                WHERE version.model_id = \(model.id) AND version.number = \(number)
-                """, as: String.self, logger: logger)
-            let patches = try await connection.column(
-                """
-                SELECT version_patch.sha256 FROM version_patch JOIN version
-                    ON version.id = version_patch.version_id OR version.id = version_patch.from_version_id
-                WHERE version.model_id = \(model.id) AND version.number = \(number) AND version_patch.sha256 IS NOT NULL
-                """, as: String.self, logger: logger)
-            let deleted = try await connection.column(
-                "DELETE FROM version WHERE model_id = \(model.id) AND number = \(number) RETURNING sha256", as: String.self, logger: logger)
-            guard let digest = deleted.first else { throw CatalogRule.noVersion(number, of: name.rawValue) }
-            try await Self.advanceManifestVersion(name, at: nil, connection, logger: logger)
-            return try await Self.unreferenced(Set([digest] + files + patches), connection, logger: logger)
         }
     }
 
@@ -160,15 +89,5 @@ extension PostgresModelCatalog {
                 VALUES (\(version), \(file.name), \(file.sha256), \(file.size), \(position))
                 """, logger: logger)
         }
-    }
-
-    /// Refuses to take a version out of service while the rollout hands it out.
-    static func ensureNotInRollout(
-        _ number: Int, of name: ModelName, model: Int64, _ connection: PostgresConnection,
-        logger: Logger, doing action: String
-    ) async throws {
-        try CatalogRule.checkNotInRollout(
-            try await rolloutDocument(model: model, connection, logger: logger), version: number,
-            of: name.rawValue, doing: action)
     }
 }

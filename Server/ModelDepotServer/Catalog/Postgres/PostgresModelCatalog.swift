@@ -128,29 +128,6 @@ public final class PostgresModelCatalog: ModelCatalog {
         return summary
     }
 
-    public func deleteModel(_ name: ModelName, force: Bool) async throws -> Set<String> {
-        try await transaction { [logger] connection in
-            let model = try await Self.lockModel(name, connection, logger: logger)
-            let digests = try await connection.column(
-                "SELECT sha256 FROM version WHERE model_id = \(model.id)", as: String.self, logger: logger)
-            let files = try await connection.column(
-                """
-                SELECT version_file.sha256 FROM version_file JOIN version ON version.id = version_file.version_id WHERE version.model_id = \(model.id)
-                """, as: String.self, logger: logger)
-            guard digests.isEmpty || force else {
-                throw CatalogRule.modelHasVersions(name, count: digests.count)
-            }
-            let patches = try await connection.column(
-                """
-                SELECT version_patch.sha256 FROM version_patch JOIN version ON version.id = version_patch.version_id
-                WHERE version.model_id = \(model.id) AND version_patch.sha256 IS NOT NULL
-                """, as: String.self, logger: logger)
-            try await connection.query("DELETE FROM model WHERE id = \(model.id)", logger: logger)
-            try await Self.announce(.model, name.rawValue, connection, logger: logger)
-            return try await Self.unreferenced(Set(digests + files + patches), connection, logger: logger)
-        }
-    }
-
     /// The summaries of the models `condition` selects (with `$1` bound to `binding`), by name.
     private static func summaries(
         where condition: String, binding: String? = nil, _ connection: PostgresConnection,

@@ -66,39 +66,6 @@ public struct SQLiteModelCatalog: ModelCatalog {
         try await read { db in try summary(of: try modelRecord(name, db), db) }
     }
 
-    public func deleteModel(_ name: ModelName, force: Bool) async throws -> Set<String> {
-        try await write { db in
-            let model = try modelRecord(name, db)
-            let versions = try VersionRecord.filter(VersionRecord.Columns.modelId == model.id).fetchAll(db)
-            guard versions.isEmpty || force else {
-                throw CatalogRule.modelHasVersions(name, count: versions.count)
-            }
-            let files = try VersionFileRecord.filter(versions.compactMap(\.id).contains(VersionFileRecord.Columns.versionId)).fetchAll(db)
-            let patches = try patchDigests(of: versions.compactMap(\.id), db)
-            _ = try model.delete(db)
-            return try unreferenced(Set(versions.map(\.sha256) + files.map(\.sha256) + patches), db)
-        }
-    }
-
-    public func addVersion(_ upload: VerifiedUpload, to name: ModelName, publish: Bool, at date: Date) async throws -> ModelVersion {
-        try await write { db in
-            var model = try modelRecord(name, db)
-            model.lastVersionNumber += 1
-            try model.update(db)
-            var record = VersionRecord(
-                id: nil, modelId: model.id!, number: model.lastVersionNumber, sha256: upload.sha256,
-                size: upload.size, notes: upload.notes, published: publish, createdAt: date,
-                publishedAt: publish ? date : nil, tflite: upload.tflite, uploadedBy: upload.uploadedBy)
-            try record.insert(db)
-            for (position, file) in upload.files.enumerated() {
-                try VersionFileRecord(versionId: record.id!, name: file.name, sha256: file.sha256, size: file.size, position: position)
-                    .insert(db)
-            }
-            try Self.advanceManifestVersion(name.rawValue, at: date, db)
-            return record.version(of: name, files: upload.files)
-        }
-    }
-
     public func versions(of name: ModelName) async throws -> [ModelVersion] {
         try await read { db in
             let model = try modelRecord(name, db)
@@ -109,34 +76,6 @@ public struct SQLiteModelCatalog: ModelCatalog {
 
     public func version(_ number: Int, of name: ModelName) async throws -> ModelVersion {
         try await read { db in try version(try versionRecord(number, of: try modelRecord(name, db), db), of: name, db) }
-    }
-
-    public func setPublished(_ published: Bool, version number: Int, of name: ModelName, at date: Date) async throws -> ModelVersion {
-        try await write { db in
-            let model = try modelRecord(name, db)
-            var record = try versionRecord(number, of: model, db)
-            if !published { try ensureNotInRollout(number, of: model, db, doing: "unpublish") }
-            if record.published != published {
-                record.published = published
-                record.publishedAt = published ? date : record.publishedAt
-                try record.update(db)
-                try Self.advanceManifestVersion(name.rawValue, at: date, db)
-            }
-            return try version(record, of: name, db)
-        }
-    }
-
-    public func deleteVersion(_ number: Int, of name: ModelName) async throws -> Set<String> {
-        try await write { db in
-            let model = try modelRecord(name, db)
-            let record = try versionRecord(number, of: model, db)
-            try ensureNotInRollout(number, of: model, db, doing: "delete")
-            let files = try VersionFileRecord.filter(VersionFileRecord.Columns.versionId == record.id).fetchAll(db)
-            let patches = try patchDigests(of: [record.id!], db)
-            _ = try record.delete(db)
-            try Self.advanceManifestVersion(name.rawValue, at: nil, db)
-            return try unreferenced(Set([record.sha256] + files.map(\.sha256) + patches), db)
-        }
     }
 
     public func newestPublishedVersion(of name: ModelName) async throws -> ModelVersion? {
@@ -171,37 +110,6 @@ public struct SQLiteModelCatalog: ModelCatalog {
 
     public func rollout(of name: ModelName) async throws -> Rollout {
         try await read { db in try rolloutDocument(of: try modelRecord(name, db), db) }
-    }
-
-    public func changeRolloutAndGuards(
-        of name: ModelName, by keyID: String, at date: Date,
-        _ change: @escaping @Sendable (Rollout, [StoredRolloutGuard], _ published: Set<Int>) throws -> (Rollout, [StoredRolloutGuard])
-    )
-        async throws -> (rollout: Rollout, guards: [StoredRolloutGuard])
-    {
-        try await write { db in
-            let model = try modelRecord(name, db)
-            let before = try rolloutDocument(of: model, db)
-            let guardsBefore = try RolloutGuardRecord.fetchOne(db, key: model.id)?.document ?? []
-            let published = Set(
-                try Int.fetchAll(db, sql: "SELECT number FROM version WHERE modelId = ? AND published", arguments: [model.id]))
-            let (after, guards) = try change(before, guardsBefore, published)
-            try CatalogRule.checkPublished(after, of: name, published: published)
-            if guards != guardsBefore {
-                try RolloutGuardRecord(
-                    modelId: model.id!, document: guards,
-                    running: guards.contains { $0.rolloutGuard.state == .running }
-                ).save(db)
-            }
-            guard after != before else { return (after, guards) }
-            try RolloutRecord(modelId: model.id!, document: after, updatedAt: date).save(db)
-            var entry = RolloutChangeRecord(
-                id: nil, modelId: model.id!, keyID: keyID, at: date, before: before, after: after,
-                reason: StoredRolloutGuard.reasonOfNewMove(before: guardsBefore, after: guards))
-            try entry.insert(db)
-            try Self.advanceManifestVersion(name.rawValue, at: date, db)
-            return (after, guards)
-        }
     }
 
     public func rolloutGuards(of name: ModelName) async throws -> [StoredRolloutGuard] {
@@ -354,11 +262,6 @@ public struct SQLiteModelCatalog: ModelCatalog {
         try RolloutRecord.fetchOne(db, key: model.id)?.document ?? Rollout()
     }
 
-    /// Refuses to take a version out of service while the rollout hands it out.
-    private func ensureNotInRollout(_ number: Int, of model: ModelRecord, _ db: Database, doing action: String) throws {
-        try CatalogRule.checkNotInRollout(try rolloutDocument(of: model, db), version: number, of: model.name, doing: action)
-    }
-
     func modelRecord(_ name: ModelName, _ db: Database) throws -> ModelRecord {
         guard let model = try ModelRecord.filter(ModelRecord.Columns.name == name.rawValue).fetchOne(db) else {
             throw CatalogRule.noModel(name)
@@ -376,7 +279,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
         return record
     }
 
-    private func unreferenced(_ digests: Set<String>, _ db: Database) throws -> Set<String> {
+    func unreferenced(_ digests: Set<String>, _ db: Database) throws -> Set<String> {
         try digests.filter {
             try VersionRecord.filter(VersionRecord.Columns.sha256 == $0).fetchCount(db) == 0
                 && VersionFileRecord.filter(VersionFileRecord.Columns.sha256 == $0).fetchCount(db) == 0
@@ -385,7 +288,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
     }
 
     /// The offered patches' digests to or from the versions with these ids (deleted with them).
-    private func patchDigests(of versionIDs: [Int64], _ db: Database) throws -> [String] {
+    func patchDigests(of versionIDs: [Int64], _ db: Database) throws -> [String] {
         guard !versionIDs.isEmpty else { return [] }
         let ids = versionIDs.map(String.init).joined(separator: ",")
         return try String.fetchAll(

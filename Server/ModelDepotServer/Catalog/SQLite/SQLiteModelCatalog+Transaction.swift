@@ -1,0 +1,86 @@
+import Foundation
+import GRDB
+import ModelDepotShared
+
+extension SQLiteModelCatalog {
+    public func write<T: Sendable>(model name: ModelName, _ body: @escaping @Sendable (inout ModelTransaction) throws -> T) async throws
+        -> (value: T, unreferenced: Set<String>)
+    {
+        try await write { db in
+            let model = try modelRecord(name, db)
+            let versions = try VersionRecord.filter(VersionRecord.Columns.modelId == model.id).fetchAll(db)
+            let files = try VersionFileRecord.filter(versions.compactMap(\.id).contains(VersionFileRecord.Columns.versionId))
+                .order(VersionFileRecord.Columns.position).fetchAll(db)
+            let filesByVersion = Dictionary(grouping: files, by: \.versionId)
+            var transaction = ModelTransaction(
+                name: name, lastVersionNumber: model.lastVersionNumber,
+                versions: try versions.map { try $0.version(of: name, files: (filesByVersion[$0.id!] ?? []).map { try $0.file() }) },
+                rollout: try RolloutRecord.fetchOne(db, key: model.id)?.document ?? Rollout(),
+                guards: try RolloutGuardRecord.fetchOne(db, key: model.id)?.document ?? [])
+            let value = try body(&transaction)
+            var released: Set<String> = []
+            for write in transaction.writes { released.formUnion(try apply(write, to: model, db)) }
+            if let changed = transaction.manifestsChanged { try Self.advanceManifestVersion(name.rawValue, at: changed.at, db) }
+            return (value, try unreferenced(released, db))
+        }
+    }
+
+    /// Applies one write to the model's rows; returns the digests it released (of deleted rows).
+    private func apply(_ write: ModelTransaction.Write, to model: ModelRecord, _ db: Database) throws -> Set<String> {
+        let modelID = model.id!
+        func id(of number: Int) throws -> Int64 {
+            let found = try Int64.fetchOne(
+                db, sql: "SELECT id FROM version WHERE modelId = ? AND number = ?", arguments: [modelID, number])
+            guard let found else { throw CatalogRule.noVersion(number, of: model.name) }
+            return found
+        }
+        switch write {
+        case .addVersion(let version):
+            try db.execute(sql: "UPDATE model SET lastVersionNumber = ? WHERE id = ?", arguments: [version.version, modelID])
+            var record = VersionRecord(
+                id: nil, modelId: modelID, number: version.version, sha256: version.sha256, size: version.size, notes: version.notes,
+                published: version.published, createdAt: version.createdAt, publishedAt: version.publishedAt, tflite: version.tflite,
+                uploadedBy: version.uploadedBy)
+            try record.insert(db)
+            for (position, file) in version.files.enumerated() {
+                try VersionFileRecord(versionId: record.id!, name: file.name, sha256: file.sha256, size: file.size, position: position)
+                    .insert(db)
+            }
+            return []
+        case .setPublished(let version):
+            try db.execute(
+                sql: "UPDATE version SET published = ?, publishedAt = ? WHERE id = ?",
+                arguments: [version.published, version.publishedAt, try id(of: version.version)])
+            return []
+        case .deleteVersion(let number):
+            let versionID = try id(of: number)
+            let digests = try String.fetchAll(
+                db, sql: "SELECT sha256 FROM version WHERE id = ? UNION SELECT sha256 FROM versionFile WHERE versionId = ?",
+                arguments: [versionID, versionID])
+            let patches = try patchDigests(of: [versionID], db)
+            try db.execute(sql: "DELETE FROM version WHERE id = ?", arguments: [versionID])
+            return Set(digests + patches)
+        case .deleteModel:
+            let digests = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT sha256 FROM version WHERE modelId = ?
+                    UNION SELECT versionFile.sha256 FROM versionFile JOIN version ON version.id = versionFile.versionId WHERE modelId = ?
+                    """, arguments: [modelID, modelID])
+            let patches = try patchDigests(
+                of: try Int64.fetchAll(db, sql: "SELECT id FROM version WHERE modelId = ?", arguments: [modelID]), db)
+            try db.execute(sql: "DELETE FROM model WHERE id = ?", arguments: [modelID])
+            return Set(digests + patches)
+        case .saveRollout(let change):
+            try RolloutRecord(modelId: modelID, document: change.after, updatedAt: change.at).save(db)
+            var entry = RolloutChangeRecord(
+                id: nil, modelId: modelID, keyID: change.keyID, at: change.at, before: change.before, after: change.after,
+                reason: change.reason)
+            try entry.insert(db)
+            return []
+        case .saveGuards(let guards, let running):
+            try RolloutGuardRecord(modelId: modelID, document: guards, running: running).save(db)
+            return []
+        }
+    }
+}
