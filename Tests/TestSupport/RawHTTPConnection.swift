@@ -16,6 +16,9 @@ private func closeSocket(_ descriptor: Int32) { _ = close(descriptor) }
 private func connectSocket(_ descriptor: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
     connect(descriptor, address, length)
 }
+private func bindSocket(_ descriptor: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+    bind(descriptor, address, length)
+}
 private func sendBytes(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
     send(descriptor, bytes.baseAddress, bytes.count, sendFlags)
 }
@@ -35,6 +38,9 @@ public final class RawHTTPConnection {
         public let body: [UInt8]
 
         public var text: String { String(decoding: body, as: UTF8.self) }
+
+        /// The first field named `name` (lower-case), or `nil`.
+        public func field(_ name: String) -> String? { fields.first { $0.name == name }?.value }
     }
 
     public struct Failure: Error, CustomStringConvertible {
@@ -45,14 +51,27 @@ public final class RawHTTPConnection {
     /// Bytes read past the answers returned so far.
     private var pending: [UInt8] = []
 
-    /// Connects to `host:port`; a read waits at most `timeout` for its next bytes.
-    public init(host: String = "127.0.0.1", port: Int, timeout: TimeInterval = 10) throws {
+    /// Connects to `host:port`, from the loopback address `source` when given (127.0.0.0/8 is
+    /// all on `lo`: a test is as many clients as it likes); a read waits at most `timeout` for its
+    /// next bytes.
+    public init(host: String = "127.0.0.1", port: Int, from source: String? = nil, timeout: TimeInterval = 10) throws {
         socket = openSocket()
         guard socket >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
+        if let source {
+            guard var local = Self.address(source, port: 0) else {
+                closeSocket(socket)
+                throw Failure(description: "'\(source)' is not an IPv4 address")
+            }
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bindSocket(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                let reason = String(cString: strerror(errno))
+                closeSocket(socket)
+                throw Failure(description: "binding to \(source): \(reason)")
+            }
+        }
+        guard var address = Self.address(host, port: port) else {
             closeSocket(socket)
             throw Failure(description: "'\(host)' is not an IPv4 address")
         }
@@ -77,6 +96,23 @@ public final class RawHTTPConnection {
     }
 
     deinit { closeSocket(socket) }
+
+    private static func address(_ host: String, port: Int) -> sockaddr_in? {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        return inet_pton(AF_INET, host, &address.sin_addr) == 1 ? address : nil
+    }
+
+    /// One `GET` on a connection of its own from `source`, closed after its answer.
+    public static func get(
+        _ path: String, port: Int, from source: String? = nil, headers: [(String, String)] = [], timeout: TimeInterval = 10
+    ) throws -> Answer {
+        let connection = try RawHTTPConnection(port: port, from: source, timeout: timeout)
+        let fields = headers.map { "\($0.0): \($0.1)\r\n" }.joined()
+        try connection.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(fields)Connection: close\r\n\r\n")
+        return try connection.answers(1)[0]
+    }
 
     public func send(_ text: String) throws { try send(Array(text.utf8)) }
 
