@@ -151,6 +151,13 @@ public final class RawHTTPConnection {
         return answers
     }
 
+    /// The next answer, or `nil` when the server closed the connection before sending a byte of
+    /// one: what an HTTP client retries on a new connection.
+    public func answerUnlessClosed() throws -> Answer? {
+        guard try !pending.isEmpty || receive() else { return nil }
+        return try answers(1)[0]
+    }
+
     /// Makes the close a reset (`SO_LINGER` 0): the server's next read or write on it fails.
     public func resetOnClose() {
         var linger = linger(l_onoff: 1, l_linger: 0)
@@ -198,11 +205,12 @@ public final class RawHTTPConnection {
         }
     }
 
-    /// One read; `false` once the server closed the connection.
+    /// One read; `false` once the server closed the connection (or reset it).
     private func receive() throws -> Bool {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var count = buffer.withUnsafeMutableBytes { receiveBytes(socket, $0) }
         while count < 0, errno == EINTR { count = buffer.withUnsafeMutableBytes { receiveBytes(socket, $0) } }
+        if count < 0, errno == ECONNRESET { return false }
         if count < 0 {
             throw Failure(
                 description: errno == EAGAIN || errno == EWOULDBLOCK
