@@ -10,114 +10,29 @@ import Testing
 /// idle keep-alives and readers that stop reading are closed, while a slow reader that keeps
 /// reading gets its whole file; one connection beyond the maximum gets `503`.
 @Suite struct ConnectionLimitsEndToEndTests {
-    /// Socket-level clients; each mode prints JSON.
-    static let script = """
-        import hashlib, json, socket, sys, time
-        host, port, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-        def connect(receive_buffer=None):
-            s = socket.socket()
-            if receive_buffer:
-                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
-            s.settimeout(30)
-            s.connect((host, port))
-            return s
-        def read_all(s, pause=0):
-            data = b""
-            while True:
-                try:
-                    chunk = s.recv(65536)
-                except (ConnectionResetError, socket.timeout):
-                    break
-                if not chunk:
-                    break
-                data += chunk
-                time.sleep(pause)
-            return data
-        def status(data):
-            return data.split(b"\\r\\n", 1)[0].decode()
-        if mode == "heads":
-            started = time.time()
-            sockets = [connect() for _ in range(20)]
-            for s in sockets:
-                s.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: x\\r\\nX-Half: ")
-            answers = [status(read_all(s)) for s in sockets]
-            big = connect()
-            big.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: x\\r\\nX-Big: " + b"a" * 20000 + b"\\r\\n\\r\\n")
-            bad = connect()
-            bad.sendall(b"POST /v1/admin/models HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: B7\\r\\n\\r\\n")
-            malformed = read_all(bad)
-            print(json.dumps({"answers": answers, "seconds": time.time() - started, "big": status(read_all(big)),
-                              "answer": status(malformed) + " " + malformed.split(b"\\r\\n\\r\\n", 1)[-1].decode()}))
-        elif mode == "fields":
-            answers = []
-            for count in [1000, 1001]:
-                s = connect()
-                s.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: x\\r\\n" + b"X-F: 1\\r\\n" * (count - 1) + b"\\r\\n")
-                data = read_all(s) if count > 1000 else s.recv(65536)
-                answers.append(status(data) + " " + (data.split(b"\\r\\n\\r\\n", 1)[-1].decode() if count > 1000 else ""))
-            print(json.dumps({"answers": answers}))
-        elif mode == "idle":
-            s = connect()
-            s.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
-            started = time.time()
-            print(json.dumps({"answer": status(read_all(s)), "seconds": time.time() - started}))
-        elif mode == "body":
-            s = connect()
-            s.sendall(("POST /v1/admin/models/flowers/versions HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer " + sys.argv[4]
-                       + "\\r\\nContent-Length: 100000\\r\\n\\r\\n").encode() + b"0123456789")
-            started = time.time()
-            print(json.dumps({"answer": status(read_all(s)), "seconds": time.time() - started}))
-        elif mode in ("stalled", "slow"):
-            s = connect(4096 if mode == "stalled" else None)
-            s.sendall(("GET " + sys.argv[5] + " HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer " + sys.argv[4] + "\\r\\n\\r\\n").encode())
-            if mode == "stalled":
-                def closed_for_send_timeout():
-                    metrics = connect()
-                    metrics.sendall(b"GET /metrics HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n")
-                    return b'depot_connections_closed_total{reason="send_timeout"} 1' in read_all(metrics)
-                deadline = time.time() + 30
-                while not closed_for_send_timeout() and time.time() < deadline:
-                    time.sleep(0.1)
-                print(json.dumps({"closed": closed_for_send_timeout()}))
-            else:
-                data = read_all(s, pause=0.02)
-                body = data.split(b"\\r\\n\\r\\n", 1)[1]
-                print(json.dumps({"answer": status(data), "sha256": hashlib.sha256(body).hexdigest()}))
-        elif mode == "early":
-            s = connect()
-            s.sendall(b"POST /v1/admin/models/flowers/versions HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer wrong\\r\\n"
-                      b"Content-Length: 10\\r\\n\\r\\n")
-            answer = s.recv(65536)
-            s.sendall(b"0123456789")
-            started = time.time()
-            read_all(s)
-            print(json.dumps({"answer": status(answer), "seconds": time.time() - started}))
-        elif mode == "oversized":
-            s = connect()
-            s.sendall(("POST /v1/admin/models/flowers/versions HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer " + sys.argv[4]
-                       + "\\r\\nContent-Length: 256231449249779\\r\\n\\r\\n").encode())
-            started = time.time()
-            print(json.dumps({"answer": status(read_all(s)), "seconds": time.time() - started}))
-        elif mode == "cap":
-            held = [connect() for _ in range(int(sys.argv[4]))]
-            for s in held:
-                s.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
-                s.recv(65536)
-            refused = connect()
-            refused_answer = read_all(refused)
-            held.pop().close()
-            answer = ""
-            for _ in range(100):
-                s = connect()
-                s.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n")
-                answer = status(read_all(s))
-                if answer.endswith("200 OK"):
-                    break
-                time.sleep(0.05)
-            print(json.dumps({"refused": status(refused_answer), "retry": b"Retry-After: 1" in refused_answer, "after": answer}))
-        """
+    /// The socket-level clients, each sending its bytes through the raw test client.
+    enum Client {
+        /// 20 heads never finished, one of 20 KB and one whose `Content-Length` is not a number.
+        case heads
+        /// Heads of 1,000 and of 1,001 fields.
+        case fields
+        /// A request, then nothing on the keep-alive connection.
+        case idle
+        /// An upload refused (wrong token) before its body, then its body.
+        case early
+        /// An upload whose body stops after 10 of 100,000 bytes.
+        case body(token: String)
+        /// A download read at a slow but steady pace.
+        case slow(token: String, blob: String)
+        /// A download never read, with a 4 KiB receive buffer.
+        case stalled(token: String, blob: String)
+        /// An upload announcing 256 TB.
+        case oversized(token: String)
+        /// `held` connections kept open, then one more.
+        case cap(held: Int)
+    }
 
-    struct Answers: Decodable {
+    struct Answers {
         var answers: [String]?
         var seconds: Double?
         var big: String?
@@ -129,13 +44,102 @@ import Testing
         var after: String?
     }
 
-    func run(_ server: ServerProcess, _ mode: String, _ arguments: [String] = []) throws -> Answers {
-        let output = try Subprocess.run(
-            "python3",
-            ["-c", Self.script, server.url.host ?? "127.0.0.1", "\(server.url.port ?? 0)", mode]
-                + arguments)
-        guard output.status == 0 else { throw E2EFailure("\(mode): \(output.error)") }
-        return try JSONDecoder().decode(Answers.self, from: Data(output.text.utf8))
+    static func statusLine(_ bytes: [UInt8]) -> String {
+        String(decoding: bytes.prefix { $0 != 13 }, as: UTF8.self)
+    }
+
+    static func body(_ bytes: [UInt8]) -> [UInt8] {
+        guard let end = (0..<max(0, bytes.count - 3)).first(where: { bytes[$0..<($0 + 4)].elementsEqual([13, 10, 13, 10]) }) else {
+            return bytes
+        }
+        return Array(bytes[(end + 4)...])
+    }
+
+    func run(_ server: ServerProcess, _ client: Client) throws -> Answers {
+        func connect(receiveBuffer: Int? = nil) throws -> RawHTTPConnection {
+            try RawHTTPConnection(port: server.url.port ?? 0, timeout: 30, receiveBuffer: receiveBuffer)
+        }
+        let started = Date()
+        func seconds() -> Double { Date().timeIntervalSince(started) }
+        func upload(_ token: String, announcing length: Int) -> String {
+            "POST /v1/admin/models/flowers/versions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nContent-Length: \(length)\r\n\r\n"
+        }
+        switch client {
+        case .heads:
+            let sockets = try (0..<20).map { _ in try connect() }
+            for socket in sockets { try socket.send("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Half: ") }
+            let answers = sockets.map { Self.statusLine($0.readUntilClosed()) }
+            let big = try connect()
+            try big.send("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "a", count: 20_000) + "\r\n\r\n")
+            let bad = try connect()
+            try bad.send("POST /v1/admin/models HTTP/1.1\r\nHost: x\r\nContent-Length: B7\r\n\r\n")
+            let malformed = bad.readUntilClosed()
+            let elapsed = seconds()
+            return Answers(
+                answers: answers, seconds: elapsed, big: Self.statusLine(big.readUntilClosed()),
+                answer: Self.statusLine(malformed) + " " + String(decoding: Self.body(malformed), as: UTF8.self))
+        case .fields:
+            var answers: [String] = []
+            for count in [1_000, 1_001] {
+                let socket = try connect()
+                try socket.send("GET /healthz HTTP/1.1\r\nHost: x\r\n" + String(repeating: "X-F: 1\r\n", count: count - 1) + "\r\n")
+                let data = count > 1_000 ? socket.readUntilClosed() : try socket.receiveSome()
+                answers.append(Self.statusLine(data) + " " + (count > 1_000 ? String(decoding: Self.body(data), as: UTF8.self) : ""))
+            }
+            return Answers(answers: answers)
+        case .idle:
+            let socket = try connect()
+            try socket.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            return Answers(seconds: seconds(), answer: Self.statusLine(socket.readUntilClosed()))
+        case .body(let token):
+            let socket = try connect()
+            try socket.send(upload(token, announcing: 100_000) + "0123456789")
+            let answer = Self.statusLine(socket.readUntilClosed())
+            return Answers(seconds: seconds(), answer: answer)
+        case .slow(let token, let blob), .stalled(let token, let blob):
+            let stalled = if case .stalled = client { true } else { false }
+            let socket = try connect(receiveBuffer: stalled ? 4_096 : nil)
+            try socket.send("GET \(blob) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n\r\n")
+            guard !stalled else {
+                let closed = eventually(within: 30) {
+                    (try? server.metric(#"depot_connections_closed_total{reason="send_timeout"}"#)) == 1
+                }
+                return Answers(closed: closed)
+            }
+            let data = socket.readUntilClosed(pausing: 0.02)
+            return Answers(answer: Self.statusLine(data), sha256: SHA256.hash(data: Self.body(data)).hex)
+        case .early:
+            let socket = try connect()
+            try socket.send(upload("wrong", announcing: 10))
+            let answer = try socket.receiveSome()
+            try socket.send("0123456789")
+            let sent = Date()
+            _ = socket.readUntilClosed()
+            return Answers(seconds: Date().timeIntervalSince(sent), answer: Self.statusLine(answer))
+        case .oversized(let token):
+            let socket = try connect()
+            try socket.send(upload(token, announcing: 256_231_449_249_779))
+            let answer = Self.statusLine(socket.readUntilClosed())
+            return Answers(seconds: seconds(), answer: answer)
+        case .cap(let count):
+            var held = try (0..<count).map { _ in try connect() }
+            for socket in held {
+                try socket.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                _ = try socket.receiveSome()
+            }
+            let refused = try connect().readUntilClosed()
+            held.removeLast()
+            var after = ""
+            _ = eventually(within: 5) {
+                guard let socket = try? connect(),
+                    (try? socket.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) != nil
+                else { return false }
+                after = Self.statusLine(socket.readUntilClosed())
+                return after.hasSuffix("200 OK")
+            }
+            let text = String(decoding: refused, as: UTF8.self)
+            return Answers(refused: Self.statusLine(refused), retry: text.contains("Retry-After: 1"), after: after)
+        }
     }
 
     @Test func stalledClientsAreClosedAndSlowOnesServed() throws {
@@ -148,7 +152,7 @@ import Testing
         let version = try server.publishLargeModel(megabytes: 4, seed: 9, in: scratch)
         let blob = "/v1/blobs/sha256/\(version.sha256)"
 
-        let heads = try run(server, "heads")
+        let heads = try run(server, .heads)
         #expect(heads.answers == Array(repeating: "HTTP/1.1 408 Request Timeout", count: 20))
         #expect((heads.seconds ?? 99) < 10, "all twenty closed after about a second")
         #expect(heads.big == "HTTP/1.1 431 Request Header Fields Too Large")
@@ -156,23 +160,23 @@ import Testing
             heads.answer?.hasPrefix(
                 #"HTTP/1.1 400 Bad Request {"error":{"code":"bad_request","message":"The request is not valid HTTP/1.1"#) == true,
             "a request the decoder cannot read gets a JSON error: \(heads.answer ?? "")")
-        let idle = try run(server, "idle")
+        let idle = try run(server, .idle)
         #expect(idle.answer == "HTTP/1.1 200 OK")
         #expect((idle.seconds ?? 99) < 10, "closed when idle, not at the client's 30 s timeout")
-        let early = try run(server, "early")
+        let early = try run(server, .early)
         #expect(early.answer == "HTTP/1.1 401 Unauthorized")
         #expect((early.seconds ?? 99) < 10, "answered before its body was sent, then closed when idle")
-        let body = try run(server, "body", [ServerProcess.adminToken])
+        let body = try run(server, .body(token: ServerProcess.adminToken))
         #expect(body.answer == "", "closed without an answer")
         #expect((body.seconds ?? 99) < 10)
         #expect(
             try Command.depot(["versions", "flowers", "--json"], environment: server.environment).text
                 .components(separatedBy: "\"sha256\"").count == 2, "the stalled upload stored nothing")
 
-        let slow = try run(server, "slow", [ServerProcess.adminToken, blob])
+        let slow = try run(server, .slow(token: ServerProcess.adminToken, blob: blob))
         #expect(slow.answer == "HTTP/1.1 200 OK")
         #expect(slow.sha256 == version.sha256, "a reader that keeps reading gets every byte")
-        #expect(try run(server, "stalled", [ServerProcess.adminToken, blob]).closed == true)
+        #expect(try run(server, .stalled(token: ServerProcess.adminToken, blob: blob)).closed == true)
 
         for reason in ["head_timeout", "head_too_large", "idle_timeout", "body_timeout", "send_timeout"] {
             #expect(try server.metric(#"depot_connections_closed_total{reason="\#(reason)"}"#) >= 1, "\(reason)")
@@ -183,7 +187,7 @@ import Testing
     @Test func aHeadOfMoreThanAThousandFieldsGets431() throws {
         let scratch = try Scratch()
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        let answers = try #require(try run(server, "fields").answers)
+        let answers = try #require(try run(server, .fields).answers)
         #expect(answers.first == "HTTP/1.1 200 OK ", "1,000 fields are within the limit")
         let refused = try #require(answers.last)
         #expect(refused.hasPrefix("HTTP/1.1 431 Request Header Fields Too Large"), "\(refused)")
@@ -197,7 +201,7 @@ import Testing
         let scratch = try Scratch()
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
         try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
-        let oversized = try run(server, "oversized", [ServerProcess.adminToken])
+        let oversized = try run(server, .oversized(token: ServerProcess.adminToken))
         #expect(oversized.answer == "HTTP/1.1 413 Payload Too Large")
         #expect((oversized.seconds ?? 99) < 10, "closed after the answer, not left waiting for 256 TB")
     }
@@ -205,7 +209,7 @@ import Testing
     @Test func oneConnectionBeyondTheMaximumIsRefused() throws {
         let scratch = try Scratch()
         let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"), arguments: ["--max-connections", "3"])
-        let answers = try run(server, "cap", ["3"])
+        let answers = try run(server, .cap(held: 3))
         #expect(answers.refused == "HTTP/1.1 503 Service Unavailable")
         #expect(answers.retry == true)
         #expect(answers.after == "HTTP/1.1 200 OK", "a closed connection makes room")

@@ -54,9 +54,16 @@ public final class RawHTTPConnection {
     /// Connects to `host:port`, from the loopback address `source` when given (127.0.0.0/8 is
     /// all on `lo`: a test is as many clients as it likes); a read waits at most `timeout` for its
     /// next bytes.
-    public init(host: String = "127.0.0.1", port: Int, from source: String? = nil, timeout: TimeInterval = 10) throws {
+    /// `receiveBuffer` sets `SO_RCVBUF` (a small one makes a reader that stops reading fill up
+    /// soon).
+    public init(
+        host: String = "127.0.0.1", port: Int, from source: String? = nil, timeout: TimeInterval = 10, receiveBuffer: Int? = nil
+    ) throws {
         socket = openSocket()
         guard socket >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
+        if var size = receiveBuffer.map(Int32.init) {
+            setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         if let source {
             guard var local = Self.address(source, port: 0) else {
                 closeSocket(socket)
@@ -156,6 +163,23 @@ public final class RawHTTPConnection {
     public func answerUnlessClosed() throws -> Answer? {
         guard try !pending.isEmpty || receive() else { return nil }
         return try answers(1)[0]
+    }
+
+    /// The bytes of one read (what is pending first), empty once the server closed the connection.
+    public func receiveSome() throws -> [UInt8] {
+        if pending.isEmpty { _ = try receive() }
+        defer { pending = [] }
+        return pending
+    }
+
+    /// Every byte until the server closes the connection (or a read waits longer than the
+    /// timeout), reading no faster than one read per `pause`: a slow reader's pace.
+    public func readUntilClosed(pausing pause: TimeInterval = 0) -> [UInt8] {
+        while (try? receive()) == true {
+            if pause > 0 { Thread.sleep(forTimeInterval: pause) }
+        }
+        defer { pending = [] }
+        return pending
     }
 
     /// Makes the close a reset (`SO_LINGER` 0): the server's next read or write on it fails.
