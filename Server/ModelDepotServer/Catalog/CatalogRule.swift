@@ -83,7 +83,7 @@ enum CatalogRule {
     }
 
     /// Outcome events name only versions the model has.
-    static func checkOutcomeVersions(_ batch: OutcomeBatchRecord, of name: ModelName, existing: Set<Int>) throws {
+    static func checkOutcomeVersions(_ batch: OutcomeBatchRecord, of name: ModelName, existing: Set<Int>) throws(DepotError) {
         guard !batch.exposures.allSatisfy({ existing.contains($0.version) }) else { return }
         if let version = batch.versions.sorted().first(where: { !existing.contains($0) }) {
             throw DepotError(
@@ -94,7 +94,7 @@ enum CatalogRule {
     }
 
     /// An app records at most ``ExperimentMetric/maximumUndeclared`` names it did not declare.
-    static func checkUndeclared(_ new: Set<String>, of name: ModelName, alreadyUndeclared count: Int) throws {
+    static func checkUndeclared(_ new: Set<String>, of name: ModelName, alreadyUndeclared count: Int) throws(DepotError) {
         guard count + new.count <= ExperimentMetric.maximumUndeclared else {
             throw DepotError(
                 .invalidEvents,
@@ -104,7 +104,7 @@ enum CatalogRule {
     }
 
     /// An installation sends at most ``OutcomeBatch/maximumEventsPerHour`` events per model and hour.
-    static func checkHourlyEvents(_ total: Int, of name: ModelName) throws {
+    static func checkHourlyEvents(_ total: Int, of name: ModelName) throws(DepotError) {
         guard total <= OutcomeBatch.maximumEventsPerHour else {
             throw DepotError(
                 .tooManyRequests,

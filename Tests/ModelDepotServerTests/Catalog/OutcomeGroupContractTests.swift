@@ -47,7 +47,7 @@ import Testing
                 (flowers, batch(4, installation: 2, version: 9)),  // no version 9
                 (flowers, batch(4, installation: 2, version: 9)),  // refused again, not a duplicate
                 (flowers, batch(5, installation: 3, metrics: names)),  // every undeclared name there may be
-                (flowers, batch(6, installation: 4, metrics: ["late"])),  // one more
+                (flowers, batch(6, installation: 4, events: limit, metrics: ["late"])),  // one more; its events do not count
                 (flowers, batch(7, installation: 4, metrics: ["m3"])),  // a name batch 5 added
                 (F.name("birds"), batch(8, installation: 5)),  // no such model
                 (flowers, batch(9, installation: 6)),

@@ -2,8 +2,9 @@ import ModelDepotShared
 import PostgresNIO
 
 /// One model's batches of a PostgreSQL transaction, applied with one statement per step for
-/// all of them: their ids, the hourly counts (locked, then checked in order), the app metrics
-/// they add, their outcome rows and exposures. A batch refused by a check keeps nothing.
+/// all of them: their ids, the hourly counts and the model's metrics (locked), admitted in order
+/// (``OutcomeAdmission``), then the counts, the app metrics they add, their outcome rows and
+/// exposures. A refused batch keeps nothing.
 struct PostgresOutcomeTransaction {
     let model: ModelName
     let batches: [OutcomeBatchRecord]
@@ -21,24 +22,6 @@ struct PostgresOutcomeTransaction {
     }
 
     private func accepted(_ index: Int) -> Bool { fresh[index] && refusals[index] == nil }
-
-    /// Records a batch's refusal by a rule, if the rule throws one.
-    private mutating func check(_ index: Int, _ rule: () throws -> Void) {
-        let refusal: DepotError?
-        do {
-            try rule()
-            refusal = nil
-        } catch {
-            refusal = error as? DepotError ?? DepotError(.internalError, "\(error)")
-        }
-        if let refusal { refusals[index] = refusal }
-    }
-
-    private struct QuotaKey: Hashable, Comparable {
-        let installation: Int64
-        let hour: Int
-        static func < (a: Self, b: Self) -> Bool { (a.installation, a.hour) < (b.installation, b.hour) }
-    }
 
     mutating func apply(_ connection: PostgresConnection, logger: Logger) async throws {
         let read = try await connection.query(
@@ -64,22 +47,41 @@ struct PostgresOutcomeTransaction {
                 ON CONFLICT DO NOTHING RETURNING id
                 """, as: String.self, logger: logger))
         fresh = batches.map { inserted.contains($0.id) }
-        let existing = Set(versions)
-        for index in batches.indices where accepted(index) {
-            let batch = batches[index], model = model
-            check(index) { try CatalogRule.checkOutcomeVersions(batch, of: model, existing: existing) }
+        var admission = OutcomeAdmission(model: model, versions: Set(versions), metrics: Set(metrics), undeclared: 0)
+        if batches.indices.contains(where: { fresh[$0] && admission.adds(batches[$0]) }) {
+            // Lock the model's row and read its metrics again, so that two transactions adding
+            // names at once do not pass the limit together.
+            try await connection.query("SELECT id FROM model WHERE id = \(id) FOR UPDATE", logger: logger)
+            let rows = try await connection.query("SELECT name, declared FROM experiment_metric WHERE model_id = \(id)", logger: logger)
+            var (names, undeclared) = (Set<String>(), 0)
+            for try await (name, declared) in rows.decode((String, Bool).self) {
+                names.insert(name)
+                if !declared { undeclared += 1 }
+            }
+            admission = OutcomeAdmission(model: model, versions: Set(versions), metrics: names, undeclared: undeclared)
         }
-        let changed = try await countEvents(id, connection, logger: logger)
-        let added = try await addMetrics(id, known: Set(metrics), connection, logger: logger)
+        let sent = try await lockHours(id, connection, logger: logger)
+        var added: [String] = []
+        for index in batches.indices where fresh[index] {
+            let batch = batches[index]
+            do {
+                let before = sent[OutcomeAdmission.Hour(installation: batch.installation, hour: batch.receivedHour)] ?? 0
+                added += try admission.admit(batch, sentBefore: before).sorted()
+            } catch {
+                refusals[index] = error
+            }
+        }
         let refused = batches.indices.filter { fresh[$0] && refusals[$0] != nil }.map { batches[$0].id }
         if !refused.isEmpty {
             try await connection.query("DELETE FROM outcome_batch WHERE model_id = \(id) AND id = ANY(\(refused)::text[])", logger: logger)
         }
+        let changed = admission.admitted.keys.sorted()
         if !changed.isEmpty {
+            let events = changed.map { (sent[$0] ?? 0) + (admission.admitted[$0] ?? 0) }
             try await connection.query(
                 """
                 UPDATE outcome_quota AS q SET events = u.events
-                FROM unnest(\(changed.map(\.key.installation))::bigint[], \(changed.map(\.key.hour))::bigint[], \(changed.map(\.events))::bigint[])
+                FROM unnest(\(changed.map(\.installation))::bigint[], \(changed.map(\.hour))::bigint[], \(events)::bigint[])
                      AS u(installation, hour, events)
                 WHERE q.model_id = \(id) AND q.installation = u.installation AND q.hour = u.hour
                 """, logger: logger)
@@ -94,16 +96,16 @@ struct PostgresOutcomeTransaction {
         try await writeRows(id, connection, logger: logger)
     }
 
-    /// Locks the hourly counts of the batches' installations (rows made at 0 where none is yet,
-    /// in one order, so that replicas wait for each other instead of deadlocking), checks each
-    /// batch against them in order, and returns the counts that changed.
-    private mutating func countEvents(_ id: Int64, _ connection: PostgresConnection, logger: Logger) async throws -> [(
-        key: QuotaKey, events: Int
-    )] {
+    /// Locks the hourly counts of the new batches' installations (rows made at 0 where none is
+    /// yet, in one order, so that replicas wait for each other instead of deadlocking) and
+    /// returns them.
+    private func lockHours(_ id: Int64, _ connection: PostgresConnection, logger: Logger) async throws -> [OutcomeAdmission.Hour: Int] {
         let keys = Set(
-            batches.indices.filter(accepted).map { QuotaKey(installation: batches[$0].installation, hour: batches[$0].receivedHour) }
+            batches.indices.filter { fresh[$0] }.map {
+                OutcomeAdmission.Hour(installation: batches[$0].installation, hour: batches[$0].receivedHour)
+            }
         ).sorted()
-        guard !keys.isEmpty else { return [] }
+        guard !keys.isEmpty else { return [:] }
         let rows = try await connection.query(
             """
             INSERT INTO outcome_quota (model_id, installation, hour, events)
@@ -111,52 +113,11 @@ struct PostgresOutcomeTransaction {
             ON CONFLICT (model_id, installation, hour) DO UPDATE SET events = outcome_quota.events
             RETURNING installation, hour, events
             """, logger: logger)
-        var sent: [QuotaKey: Int] = [:]
+        var sent: [OutcomeAdmission.Hour: Int] = [:]
         for try await (installation, hour, events) in rows.decode((Int64, Int, Int).self) {
-            sent[QuotaKey(installation: installation, hour: hour)] = events
+            sent[OutcomeAdmission.Hour(installation: installation, hour: hour)] = events
         }
-        var changed: Set<QuotaKey> = []
-        for index in batches.indices where accepted(index) {
-            let key = QuotaKey(installation: batches[index].installation, hour: batches[index].receivedHour)
-            let total = (sent[key] ?? 0) + batches[index].events
-            let model = model
-            check(index) { try CatalogRule.checkHourlyEvents(total, of: model) }
-            if accepted(index) {
-                sent[key] = total
-                changed.insert(key)
-            }
-        }
-        return changed.sorted().map { ($0, sent[$0] ?? 0) }
-    }
-
-    /// Checks the app metrics the batches name that the model lacks, in order, and returns those
-    /// to add. The first new name locks the model's row and reads its metrics again, so that two
-    /// transactions adding names at once do not pass the limit together.
-    private mutating func addMetrics(_ id: Int64, known: Set<String>, _ connection: PostgresConnection, logger: Logger) async throws
-        -> [String]
-    {
-        var metrics = known, locked = false, undeclared = 0, added: [String] = []
-        for index in batches.indices where accepted(index) && !batches[index].appMetrics.isSubset(of: metrics) {
-            if !locked {
-                try await connection.query("SELECT id FROM model WHERE id = \(id) FOR UPDATE", logger: logger)
-                let rows = try await connection.query("SELECT name, declared FROM experiment_metric WHERE model_id = \(id)", logger: logger)
-                metrics = []
-                for try await (name, declared) in rows.decode((String, Bool).self) {
-                    metrics.insert(name)
-                    if !declared { undeclared += 1 }
-                }
-                locked = true
-            }
-            let new = batches[index].appMetrics.subtracting(metrics)
-            guard !new.isEmpty else { continue }
-            let model = model, count = undeclared
-            check(index) { try CatalogRule.checkUndeclared(new, of: model, alreadyUndeclared: count) }
-            guard accepted(index) else { continue }
-            metrics.formUnion(new)
-            undeclared += new.count
-            added += new.sorted()
-        }
-        return added
+        return sent
     }
 
     private struct RowKey: Hashable, Comparable {

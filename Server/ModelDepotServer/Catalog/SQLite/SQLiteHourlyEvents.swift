@@ -52,9 +52,9 @@ final class SQLiteHourlyEvents: Sendable {
         }
     }
 
-    /// The events an installation sent a model in an hour, committed and pending.
-    func events(_ key: Key, hour: Int, pending: Pending) -> Int {
-        state.withLock { $0.hours[hour]?[key] ?? 0 } + (pending.hours[hour]?[key] ?? 0)
+    /// The events an installation sent a model in an hour, as committed.
+    func committedEvents(_ key: Key, hour: Int) -> Int {
+        state.withLock { $0.hours[hour]?[key] ?? 0 }
     }
 
     /// Counts `pending` once the transaction commits; keeps the last two hours only (a batch

@@ -27,32 +27,30 @@ extension SQLiteModelCatalog {
         }
     }
 
-    /// A model as outcome batches are checked against it, kept up to date by the batches of a group.
+    /// A model as outcome batches are admitted to it, kept up to date by the batches of a group.
     private struct OutcomeModel {
-        let name: ModelName
         let id: Int64
-        let versions: Set<Int>
-        var metrics: Set<String>
-        var undeclared: Int
+        var admission: OutcomeAdmission
 
         init(_ name: ModelName, _ db: Database) throws {
-            self.name = name
             guard let id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM model WHERE name = ?"), arguments: [name.rawValue])
             else {
                 throw CatalogRule.noModel(name)
             }
             self.id = id
-            versions = try Int.fetchSet(db.cachedStatement(sql: "SELECT number FROM version WHERE modelId = ?"), arguments: [id])
-            metrics = try String.fetchSet(db.cachedStatement(sql: "SELECT name FROM experimentMetric WHERE modelId = ?"), arguments: [id])
-            undeclared =
-                try Int.fetchOne(
-                    db.cachedStatement(sql: "SELECT COUNT(*) FROM experimentMetric WHERE modelId = ? AND NOT declared"),
-                    arguments: [id]) ?? 0
+            admission = OutcomeAdmission(
+                model: name,
+                versions: try Int.fetchSet(db.cachedStatement(sql: "SELECT number FROM version WHERE modelId = ?"), arguments: [id]),
+                metrics: try String.fetchSet(
+                    db.cachedStatement(sql: "SELECT name FROM experimentMetric WHERE modelId = ?"), arguments: [id]),
+                undeclared: try Int.fetchOne(
+                    db.cachedStatement(sql: "SELECT COUNT(*) FROM experimentMetric WHERE modelId = ? AND NOT declared"), arguments: [id])
+                    ?? 0)
         }
     }
 
-    /// Applies one batch (see ``recordOutcomes(_:)``); throws its refusal. Every rule is checked
-    /// before anything of the batch is written but its id, which a refusal deletes again.
+    /// Applies one batch (see ``recordOutcomes(_:)``); throws its refusal. The batch is admitted
+    /// before anything of it is written but its id, which a refusal deletes again.
     private func record(
         _ batch: OutcomeBatchRecord, of model: inout OutcomeModel, counted: inout SQLiteHourlyEvents.Pending,
         _ db: Database
@@ -66,13 +64,10 @@ extension SQLiteModelCatalog {
         try insert.bind(batch.events, at: 5)
         try insert.run(db)
         guard db.changesCount == 1 else { return false }
-        let new = batch.appMetrics.isSubset(of: model.metrics) ? [] : batch.appMetrics.subtracting(model.metrics)
         let key = SQLiteHourlyEvents.Key(model: model.id, installation: batch.installation)
+        let new: Set<String>
         do {
-            try CatalogRule.checkOutcomeVersions(batch, of: model.name, existing: model.versions)
-            try CatalogRule.checkHourlyEvents(
-                hourlyEvents.events(key, hour: batch.receivedHour, pending: counted) + batch.events, of: model.name)
-            if !new.isEmpty { try CatalogRule.checkUndeclared(new, of: model.name, alreadyUndeclared: model.undeclared) }
+            new = try model.admission.admit(batch, sentBefore: hourlyEvents.committedEvents(key, hour: batch.receivedHour))
         } catch {
             try db.cachedStatement(sql: "DELETE FROM outcomeBatch WHERE modelId = ? AND id = ?").execute(arguments: [model.id, batch.id])
             throw error
@@ -86,8 +81,6 @@ extension SQLiteModelCatalog {
                     """
             ).execute(arguments: [model.id, metric])
         }
-        model.metrics.formUnion(new)
-        model.undeclared += new.count
         // Appended (read back added up), up to 8 rows a statement: the SDK's hour of model health is about that many.
         // A batch's rows mostly have one arm: its text is made once while it stays the same.
         var arm = (value: CountedArm.default, text: CountedArm.default.stored)
