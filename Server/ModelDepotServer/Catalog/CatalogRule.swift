@@ -47,10 +47,19 @@ enum CatalogRule {
         )
     }
 
+    /// A rollout change, as saved (``RolloutCatalog/changeRolloutAndGuards(of:by:at:naming:allowsShadowed:_:)``)
+    /// and as the console previews it: see ``checkPublished(_:naming:of:published:)`` and
+    /// ``checkReachable(before:after:allowsShadowed:)``.
+    static func checkChange(
+        of name: ModelName, before: Rollout, after: Rollout, naming: [Int], published: Set<Int>, allowsShadowed: Bool
+    ) throws {
+        try checkPublished(after, naming: naming, of: name, published: published)
+        try checkReachable(before: before, after: after, allowsShadowed: allowsShadowed)
+    }
+
     /// A rollout hands out published versions only, and a change names no other version, also
-    /// at 0% (`naming`): the catalogs check it when saving, the rollout service when changing and
-    /// the console when it previews a change.
-    static func checkPublished(_ rollout: Rollout, naming named: [Int] = [], of name: ModelName, published: Set<Int>) throws {
+    /// at 0% (`naming`).
+    private static func checkPublished(_ rollout: Rollout, naming named: [Int], of name: ModelName, published: Set<Int>) throws {
         if let version = rollout.versions.union(named).sorted().first(where: { !published.contains($0) }) {
             throw DepotError(
                 .badRequest,
@@ -61,7 +70,7 @@ enum CatalogRule {
 
     /// A change leaves no rule that no device can reach (``Rollout/unreachableRules``) unless it
     /// was unreachable before or the change `allowsShadowed` it.
-    static func checkReachable(before: Rollout, after: Rollout, allowsShadowed: Bool) throws {
+    private static func checkReachable(before: Rollout, after: Rollout, allowsShadowed: Bool) throws {
         guard !allowsShadowed else { return }
         let unreachable = after.unreachableRules.filter { before.unreachableRules[$0.key] == nil }
         guard let rule = after.rules.first(where: { unreachable[$0.id] != nil }), let earlier = unreachable[rule.id] else { return }

@@ -20,6 +20,10 @@ public struct ModelTransaction: Sendable {
         case saveRollout(RolloutChange)
         /// The guarded rollouts, and whether one of them runs.
         case saveGuards([StoredRolloutGuard], running: Bool)
+        /// A declared metric, new or changed (a name recorded undeclared becomes declared).
+        case declareMetric(ExperimentMetric)
+        /// A metric's declaration (its data stays).
+        case removeMetric(String)
     }
 
     /// A change to what the model's manifests say, made at `at` (a manifest version at least
@@ -35,15 +39,21 @@ public struct ModelTransaction: Sendable {
     private(set) var versions: [ModelVersion]
     private(set) var rollout: Rollout
     private(set) var guards: [StoredRolloutGuard]
+    /// The names of the app metrics declared for the model.
+    private(set) var declaredMetrics: Set<String>
     private(set) var writes: [Write] = []
     private(set) var manifestsChanged: ManifestsChanged?
 
-    init(name: ModelName, lastVersionNumber: Int, versions: [ModelVersion], rollout: Rollout, guards: [StoredRolloutGuard]) {
+    init(
+        name: ModelName, lastVersionNumber: Int, versions: [ModelVersion], rollout: Rollout, guards: [StoredRolloutGuard],
+        declaredMetrics: Set<String>
+    ) {
         self.name = name
         self.lastVersionNumber = lastVersionNumber
         self.versions = versions.sorted { $0.version < $1.version }
         self.rollout = rollout
         self.guards = guards
+        self.declaredMetrics = declaredMetrics
     }
 
     /// The numbers of the published versions.
@@ -103,6 +113,16 @@ public struct ModelTransaction: Sendable {
             rollout = after
         }
         guards = newGuards
+    }
+
+    mutating func declare(_ metric: ExperimentMetric) {
+        declaredMetrics.insert(metric.name)
+        writes.append(.declareMetric(metric))
+    }
+
+    mutating func removeMetric(named metric: String) {
+        declaredMetrics.remove(metric)
+        writes.append(.removeMetric(metric))
     }
 
     private mutating func record(_ write: Write, manifestsAt date: Date) {

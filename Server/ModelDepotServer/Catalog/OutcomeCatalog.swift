@@ -2,8 +2,9 @@ import Foundation
 import ModelDepotShared
 
 /// Outcome batches from devices, the app's metrics and what the results read. One role of
-/// ``ModelCatalog``; every method throws ``DepotError``.
-public protocol OutcomeCatalog: Sendable {
+/// ``ModelCatalog``; every method throws ``DepotError``. Declaring and removing metrics are written
+/// once, below, over ``ModelTransactions``.
+public protocol OutcomeCatalog: ModelTransactions {
     /// Applies checked outcome batches together, each whole or not at all, with the answers
     /// applying them one by one in order would give, so that many devices' batches share one
     /// commit; PostgreSQL in transactions of at most
@@ -29,11 +30,27 @@ public protocol OutcomeCatalog: Sendable {
     func exposures(of model: ModelName) async throws -> [CountedArm: [OutcomeExposure]]
     /// The app's metrics (declared ones, and names recorded without declaring, read as sums).
     func appMetrics(of model: ModelName) async throws -> [AppMetric]
-    /// Declares a metric, or changes a declared one; at most ``ExperimentMetric/maximumDeclared``.
-    func declareMetric(_ metric: ExperimentMetric, of model: ModelName) async throws
-    /// Forgets a metric's declaration (its data stays); `not_found` when none is declared.
-    func removeMetric(named name: String, of model: ModelName) async throws
     /// Forgets the batch ids and hourly event counts from before `hour`: a device does not send a
     /// batch again after ``OutcomeBatch/maximumAge``.
     func pruneOutcomeBatches(beforeHour hour: Int) async throws
+}
+
+extension OutcomeCatalog {
+    /// Declares a metric, or changes a declared one; at most ``ExperimentMetric/maximumDeclared``.
+    public func declareMetric(_ metric: ExperimentMetric, of name: ModelName) async throws {
+        _ = try await write(model: name) { model in
+            if !model.declaredMetrics.contains(metric.name) {
+                try CatalogRule.checkDeclared(model.declaredMetrics.count, adding: metric.name, of: name)
+            }
+            model.declare(metric)
+        }
+    }
+
+    /// Forgets a metric's declaration (its data stays); `not_found` when none is declared.
+    public func removeMetric(named metric: String, of name: ModelName) async throws {
+        _ = try await write(model: name) { model in
+            guard model.declaredMetrics.contains(metric) else { throw CatalogRule.noMetric(metric, of: name) }
+            model.removeMetric(named: metric)
+        }
+    }
 }

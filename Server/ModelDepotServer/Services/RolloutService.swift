@@ -12,14 +12,16 @@ struct RolloutService {
     /// - Parameters:
     ///   - naming: The versions the change names, also those it gives 0%.
     ///   - allowsShadowed: Whether the change may leave a rule that no device can reach.
-    /// - Throws: ``DepotError``: see ``checked(_:before:naming:published:allowsShadowed:)``;
-    ///   `conflict` for a change to the split of a rule a guarded rollout owns; what `body` throws.
+    /// - Throws: ``DepotError``: `conflict` for a change to the split of a rule a guarded rollout
+    ///   owns; see ``checked(_:before:naming:published:allowsShadowed:_:)``; what `body` throws.
     func change(
         _ name: ModelName, by keyID: String, naming: [Int] = [], allowsShadowed: Bool = false,
         _ body: @escaping @Sendable (Rollout) throws -> Rollout
     ) async throws -> Rollout {
-        let rollout = try await catalog.changeRolloutAndGuards(of: name, by: keyID, at: clock()) { before, guards, published in
-            let after = try Self.checked(name, before: before, naming: naming, published: published, allowsShadowed: allowsShadowed, body)
+        let rollout = try await catalog.changeRolloutAndGuards(
+            of: name, by: keyID, at: clock(), naming: naming, allowsShadowed: allowsShadowed
+        ) { before, guards, _ in
+            let after = try body(before)
             try RolloutGuardMoves.checkUnguarded(before: before, after: after, guards: guards)
             return (after, guards)
         }.rollout
@@ -27,8 +29,8 @@ struct RolloutService {
         return rollout
     }
 
-    /// `body` applied to `before`, checked: every version it names, also at 0%, is published, and
-    /// no rule becomes unreachable unless `allowsShadowed`. The console previews with it too.
+    /// `body` applied to `before`, checked as ``change(_:by:naming:allowsShadowed:_:)`` would save
+    /// it, for the console's preview.
     /// - Throws: ``DepotError``: `bad_request` for a version that is not published, `conflict`
     ///   for a rule the change leaves unreachable.
     static func checked(
@@ -36,8 +38,8 @@ struct RolloutService {
         _ body: (Rollout) throws -> Rollout
     ) throws -> Rollout {
         let after = try body(before)
-        try CatalogRule.checkPublished(after, naming: naming, of: name, published: published)
-        try CatalogRule.checkReachable(before: before, after: after, allowsShadowed: allowsShadowed)
+        try CatalogRule.checkChange(
+            of: name, before: before, after: after, naming: naming, published: published, allowsShadowed: allowsShadowed)
         return after
     }
 }

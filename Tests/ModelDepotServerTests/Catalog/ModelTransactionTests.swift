@@ -10,7 +10,7 @@ struct ModelTransactionTests {
     let flowers = F.name("flowers")
 
     func transaction(last: Int = 0, versions: [ModelVersion] = [], rollout: Rollout = Rollout()) -> ModelTransaction {
-        ModelTransaction(name: flowers, lastVersionNumber: last, versions: versions, rollout: rollout, guards: [])
+        ModelTransaction(name: flowers, lastVersionNumber: last, versions: versions, rollout: rollout, guards: [], declaredMetrics: [])
     }
 
     @Test func aNewVersionTakesTheNumberAfterTheLastEverGivenAndChangesManifestsAtItsTime() {

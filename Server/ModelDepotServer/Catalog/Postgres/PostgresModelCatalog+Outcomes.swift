@@ -126,35 +126,6 @@ extension PostgresModelCatalog {
         }
     }
 
-    public func declareMetric(_ metric: ExperimentMetric, of name: ModelName) async throws {
-        try await transaction { [logger] connection in
-            let id = try await Self.modelID(name, connection, logger: logger)
-            try await connection.query("SELECT id FROM model WHERE id = \(id) FOR UPDATE", logger: logger)
-            let declared = try await connection.column(
-                "SELECT name FROM experiment_metric WHERE model_id = \(id) AND declared",
-                as: String.self, logger: logger)
-            if !declared.contains(metric.name) { try CatalogRule.checkDeclared(declared.count, adding: metric.name, of: name) }
-            try await connection.query(
-                """
-                INSERT INTO experiment_metric (model_id, name, kind, direction, tolerance, guardrail, declared)
-                VALUES (\(id), \(metric.name), \(metric.kind.rawValue), \(metric.direction.rawValue), \(metric.tolerance), \(metric.guardrail), true)
-                ON CONFLICT (model_id, name) DO UPDATE SET kind = excluded.kind, direction = excluded.direction,
-                    tolerance = excluded.tolerance, guardrail = excluded.guardrail, declared = true
-                """, logger: logger)
-        }
-    }
-
-    public func removeMetric(named metric: String, of name: ModelName) async throws {
-        try await transaction { [logger] connection in
-            let id = try await Self.modelID(name, connection, logger: logger)
-            let removed = try await connection.column(
-                """
-                DELETE FROM experiment_metric WHERE model_id = \(id) AND name = \(metric) AND declared RETURNING 1
-                """, as: Int32.self, logger: logger)
-            guard !removed.isEmpty else { throw CatalogRule.noMetric(metric, of: name) }
-        }
-    }
-
     public func pruneOutcomeBatches(beforeHour hour: Int) async throws {
         try await transaction { [logger] connection in
             try await connection.query("DELETE FROM outcome_batch WHERE hour < \(hour)", logger: logger)

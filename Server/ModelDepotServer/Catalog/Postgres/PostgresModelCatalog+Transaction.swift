@@ -13,7 +13,10 @@ extension PostgresModelCatalog {
                 name: name, lastVersionNumber: model.lastVersionNumber,
                 versions: try await Self.versions(of: name, where: "model_id = \(model.id)", connection, logger: logger),
                 rollout: try await Self.rolloutDocument(model: model.id, connection, logger: logger),
-                guards: try await Self.guardDocument(model: model.id, connection, logger: logger))
+                guards: try await Self.guardDocument(model: model.id, connection, logger: logger),
+                declaredMetrics: Set(
+                    try await connection.column(
+                        "SELECT name FROM experiment_metric WHERE model_id = \(model.id) AND declared", as: String.self, logger: logger)))
             let value = try body(&transaction)
             var released: Set<String> = []
             for write in transaction.writes {
@@ -94,6 +97,19 @@ extension PostgresModelCatalog {
                 INSERT INTO rollout_guard (model_id, document, running) VALUES (\(model), \(try json(guards))::jsonb, \(running))
                 ON CONFLICT (model_id) DO UPDATE SET document = excluded.document, running = excluded.running
                 """, logger: logger)
+            return []
+        case .declareMetric(let metric):
+            try await connection.query(
+                """
+                INSERT INTO experiment_metric (model_id, name, kind, direction, tolerance, guardrail, declared)
+                VALUES (\(model), \(metric.name), \(metric.kind.rawValue), \(metric.direction.rawValue), \(metric.tolerance), \(metric.guardrail), true)
+                ON CONFLICT (model_id, name) DO UPDATE SET kind = excluded.kind, direction = excluded.direction,
+                    tolerance = excluded.tolerance, guardrail = excluded.guardrail, declared = true
+                """, logger: logger)
+            return []
+        case .removeMetric(let metric):
+            try await connection.query(
+                "DELETE FROM experiment_metric WHERE model_id = \(model) AND name = \(metric) AND declared", logger: logger)
             return []
         }
     }

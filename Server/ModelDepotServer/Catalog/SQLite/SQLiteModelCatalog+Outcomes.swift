@@ -166,30 +166,6 @@ extension SQLiteModelCatalog {
         }
     }
 
-    public func declareMetric(_ metric: ExperimentMetric, of name: ModelName) async throws {
-        try await write { db in
-            let model = try modelRecord(name, db)
-            let declared = try String.fetchSet(
-                db, sql: "SELECT name FROM experimentMetric WHERE modelId = ? AND declared", arguments: [model.id])
-            if !declared.contains(metric.name) { try CatalogRule.checkDeclared(declared.count, adding: metric.name, of: name) }
-            try db.execute(
-                sql: """
-                    INSERT INTO experimentMetric (modelId, name, kind, direction, tolerance, guardrail, declared) VALUES (?, ?, ?, ?, ?, ?, 1)
-                    ON CONFLICT (modelId, name) DO UPDATE SET kind = excluded.kind, direction = excluded.direction,
-                        tolerance = excluded.tolerance, guardrail = excluded.guardrail, declared = 1
-                    """,
-                arguments: [model.id, metric.name, metric.kind.rawValue, metric.direction.rawValue, metric.tolerance, metric.guardrail])
-        }
-    }
-
-    public func removeMetric(named metric: String, of name: ModelName) async throws {
-        try await write { db in
-            let model = try modelRecord(name, db)
-            try db.execute(sql: "DELETE FROM experimentMetric WHERE modelId = ? AND name = ? AND declared", arguments: [model.id, metric])
-            guard db.changesCount == 1 else { throw CatalogRule.noMetric(metric, of: name) }
-        }
-    }
-
     public func pruneOutcomeBatches(beforeHour hour: Int) async throws {
         try await write { db in
             try db.execute(sql: "DELETE FROM outcomeBatch WHERE hour < ?", arguments: [hour])

@@ -16,7 +16,9 @@ extension SQLiteModelCatalog {
                 name: name, lastVersionNumber: model.lastVersionNumber,
                 versions: try versions.map { try $0.version(of: name, files: (filesByVersion[$0.id!] ?? []).map { try $0.file() }) },
                 rollout: try RolloutRecord.fetchOne(db, key: model.id)?.document ?? Rollout(),
-                guards: try RolloutGuardRecord.fetchOne(db, key: model.id)?.document ?? [])
+                guards: try RolloutGuardRecord.fetchOne(db, key: model.id)?.document ?? [],
+                declaredMetrics: try String.fetchSet(
+                    db, sql: "SELECT name FROM experimentMetric WHERE modelId = ? AND declared", arguments: [model.id]))
             let value = try body(&transaction)
             var released: Set<String> = []
             for write in transaction.writes { released.formUnion(try apply(write, to: model, db)) }
@@ -80,6 +82,18 @@ extension SQLiteModelCatalog {
             return []
         case .saveGuards(let guards, let running):
             try RolloutGuardRecord(modelId: modelID, document: guards, running: running).save(db)
+            return []
+        case .declareMetric(let metric):
+            try db.execute(
+                sql: """
+                    INSERT INTO experimentMetric (modelId, name, kind, direction, tolerance, guardrail, declared) VALUES (?, ?, ?, ?, ?, ?, 1)
+                    ON CONFLICT (modelId, name) DO UPDATE SET kind = excluded.kind, direction = excluded.direction,
+                        tolerance = excluded.tolerance, guardrail = excluded.guardrail, declared = 1
+                    """,
+                arguments: [modelID, metric.name, metric.kind.rawValue, metric.direction.rawValue, metric.tolerance, metric.guardrail])
+            return []
+        case .removeMetric(let metric):
+            try db.execute(sql: "DELETE FROM experimentMetric WHERE modelId = ? AND name = ? AND declared", arguments: [modelID, metric])
             return []
         }
     }
