@@ -41,9 +41,14 @@ let package = Package(
             path: "Shared/ModelDepotShared"
         ),
         .target(
+            name: "ModelDepotRollouts",
+            dependencies: ["ModelDepotShared", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Server/ModelDepotRollouts"
+        ),
+        .target(
             name: "ModelDepotServer",
             dependencies: [
-                "ModelDepotShared",
+                "ModelDepotShared", "ModelDepotRollouts",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -91,7 +96,7 @@ let package = Package(
         .executableTarget(
             name: "depot",
             dependencies: [
-                "ModelDepotShared",
+                "ModelDepotShared", "ModelDepotRollouts",
                 "ModelDepotServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -125,19 +130,22 @@ let package = Package(
         ),
         .executableTarget(
             name: "depot-benchmark",
-            dependencies: ["ModelDepotShared", "ModelDepot", "ModelDepotLiteRT", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "ModelDepotShared", "ModelDepotRollouts", "ModelDepot", "ModelDepotLiteRT",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             path: "Benchmarks/depot-benchmark"
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "ModelDepotSharedTests",
-            dependencies: ["ModelDepotShared", "depot", "TestSupport"],
+            dependencies: ["ModelDepotShared", "ModelDepotRollouts", "depot", "TestSupport"],
             path: "Tests/ModelDepotSharedTests"
         ),
         .testTarget(
             name: "ModelDepotServerTests",
             dependencies: [
-                "ModelDepotServer", "TestSupport",
+                "ModelDepotServer", "ModelDepotRollouts", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -157,8 +165,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "ModelDepotShared", "ModelDepot", "ModelDepotLiteRT", "depot", "depot-classify", "depot-detect", "depot-track",
-                "TestSupport",
+                "ModelDepotShared", "ModelDepotRollouts", "ModelDepotServer", "ModelDepot", "ModelDepotLiteRT", "depot",
+                "depot-classify", "depot-detect", "depot-track", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],

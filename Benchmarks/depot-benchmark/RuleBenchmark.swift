@@ -1,4 +1,5 @@
 import Foundation
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// Times `Rollout.assignment(for:)` over 100,000 devices: no rules, 20 rules whose conditions

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ModelDepotRollouts
 import ModelDepotServer
 import ModelDepotShared
 

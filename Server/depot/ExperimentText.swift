@@ -1,4 +1,5 @@
 import Foundation
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// `depot experiment show`'s text: per arm, a table of each metric's versions against the

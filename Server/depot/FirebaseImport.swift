@@ -1,4 +1,5 @@
 import Foundation
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// Brings one Firebase model (``FirebaseExport/Entry``) into ModelDepot through the admin API,

@@ -1,5 +1,6 @@
 import Foundation
 import ModelDepot
+import ModelDepotRollouts
 import ModelDepotShared
 import TestSupport
 import Testing

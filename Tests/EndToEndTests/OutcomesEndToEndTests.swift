@@ -1,5 +1,6 @@
 import Foundation
 import ModelDepotLiteRT
+import ModelDepotRollouts
 import ModelDepotShared
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import ModelDepot
+import ModelDepotServer
 import ModelDepotShared
 import TestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ModelDepotRollouts
 import ModelDepotShared
 import Testing
 

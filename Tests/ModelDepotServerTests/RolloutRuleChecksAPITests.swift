@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import ModelDepotRollouts
 import ModelDepotShared
 import TestSupport
 import Testing

@@ -1,3 +1,4 @@
+import ModelDepotRollouts
 import ModelDepotServer
 import ModelDepotShared
 import Testing

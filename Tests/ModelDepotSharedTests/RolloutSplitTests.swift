@@ -1,3 +1,4 @@
+import ModelDepotRollouts
 import ModelDepotShared
 import Testing
 

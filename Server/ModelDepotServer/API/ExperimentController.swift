@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// Outcome events from devices (`POST /v1/models/{name}/events`, any key that may read the model)

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// `/v1/admin/models/{name}/rollout/guards`: guarded rollouts, started, resumed, stopped and

@@ -1,3 +1,4 @@
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// Every rule a catalog enforces, with its error, written once: each backend finds out whether a

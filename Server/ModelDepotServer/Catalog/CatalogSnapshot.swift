@@ -1,4 +1,5 @@
 import Foundation
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// Everything a SQLite catalog holds, read at once for `depot migrate`: rows keyed by model name

@@ -1,4 +1,5 @@
 import Foundation
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// Stores models, their versions, rollouts, usage, outcomes, access keys and signing documents:

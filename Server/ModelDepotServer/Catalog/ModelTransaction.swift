@@ -1,4 +1,5 @@
 import Foundation
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// One model's rows, read under the model's lock, and the changes a flow makes to them: what

@@ -1,4 +1,5 @@
 import Foundation
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// An outcome batch as the catalog stores it: checked, its installation hashed, its events added

@@ -1,4 +1,5 @@
 import Foundation
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// Outcome batches from devices, the app's metrics and what the results read. One role of

@@ -1,4 +1,5 @@
 import Foundation
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// Each model's rollout, its guarded rollouts and the history of its changes. One role of

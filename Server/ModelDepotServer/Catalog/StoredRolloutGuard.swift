@@ -1,3 +1,4 @@
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// A guarded rollout as the catalog keeps it: what the API shows, and the webhook's secret,

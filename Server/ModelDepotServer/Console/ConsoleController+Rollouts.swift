@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Hummingbird
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// The rollout page: the default version, rules with conditions and a split, pins and the audit

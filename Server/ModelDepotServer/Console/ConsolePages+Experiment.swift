@@ -1,4 +1,5 @@
 import Foundation
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// What the experiment page renders: per arm, a plain-words verdict per version, the sample-ratio

@@ -1,4 +1,5 @@
 import Foundation
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// A guarded rollout on the rollout page: its stages, where it stands, and each move with its

@@ -1,3 +1,4 @@
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// What a rollout change does to devices, worked out from the rollouts before and after it the

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ModelDepotRollouts
 import ModelDepotShared
 
 extension BlobsController {

@@ -1,4 +1,5 @@
 import Hummingbird
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// `GET /v1/models/{name}/manifest`: the version a device should use — its pin, the first

@@ -1,4 +1,5 @@
 import Foundation
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// One metric of one arm: each version against the control, now and at the end of each hour.

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 import Foundation
+import ModelDepotRollouts
 import ModelDepotShared
 import NIOCore
 

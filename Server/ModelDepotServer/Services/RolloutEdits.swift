@@ -1,3 +1,4 @@
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// The rollout's edits, as pure functions of the rollout, and the checks of what people type:

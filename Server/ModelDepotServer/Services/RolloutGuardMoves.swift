@@ -1,4 +1,5 @@
 import Foundation
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// The guard's moves as pure functions of the rollout and the model's guards: the service applies

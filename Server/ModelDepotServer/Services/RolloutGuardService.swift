@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// Guarded rollouts: starting, resuming and stopping them for people, and reviewing them — by

@@ -1,3 +1,4 @@
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// What each kind of device gets from a rollout, in the order the server decides (pins, each

@@ -1,4 +1,5 @@
 import Foundation
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// A model's usage per version, per arm and per window, with a sample-ratio check of every rule of

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// The arm a completed download counts for, as the server signed it into the manifest.

@@ -15,9 +15,6 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
         case sum
         /// The installation's average value, over the installations that recorded the metric.
         case mean
-
-        /// The statistic that the installations' values make.
-        public var statistic: MetricStatistic.Kind { self == .proportion ? .proportion : .mean }
     }
 
     /// Which way is better.
@@ -30,16 +27,12 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
     public var name: String
     public var kind: Kind
     public var direction: Direction
-    /// The change in the harmful direction a guarded rollout tolerates, in ``judgedBy``'s terms:
+    /// The change in the harmful direction a guarded rollout tolerates, in `judgedBy`'s terms:
     /// a proportion's in absolute terms (0.01 = 1 percentage point), a sum's or mean's relative to
     /// the control (0.05 = 5 %).
     public var tolerance: Double
     /// Whether guarded rollouts watch it.
     public var guardrail: Bool
-
-    /// The difference verdicts and guardrails read: a proportion's absolute one (a failure rate
-    /// that rises from 0 has no relative change), a sum's or mean's relative one.
-    public var judgedBy: EffectTest.Difference { kind == .proportion ? .absolute : .relative }
 
     /// The most names an app may record without declaring them, per model.
     public static let maximumUndeclared = 16

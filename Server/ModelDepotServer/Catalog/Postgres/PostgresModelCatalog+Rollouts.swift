@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ModelDepotRollouts
 import ModelDepotShared
 import PostgresNIO
 

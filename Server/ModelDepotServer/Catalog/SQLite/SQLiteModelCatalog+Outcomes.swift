@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ModelDepotRollouts
 import ModelDepotShared
 
 extension SQLiteModelCatalog {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ModelDepotRollouts
 import ModelDepotShared
 
 /// The catalog in an embedded SQLite database (GRDB `DatabasePool`, WAL, `synchronous=FULL`).

@@ -1,4 +1,5 @@
 import Foundation
+import ModelDepotShared
 
 /// The body of `GET /v1/admin/models/{name}/stats`: manifests served and blob downloads
 /// completed, per version, per arm and per time window, and a sample-ratio check per rule.

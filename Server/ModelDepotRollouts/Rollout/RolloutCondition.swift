@@ -1,3 +1,5 @@
+import ModelDepotShared
+
 /// One condition of a rollout rule, e.g. `platform=ios`, `appVersion>=3.2.0`,
 /// `country in US,CA`, `attributes.tier prefix gold`, `attributes.age>=18`.
 ///

@@ -1,3 +1,5 @@
+import ModelDepotShared
+
 /// One installation's events of one metric for one version in one hour, as the catalog keeps them.
 public struct OutcomeRow: Sendable, Hashable {
     public var version: Int

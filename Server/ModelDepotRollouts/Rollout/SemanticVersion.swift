@@ -1,3 +1,5 @@
+import ModelDepotShared
+
 /// A semantic version (`3.2.0`, `4.0.0-beta.2`) ordered as semver.org 2.0 orders them:
 /// numbers numerically, and a pre-release below its release (`4.0.0-beta < 4.0.0`).
 ///

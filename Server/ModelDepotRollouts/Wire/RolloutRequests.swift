@@ -1,4 +1,5 @@
 import Foundation
+import ModelDepotShared
 
 /// The body of `PUT /v1/admin/models/{name}/rollout/rules/{rule}`: creates the rule (last in
 /// order, with a new id and salt) or changes it (keeping its salt and the ranges of versions

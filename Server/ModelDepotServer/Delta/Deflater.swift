@@ -1,3 +1,5 @@
+import ModelDepotShared
+
 /// DEFLATE (RFC 1951) with the fixed Huffman codes: LZ77 matches found through hash chains over
 /// a 32 KiB window, each block of 32 KiB coded with the fixed codes or stored, whichever is
 /// smaller. Enough for patch streams, which are mostly runs of zeros (a run of 258 costs 13

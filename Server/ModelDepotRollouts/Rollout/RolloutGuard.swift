@@ -1,4 +1,5 @@
 import Foundation
+import ModelDepotShared
 
 /// A guarded rollout: one rule's target version takes a rising share of the rule's devices, stage
 /// by stage, while guardrail metrics are compared with the control version that holds the rest.

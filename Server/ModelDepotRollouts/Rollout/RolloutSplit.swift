@@ -1,3 +1,5 @@
+import ModelDepotShared
+
 /// How a rollout rule divides the 10,000 buckets among versions: explicit half-open ranges,
 /// not weights, so that editing the percentages moves as few devices as possible.
 ///

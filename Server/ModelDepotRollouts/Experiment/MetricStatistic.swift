@@ -1,3 +1,5 @@
+import ModelDepotShared
+
 /// What an experiment knows of one metric in one arm, over installations (the unit of analysis):
 /// how many installations, the sum of their values and the sum of their squares. A proportion's
 /// values are 0 or 1, so its sum of squares is its sum.

@@ -1,3 +1,5 @@
+import ModelDepotShared
+
 /// The arm a manifest or download is counted under: one of a rollout's arms (``Rollout/Arm``), or
 /// one that counting needs beyond them.
 ///

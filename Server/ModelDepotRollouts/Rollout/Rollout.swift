@@ -1,3 +1,5 @@
+import ModelDepotShared
+
 /// A model's rollout: install-id pins (testers) first, then ordered rules, then the default.
 ///
 /// The first rule whose conditions all match wins: a device with an installation id gets the

@@ -1,3 +1,5 @@
+import ModelDepotShared
+
 /// The body of `PUT /v1/admin/models/{name}/metrics/{metric}` (the name is the path's): how an
 /// app metric is read. Absent fields take their defaults.
 public struct MetricDeclaration: Sendable, Hashable, Codable {

@@ -1,4 +1,5 @@
 import Foundation
+import ModelDepotShared
 
 /// A treatment arm's effect on a metric against its control arm: Welch's two-sided t-test with
 /// a fixed horizon, or a confidence sequence that stays valid however often it is looked at

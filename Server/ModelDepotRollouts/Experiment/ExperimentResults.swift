@@ -1,4 +1,5 @@
 import Foundation
+import ModelDepotShared
 
 /// What `GET /v1/admin/models/{name}/experiment` answers: for every arm that handed out more than
 /// one version, each metric's versions against the arm's control version.

@@ -1,3 +1,5 @@
+import ModelDepotShared
+
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)

@@ -1,4 +1,5 @@
 import Foundation
+import ModelDepotShared
 
 /// Student's t distribution with any positive, not necessarily whole, degrees of freedom (the
 /// Welch–Satterthwaite approximation gives fractional ones): its distribution function and its

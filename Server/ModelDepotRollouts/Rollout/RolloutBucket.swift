@@ -1,4 +1,5 @@
 import Crypto
+import ModelDepotShared
 
 /// Puts a device into one of 10,000 buckets (basis points), the same one every time.
 ///
