@@ -78,8 +78,8 @@ public struct ModelTransaction: Sendable {
         return version
     }
 
-    /// Publishes or unpublishes a version (a version published again keeps its first `publishedAt`
-    /// only until then: it gets `date`).
+    /// Publishes a version (its `publishedAt` becomes `date`) or unpublishes it (its `publishedAt`
+    /// stays); a version already so writes nothing.
     mutating func setPublished(_ published: Bool, version number: Int, at date: Date) throws -> ModelVersion {
         var version = try version(number)
         guard version.published != published, let index = versions.firstIndex(of: version) else { return version }
