@@ -39,25 +39,23 @@ extension PostgresModelCatalog {
         try await run { [logger] connection in try await Self.keys(where: "revoked_at IS NULL", connection, logger: logger) }
     }
 
-    public func revokeKey(id: String, at date: Date) async throws -> AccessKey {
+    public func changeKey(id: String, _ change: @escaping @Sendable (_ key: AccessKey, _ workingAdminTokens: Int) throws -> AccessKey)
+        async throws -> AccessKey
+    {
         try await transaction { [logger] connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.adminKeysLock))", logger: logger)
             guard let found = try await Self.keys(where: "id = $1", binding: id, connection, logger: logger).first else {
                 throw CatalogRule.noKey(id)
             }
+            let working =
+                try await connection.column(
+                    "SELECT COUNT(*)::bigint FROM access_key WHERE kind = 'admin' AND revoked_at IS NULL", as: Int.self, logger: logger
+                ).first ?? 0
             var key = found.key
-            guard key.revokedAt == nil else { return key }
-            if key.kind == .admin {
-                let working =
-                    try await connection.column(
-                        "SELECT COUNT(*)::bigint FROM access_key WHERE kind = 'admin' AND revoked_at IS NULL", as: Int.self, logger: logger
-                    ).first ?? 0
-                guard working > 1 else {
-                    throw CatalogRule.lastAdminToken(id)
-                }
-            }
-            key.revokedAt = date
-            try await connection.query("UPDATE access_key SET revoked_at = \(date) WHERE id = \(id)", logger: logger)
+            let changed = try change(key, working)
+            guard changed.revokedAt != key.revokedAt else { return key }
+            key.revokedAt = changed.revokedAt
+            try await connection.query("UPDATE access_key SET revoked_at = \(key.revokedAt) WHERE id = \(id)", logger: logger)
             try await Self.announce(.keys, id, connection, logger: logger)
             return key
         }

@@ -225,19 +225,15 @@ public struct SQLiteModelCatalog: ModelCatalog {
         }
     }
 
-    public func revokeKey(id: String, at date: Date) async throws -> AccessKey {
+    public func changeKey(id: String, _ change: @escaping @Sendable (_ key: AccessKey, _ workingAdminTokens: Int) throws -> AccessKey)
+        async throws -> AccessKey
+    {
         try await write { db in
-            guard var record = try AccessKeyRecord.fetchOne(db, key: id) else {
-                throw CatalogRule.noKey(id)
-            }
-            if record.kind == AccessKey.Kind.admin.rawValue, record.revokedAt == nil {
-                let working = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM accessKey WHERE kind = 'admin' AND revokedAt IS NULL") ?? 0
-                guard working > 1 else {
-                    throw CatalogRule.lastAdminToken(id)
-                }
-            }
-            if record.revokedAt == nil {
-                record.revokedAt = date
+            guard var record = try AccessKeyRecord.fetchOne(db, key: id) else { throw CatalogRule.noKey(id) }
+            let working = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM accessKey WHERE kind = 'admin' AND revokedAt IS NULL") ?? 0
+            let changed = try change(try record.key(), working)
+            if changed.revokedAt != record.revokedAt {
+                record.revokedAt = changed.revokedAt
                 try record.update(db)
             }
             return try record.key()
