@@ -21,8 +21,6 @@ struct OutcomeAdmission {
     /// The events admitted in this transaction, per installation and hour.
     private(set) var admitted: [Hour: Int] = [:]
 
-    /// `undeclared` is read only when a batch adds a name: a backend that locks the model's
-    /// metrics to count them may pass 0 when no batch of the transaction ``adds(_:)`` one.
     init(model: ModelName, versions: Set<Int>, metrics: Set<String>, undeclared: Int) {
         self.model = model
         self.versions = versions
@@ -31,7 +29,7 @@ struct OutcomeAdmission {
     }
 
     /// Whether `batch` names an app metric the model does not have yet.
-    func adds(_ batch: OutcomeBatchRecord) -> Bool { !batch.appMetrics.isSubset(of: metrics) }
+    private func adds(_ batch: OutcomeBatchRecord) -> Bool { !batch.appMetrics.isSubset(of: metrics) }
 
     /// Admits `batch`, whose installation had sent `before` events in its hour before this
     /// transaction, or throws why not (``CatalogRule``).

@@ -27,12 +27,13 @@ struct PostgresOutcomeTransaction {
         let read = try await connection.query(
             """
             SELECT m.id, ARRAY(SELECT number::bigint FROM version WHERE model_id = m.id),
-                   ARRAY(SELECT name FROM experiment_metric WHERE model_id = m.id)
+                   ARRAY(SELECT name FROM experiment_metric WHERE model_id = m.id),
+                   (SELECT COUNT(*)::bigint FROM experiment_metric WHERE model_id = m.id AND NOT declared)
             FROM model m WHERE m.name = \(model.rawValue)
             """, logger: logger)
-        var found: (id: Int64, versions: [Int], metrics: [String])?
-        for try await row in read.decode((Int64, [Int], [String]).self) { found = row }
-        guard let (id, versions, metrics) = found else {
+        var found: (id: Int64, versions: [Int], metrics: [String], undeclared: Int)?
+        for try await row in read.decode((Int64, [Int], [String], Int).self) { found = row }
+        guard let (id, versions, known, counted) = found else {
             fresh = batches.map { _ in false }
             for index in batches.indices { refusals[index] = CatalogRule.noModel(model) }
             return
@@ -47,19 +48,19 @@ struct PostgresOutcomeTransaction {
                 ON CONFLICT DO NOTHING RETURNING id
                 """, as: String.self, logger: logger))
         fresh = batches.map { inserted.contains($0.id) }
-        var admission = OutcomeAdmission(model: model, versions: Set(versions), metrics: Set(metrics), undeclared: 0)
-        if batches.indices.contains(where: { fresh[$0] && admission.adds(batches[$0]) }) {
+        var (metrics, undeclared) = (known, counted)
+        if batches.indices.contains(where: { fresh[$0] && !batches[$0].appMetrics.isSubset(of: metrics) }) {
             // Lock the model's row and read its metrics again, so that two transactions adding
             // names at once do not pass the limit together.
             try await connection.query("SELECT id FROM model WHERE id = \(id) FOR UPDATE", logger: logger)
             let rows = try await connection.query("SELECT name, declared FROM experiment_metric WHERE model_id = \(id)", logger: logger)
-            var (names, undeclared) = (Set<String>(), 0)
+            (metrics, undeclared) = ([], 0)
             for try await (name, declared) in rows.decode((String, Bool).self) {
-                names.insert(name)
+                metrics.append(name)
                 if !declared { undeclared += 1 }
             }
-            admission = OutcomeAdmission(model: model, versions: Set(versions), metrics: names, undeclared: undeclared)
         }
+        var admission = OutcomeAdmission(model: model, versions: Set(versions), metrics: Set(metrics), undeclared: undeclared)
         let sent = try await lockHours(id, connection, logger: logger)
         var added: [String] = []
         for index in batches.indices where fresh[index] {
