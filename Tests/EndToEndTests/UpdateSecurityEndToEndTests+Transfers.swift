@@ -25,8 +25,9 @@ extension UpdateSecurityEndToEndTests {
             let blob = "/v1/blobs/sha256/\(v2.sha256)"
             let patient = try device.downloader {
                 $0.downloadChunkSize = 400
-                // Long enough that a loaded test machine does not stall the manifest or the first range.
-                $0.stallTimeout = .seconds(10)
+                // Long enough that a loaded test machine does not stall the manifest or a range that
+                // passes (a CI run once saw the first range wait more than 10 s for both cores).
+                $0.stallTimeout = .seconds(30)
             }
             device.proxy.hold(blob, after: 1)
             try await expectRefused(device, .transferStalled, keeping: 1, saying: "It resumes from byte 400 next time.", using: patient)
@@ -64,8 +65,9 @@ extension UpdateSecurityEndToEndTests {
             let blob = "/v1/blobs/sha256/\(v2.sha256)"
             let resumed = try device.downloader {
                 $0.downloadChunkSize = 400
-                // Long enough that a loaded test machine does not stall the manifest or the first range.
-                $0.stallTimeout = .seconds(10)
+                // Long enough that a loaded test machine does not stall the manifest or a range that
+                // passes (a CI run once saw the first range wait more than 10 s for both cores).
+                $0.stallTimeout = .seconds(30)
                 $0.retries = 0
                 $0.deviceStatus = SuspendedDuringTheHold(device.proxy, blob)
             }

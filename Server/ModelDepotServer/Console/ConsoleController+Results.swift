@@ -30,7 +30,7 @@ extension ConsoleController {
                 error: period == nil
                     ? "There is no period of \(asked.prefix(20)) hours here; showing the last 24 hours. Choose one of the periods offered."
                     : nil,
-                name: name.rawValue, stats: stats, rollout: rollout, hours: chosen.hours, now: clock()),
+                name: name.rawValue, stats: stats, rollout: rollout, hours: chosen.hours),
             status: period == nil ? .badRequest : .ok)
     }
 }

@@ -29,7 +29,7 @@ extension ConsolePages {
         /// How many lines a chart draws; quieter series are summed into one more, "other".
         static let maximumSeries = 7
 
-        init(csrf: String, error: String?, name: String, stats: ModelStats, rollout: Rollout, hours: Int, now: Date) {
+        init(csrf: String, error: String?, name: String, stats: ModelStats, rollout: Rollout, hours: Int) {
             self.csrf = csrf
             self.error = error
             self.name = name
@@ -44,7 +44,8 @@ extension ConsolePages {
 
             let window = stats.windowSeconds
             let first = Int(stats.since.timeIntervalSince1970) / window * window
-            let last = Int(now.timeIntervalSince1970) / window * window
+            // The window the stats were read in: one clock read for the whole page.
+            let last = (Int(stats.since.timeIntervalSince1970) + hours * 3_600) / window * window
             let starts = Array(stride(from: first, through: last, by: window))
             let position = Dictionary(uniqueKeysWithValues: starts.enumerated().map { ($0.element, $0.offset) })
             let ranked = stats.arms.filter { $0.manifests + $0.downloads > 0 }
