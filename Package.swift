@@ -33,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
     ],
     targets: [
         .target(
@@ -136,7 +137,9 @@ let package = Package(
             ],
             path: "Benchmarks/depot-benchmark"
         ),
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport", dependencies: [.product(name: "Subprocess", package: "swift-subprocess")], path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "ModelDepotSharedTests",
             dependencies: ["ModelDepotShared", "ModelDepotRollouts", "depot", "TestSupport"],

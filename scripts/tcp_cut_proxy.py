@@ -6,7 +6,7 @@ and its database or object store failing, while both stay up.
 
 SIGUSR1 cuts: every open connection is closed and new ones are closed as soon as they are
 accepted. SIGUSR2 restores forwarding. Each is acknowledged with a line, "cut" or "restored",
-once it took effect. It ends with its parent test (stdin closing).
+once it took effect. SIGTERM ends it.
 """
 import asyncio
 import signal
@@ -61,7 +61,7 @@ async def main():
     loop.add_signal_handler(signal.SIGUSR1, set_cut, True)
     loop.add_signal_handler(signal.SIGUSR2, set_cut, False)
     print(server.sockets[0].getsockname()[1], flush=True)
-    await loop.run_in_executor(None, sys.stdin.read)
+    await asyncio.Event().wait()
 
 
 asyncio.run(main())

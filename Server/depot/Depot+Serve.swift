@@ -140,6 +140,12 @@ extension Depot {
         @Option(help: "Seconds a console session lasts at most from sign-in (default 28800, 8 hours).")
         var consoleSessionLifetime: Int?
 
+        @Option(
+            help:
+                "Once listening, write the server's address (http://HOST:PORT) to this file, whole or not at all: for scripts that start the server and wait for it."
+        )
+        var readyFile: String?
+
         func run() async throws {
             let configuration = try resolve(ProcessInfo.processInfo.environment)
             #if canImport(Glibc)
@@ -152,10 +158,25 @@ extension Depot {
             }
             let app = try await exitingOnStartFailure {
                 try await buildApplication(configuration) { port in
-                    FileHandle.standardOutput.write(Data("ModelDepot listening on http://\(configuration.host):\(port)\n".utf8))
+                    let address = "http://\(configuration.host):\(port)"
+                    if let readyFile { announce(address, in: readyFile) }
+                    FileHandle.standardOutput.write(Data("ModelDepot listening on \(address)\n".utf8))
                 }
             }
             try await app.runService()
+        }
+
+        /// Writes `address` to `path` (a file beside it, renamed into place); a server that cannot
+        /// say it is ready stops (exit 1), since whoever waits for the file would wait forever.
+        private func announce(_ address: String, in path: String) {
+            do {
+                try Data((address + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            } catch {
+                printError(
+                    "Could not write the server's address to --ready-file \(path): \(error.localizedDescription). Name a file in a directory the server can write to."
+                )
+                Foundation.exit(1)
+            }
         }
 
         /// Whatever stops the server from starting (an unreachable database, a storage directory

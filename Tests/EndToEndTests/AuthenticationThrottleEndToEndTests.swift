@@ -7,8 +7,8 @@ import Testing
 /// `Retry-After`, also on the fast path; a key id that keeps getting wrong secrets refuses them,
 /// but never its right secret.
 @Suite struct AuthenticationThrottleEndToEndTests {
-    @Test func failingAddressesWaitAndGuessedKeysRefuseOnlyWrongSecrets() throws {
-        let published = try PublishedModel()
+    @Test func failingAddressesWaitAndGuessedKeysRefuseOnlyWrongSecrets() async throws {
+        let published = try await PublishedModel()
         let server = published.server
         let keyID = String(published.appKey.split(separator: "_")[1])
         // Each request on a connection of its own, from the given source address.
@@ -28,14 +28,14 @@ import Testing
         #expect(try get(from: "127.0.0.50", published.appKey).status == 200, "the key's right secret still works")
 
         let manifestURL = server.url.appendingPathComponent("v1/models/flowers/manifest").absoluteString
-        #expect(
+        await #expect(
             eventually {
-                (try? Command.curl([
+                (try? await Command.curl([
                     "--interface", "127.0.0.20", "-o", "/dev/null", "-w", "%{http_code}", "-H",
                     "Authorization: Bearer \(published.appKey)", manifestURL,
                 ]).text) == "200"
             }, "the address may try again after its backoff")
-        #expect(try server.metric("depot_authentication_failures_total") == 11 + 12)
-        #expect(try server.metric("depot_authentication_throttled_total") >= 3, "the three above, and any poll that came too early")
+        await #expect(try server.metric("depot_authentication_failures_total") == 11 + 12)
+        await #expect(try server.metric("depot_authentication_throttled_total") >= 3, "the three above, and any poll that came too early")
     }
 }

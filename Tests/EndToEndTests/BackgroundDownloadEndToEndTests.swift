@@ -27,7 +27,7 @@ import Testing
         PublishedModel, ReplayingBackgroundSession, ModelDownloader,
         Task<VerifiedModel, any Error>, ReplayingBackgroundSession.Started
     ) {
-        let published = try await PublishedModel.started()
+        let published = try await PublishedModel()
         let session = ReplayingBackgroundSession()
         let downloader = try published.downloader { $0.backgroundSession = session }
         let waiting = Task { try await downloader.model(named: "flowers", conditions: background) }

@@ -4,11 +4,11 @@ import TestSupport
 /// nginx from Debian's packages as the load balancer in front of replicas: round robin, a replica
 /// that refuses a connection skipped for the next, bodies streamed both ways.
 final class Balancer {
-    let process: ChildProcess
+    let process: RunningProgram
     let directory: URL
     let url: URL
 
-    init(replicas: [ServerProcess], in scratch: Scratch) throws {
+    init(replicas: [ServerProcess], in scratch: Scratch) async throws {
         directory = scratch.url.appendingPathComponent("nginx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let port = try freeLocalPort()
@@ -50,21 +50,17 @@ final class Balancer {
             }
             """
         try configuration.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
-        process = try ChildProcess("/usr/sbin/nginx", ["-p", dir, "-c", directory.appendingPathComponent("nginx.conf").path])
+        process = try await RunningProgram.start("/usr/sbin/nginx", ["-p", dir, "-c", directory.appendingPathComponent("nginx.conf").path])
         url = URL(string: "http://127.0.0.1:\(port)")!
         guard
-            try eventually(
-                within: 20, { try Command.curl(["-o", "/dev/null", "-w", "%{http_code}", url.absoluteString + "/healthz"]).text == "200" })
+            try await eventually(
+                within: 20,
+                { try await Command.curl(["-o", "/dev/null", "-w", "%{http_code}", url.absoluteString + "/healthz"]).text == "200" })
         else {
             throw E2EFailure(
                 "nginx did not answer on \(url): \((try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? "")"
             )
         }
-    }
-
-    deinit {
-        process.terminate()
-        process.waitForExit()
     }
 
     var environment: [String: String] { ["DEPOT_SERVER": url.absoluteString, "DEPOT_TOKEN": ServerProcess.adminToken] }

@@ -7,7 +7,7 @@ final class Browser: @unchecked Sendable {
     // @unchecked: the driver process and the session id are set in init and only read afterwards.
     private static let elementKey = "element-6066-11e4-a52e-4f735466cecf"
 
-    private let driver: ChildProcess
+    private let driver: RunningProgram
     private let endpoint: URL
     private var session = ""
     private let profile: Scratch
@@ -17,11 +17,10 @@ final class Browser: @unchecked Sendable {
         let port = try freeLocalPort()
         endpoint = URL(string: "http://127.0.0.1:\(port)")!
         profile = try Scratch()
-        // ChildProcess starts it with no signal blocked: with the test process's blocked mask
+        // swift-subprocess starts it with no signal blocked: with the test process's blocked mask
         // inherited, Chromium never finishes starting.
-        driver = try ChildProcess("/usr/bin/chromedriver", ["--port=\(port)"], standardOutput: .pipe)
-        guard let output = driver.standardOutput else { throw E2EFailure("chromedriver has no output pipe") }
-        _ = try ServerProcess.readLine(output, containing: "started successfully", within: 30)
+        driver = try await RunningProgram.start("/usr/bin/chromedriver", ["--port=\(port)"])
+        _ = try await driver.line(containing: "started successfully", within: 30)
         let capabilities: [String: Any] = [
             "capabilities": [
                 "alwaysMatch": [
@@ -44,11 +43,6 @@ final class Browser: @unchecked Sendable {
         session = id
         // Finding an element waits up to 30 s for it to appear: how the test waits for the page.
         _ = try await command("POST", "timeouts", ["implicit": 30_000])
-    }
-
-    deinit {
-        driver.terminate()
-        _ = driver.waitForExit()
     }
 
     func quit() async {
@@ -153,7 +147,7 @@ final class Browser: @unchecked Sendable {
                 String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self),
             ]
         }
-        let output = try await Subprocess.run("curl", arguments)
+        let output = try await Program.run("curl", arguments)
         let text = output.text
         let status = text.split(separator: "\n").last.map(String.init) ?? ""
         let json = Data(text.dropLast(status.count).utf8)

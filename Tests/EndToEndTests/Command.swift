@@ -5,26 +5,16 @@ import TestSupport
 enum Command {
     /// Runs `depot` with only the given server settings: no inherited DEPOT_SERVER/DEPOT_TOKEN,
     /// and a config file that does not exist unless `environment` names another.
-    static func depot(_ arguments: [String], environment: [String: String]) throws -> Subprocess.Output {
+    static func depot(_ arguments: [String], environment: [String: String]) async throws -> Program.Output {
         var settings: [String: String?] = [
             "DEPOT_SERVER": nil, "DEPOT_TOKEN": nil,
             "DEPOT_CONFIG": FileManager.default.temporaryDirectory.appendingPathComponent("depot-e2e-no-config.json").path,
         ]
         for (name, value) in environment { settings[name] = value }
-        return try Subprocess.run(Binaries.depot, arguments, environment: settings)
+        return try await Program.run(Binaries.depot, arguments, environment: settings)
     }
 
-    static func curl(_ arguments: [String]) throws -> Subprocess.Output {
-        try Subprocess.run("curl", ["-sS"] + arguments)
-    }
-
-    /// ``depot(_:environment:)`` for async code, waited for on a thread of its own.
-    static func depot(_ arguments: [String], environment: [String: String]) async throws -> Subprocess.Output {
-        try await Subprocess.onOwnThread { try depot(arguments, environment: environment) }
-    }
-
-    /// ``curl(_:)`` for async code, waited for on a thread of its own.
-    static func curl(_ arguments: [String]) async throws -> Subprocess.Output {
-        try await Subprocess.onOwnThread { try curl(arguments) }
+    static func curl(_ arguments: [String]) async throws -> Program.Output {
+        try await Program.run("curl", ["-sS"] + arguments)
     }
 }

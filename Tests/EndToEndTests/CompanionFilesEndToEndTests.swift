@@ -10,16 +10,17 @@ import Testing
 @Suite struct CompanionFilesEndToEndTests {
     static let automl = Binaries.repository.appendingPathComponent("Tests/Fixtures/automl/object_detection")
 
-    func publish() throws -> PublishedModel {
-        let published = try PublishedModel([])
-        let uploaded = try Command.depot(["upload", "flowers", Self.automl.path, "--publish"], environment: published.server.environment)
+    func publish() async throws -> PublishedModel {
+        let published = try await PublishedModel([])
+        let uploaded = try await Command.depot(
+            ["upload", "flowers", Self.automl.path, "--publish"], environment: published.server.environment)
         #expect(uploaded.status == 0, "\(uploaded.error)")
         #expect(uploaded.text.contains("with 'labels', 'automl'"))
         return published
     }
 
     @Test func automlExportArrivesWithItsLabelsAndSettings() async throws {
-        let published = try publish()
+        let published = try await publish()
         let downloader = try published.downloader { $0.downloadChunkSize = 100 }
         let model = try await downloader.model(named: "flowers")
         #expect(model.companionFileNames == ["automl", "labels"])
@@ -37,7 +38,7 @@ import Testing
     }
 
     @Test func metadataLabelsComeFromTheModelItself() async throws {
-        let published = try PublishedModel(["metadata/image_classifier"])
+        let published = try await PublishedModel(["metadata/image_classifier"])
         let model = try await published.downloader().model(named: "flowers")
         #expect(model.labels == ["red", "green", "blue", "dark", "bright"])
         #expect(model.metadata?.subgraphs.first?.inputs.first?.normalization?.mean == [127.5])
@@ -45,7 +46,7 @@ import Testing
     }
 
     @Test func aTamperedCompanionFileKeepsThePreviousVersionWhole() async throws {
-        let published = try publish()
+        let published = try await publish()
         try await AttackerProxy.running(in: published.server.url) { proxy in
             let downloader = try published.downloader { $0.serverURL = proxy.url }
             let first = try await downloader.model(named: "flowers")
@@ -76,26 +77,26 @@ import Testing
         }
     }
 
-    @Test func theCLIRefusesBadCompanionFilesBeforeSending() throws {
-        let published = try PublishedModel([])
+    @Test func theCLIRefusesBadCompanionFilesBeforeSending() async throws {
+        let published = try await PublishedModel([])
         let model = Self.automl.appendingPathComponent("model.tflite").path
-        let badName = try Command.depot(
+        let badName = try await Command.depot(
             ["upload", "flowers", model, "--file", "Labels=\(model)"], environment: published.server.environment)
         #expect(badName.status == 1)
         #expect(badName.error.contains("Companion file name 'Labels' is not allowed"))
-        let missing = try Command.depot(
+        let missing = try await Command.depot(
             ["upload", "flowers", model, "--file", "labels=/nonexistent"], environment: published.server.environment)
         #expect(missing.status == 1)
         #expect(missing.error.contains("cannot be read"))
-        let notJSON = try Command.depot(
+        let notJSON = try await Command.depot(
             ["upload", "flowers", model, "--file", "automl=\(model)"], environment: published.server.environment)
         #expect(notJSON.error.contains("is not a JSON object"))
         let wrongShape = published.scratch.path("settings.json")
         try Data(#"{"inputShape": [1, 320, 320, 3]}"#.utf8).write(to: URL(fileURLWithPath: wrongShape))
-        let mismatch = try Command.depot(
+        let mismatch = try await Command.depot(
             ["upload", "flowers", model, "--file", "automl=\(wrongShape)"], environment: published.server.environment)
         #expect(mismatch.error.contains("gives input shape [1, 320, 320, 3]"))
-        let versions = try Command.depot(["versions", "flowers", "--json"], environment: published.server.environment).decode(
+        let versions = try await Command.depot(["versions", "flowers", "--json"], environment: published.server.environment).decode(
             ModelVersionList.self)
         #expect(versions.versions.isEmpty)
     }

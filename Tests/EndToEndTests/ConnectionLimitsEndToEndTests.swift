@@ -55,7 +55,7 @@ import Testing
         return Array(bytes[(end + 4)...])
     }
 
-    func run(_ server: ServerProcess, _ client: Client) throws -> Answers {
+    func run(_ server: ServerProcess, _ client: Client) async throws -> Answers {
         func connect(receiveBuffer: Int? = nil) throws -> RawHTTPConnection {
             try RawHTTPConnection(port: server.url.port ?? 0, timeout: 30, receiveBuffer: receiveBuffer)
         }
@@ -101,8 +101,8 @@ import Testing
             let socket = try connect(receiveBuffer: stalled ? 4_096 : nil)
             try socket.send("GET \(blob) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n\r\n")
             guard !stalled else {
-                let closed = eventually(within: 30) {
-                    (try? server.metric(#"depot_connections_closed_total{reason="send_timeout"}"#)) == 1
+                let closed = await eventually(within: 30) {
+                    await (try? server.metric(#"depot_connections_closed_total{reason="send_timeout"}"#)) == 1
                 }
                 return Answers(closed: closed)
             }
@@ -130,7 +130,7 @@ import Testing
             let refused = try connect().readUntilClosed()
             held.removeLast()
             var after = ""
-            _ = eventually(within: 5) {
+            _ = await eventually(within: 5) {
                 guard let socket = try? connect(),
                     (try? socket.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) != nil
                 else { return false }
@@ -142,17 +142,17 @@ import Testing
         }
     }
 
-    @Test func stalledClientsAreClosedAndSlowOnesServed() throws {
+    @Test func stalledClientsAreClosedAndSlowOnesServed() async throws {
         let scratch = try Scratch()
-        let server = try ServerProcess(
+        let server = try await ServerProcess(
             storage: scratch.url.appendingPathComponent("storage"),
             arguments: [
                 "--head-timeout", "1", "--idle-timeout", "1", "--body-timeout", "1", "--send-timeout", "1",
             ])
-        let version = try server.publishLargeModel(megabytes: 4, seed: 9, in: scratch)
+        let version = try await server.publishLargeModel(megabytes: 4, seed: 9, in: scratch)
         let blob = "/v1/blobs/sha256/\(version.sha256)"
 
-        let heads = try run(server, .heads)
+        let heads = try await run(server, .heads)
         #expect(heads.answers == Array(repeating: "HTTP/1.1 408 Request Timeout", count: 20))
         #expect((heads.seconds ?? 99) < 10, "all twenty closed after about a second")
         #expect(heads.big == "HTTP/1.1 431 Request Header Fields Too Large")
@@ -160,56 +160,56 @@ import Testing
             heads.answer?.hasPrefix(
                 #"HTTP/1.1 400 Bad Request {"error":{"code":"bad_request","message":"The request is not valid HTTP/1.1"#) == true,
             "a request the decoder cannot read gets a JSON error: \(heads.answer ?? "")")
-        let idle = try run(server, .idle)
+        let idle = try await run(server, .idle)
         #expect(idle.answer == "HTTP/1.1 200 OK")
         #expect((idle.seconds ?? 99) < 10, "closed when idle, not at the client's 30 s timeout")
-        let early = try run(server, .early)
+        let early = try await run(server, .early)
         #expect(early.answer == "HTTP/1.1 401 Unauthorized")
         #expect((early.seconds ?? 99) < 10, "answered before its body was sent, then closed when idle")
-        let body = try run(server, .body(token: ServerProcess.adminToken))
+        let body = try await run(server, .body(token: ServerProcess.adminToken))
         #expect(body.answer == "", "closed without an answer")
         #expect((body.seconds ?? 99) < 10)
-        #expect(
+        await #expect(
             try Command.depot(["versions", "flowers", "--json"], environment: server.environment).text
                 .components(separatedBy: "\"sha256\"").count == 2, "the stalled upload stored nothing")
 
-        let slow = try run(server, .slow(token: ServerProcess.adminToken, blob: blob))
+        let slow = try await run(server, .slow(token: ServerProcess.adminToken, blob: blob))
         #expect(slow.answer == "HTTP/1.1 200 OK")
         #expect(slow.sha256 == version.sha256, "a reader that keeps reading gets every byte")
-        #expect(try run(server, .stalled(token: ServerProcess.adminToken, blob: blob)).closed == true)
+        await #expect(try run(server, .stalled(token: ServerProcess.adminToken, blob: blob)).closed == true)
 
         for reason in ["head_timeout", "head_too_large", "idle_timeout", "body_timeout", "send_timeout"] {
-            #expect(try server.metric(#"depot_connections_closed_total{reason="\#(reason)"}"#) >= 1, "\(reason)")
+            await #expect(try server.metric(#"depot_connections_closed_total{reason="\#(reason)"}"#) >= 1, "\(reason)")
         }
-        #expect(try server.metric(#"depot_connections_closed_total{reason="head_timeout"}"#) == 20)
+        await #expect(try server.metric(#"depot_connections_closed_total{reason="head_timeout"}"#) == 20)
     }
 
-    @Test func aHeadOfMoreThanAThousandFieldsGets431() throws {
+    @Test func aHeadOfMoreThanAThousandFieldsGets431() async throws {
         let scratch = try Scratch()
-        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        let answers = try #require(try run(server, .fields).answers)
+        let server = try await ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        let answers = try await #require(try run(server, .fields).answers)
         #expect(answers.first == "HTTP/1.1 200 OK ", "1,000 fields are within the limit")
         let refused = try #require(answers.last)
         #expect(refused.hasPrefix("HTTP/1.1 431 Request Header Fields Too Large"), "\(refused)")
         #expect(
             refused.contains(#""code":"request_head_too_large""#) && refused.contains("more than 1000 header or trailer fields"),
             "\(refused)")
-        #expect(try server.metric(#"depot_connections_closed_total{reason="head_too_large"}"#) == 1)
+        await #expect(try server.metric(#"depot_connections_closed_total{reason="head_too_large"}"#) == 1)
     }
 
-    @Test func anAnnouncedBodyTooLargeIsRefusedAndTheConnectionClosed() throws {
+    @Test func anAnnouncedBodyTooLargeIsRefusedAndTheConnectionClosed() async throws {
         let scratch = try Scratch()
-        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
-        let oversized = try run(server, .oversized(token: ServerProcess.adminToken))
+        let server = try await ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        try await Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
+        let oversized = try await run(server, .oversized(token: ServerProcess.adminToken))
         #expect(oversized.answer == "HTTP/1.1 413 Payload Too Large")
         #expect((oversized.seconds ?? 99) < 10, "closed after the answer, not left waiting for 256 TB")
     }
 
-    @Test func oneConnectionBeyondTheMaximumIsRefused() throws {
+    @Test func oneConnectionBeyondTheMaximumIsRefused() async throws {
         let scratch = try Scratch()
-        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"), arguments: ["--max-connections", "3"])
-        let answers = try run(server, .cap(held: 3))
+        let server = try await ServerProcess(storage: scratch.url.appendingPathComponent("storage"), arguments: ["--max-connections", "3"])
+        let answers = try await run(server, .cap(held: 3))
         #expect(answers.refused == "HTTP/1.1 503 Service Unavailable")
         #expect(answers.retry == true)
         #expect(answers.after == "HTTP/1.1 200 OK", "a closed connection makes room")

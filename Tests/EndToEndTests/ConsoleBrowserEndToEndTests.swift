@@ -18,8 +18,8 @@ import Testing
 
     @Test func aPersonRunsModelsRolloutsResultsAndKeysInTheBrowser() async throws {
         let scratch = try Scratch()
-        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        let root = try server.initializeRoot(keyFile: scratch.path("root.key"))
+        let server = try await ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        let root = try await server.initializeRoot(keyFile: scratch.path("root.key"))
         let browser = try await Browser()
         let console = server.url.appendingPathComponent("console")
 

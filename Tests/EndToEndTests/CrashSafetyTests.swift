@@ -16,44 +16,45 @@ import Testing
         try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
 
-    @Test func killedServerNeverShowsAHalfVersion() throws {
+    @Test func killedServerNeverShowsAHalfVersion() async throws {
         let scratch = try Scratch()
         let storage = scratch.url.appendingPathComponent("storage")
         try Self.largeModel(scratch.path("large.tflite"), megabytes: 24, seed: 0)
         var completed = 0
         for round in 0..<5 {
-            let server = try ServerProcess(storage: storage)
-            if round == 0 { try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded() }
+            let server = try await ServerProcess(storage: storage)
+            if round == 0 { try await Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded() }
             try Self.largeModel(scratch.path("small-\(round).tflite"), megabytes: 1, seed: UInt8(round + 1))
-            let small = try Command.depot(["upload", "flowers", scratch.path("small-\(round).tflite")], environment: server.environment)
+            let small = try await Command.depot(
+                ["upload", "flowers", scratch.path("small-\(round).tflite")], environment: server.environment)
             #expect(small.status == 0, "\(small.error)")
             completed += 1
 
             // A slow upload of the large model; kill the server once part of it has arrived.
-            let upload = try Subprocess.start(
+            let upload = try await RunningProgram.start(
                 "curl",
                 [
                     "-sS", "--limit-rate", "8M", "-X", "POST", "-H", "Authorization: Bearer \(ServerProcess.adminToken)",
                     "--data-binary", "@" + scratch.path("large.tflite"), "\(server.url.absoluteString)/v1/admin/models/flowers/versions",
                 ])
             let threshold = (round + 1) << 21
-            let arrived = eventually(within: 30) {
+            let arrived = await eventually(within: 30) {
                 let tmp = storage.appendingPathComponent("tmp").path
                 return ((try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []).contains { name in
                     ((try? FileManager.default.attributesOfItem(atPath: tmp + "/" + name)[.size]) as? NSNumber)?.intValue ?? 0 >= threshold
                 }
             }
             #expect(arrived, "round \(round): the upload never reached \(threshold) bytes")
-            server.stop(signal: SIGKILL)
-            _ = upload.waitForExit()
+            try await server.stop(signal: SIGKILL)
+            try await upload.exit()
 
-            let restarted = try ServerProcess(storage: storage)
+            let restarted = try await ServerProcess(storage: storage)
             #expect(try FileManager.default.contentsOfDirectory(atPath: storage.appendingPathComponent("tmp").path).isEmpty)
-            let versions = try Command.depot(["versions", "flowers", "--json"], environment: restarted.environment).decode(
+            let versions = try await Command.depot(["versions", "flowers", "--json"], environment: restarted.environment).decode(
                 ModelVersionList.self)
             #expect(versions.versions.count == completed, "round \(round)")
             for version in versions.versions {
-                let blob = try Command.curl([
+                let blob = try await Command.curl([
                     "-H", "Authorization: Bearer \(ServerProcess.adminToken)",
                     "\(restarted.url.absoluteString)/v1/blobs/sha256/\(version.sha256)",
                 ])
@@ -64,17 +65,17 @@ import Testing
                 FileManager.default.enumerator(atPath: storage.appendingPathComponent("blobs/sha256").path)?
                 .allObjects.compactMap { $0 as? String }.filter { $0.count == 67 } ?? []
             #expect(blobs.count == completed, "only referenced blobs remain: \(blobs)")
-            restarted.stop(signal: SIGTERM)
+            try await restarted.stop(signal: SIGTERM)
         }
     }
 
-    @Test func sigtermLetsAnUploadInFlightFinish() throws {
+    @Test func sigtermLetsAnUploadInFlightFinish() async throws {
         let scratch = try Scratch()
         let storage = scratch.url.appendingPathComponent("storage")
         try Self.largeModel(scratch.path("large.tflite"), megabytes: 8, seed: 9)
-        let server = try ServerProcess(storage: storage)
-        try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
-        let upload = try Subprocess.start(
+        let server = try await ServerProcess(storage: storage)
+        try await Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
+        let upload = try await RunningProgram.start(
             "curl",
             [
                 "-sS", "--fail", "--limit-rate", "4M", "-X", "POST", "-H", "Authorization: Bearer \(ServerProcess.adminToken)",
@@ -82,17 +83,17 @@ import Testing
                 "\(server.url.absoluteString)/v1/admin/models/flowers/versions",
             ])
         let tmp = storage.appendingPathComponent("tmp").path
-        #expect(eventually { !((try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []).isEmpty })
+        await #expect(eventually { !((try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []).isEmpty })
 
-        #expect(server.stop(signal: SIGTERM) == 0)
-        #expect(upload.waitForExit() == 0)
+        #expect(try await server.stop(signal: SIGTERM) == 0)
+        #expect(try await upload.exit() == 0)
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         let version = try decoder.decode(ModelVersion.self, from: Data(contentsOf: URL(fileURLWithPath: scratch.path("response.json"))))
         #expect(version.version == 1)
 
-        let restarted = try ServerProcess(storage: storage)
-        let versions = try Command.depot(["versions", "flowers", "--json"], environment: restarted.environment).decode(
+        let restarted = try await ServerProcess(storage: storage)
+        let versions = try await Command.depot(["versions", "flowers", "--json"], environment: restarted.environment).decode(
             ModelVersionList.self)
         #expect(versions.versions.map(\.sha256) == [version.sha256])
     }

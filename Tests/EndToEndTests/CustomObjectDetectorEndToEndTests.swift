@@ -18,7 +18,7 @@ import Testing
 
     /// A server with the detector as `flowers` and the classifier as `colours`; both verified.
     static func models() async throws -> (PublishedModel, detector: VerifiedModel, classifier: VerifiedModel) {
-        let published = try PublishedModel(["metadata/object_detector"])
+        let published = try await PublishedModel(["metadata/object_detector"])
         try await Command.depot(["models", "create", "colours"], environment: published.server.environment).succeeded()
         try await Command.depot(
             ["upload", "colours", Binaries.fixture("metadata/image_classifier"), "--publish"],
@@ -28,7 +28,7 @@ import Testing
         return (published, try await downloader.model(named: "flowers"), try await downloader.model(named: "colours"))
     }
 
-    static func library() throws -> LiteRTLibrary { try LiteRTLibrary(path: try LiteRTRuntime.libraryPath()) }
+    static func library() async throws -> LiteRTLibrary { try LiteRTLibrary(path: await LiteRTRuntime.libraryPath()) }
 
     static func options(_ change: (inout Options) -> Void) -> Options {
         var options = Options()
@@ -39,10 +39,10 @@ import Testing
     @Test func streamModeTracksEachObjectAndLabelsItWithTheClassifier() async throws {
         let (published, detector, classifier) = try await Self.models()
         defer { withExtendedLifetime(published) {} }
-        let pipeline = try CustomObjectDetector(
+        let pipeline = try await CustomObjectDetector(
             detector: detector, classifier: classifier, library: try Self.library(),
             options: Options(shouldEnableMultipleObjects: true, shouldEnableClassification: true))
-        let reference = try ImageClassifier(model: classifier, library: try Self.library())
+        let reference = try await ImageClassifier(model: classifier, library: try Self.library())
         var ids: Set<Int> = []
         for index in 0..<8 {
             let frame = try scene.frame(Self.three)
@@ -66,10 +66,11 @@ import Testing
     @Test func singleImageModeGivesNoIdsAndOnlyTheMostProminentObjectUnlessAskedForAll() async throws {
         let (published, detector, classifier) = try await Self.models()
         defer { withExtendedLifetime(published) {} }
-        let all = try CustomObjectDetector(
+        let all = try await CustomObjectDetector(
             detector: detector, classifier: classifier, library: try Self.library(),
             options: Options(detectorMode: .singleImage, shouldEnableMultipleObjects: true, shouldEnableClassification: true))
-        let one = try CustomObjectDetector(detector: detector, library: try Self.library(), options: Options(detectorMode: .singleImage))
+        let one = try await CustomObjectDetector(
+            detector: detector, library: try Self.library(), options: Options(detectorMode: .singleImage))
         let frame = try scene.frame(Self.three)
         for _ in 0..<2 {
             let objects = try all.results(in: frame)
@@ -80,7 +81,7 @@ import Testing
             #expect(prominent.first?.labels == [], "classification is off by default")
         }
         // The frames are the detector's boxes, cut to the image.
-        let boxes = try ObjectDetector(model: detector, library: try Self.library(), options: .init(scoreThreshold: 0.35)).detect(
+        let boxes = try await ObjectDetector(model: detector, library: try Self.library(), options: .init(scoreThreshold: 0.35)).detect(
             try frame.upright())
         #expect(
             Set(try all.results(in: frame).map(\.frame))
@@ -96,7 +97,7 @@ import Testing
     @Test func labelsAreCarriedOverUntilTheObjectsNextClassification() async throws {
         let (published, detector, classifier) = try await Self.models()
         defer { withExtendedLifetime(published) {} }
-        let pipeline = try CustomObjectDetector(
+        let pipeline = try await CustomObjectDetector(
             detector: detector, classifier: classifier, library: try Self.library(),
             options: Self.options {
                 $0.shouldEnableClassification = true
@@ -121,7 +122,7 @@ import Testing
         defer { withExtendedLifetime(published) {} }
         var options = Options(shouldEnableMultipleObjects: true)
         options.tracking.maximumMissedFrames = 3
-        let pipeline = try CustomObjectDetector(detector: detector, library: try Self.library(), options: options)
+        let pipeline = try await CustomObjectDetector(detector: detector, library: try Self.library(), options: options)
         let two = Array(Self.three.prefix(2))
         #expect(try pipeline.results(in: try scene.frame(two)).compactMap(\.trackingID) == [1, 2])
         #expect(
@@ -138,13 +139,14 @@ import Testing
         // Which of two blocks is the more prominent (the larger box), in one image; each block's
         // box found on its own.
         let blocks = Array(Self.three.prefix(2))
-        let single = try CustomObjectDetector(detector: detector, library: try Self.library(), options: Options(detectorMode: .singleImage))
+        let single = try await CustomObjectDetector(
+            detector: detector, library: try Self.library(), options: Options(detectorMode: .singleImage))
         let prominent = try #require(try single.results(in: try scene.frame(blocks)).first)
         let alone = try blocks.map { try #require(try single.results(in: try scene.frame([$0])).first).frame }
         let lesser = try #require(alone.firstIndex { $0 != prominent.frame })
         #expect(alone[1 - lesser] == prominent.frame)
 
-        let stream = try CustomObjectDetector(
+        let stream = try await CustomObjectDetector(
             detector: detector, library: try Self.library(), options: Self.options { $0.tracking.maximumMissedFrames = 2 })
         let followed = try #require(try stream.results(in: try scene.frame([blocks[lesser]])).first)
         #expect(followed.frame == alone[lesser])
@@ -174,12 +176,12 @@ import Testing
         let bundled = try await offline.model(
             named: "colours", fallback: LocalModel(fileURL: URL(fileURLWithPath: Binaries.fixture("metadata/image_classifier"))))
         #expect(bundled.manifest.arm == "bundled")
-        let pipeline = try CustomObjectDetector(
+        let pipeline = try await CustomObjectDetector(
             detector: detector, classifier: bundled, library: try Self.library(),
             options: Options(
                 detectorMode: .singleImage, shouldEnableMultipleObjects: true, shouldEnableClassification: true,
                 classificationConfidenceThreshold: 0.05, maxPerObjectLabelCount: 2))
-        let reference = try ImageClassifier(
+        let reference = try await ImageClassifier(
             model: bundled, library: try Self.library(), options: .init(maximumResults: 2, scoreThreshold: 0.05))
         let frame = try scene.frame(Self.three)
         let objects = try pipeline.results(in: frame)
@@ -188,7 +190,7 @@ import Testing
             #expect(!object.labels.isEmpty && object.labels.count <= 2 && object.labels.allSatisfy { $0.confidence >= 0.05 })
             #expect(object.labels.map(\.text) == (try reference.classify(try frame.upright(), region: object.frame)).map(\.label))
         }
-        let strict = try CustomObjectDetector(
+        let strict = try await CustomObjectDetector(
             detector: detector, classifier: bundled, library: try Self.library(),
             options: Options(
                 detectorMode: .singleImage, shouldEnableClassification: true, classificationConfidenceThreshold: 1))
@@ -198,7 +200,7 @@ import Testing
     @Test func framesAreInTheUprightImagesPixels() async throws {
         let (published, detector, _) = try await Self.models()
         defer { withExtendedLifetime(published) {} }
-        let pipeline = try CustomObjectDetector(
+        let pipeline = try await CustomObjectDetector(
             detector: detector, library: try Self.library(),
             options: Options(detectorMode: .singleImage, shouldEnableMultipleObjects: true))
         // A scene 240 wide and 320 high, delivered by a sensor on its side (320x240, `.right`),
@@ -212,7 +214,7 @@ import Testing
     @Test func badOptionsAndUnusableModelsAreRefusedByName() async throws {
         let (published, detector, classifier) = try await Self.models()
         defer { withExtendedLifetime(published) {} }
-        let library = try Self.library()
+        let library = try await Self.library()
         let cases: [(Options, String)] = [
             (Options(shouldEnableClassification: true), "no classifier model"),
             (Options(classificationConfidenceThreshold: 1.5), "classificationConfidenceThreshold is 1.5"),

@@ -11,7 +11,7 @@ import Testing
 /// the device described without the app's help, and callbacks where an interface can use them.
 @Suite struct DeviceStorageEndToEndTests {
     @Test func stateKeptApartSurvivesAPurgeOfTheModels() async throws {
-        let published = try await PublishedModel.started()
+        let published = try await PublishedModel()
         defer { withExtendedLifetime(published) {} }
         let state = published.scratch.url.appendingPathComponent("state")
         let first = try published.downloader { $0.stateDirectory = state }
@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func stateAnEarlierSDKKeptBesideTheModelsMovesOnceWithTheSameInstallationID() async throws {
-        let published = try await PublishedModel.started()
+        let published = try await PublishedModel()
         defer { withExtendedLifetime(published) {} }
         let old = try published.downloader()
         #expect(try await old.model(named: "flowers").version == 1)
@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func anUnreadableTrustStateStopsTheCheckAndKeepsTheModel() async throws {
-        let published = try await PublishedModel.started()
+        let published = try await PublishedModel()
         defer { withExtendedLifetime(published) {} }
         let downloader = try published.downloader()
         #expect(try await downloader.model(named: "flowers").version == 1)
@@ -76,7 +76,7 @@ import Testing
     }
 
     @Test func anUnreadableInstallationIDIsAnErrorNotANewDevice() async throws {
-        let published = try await PublishedModel.started()
+        let published = try await PublishedModel()
         defer { withExtendedLifetime(published) {} }
         _ = try published.downloader()
         let file = published.cache.appendingPathComponent("installation-id")
@@ -87,7 +87,7 @@ import Testing
     }
 
     @Test func rulesForThePlatformReachDevicesWhoseAppNamedNone() async throws {
-        let published = try await PublishedModel.started(["float_classifier", "float_classifier_labels"])
+        let published = try await PublishedModel(["float_classifier", "float_classifier_labels"])
         defer { withExtendedLifetime(published) {} }
         let set = try await Command.depot(
             [
@@ -133,7 +133,7 @@ import Testing
                 }
             }
         }
-        let published = try await PublishedModel.started()
+        let published = try await PublishedModel()
         defer { withExtendedLifetime(published) {} }
         let center = NotificationCenter()
         let downloader = try published.downloader {
@@ -157,7 +157,7 @@ import Testing
 /// The work an app's background task gives the SDK: check, download, send, within the system's time.
 @Suite struct BackgroundRefreshEndToEndTests {
     @Test func aRefreshInstallsWhatChangedConfirmsTheRestAndSendsOutcomes() async throws {
-        let published = try await PublishedModel.started()
+        let published = try await PublishedModel()
         defer { withExtendedLifetime(published) {} }
         let downloader = try published.downloader()
         let first = await downloader.performBackgroundRefresh(models: ["flowers", "missing"])
@@ -170,7 +170,7 @@ import Testing
     }
 
     @Test func aRefreshCutShortByTheSystemSaysSoAndKeepsWhatItHad() async throws {
-        let published = try await PublishedModel.started()
+        let published = try await PublishedModel()
         defer { withExtendedLifetime(published) {} }
         let device = DownloadConditionsEndToEndTests.ScriptedDevice { _, _ in DeviceStatus(isCharging: false, freeSpace: 1 << 40) }
         let downloader = try published.downloader { $0.deviceStatus = device }

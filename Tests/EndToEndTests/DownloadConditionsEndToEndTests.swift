@@ -59,7 +59,7 @@ import Testing
     func downloader(_ device: ScriptedDevice, _ change: (inout ModelDownloaderConfiguration) -> Void = { _ in })
         async throws -> (PublishedModel, ModelDownloader, RecordingTransport)
     {
-        let published = try await PublishedModel.started()
+        let published = try await PublishedModel()
         let transport = RecordingTransport()
         let downloader = try published.downloader {
             $0.deviceStatus = device
@@ -251,7 +251,7 @@ import Testing
         }
         let execution = CountingExecution()
         let outside = Mutex(0)
-        let published = try await PublishedModel.started()
+        let published = try await PublishedModel()
         defer { withExtendedLifetime(published) {} }
         let transport = RecordingTransport { _ in if execution.inside.withLock({ $0 }) == 0 { outside.withLock { $0 += 1 } } }
         let downloader = try published.downloader {

@@ -20,14 +20,14 @@ import Testing
         }
     }
 
-    func setUp(_ notifications: Notifications) throws -> (PublishedModel, ModelDownloader) {
-        let published = try PublishedModel()
+    func setUp(_ notifications: Notifications) async throws -> (PublishedModel, ModelDownloader) {
+        let published = try await PublishedModel()
         return (published, try published.downloader { $0.notificationCenter = notifications.center })
     }
 
     @Test func firstDownloadReportsEveryStepInOrder() async throws {
         let notifications = Notifications()
-        let (published, downloader) = try setUp(notifications)
+        let (published, downloader) = try await setUp(notifications)
         defer { withExtendedLifetime(published) {} }
         let events = await downloader.events()
         _ = try await downloader.model(named: "flowers")
@@ -50,7 +50,7 @@ import Testing
 
     @Test func backgroundUpdateReturnsTheCurrentModelAndInstallsTheNewOne() async throws {
         let notifications = Notifications()
-        let (published, downloader) = try setUp(notifications)
+        let (published, downloader) = try await setUp(notifications)
         let server = published.server
         let first = try await downloader.model(named: "flowers")
         try await Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: server.environment)
@@ -74,7 +74,7 @@ import Testing
 
     @Test func failureIsReportedAsEventAndNotification() async throws {
         let notifications = Notifications()
-        let (published, downloader) = try setUp(notifications)
+        let (published, downloader) = try await setUp(notifications)
         let server = published.server
         let version = try await Command.depot(
             ["upload", "flowers", Binaries.fixture("int8_conv"), "--publish", "--json"],

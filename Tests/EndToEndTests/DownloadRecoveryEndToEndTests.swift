@@ -19,9 +19,9 @@ import Testing
         var failingRanges: Int
         /// Ranges that still pass before every later one fails; `nil` never cuts.
         var passingRangesBeforeCut: Int?
-        var afterManifest: (() throws -> Void)?
+        var afterManifest: (() async throws -> Void)?
 
-        init(failingRanges: Int = 0, afterManifest: (() throws -> Void)? = nil) {
+        init(failingRanges: Int = 0, afterManifest: (() async throws -> Void)? = nil) {
             self.failingRanges = failingRanges
             self.afterManifest = afterManifest
         }
@@ -30,7 +30,7 @@ import Testing
             let result = try await real.data(for: request, limits: limits)
             if let hook = afterManifest {
                 afterManifest = nil
-                try hook()
+                try await hook()
             }
             return result
         }
@@ -48,8 +48,8 @@ import Testing
         }
     }
 
-    func setUp(_ transport: HookedTransport, retries: Int = 3) throws -> (PublishedModel, ModelDownloader) {
-        let published = try PublishedModel()
+    func setUp(_ transport: HookedTransport, retries: Int = 3) async throws -> (PublishedModel, ModelDownloader) {
+        let published = try await PublishedModel()
         return (
             published,
             try published.downloader {
@@ -61,11 +61,11 @@ import Testing
     }
 
     @Test func transientFailuresAreRetriedWithBackoff() async throws {
-        let (published, downloader) = try setUp(HookedTransport(failingRanges: 2))
+        let (published, downloader) = try await setUp(HookedTransport(failingRanges: 2))
         defer { withExtendedLifetime(published) {} }
         #expect(try await downloader.model(named: "flowers").version == 1)
 
-        let (published2, noRetries) = try setUp(HookedTransport(failingRanges: 1), retries: 0)
+        let (published2, noRetries) = try await setUp(HookedTransport(failingRanges: 1), retries: 0)
         defer { withExtendedLifetime(published2) {} }
         do {
             _ = try await noRetries.model(named: "flowers")
@@ -77,14 +77,14 @@ import Testing
 
     @Test func downloadURLThatWentAwayIsResolvedAgain() async throws {
         let transport = HookedTransport()
-        let (published, downloader) = try setUp(transport)
+        let (published, downloader) = try await setUp(transport)
         let server = published.server
         transport.afterManifest = {
             // Between the manifest and the download, v2 replaces v1 and v1's file is deleted.
-            try Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: server.environment)
+            try await Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: server.environment)
                 .succeeded()
-            try Command.depot(["unpublish", "flowers", "1"], environment: server.environment).succeeded()
-            try Command.depot(["delete-version", "flowers", "1"], environment: server.environment).succeeded()
+            try await Command.depot(["unpublish", "flowers", "1"], environment: server.environment).succeeded()
+            try await Command.depot(["delete-version", "flowers", "1"], environment: server.environment).succeeded()
         }
         let model = try await downloader.model(named: "flowers")
         #expect(model.version == 2)
@@ -92,7 +92,7 @@ import Testing
     }
 
     @Test func cancellingTheCallerStopsTheDownload() async throws {
-        let published = try PublishedModel()
+        let published = try await PublishedModel()
         defer { withExtendedLifetime(published) {} }
         let device = DownloadConditionsEndToEndTests.ScriptedDevice { _, _ in DeviceStatus(isCharging: false, freeSpace: 1 << 40) }
         let downloader = try published.downloader { $0.deviceStatus = device }

@@ -8,17 +8,19 @@ import Testing
 /// server exits 0, and a device only ever meets a connection closed between two requests (which
 /// any HTTP client retries on a new connection) or a closed listener.
 @Suite struct DrainEndToEndTests {
-    @Test func sigtermUnderLoadAnswersEveryRequestItTook() throws {
+    @Test func sigtermUnderLoadAnswersEveryRequestItTook() async throws {
         let scratch = try Scratch()
-        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        let version = try server.publishLargeModel(megabytes: 1, seed: 4, in: scratch)
-        let appKey = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
-            .secret
+        let server = try await ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        let version = try await server.publishLargeModel(megabytes: 1, seed: 4, in: scratch)
+        let appKey = try await Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(
+            CreatedAccessKey.self
+        )
+        .secret
 
         // SIGTERM once every device has made 20 requests.
         let fleet = DrainFleet(port: server.url.port ?? 0, appKey: appKey, blob: "/v1/blobs/sha256/\(version.sha256)")
-        #expect(fleet.run { server.process.terminate() }, "the devices got going and ended")
-        #expect(server.process.waitForExit() == 0)
+        #expect(await fleet.run { server.process.send(SIGTERM) }, "the devices got going and ended")
+        #expect(try await server.process.exit() == 0)
         let counts = fleet.counts.withLock { $0 }
         #expect(counts.failed == 0, "\(counts.failures)")
         #expect(counts.answered >= 24 * 20, "\(counts)")

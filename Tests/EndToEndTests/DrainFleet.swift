@@ -33,9 +33,16 @@ final class DrainFleet: Sendable {
     }
 
     /// Starts the devices; once each has made 20 requests, calls `signal` (which makes the server
-    /// drain), then waits at most 60 s for every device to end.
+    /// drain), then waits at most 60 s for every device to end. The devices and the wait run on
+    /// threads of their own, not on the test's.
     /// - Returns: `false` when the devices did not all get going within 30 s or did not end.
-    func run(signal: () -> Void) -> Bool {
+    func run(signal: @escaping @Sendable () -> Void) async -> Bool {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: self.runOnThisThread(signal: signal)) }.start()
+        }
+    }
+
+    private func runOnThisThread(signal: () -> Void) -> Bool {
         for number in 0..<Self.devices {
             finished.enter()
             Thread { [self] in

@@ -14,9 +14,9 @@ import Testing
         let body: Data
     }
 
-    func fetch(_ url: URL, _ headers: [String], router: Bool, scratch: Scratch) throws -> Answer {
+    func fetch(_ url: URL, _ headers: [String], router: Bool, scratch: Scratch) async throws -> Answer {
         let body = scratch.path("body-\(UUID().uuidString)")
-        let output = try Command.curl(
+        let output = try await Command.curl(
             ["-sS", "-D", "-", "-o", body] + (router ? ["-H", "Connection: close"] : [])
                 + headers.flatMap { ["-H", $0] } + [url.absoluteString])
         let lines = output.text.split(separator: "\r\n").map(String.init)
@@ -30,12 +30,12 @@ import Testing
         return Answer(status: lines.first ?? "", headers: fields, body: (try? Data(contentsOf: URL(fileURLWithPath: body))) ?? Data())
     }
 
-    @Test func fastPathAnswersEqualTheRoutersAndAreCounted() throws {
-        let published = try PublishedModel()
+    @Test func fastPathAnswersEqualTheRoutersAndAreCounted() async throws {
+        let published = try await PublishedModel()
         let server = published.server
         let key = "Authorization: Bearer \(published.appKey)"
         let manifestURL = server.url.appendingPathComponent("v1/models/flowers/manifest")
-        let first = try fetch(manifestURL, [key], router: true, scratch: published.scratch)
+        let first = try await fetch(manifestURL, [key], router: true, scratch: published.scratch)
         let etag = try #require(first.headers["etag"])
         let hex = try manifestPayload(first.body).sha256
         let blobURL = server.url.appendingPathComponent("v1/blobs/sha256/\(hex)")
@@ -45,30 +45,31 @@ import Testing
             (blobURL, [key, "Range: bytes=100-", "If-Range: \"\(hex)\""]), (blobURL, [key, "Range: bytes=100-", "If-Range: \"other\""]),
         ]
         for (url, headers) in requests {
-            let hot = try fetch(url, headers, router: false, scratch: published.scratch)
-            let routed = try fetch(url, headers, router: true, scratch: published.scratch)
+            let hot = try await fetch(url, headers, router: false, scratch: published.scratch)
+            let routed = try await fetch(url, headers, router: true, scratch: published.scratch)
             #expect(hot == routed, "\(url.lastPathComponent) \(headers.dropFirst())")
             #expect(hot.headers["server"] == "ModelDepot")
         }
-        #expect(
+        await #expect(
             try fetch(blobURL, [key], router: false, scratch: published.scratch).body
                 == Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier"))))
-        #expect(try fetch(blobURL, [key, "Range: bytes=5000-"], router: false, scratch: published.scratch).status.contains("416"))
-        #expect(try fetch(manifestURL, ["Authorization: Bearer wrong"], router: false, scratch: published.scratch).status.contains("401"))
+        await #expect(try fetch(blobURL, [key, "Range: bytes=5000-"], router: false, scratch: published.scratch).status.contains("416"))
+        await #expect(
+            try fetch(manifestURL, ["Authorization: Bearer wrong"], router: false, scratch: published.scratch).status.contains("401"))
 
-        #expect(try server.metric(#"depot_http_requests_total{route="/v1/models/{name}/manifest",method="GET",status="200"}"#) == 3)
-        #expect(try server.metric(#"depot_http_requests_total{route="/v1/models/{name}/manifest",method="GET",status="304"}"#) == 2)
-        #expect(try server.metric(#"depot_http_requests_total{route="/v1/blobs/sha256/{hex}",method="GET",status="206"}"#) == 6)
+        await #expect(try server.metric(#"depot_http_requests_total{route="/v1/models/{name}/manifest",method="GET",status="200"}"#) == 3)
+        await #expect(try server.metric(#"depot_http_requests_total{route="/v1/models/{name}/manifest",method="GET",status="304"}"#) == 2)
+        await #expect(try server.metric(#"depot_http_requests_total{route="/v1/blobs/sha256/{hex}",method="GET",status="206"}"#) == 6)
         // The seven successes above and the whole blob went out before the router; 416 and 401 did not.
-        #expect(try server.metric("depot_fast_path_answers_total") == 8)
+        await #expect(try server.metric("depot_fast_path_answers_total") == 8)
     }
 
     static func manifest(_ key: String) -> String {
         "GET /v1/models/flowers/manifest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(key)\r\n\r\n"
     }
 
-    @Test func pipelinedRequestsAreAnsweredInOrder() throws {
-        let published = try PublishedModel()
+    @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
+        let published = try await PublishedModel()
         let port = published.server.url.port ?? 0
         let warm = try RawHTTPConnection(port: port)
         try warm.send(Self.manifest(published.appKey))
@@ -84,8 +85,8 @@ import Testing
     /// One keep-alive connection: what goes to the router (a manifest not cached yet, a wrong key)
     /// takes only its own request there; the requests after it are answered before the router
     /// again, sent one at a time or pipelined behind it.
-    @Test func aConnectionComesBackToTheFastPathOnceTheRouterAnswered() throws {
-        let published = try PublishedModel()
+    @Test func aConnectionComesBackToTheFastPathOnceTheRouterAnswered() async throws {
+        let published = try await PublishedModel()
         let key = published.appKey
         let connection = try RawHTTPConnection(port: published.server.url.port ?? 0)
         var seen: [Int] = []
@@ -97,16 +98,16 @@ import Testing
         seen += try connection.answers(3).map(\.status)
         #expect(seen == [200, 401, 200, 401, 200, 200])
         // The first manifest needed a load and the 401s are the router's; the other three were answered before it.
-        #expect(try published.server.metric("depot_fast_path_answers_total") == 3)
-        #expect(
+        await #expect(try published.server.metric("depot_fast_path_answers_total") == 3)
+        await #expect(
             try published.server.metric(#"depot_http_requests_total{route="/v1/models/{name}/manifest",method="GET",status="200"}"#) == 4)
     }
 
     /// A device that sends its outcome batch on its keep-alive connection keeps its manifest checks
     /// on the fast path: the batch (a body the router reads, whole or in two parts) goes to the
     /// router alone. A body too large for that takes the connection to the router for good.
-    @Test func aConnectionComesBackToTheFastPathAfterAnOutcomeBatch() throws {
-        let published = try PublishedModel()
+    @Test func aConnectionComesBackToTheFastPathAfterAnOutcomeBatch() async throws {
+        let published = try await PublishedModel()
         let manifest = Array(Self.manifest(published.appKey).utf8)
         let small = Array(#"{"batch":"not-a-uuid","installation":"device-1","events":[]}"#.utf8)
         let connection = try RawHTTPConnection(port: published.server.url.port ?? 0)
@@ -123,7 +124,7 @@ import Testing
         seen += try connection.answers(2).map(\.status)
         #expect(seen == [200, 200, 400, 200, 400, 200, 400, 200])
         // The first manifest needed a load; the next three came before the router, the batches and the last one after it.
-        #expect(try published.server.metric("depot_fast_path_answers_total") == 3)
+        await #expect(try published.server.metric("depot_fast_path_answers_total") == 3)
     }
 
     /// Outcome batches the SDK sends are answered before the router, once committed, with the
@@ -151,8 +152,8 @@ import Testing
         return Array(#"{"batch":"\#(batch)","installation":"device-2","dropped":0,"events":[\#(events.joined(separator: ","))]}"#.utf8)
     }
 
-    @Test func outcomeBatchesAreAnsweredBeforeTheRouterWithTheRoutersAnswer() throws {
-        let published = try PublishedModel()
+    @Test func outcomeBatchesAreAnsweredBeforeTheRouterWithTheRoutersAnswer() async throws {
+        let published = try await PublishedModel()
         let (port, key) = (published.server.url.port ?? 0, published.appKey)
         let now = Int(Date().timeIntervalSince1970)
         func newID() -> String { UUID().uuidString.lowercased() }
@@ -207,40 +208,40 @@ import Testing
             "each large batch applied once, by the fast path: \(large.prefix(2).map(\.text))")
 
         // Three batches applied (one hot, one routed, one pipelined), each counted once per installation.
-        let results = try Command.depot(["experiment", "show", "flowers", "--json"], environment: published.server.environment).text
+        let results = try await Command.depot(["experiment", "show", "flowers", "--json"], environment: published.server.environment).text
         #expect(results.contains("\"accepted\""), "the app metric was recorded: \(results.prefix(200))")
-        #expect(
+        await #expect(
             try published.server.metric(#"depot_http_requests_total{route="/v1/models/{name}/events",method="POST",status="200"}"#) == 8)
-        #expect(
+        await #expect(
             try published.server.metric(#"depot_http_requests_total{route="/v1/models/{name}/manifest",method="GET",status="200"}"#) == 4)
-        #expect(
+        await #expect(
             try published.server.metric(#"depot_http_requests_total{route="/v1/models/{name}/events",method="POST",status="400"}"#) == 1)
         // Before the router: the six batches not sent with `Connection: close` or refused, and the three manifests after the first.
-        let fast = try published.server.metric("depot_fast_path_answers_total")
+        let fast = try await published.server.metric("depot_fast_path_answers_total")
         #expect(fast == 9, "\(fast)")
     }
 
-    @Test func sigtermLetsAHotDownloadFinish() throws {
+    @Test func sigtermLetsAHotDownloadFinish() async throws {
         let scratch = try Scratch()
-        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        let version = try server.publishLargeModel(megabytes: 8, seed: 5, in: scratch)
+        let server = try await ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        let version = try await server.publishLargeModel(megabytes: 8, seed: 5, in: scratch)
         let url = "\(server.url.absoluteString)/v1/blobs/sha256/\(version.sha256)"
         let key = "Authorization: Bearer \(ServerProcess.adminToken)"
-        #expect(try Command.curl(["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-H", key, "-r", "0-0", url]).text == "206")
-        let download = try Subprocess.start(
+        await #expect(try Command.curl(["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-H", key, "-r", "0-0", url]).text == "206")
+        let download = try await RunningProgram.start(
             "curl", ["-sS", "--fail", "--limit-rate", "2M", "-H", key, "-o", scratch.path("download"), url])
-        #expect(
+        await #expect(
             eventually {
                 ((try? FileManager.default.attributesOfItem(atPath: scratch.path("download"))[.size] as? NSNumber)?.intValue ?? 0) > 0
             })
 
-        #expect(server.stop(signal: SIGTERM) == 0)
-        #expect(download.waitForExit() == 0)
+        #expect(try await server.stop(signal: SIGTERM) == 0)
+        #expect(try await download.exit() == 0)
         #expect(try SHA256.digest(ofFileAt: scratch.path("download")).hex == version.sha256)
     }
 
     @Test func clientsThatLeaveMidRequestLeaveNoOpenFiles() async throws {
-        let published = try PublishedModel()
+        let published = try await PublishedModel()
         let server = published.server
         let manifest = try await Command.curl([
             "-sS", "-H", "Authorization: Bearer \(published.appKey)",

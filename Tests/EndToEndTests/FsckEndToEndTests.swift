@@ -15,17 +15,17 @@ import Testing
         let unreferenced: [String]
     }
 
-    func fsck(_ storage: URL) throws -> (status: Int32, report: Report?, text: String) {
-        let json = try Command.depot(["fsck", "--storage", storage.path, "--json"], environment: [:])
-        let text = try Command.depot(["fsck", "--storage", storage.path], environment: [:])
+    func fsck(_ storage: URL) async throws -> (status: Int32, report: Report?, text: String) {
+        let json = try await Command.depot(["fsck", "--storage", storage.path, "--json"], environment: [:])
+        let text = try await Command.depot(["fsck", "--storage", storage.path], environment: [:])
         #expect(json.status == text.status)
         return (json.status, try? json.decode(Report.self), text.text + text.error)
     }
 
-    @Test func everyBlobIsHashedAgainAndDamageIsNamed() throws {
-        let published = try PublishedModel(["float_classifier", "float_classifier_labels"])
+    @Test func everyBlobIsHashedAgainAndDamageIsNamed() async throws {
+        let published = try await PublishedModel(["float_classifier", "float_classifier_labels"])
         let storage = published.server.storage
-        let whole = try fsck(storage)
+        let whole = try await fsck(storage)
         #expect(whole.status == 0, "\(whole.text)")
         #expect(whole.report?.blobs.count == 2)
         #expect(whole.report?.blobs.allSatisfy { $0.problem == nil && $0.models == ["flowers"] } == true)
@@ -41,7 +41,7 @@ import Testing
         try FileManager.default.createDirectory(at: storage.appendingPathComponent("blobs/sha256/ab"), withIntermediateDirectories: true)
         try Data("left over".utf8).write(to: storage.appendingPathComponent("blobs/sha256/ab/\(stray)"))
 
-        let damaged = try fsck(storage)
+        let damaged = try await fsck(storage)
         #expect(damaged.status == 1)
         let problems = Dictionary(uniqueKeysWithValues: (damaged.report?.blobs ?? []).map { ($0.sha256, $0.problem ?? "") })
         #expect(problems[digests[0]]?.hasPrefix("changed:") == true, "\(problems)")
@@ -51,9 +51,9 @@ import Testing
         #expect(damaged.text.contains(digests[0]) && damaged.text.contains("Restore these files from a backup"))
     }
 
-    @Test func aDirectoryWithoutStorageIsRefused() throws {
+    @Test func aDirectoryWithoutStorageIsRefused() async throws {
         let scratch = try Scratch()
-        let refused = try Command.depot(["fsck", "--storage", scratch.path("nothing-here")], environment: [:])
+        let refused = try await Command.depot(["fsck", "--storage", scratch.path("nothing-here")], environment: [:])
         #expect(refused.status == 1)
         #expect(refused.error.contains("holds no ModelDepot storage"), "\(refused.error)")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("nothing-here")), "nothing was created")

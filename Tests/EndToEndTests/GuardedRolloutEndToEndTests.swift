@@ -13,7 +13,7 @@ import Testing
 @Suite struct GuardedRolloutEndToEndTests {
     @Test func aVersionWhoseDevicesCrashIsRolledBackAndItsDevicesGetTheControlAgain() async throws {
         // The server's own reviews wait a day: only the test's review below may move the guard.
-        let published = try PublishedModel(
+        let published = try await PublishedModel(
             ["float_classifier", "float_classifier_labels"], arguments: ["--guard-review-interval", "86400"])
         let environment = published.server.environment
         try await Command.depot(["rollout", "set", "flowers", "--split", "1=100", "--rule", "main"], environment: environment).succeeded()
@@ -49,7 +49,7 @@ import Testing
         ).decode(RolloutGuard.self)
         #expect(started.state == .running && started.share == 5_000 && started.control == 1)
 
-        let library = try LiteRTLibrary(path: try LiteRTRuntime.libraryPath())
+        let library = try LiteRTLibrary(path: await LiteRTRuntime.libraryPath())
         var devices: [(downloader: ModelDownloader, version: Int)] = []
         for index in 0..<100 {
             let downloader = try published.downloader {

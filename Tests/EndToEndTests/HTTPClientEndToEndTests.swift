@@ -19,14 +19,15 @@ import Testing
         let bytes: [UInt8]
     }
 
-    func publish(_ scratch: Scratch) throws -> Published {
-        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
-        let version = try Command.depot(
+    func publish(_ scratch: Scratch) async throws -> Published {
+        let server = try await ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        try await Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
+        let version = try await Command.depot(
             ["upload", "flowers", Binaries.fixture("float_classifier_labels"), "--publish", "--json"],
             environment: server.environment
         ).decode(ModelVersion.self)
-        let key = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
+        let key = try await Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(
+            CreatedAccessKey.self)
         return Published(
             server: server, key: key.secret,
             manifestURL: server.url.appendingPathComponent("v1/models/flowers/manifest"),
@@ -36,7 +37,7 @@ import Testing
 
     @Test func urlSessionGetsTheManifestThen304AndRanges() async throws {
         let scratch = try Scratch()
-        let published = try publish(scratch)
+        let published = try await publish(scratch)
         let session = URLSession(configuration: .ephemeral)
         var request = URLRequest(url: published.manifestURL)
         request.setValue("Bearer \(published.key)", forHTTPHeaderField: "Authorization")
@@ -62,31 +63,31 @@ import Testing
         #expect(Array(rest) == Array(published.bytes[100...]))
     }
 
-    @Test func curlSeesRangesIfRangeAnd416() throws {
+    @Test func curlSeesRangesIfRangeAnd416() async throws {
         let scratch = try Scratch()
-        let published = try publish(scratch)
+        let published = try await publish(scratch)
         let auth = ["-H", "Authorization: Bearer \(published.key)"]
         let url = published.blobURL.absoluteString
         let n = published.bytes.count
 
-        let suffix = try Command.curl(auth + ["-r", "-10", url])
+        let suffix = try await Command.curl(auth + ["-r", "-10", url])
         #expect(Array(suffix.output) == Array(published.bytes[(n - 10)...]))
-        let head = try Command.curl(auth + ["-s", "-D", "-", "-o", "/dev/null", "-H", "Range: bytes=\(n)-", url]).text
+        let head = try await Command.curl(auth + ["-s", "-D", "-", "-o", "/dev/null", "-H", "Range: bytes=\(n)-", url]).text
         #expect(head.hasPrefix("HTTP/1.1 416"))
         #expect(head.contains("Content-Range: bytes */\(n)"))
-        let stale = try Command.curl(
+        let stale = try await Command.curl(
             auth + ["-w", "%{http_code}", "-o", "/dev/null", "-H", "Range: bytes=0-9", "-H", "If-Range: \"other\"", url])
         #expect(stale.text == "200")
-        let multiple = try Command.curl(
+        let multiple = try await Command.curl(
             auth + ["-w", "%{http_code} %{size_download}", "-o", "/dev/null", "-H", "Range: bytes=0-1,4-5", url])
         #expect(multiple.text == "200 \(n)")
-        let full = try Command.curl(auth + [url])
+        let full = try await Command.curl(auth + [url])
         #expect(SHA256.hash(data: full.output).hex == SHA256.hash(data: published.bytes).hex)
     }
 
-    @Test func clientThatDisconnectsMidUploadLeavesNothingBehind() throws {
+    @Test func clientThatDisconnectsMidUploadLeavesNothingBehind() async throws {
         let scratch = try Scratch()
-        let published = try publish(scratch)
+        let published = try await publish(scratch)
         let server = published.server
         // Promise 1 MB, send 64 KB, hang up.
         do {
@@ -97,10 +98,12 @@ import Testing
                         + "Content-Length: 1048576\r\n\r\n").utf8) + [UInt8](repeating: 0, count: 65_536))
         }
         let metrics = server.url.appendingPathComponent("metrics").absoluteString
-        #expect(try eventually { try Command.curl([metrics]).text.contains(#"depot_uploads_total{result="rejected"} 1"#) })
+        #expect(
+            try await eventually { try await Command.curl([metrics]).text.contains(#"depot_uploads_total{result="rejected"} 1"#) })
         let temporary = try FileManager.default.contentsOfDirectory(atPath: server.storage.appendingPathComponent("tmp").path)
         #expect(temporary.isEmpty)
-        let versions = try Command.depot(["versions", "flowers", "--json"], environment: server.environment).decode(ModelVersionList.self)
+        let versions = try await Command.depot(["versions", "flowers", "--json"], environment: server.environment).decode(
+            ModelVersionList.self)
         #expect(versions.versions.count == 1)
     }
 }

@@ -9,17 +9,17 @@ import Testing
 @Suite
 struct LiteRTInferenceEndToEndTests {
     @Test func downloadedClassifierGivesLiteRTsOwnAnswer() async throws {
-        let published = try PublishedModel(["float_classifier_labels"])
+        let published = try await PublishedModel(["float_classifier_labels"])
         defer { withExtendedLifetime(published) {} }
         let model = try await published.downloader().model(named: "flowers")
 
-        let interpreter = try LiteRTLibrary(path: try LiteRTRuntime.libraryPath()).makeInterpreter(for: model)
+        let interpreter = try LiteRTLibrary(path: await LiteRTRuntime.libraryPath()).makeInterpreter(for: model)
         let input: [Float] = [0.9, -0.3, 0.25, 0.5]
         let outputs = try interpreter.run([TensorValue(float32: input, shape: [1, 4])])
         let probabilities = try #require(outputs.first?.float32Values)
         #expect(outputs.first?.shape == [1, 3])
 
-        let reference = try LiteRTRuntime.pythonOutput(model: model.fileURL.path, input: input)
+        let reference = try await LiteRTRuntime.pythonOutput(model: model.fileURL.path, input: input)
         #expect(probabilities.count == reference.count)
         for (mine, theirs) in zip(probabilities, reference) { #expect(abs(mine - theirs) < 1e-6) }
         #expect(abs(probabilities.reduce(0, +) - 1) < 1e-5)
@@ -29,10 +29,10 @@ struct LiteRTInferenceEndToEndTests {
     }
 
     @Test func aFileSwappedAfterVerificationNeverReachesLiteRT() async throws {
-        let published = try PublishedModel(["float_classifier_labels"])
+        let published = try await PublishedModel(["float_classifier_labels"])
         defer { withExtendedLifetime(published) {} }
         let model = try await published.downloader().model(named: "flowers")
-        let library = try LiteRTLibrary(path: try LiteRTRuntime.libraryPath())
+        let library = try LiteRTLibrary(path: await LiteRTRuntime.libraryPath())
         let input = [TensorValue(float32: [0.9, -0.3, 0.25, 0.5], shape: [1, 4])]
         let honest = try library.makeInterpreter(for: model).run(input)
         let bytes = try model.loadVerifiedBytes()
@@ -43,7 +43,7 @@ struct LiteRTInferenceEndToEndTests {
         swapped.replaceSubrange(bias, with: Data(Float(5).bitPattern.littleEndianBytes))
         let swappedPath = published.scratch.path("swapped.tflite")
         try swapped.write(to: URL(fileURLWithPath: swappedPath))
-        #expect(try LiteRTRuntime.pythonOutput(model: swappedPath, input: [0.9, -0.3, 0.25, 0.5]) != honest.first?.float32Values)
+        await #expect(try LiteRTRuntime.pythonOutput(model: swappedPath, input: [0.9, -0.3, 0.25, 0.5]) != honest.first?.float32Values)
         try FileManager.default.removeItem(at: model.fileURL)
         try FileManager.default.copyItem(atPath: swappedPath, toPath: model.fileURL.path)
         let error = #expect(throws: DepotError.self) { try library.makeInterpreter(for: model) }
@@ -61,24 +61,25 @@ extension UInt32 {
 
 /// The LiteRT runtime the bootstrap installs, found through Python.
 enum LiteRTRuntime {
-    private static let installed: String? = {
-        let output = try? Subprocess.run(
+    /// Looked up once.
+    private static let installed = Task { () -> String? in
+        let output = try? await Program.run(
             "python3", ["-c", "import ai_edge_litert, os; print(os.path.join(os.path.dirname(ai_edge_litert.__file__), 'libLiteRt.so'))"])
         guard let output, output.status == 0 else { return nil }
         let path = output.text.trimmingCharacters(in: .whitespacesAndNewlines)
         return FileManager.default.fileExists(atPath: path) ? path : nil
-    }()
+    }
 
     /// The path of `libLiteRt.so`; a test that needs it fails (never skips) without it.
-    static func libraryPath() throws -> String {
-        guard let installed else {
+    static func libraryPath() async throws -> String {
+        guard let installed = await installed.value else {
             throw E2EFailure("LiteRT (ai-edge-litert==2.3.0) is not installed: run scripts/bootstrap to install it")
         }
         return installed
     }
 
     /// What LiteRT's Python interpreter answers for a float32 [1, n] input.
-    static func pythonOutput(model: String, input: [Float]) throws -> [Float] {
+    static func pythonOutput(model: String, input: [Float]) async throws -> [Float] {
         let script = """
             import json, sys, numpy as np
             from ai_edge_litert.interpreter import Interpreter
@@ -88,7 +89,7 @@ enum LiteRTRuntime {
             interpreter.invoke()
             print(json.dumps(interpreter.get_tensor(interpreter.get_output_details()[0]['index']).flatten().tolist()))
             """
-        let output = try Subprocess.run("python3", ["-c", script, model, "\(input)"])
+        let output = try await Program.run("python3", ["-c", script, model, "\(input)"])
         let line = output.text.split(separator: "\n").last.map(String.init) ?? ""
         return try JSONDecoder().decode([Float].self, from: Data(line.utf8))
     }
@@ -97,8 +98,8 @@ enum LiteRTRuntime {
 /// `depot-classify`, the walk-through example, as a process.
 @Suite
 struct ClassifyExampleEndToEndTests {
-    @Test func exampleDownloadsRunsAndPrintsTheTopLabels() throws {
-        let published = try PublishedModel(["float_classifier_labels"])
+    @Test func exampleDownloadsRunsAndPrintsTheTopLabels() async throws {
+        let published = try await PublishedModel(["float_classifier_labels"])
         defer { withExtendedLifetime(published) {} }
         let scratch = published.scratch
         let input: [Float] = [0.9, -0.3, 0.25, 0.5]
@@ -106,15 +107,15 @@ struct ClassifyExampleEndToEndTests {
             to: URL(fileURLWithPath: scratch.path("input.bin")))
         try "daisy\nrose\ntulip\n".write(toFile: scratch.path("labels.txt"), atomically: true, encoding: .utf8)
 
-        let output = try Subprocess.run(
+        let output = try await Program.run(
             Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-classify"),
             [
                 "--server", published.server.url.absoluteString, "--key", published.appKey, "--root-key", published.root.publicKey,
                 "--model", "flowers", "--input", scratch.path("input.bin"),
-                "--labels", scratch.path("labels.txt"), "--litert", try LiteRTRuntime.libraryPath(), "--cache", scratch.path("cache"),
+                "--labels", scratch.path("labels.txt"), "--litert", await LiteRTRuntime.libraryPath(), "--cache", scratch.path("cache"),
             ])
         #expect(output.status == 0, "\(output.error)")
-        let reference = try LiteRTRuntime.pythonOutput(model: Binaries.fixture("float_classifier_labels"), input: input)
+        let reference = try await LiteRTRuntime.pythonOutput(model: Binaries.fixture("float_classifier_labels"), input: input)
         let best = try #require(reference.indices.max { reference[$0] < reference[$1] })
         let lines = output.text.split(separator: "\n")
         #expect(lines.first?.hasPrefix("flowers v1 (sha256 ") == true)
@@ -122,24 +123,24 @@ struct ClassifyExampleEndToEndTests {
         #expect(lines.count == 4)
     }
 
-    @Test func exampleClassifiesAnImageWithTheModelsOwnLabels() throws {
-        let published = try PublishedModel(["metadata/image_classifier"])
+    @Test func exampleClassifiesAnImageWithTheModelsOwnLabels() async throws {
+        let published = try await PublishedModel(["metadata/image_classifier"])
         defer { withExtendedLifetime(published) {} }
         let image = Binaries.repository.appendingPathComponent("Tests/Fixtures/images/scene_50x37.png").path
-        let output = try Subprocess.run(
+        let output = try await Program.run(
             Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-classify"),
             [
                 "--server", published.server.url.absoluteString, "--key", published.appKey, "--root-key", published.root.publicKey,
                 "--model", "flowers",
-                "--image", image, "--litert", try LiteRTRuntime.libraryPath(), "--cache", published.scratch.path("cache"), "--top", "2",
+                "--image", image, "--litert", await LiteRTRuntime.libraryPath(), "--cache", published.scratch.path("cache"), "--top", "2",
             ])
         #expect(output.status == 0, "\(output.error)")
-        let reference = try VisionTasksEndToEndTests.reference(
+        let reference = try await VisionTasksEndToEndTests.reference(
             [VisionTasksEndToEndTests.ReferenceCategory].self,
             ["classify", Binaries.fixture("metadata/image_classifier"), image, "2"])
         #expect(output.text.split(separator: "\n").dropFirst() == reference.map { "\($0.label): \(String(format: "%.4f", $0.score))" }[...])
 
-        let neither = try Subprocess.run(
+        let neither = try await Program.run(
             Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-classify"),
             [
                 "--server", published.server.url.absoluteString, "--key", published.appKey, "--root-key", published.root.publicKey,
@@ -150,39 +151,39 @@ struct ClassifyExampleEndToEndTests {
         #expect(neither.error.contains("Give either --image or --input."))
     }
 
-    @Test func aModelTheTaskCannotUseEndsWithItsErrorNotACrash() throws {
-        let published = try PublishedModel(["float_classifier"])
+    @Test func aModelTheTaskCannotUseEndsWithItsErrorNotACrash() async throws {
+        let published = try await PublishedModel(["float_classifier"])
         defer { withExtendedLifetime(published) {} }
         let image = Binaries.repository.appendingPathComponent("Tests/Fixtures/images/scene_50x37.png").path
         for _ in 0..<3 {
-            let output = try Subprocess.run(
+            let output = try await Program.run(
                 Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-classify"),
                 [
                     "--server", published.server.url.absoluteString, "--key", published.appKey, "--root-key", published.root.publicKey,
                     "--model", "flowers",
-                    "--image", image, "--litert", try LiteRTRuntime.libraryPath(), "--cache", published.scratch.path("cache"),
+                    "--image", image, "--litert", await LiteRTRuntime.libraryPath(), "--cache", published.scratch.path("cache"),
                 ])
             #expect(output.status == 1, "exits with the error's code, not a signal: \(output.status) \(output.error.suffix(300))")
             #expect(output.error.contains("unsupported_model"), "\(output.error.suffix(300))")
         }
     }
 
-    @Test func detectExamplePrintsLabelledBoxes() throws {
-        let published = try PublishedModel([])
+    @Test func detectExamplePrintsLabelledBoxes() async throws {
+        let published = try await PublishedModel([])
         defer { withExtendedLifetime(published) {} }
         let automl = Binaries.repository.appendingPathComponent("Tests/Fixtures/automl/object_detection").path
-        try Command.depot(["upload", "flowers", automl, "--publish"], environment: published.server.environment).succeeded()
+        try await Command.depot(["upload", "flowers", automl, "--publish"], environment: published.server.environment).succeeded()
         let image = Binaries.repository.appendingPathComponent("Tests/Fixtures/images/scene_300x200.png").path
-        let output = try Subprocess.run(
+        let output = try await Program.run(
             Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-detect"),
             [
                 "--server", published.server.url.absoluteString, "--key", published.appKey, "--root-key", published.root.publicKey,
                 "--model", "flowers",
-                "--image", image, "--litert", try LiteRTRuntime.libraryPath(), "--cache", published.scratch.path("cache"), "--threshold",
+                "--image", image, "--litert", await LiteRTRuntime.libraryPath(), "--cache", published.scratch.path("cache"), "--threshold",
                 "0.995",
             ])
         #expect(output.status == 0, "\(output.error)")
-        let reference = try VisionTasksEndToEndTests.reference(
+        let reference = try await VisionTasksEndToEndTests.reference(
             [VisionTasksEndToEndTests.ReferenceDetection].self,
             ["detect", Binaries.fixture("metadata/object_detector"), image, "0.995"])
         let lines = output.text.split(separator: "\n")

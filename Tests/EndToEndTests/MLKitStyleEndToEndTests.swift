@@ -7,13 +7,13 @@ import Testing
 /// The ML Kit-style surface: RemoteModel, download → Progress, isModelDownloaded, delete, and
 /// a bundled LocalModel as the last fallback.
 @Suite struct MLKitStyleEndToEndTests {
-    func setUp() throws -> (PublishedModel, ModelDownloader) {
-        let published = try PublishedModel(["float_classifier_labels"])
+    func setUp() async throws -> (PublishedModel, ModelDownloader) {
+        let published = try await PublishedModel(["float_classifier_labels"])
         return (published, try published.downloader { $0.downloadChunkSize = 256 })
     }
 
     @Test func downloadReportsProgressAndTheModelIsThenDownloaded() async throws {
-        let (published, downloader) = try setUp()
+        let (published, downloader) = try await setUp()
         defer { withExtendedLifetime(published) {} }
         let remote = RemoteModel(name: "flowers")
         #expect(await !downloader.isModelDownloaded(remote))
@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func failedDownloadCancelsItsProgress() async throws {
-        let (published, downloader) = try setUp()
+        let (published, downloader) = try await setUp()
         defer { withExtendedLifetime(published) {} }
         let progress = await downloader.download(RemoteModel(name: "nothing"))
         let missing = await #expect(throws: DepotError.self) { try await downloader.model(named: "nothing") }
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func bundledModelIsTheLastFallbackAndIsVerified() async throws {
-        let published = try PublishedModel(["float_classifier_labels"])
+        let published = try await PublishedModel(["float_classifier_labels"])
         // No server answers: a port below the ephemeral range, which no other test's server can
         // be given (a stopped server's port can be, and would answer with another catalog).
         let downloader = try published.downloader {

@@ -10,7 +10,7 @@ func manifestPayload(_ data: Data) throws -> ModelManifest {
     return try SignedJSON.decoder.decode(ModelManifest.self, from: try #require(Data(base64Encoded: envelope.payload)))
 }
 
-extension Subprocess.Output {
+extension Program.Output {
     /// The manifest this output (a curl of the manifest endpoint) holds.
     func manifest() throws -> ModelManifest { try manifestPayload(output) }
 }

@@ -13,24 +13,24 @@ import Testing
         // patch from the first), a rollout, an app key and root document v1
         let scratch = try Scratch()
         let storage = scratch.url.appendingPathComponent("storage")
-        var single: ServerProcess? = try ServerProcess(storage: storage, arguments: ["--patch-from", "3"])
+        var single: ServerProcess? = try await ServerProcess(storage: storage, arguments: ["--patch-from", "3"])
         let env = single!.environment
-        let root = try single!.initializeRoot(keyFile: scratch.path("root.key"))
+        let root = try await single!.initializeRoot(keyFile: scratch.path("root.key"))
         try await Command.depot(["models", "create", "flowers", "--description", "Petals"], environment: env).succeeded()
         try await Command.depot(["upload", "flowers", Binaries.fixture("float_classifier"), "--publish"], environment: env).succeeded()
         try await Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: env).succeeded()
         let automl = Binaries.repository.appendingPathComponent("Tests/Fixtures/automl/object_detection").path
         let withFiles = try await Command.depot(["upload", "flowers", automl, "--json"], environment: env).decode(ModelVersion.self)
         #expect(withFiles.files.map(\.name) == ["labels", "automl"])
-        await #expect(try Command.depot(["rollout", "set", "flowers", "--default", "1"], environment: env).status == 0)
+        await #expect(try await Command.depot(["rollout", "set", "flowers", "--default", "1"], environment: env).status == 0)
         let key = try await Command.depot(["keys", "create", "--app", "--json"], environment: env).decode(CreatedAccessKey.self).secret
         let before = try await Command.depot(["versions", "flowers", "--json"], environment: env).decode(ModelVersionList.self)
-        let patches = { (server: ServerProcess) in
-            try Command.depot(["versions", "flowers", "2", "--patches", "--json"], environment: server.environment).decode(
+        let patches = { (server: ServerProcess) async throws in
+            try await Command.depot(["versions", "flowers", "2", "--patches", "--json"], environment: server.environment).decode(
                 VersionPatchList.self)
         }
-        #expect(try await eventually { try patches(single!).patches.count == 1 })
-        let patched = try patches(single!)
+        #expect(try await eventually { try await patches(single!).patches.count == 1 })
+        let patched = try await patches(single!)
         #expect(patched.patches.first?.offered == true)
         // Outcomes of two versions of one arm, and a declared metric.
         try await Command.depot(["experiment", "metric", "add", "flowers", "accepted", "--kind", "proportion"], environment: env)
@@ -44,13 +44,13 @@ import Testing
                     .init(metric: "free", version: device % 2 + 1, arm: "default", at: now),
                 ])
         }
-        for device in 0..<6 { try Self.send(batch(device), to: single!, key: key) }
+        for device in 0..<6 { try await Self.send(batch(device), to: single!, key: key) }
         let results = try await Command.depot(["experiment", "show", "flowers", "--json"], environment: env).decode(ExperimentResults.self)
         #expect(results.arms.first?.installations == ["1": 3, "2": 3])
-        single!.stop(signal: SIGTERM)
+        try await single!.stop(signal: SIGTERM)
         single = nil
 
-        let database = try TestPostgres.freshDatabase()
+        let database = try await TestPostgres.freshDatabase()
         let s3 = try TestS3.settings()
         let blobs = s3.freshURL()
         let migrated = try await Command.depot(
@@ -66,18 +66,18 @@ import Testing
         #expect(again.error.contains("already holds 1 model(s)"), "\(again.error)")
 
         // The replicated server serves what the single one did: versions, rollout, the app key and the signing key
-        let replica = try ServerProcess(
+        let replica = try await ServerProcess(
             storage: scratch.url.appendingPathComponent("replica"), arguments: ["--database", database, "--blobs", blobs],
             environment: s3.environment)
         let after = try await Command.depot(["versions", "flowers", "--json"], environment: replica.environment).decode(
             ModelVersionList.self)
         #expect(after == before)
-        #expect(try patches(replica) == patched, "the patch moved")
+        await #expect(try patches(replica) == patched, "the patch moved")
         #expect(!before.versions.isEmpty && before.versions.allSatisfy { $0.uploadedBy != nil }, "who uploaded each version moved too")
         let moved = try await Command.depot(["experiment", "show", "flowers", "--json"], environment: replica.environment).decode(
             ExperimentResults.self)
         #expect(moved.arms == results.arms && moved.metrics == results.metrics, "outcomes and metrics moved")
-        try Self.send(batch(0), to: replica, key: key)
+        try await Self.send(batch(0), to: replica, key: key)
         await #expect(
             try Command.depot(["experiment", "show", "flowers", "--json"], environment: replica.environment)
                 .decode(ExperimentResults.self).arms == results.arms, "a batch applied before the move is not counted again")
@@ -90,36 +90,36 @@ import Testing
         #expect(try Data(contentsOf: model.fileURL) == Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier"))))
     }
 
-    @Test func aChangedBlobStopsTheMigrationBeforeTheCatalog() throws {
+    @Test func aChangedBlobStopsTheMigrationBeforeTheCatalog() async throws {
         let scratch = try Scratch()
         let storage = scratch.url.appendingPathComponent("storage")
-        var single: ServerProcess? = try ServerProcess(storage: storage)
-        try Command.depot(["models", "create", "flowers"], environment: single!.environment).succeeded()
-        let version = try Command.depot(
+        var single: ServerProcess? = try await ServerProcess(storage: storage)
+        try await Command.depot(["models", "create", "flowers"], environment: single!.environment).succeeded()
+        let version = try await Command.depot(
             ["upload", "flowers", Binaries.fixture("float_classifier"), "--json"], environment: single!.environment
         )
         .decode(ModelVersion.self)
-        single!.stop(signal: SIGTERM)
+        try await single!.stop(signal: SIGTERM)
         single = nil
         let blob = storage.appendingPathComponent("blobs/sha256/\(version.sha256.prefix(2))/\(version.sha256)")
         var bytes = try Data(contentsOf: blob)
         bytes[100] ^= 0xff
         try bytes.write(to: blob)
 
-        let database = try TestPostgres.freshDatabase()
+        let database = try await TestPostgres.freshDatabase()
         let s3 = try TestS3.settings()
-        let refused = try Command.depot(
+        let refused = try await Command.depot(
             ["migrate", "--from", storage.path, "--to-database", database, "--to-blobs", s3.freshURL()],
             environment: s3.environment)
         #expect(refused.status == 1)
         #expect(refused.error.contains("Blob \(version.sha256) in '\(storage.path)' hashes to"), "\(refused.error)")
-        #expect(try TestPostgres.query(database, "SELECT count(*) FROM model") == "0", "nothing reached the database")
+        await #expect(try TestPostgres.query(database, "SELECT count(*) FROM model") == "0", "nothing reached the database")
     }
 
     /// Posts an outcome batch with curl; fails unless the server answers 200.
-    static func send(_ batch: OutcomeBatch, to server: ServerProcess, key: String) throws {
+    static func send(_ batch: OutcomeBatch, to server: ServerProcess, key: String) async throws {
         let body = String(decoding: try JSONEncoder().encode(batch), as: UTF8.self)
-        let answer = try Command.curl([
+        let answer = try await Command.curl([
             "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(key)",
             "-H", "Content-Type: application/json", "--data-binary", body,
             "\(server.url.absoluteString)/v1/models/flowers/events",

@@ -19,13 +19,13 @@ import Testing
         var cache: URL { published.cache }
     }
 
-    func setUp(publish fixtures: [String] = ["float_classifier"]) throws -> Setup {
-        let published = try PublishedModel(fixtures)
+    func setUp(publish fixtures: [String] = ["float_classifier"]) async throws -> Setup {
+        let published = try await PublishedModel(fixtures)
         return Setup(published: published, downloader: try published.downloader { $0.device = DeviceContext(platform: "linux") })
     }
 
     @Test func firstDownloadInstallsAVerifiedModelAndTheNextCheckIs304() async throws {
-        let setup = try setUp()
+        let setup = try await setUp()
         let model = try await setup.downloader.model(named: "flowers")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier")))
         #expect(model.version == 1)
@@ -33,11 +33,11 @@ import Testing
         #expect(model.description.inputs.map(\.name) == ["image"])
         #expect(await setup.downloader.latestModelFilePath("flowers") == model.fileURL)
 
-        let served = try setup.server.metric("depot_blob_bytes_served_total")
+        let served = try await setup.server.metric("depot_blob_bytes_served_total")
         let again = try await setup.downloader.model(named: "flowers")
         #expect(again.fileURL == model.fileURL)
-        #expect(try setup.server.metric(#"depot_manifest_responses_total{status="304"}"#) == 1)
-        #expect(try setup.server.metric("depot_blob_bytes_served_total") == served)
+        await #expect(try setup.server.metric(#"depot_manifest_responses_total{status="304"}"#) == 1)
+        await #expect(try setup.server.metric("depot_blob_bytes_served_total") == served)
     }
 
     @Test func installationIDIsPersistedUnlessTheAppGivesOne() throws {
@@ -58,20 +58,20 @@ import Testing
     }
 
     @Test func concurrentRequestsForOneModelShareOneDownload() async throws {
-        let setup = try setUp(publish: ["float_classifier_labels"])
+        let setup = try await setUp(publish: ["float_classifier_labels"])
         let downloader = setup.downloader
         async let first = downloader.model(named: "flowers")
         async let second = downloader.model(named: "flowers")
         async let third = downloader.model(named: "flowers")
         let models = try await [first, second, third]
         #expect(Set(models.map(\.fileURL)).count == 1)
-        #expect(try setup.server.metric("depot_blob_bytes_served_total") == 1127, "the file went over the wire once")
-        #expect(try setup.server.metric(#"depot_manifest_responses_total{status="200"}"#) == 1, "one check for the three callers")
-        #expect(try setup.server.metric(#"depot_manifest_responses_total{status="304"}"#) == 0)
+        await #expect(try setup.server.metric("depot_blob_bytes_served_total") == 1127, "the file went over the wire once")
+        await #expect(try setup.server.metric(#"depot_manifest_responses_total{status="200"}"#) == 1, "one check for the three callers")
+        await #expect(try setup.server.metric(#"depot_manifest_responses_total{status="304"}"#) == 0)
     }
 
     @Test func newlyPublishedVersionReplacesTheOldOneWhichIsKept() async throws {
-        let setup = try setUp()
+        let setup = try await setUp()
         let first = try await setup.downloader.model(named: "flowers")
         try await Command.depot(["upload", "flowers", Binaries.fixture("int8_conv"), "--publish"], environment: setup.server.environment)
             .succeeded()
@@ -86,7 +86,7 @@ import Testing
     /// SDK keeps the current model. (Wrong bytes that do reach a device, from a proxy, are
     /// `UpdateSecurityEndToEndTests.swappedBlobIsRefused`.)
     @Test func aBlobChangedOnTheServersDiskIsNotDeliveredAndTheCurrentModelStays() async throws {
-        let setup = try setUp()
+        let setup = try await setUp()
         let first = try await setup.downloader.model(named: "flowers")
         let version = try await Command.depot(
             ["upload", "flowers", Binaries.fixture("int8_conv"), "--publish", "--json"],
@@ -110,7 +110,7 @@ import Testing
     }
 
     @Test func interruptedDownloadResumesWhereItStopped() async throws {
-        let setup = try setUp(publish: ["float_classifier_labels"])
+        let setup = try await setUp(publish: ["float_classifier_labels"])
         let bytes = try Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier_labels")))
         let sha = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
         // What a download cut off after 600 bytes leaves behind.
@@ -118,18 +118,18 @@ import Testing
 
         let model = try await setup.downloader.model(named: "flowers")
         #expect(try Data(contentsOf: model.fileURL) == bytes)
-        #expect(try setup.server.metric("depot_blob_bytes_served_total") == bytes.count - 600)
+        await #expect(try setup.server.metric("depot_blob_bytes_served_total") == bytes.count - 600)
     }
 
     @Test func offlineTheDownloadedModelIsUsedAndLocalModelNeedsOne() async throws {
-        let setup = try setUp()
+        let setup = try await setUp()
         await #expect(
             throws: DepotError(.notFound, "No model 'flowers' has been downloaded yet; download it with the latestModel policy first.")
         ) {
             try await setup.downloader.model(named: "flowers", policy: .localModel)
         }
         let model = try await setup.downloader.model(named: "flowers")
-        setup.server.stop(signal: SIGTERM)
+        try await setup.server.stop(signal: SIGTERM)
         #expect(try await setup.downloader.model(named: "flowers").fileURL == model.fileURL)
         #expect(try await setup.downloader.model(named: "flowers", policy: .localModel).version == 1)
 
@@ -148,7 +148,7 @@ import Testing
     }
 
     @Test func expectedInputsThatDoNotMatchRejectTheModel() async throws {
-        let setup = try setUp()
+        let setup = try await setUp()
         let expectation = TFLiteIOExpectation(inputs: [.init(index: 0, type: .uint8, shape: [1, 4])])
         do {
             _ = try await setup.downloader.model(named: "flowers", expectation: expectation)
@@ -188,7 +188,7 @@ import Testing
         func download(_ request: URLRequest, limits: TransferLimits) async throws -> (URL, HTTPURLResponse) {
             let result = try await real.download(request, limits: limits)
             ranges += 1
-            if ranges == 1 { server.stop(signal: SIGKILL) }
+            if ranges == 1 { try await server.stop(signal: SIGKILL) }
             return result
         }
     }
@@ -196,8 +196,8 @@ import Testing
     @Test func downloadCutByAKilledServerResumesWhereItStopped() async throws {
         let scratch = try Scratch()
         let storage = scratch.url.appendingPathComponent("storage")
-        let server = try ServerProcess(storage: storage)
-        let root = try server.initializeRoot(keyFile: scratch.path("root.key"))
+        let server = try await ServerProcess(storage: storage)
+        let root = try await server.initializeRoot(keyFile: scratch.path("root.key"))
         try CrashSafetyTests.largeModel(scratch.path("large.tflite"), megabytes: 1, seed: 3)
         try await Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
         let version = try await Command.depot(
@@ -223,7 +223,7 @@ import Testing
         let partial = cache.appendingPathComponent("partial/\(version.sha256).part")
         #expect((try FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? NSNumber)?.intValue == chunk)
 
-        let restarted = try ServerProcess(storage: storage)
+        let restarted = try await ServerProcess(storage: storage)
         configuration.serverURL = restarted.url
         configuration.transport = URLSessionTransport()
         let model = try await ModelDownloader(configuration: configuration).model(named: "flowers")

@@ -9,11 +9,11 @@ import Testing
 /// and blob. No answer may be a 5xx, and every answer must be documented: status, content type,
 /// headers and body schema.
 @Suite struct OpenAPIConformanceEndToEndTests {
-    @Test func everyGeneratedRequestGetsADocumentedAnswerAndNoServerError() throws {
+    @Test func everyGeneratedRequestGetsADocumentedAnswerAndNoServerError() async throws {
         // Fuzzing sends many bad keys from 127.0.0.1: without a high allowance the address
         // throttle would answer nearly everything with (documented) 429s and test little else.
-        let published = try PublishedModel(arguments: ["--auth-failure-allowance", "1000000"])
-        let manifest = try Command.curl([
+        let published = try await PublishedModel(arguments: ["--auth-failure-allowance", "1000000"])
+        let manifest = try await Command.curl([
             "-H", "Authorization: Bearer \(published.appKey)",
             published.server.url.appendingPathComponent("v1/models/flowers/manifest").absoluteString,
         ])
@@ -35,7 +35,7 @@ import Testing
         // so every time. Revoking
         // keys is left out: the fuzzer would create an admin key, revoke the test's token with it,
         // and meet only 401s from then on.
-        let run = try Subprocess.run(
+        let run = try await Program.run(
             "schemathesis",
             [
                 "--config-file", configuration, "run", published.server.url.absoluteString + "/openapi.yaml",

@@ -11,13 +11,13 @@ import Testing
 /// `depot serve`, read back with `depot experiment show`.
 @Suite struct OutcomesEndToEndTests {
     @Test func devicesOutcomesReachTheResultsPerVersionOfTheirArm() async throws {
-        let published = try PublishedModel(["float_classifier", "float_classifier_labels"])
+        let published = try await PublishedModel(["float_classifier", "float_classifier_labels"])
         let environment = published.server.environment
         try await Command.depot(["rollout", "set", "flowers", "--split", "1=50,2=50", "--rule", "half"], environment: environment)
             .succeeded()
         try await Command.depot(["experiment", "metric", "add", "flowers", "accepted", "--kind", "proportion"], environment: environment)
             .succeeded()
-        let library = try LiteRTLibrary(path: try LiteRTRuntime.libraryPath())
+        let library = try LiteRTLibrary(path: await LiteRTRuntime.libraryPath())
         var onVersion = [1: 0, 2: 0]
         var accepted = [1: 0, 2: 0]
         for index in 0..<40 {
@@ -76,7 +76,7 @@ import Testing
     }
 
     @Test func theQueueSurvivesARestartIsSentByAChecksBackgroundSendAndCanBeTurnedOff() async throws {
-        let published = try PublishedModel(["float_classifier"])
+        let published = try await PublishedModel(["float_classifier"])
         let model = try await published.downloader { $0.recordsOutcomes = false }.model(named: "flowers")
         #expect(!FileManager.default.fileExists(atPath: published.cache.appendingPathComponent("outcomes.json").path))
 

@@ -19,12 +19,12 @@ import Testing
     static func publish(_ path: String, on server: ServerProcess, patches count: Int = 1) async throws -> (ModelVersion, [VersionPatch]) {
         let version = try await Command.depot(["upload", "flowers", path, "--publish", "--json"], environment: server.environment).decode(
             ModelVersion.self)
-        let list = {
-            try Command.depot(["versions", "flowers", "\(version.version)", "--patches", "--json"], environment: server.environment)
+        let list = { () async throws in
+            try await Command.depot(["versions", "flowers", "\(version.version)", "--patches", "--json"], environment: server.environment)
                 .decode(VersionPatchList.self).patches
         }
-        #expect(try await eventually { try list().count >= count }, "the server made the patches of v\(version.version)")
-        return (version, try list())
+        #expect(try await eventually { try await list().count >= count }, "the server made the patches of v\(version.version)")
+        return await (version, try list())
     }
 
     /// The events a downloader sent until it installed a version (or failed).
@@ -54,7 +54,7 @@ import Testing
     @Test(arguments: Store.allCases)
     func anUpdateDownloadsThePatchAndInstallsTheSignedFile(_ store: Store) async throws {
         let s3 = store == .s3 ? try TestS3.settings() : nil
-        let published = try PublishedModel(
+        let published = try await PublishedModel(
             arguments: ["--patch-from", "3"] + (s3.map { ["--blobs", $0.freshURL()] } ?? []),
             environment: s3?.environment ?? [:])
         let downloader = try published.downloader()
@@ -63,20 +63,20 @@ import Testing
         let patch = try #require(patches.first)
         #expect(patch.offered && patch.fromVersion == 1 && patch.size < v2.size)
 
-        let before = try published.server.metric(Self.served)
+        let before = try await published.server.metric(Self.served)
         var model: VerifiedModel?
         let events = try await Self.events(of: downloader) { model = try await downloader.model(named: "flowers") }
         #expect(model?.version == 2 && model?.sha256 == v2.sha256)
         #expect(
             try Data(contentsOf: try #require(model).fileURL)
                 == Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier_labels"))))
-        #expect(try published.server.metric(Self.served) - before == patch.size, "only the patch went out")
+        await #expect(try published.server.metric(Self.served) - before == patch.size, "only the patch went out")
         #expect(Self.downloaded(events)! == (1, patch.size, v2.size - patch.size))
         #expect(!FileManager.default.fileExists(atPath: published.cache.appendingPathComponent("partial/\(patch.sha256!).part").path))
     }
 
     @Test func aDamagedPatchIsRefusedByItsDigestAndTheFileDownloadedWhole() async throws {
-        let published = try PublishedModel(arguments: ["--patch-from", "3"])
+        let published = try await PublishedModel(arguments: ["--patch-from", "3"])
         try await AttackerProxy.running(in: published.server.url) { proxy in
             let downloader = try published.downloader { $0.serverURL = proxy.url }
             #expect(try await downloader.model(named: "flowers").version == 1)
@@ -95,7 +95,7 @@ import Testing
     }
 
     @Test func aSignedPatchThatMakesOtherBytesEndsInAFullDownload() async throws {
-        let published = try PublishedModel(arguments: ["--patch-from", "3"])
+        let published = try await PublishedModel(arguments: ["--patch-from", "3"])
         try await AttackerProxy.running(in: published.server.url) { proxy in
             let downloader = try published.downloader { $0.serverURL = proxy.url }
             let v1 = try await downloader.model(named: "flowers")
@@ -137,7 +137,7 @@ import Testing
     }
 
     @Test func anInterruptedPatchDownloadResumesWhereItStopped() async throws {
-        let published = try PublishedModel(arguments: ["--patch-from", "3"])
+        let published = try await PublishedModel(arguments: ["--patch-from", "3"])
         let transport = DownloadRecoveryEndToEndTests.HookedTransport()
         let downloader = try published.downloader {
             $0.transport = transport
@@ -149,7 +149,7 @@ import Testing
         let patch = try #require(patches.first)
         #expect(patch.size > 64, "the patch takes more than one range")
 
-        let before = try published.server.metric(Self.served)
+        let before = try await published.server.metric(Self.served)
         transport.passingRangesBeforeCut = 1
         let error = await #expect(throws: DepotError.self) { try await downloader.model(named: "flowers") }
         #expect(error?.code == .unavailable)
@@ -161,43 +161,44 @@ import Testing
         transport.passingRangesBeforeCut = nil
         let model = try await downloader.model(named: "flowers")
         #expect(model.version == 2 && model.sha256 == v2.sha256)
-        #expect(try published.server.metric(Self.served) - before == patch.size, "each byte of the patch went out once")
+        await #expect(try published.server.metric(Self.served) - before == patch.size, "each byte of the patch went out once")
     }
 
-    @Test func depotDiffShowsThePatchAnUpdateWouldCost() throws {
+    @Test func depotDiffShowsThePatchAnUpdateWouldCost() async throws {
         struct Result: Decodable { let oldSize: Int, newSize: Int, patchSize: Int, share: Double, offered: Bool }
         let scratch = try Scratch()
         let (old, new) = (Binaries.fixture("float_classifier"), Binaries.fixture("float_classifier_labels"))
-        let result = try Command.depot(["diff", old, new, "--out", scratch.path("patch"), "--json"], environment: [:]).decode(Result.self)
+        let result = try await Command.depot(["diff", old, new, "--out", scratch.path("patch"), "--json"], environment: [:]).decode(
+            Result.self)
         let written = try Data(contentsOf: scratch.url.appendingPathComponent("patch"))
         #expect(result.patchSize == written.count && result.oldSize == 992 && result.newSize == 1127 && result.offered)
         #expect(abs(result.share - Double(written.count) / 1127) < 1e-9)
-        let text = try Command.depot(["diff", old, new], environment: [:])
+        let text = try await Command.depot(["diff", old, new], environment: [:])
         #expect(
             text.status == 0 && text.text.contains("\(written.count) bytes") && text.text.contains("of the new file's 1127"), "\(text.text)"
         )
-        let missing = try Command.depot(["diff", scratch.path("absent.tflite"), new], environment: [:])
+        let missing = try await Command.depot(["diff", scratch.path("absent.tflite"), new], environment: [:])
         #expect(missing.status == 1 && missing.error.contains("absent.tflite"), "\(missing.error)")
     }
 
     @Test func aDeviceTooFarBehindForAnyPatchDownloadsTheFile() async throws {
-        let published = try PublishedModel(arguments: ["--patch-from", "1"])
+        let published = try await PublishedModel(arguments: ["--patch-from", "1"])
         let downloader = try published.downloader()
         #expect(try await downloader.model(named: "flowers").version == 1)
         try await Self.publish(Binaries.fixture("int8_conv"), on: published.server)
         let (v3, patches) = try await Self.publish(Binaries.fixture("float_classifier_labels"), on: published.server)
         #expect(patches.map(\.fromVersion) == [2], "only from the version before")
 
-        let before = try published.server.metric(Self.served)
+        let before = try await published.server.metric(Self.served)
         var model: VerifiedModel?
         let events = try await Self.events(of: downloader) { model = try await downloader.model(named: "flowers") }
         #expect(model?.version == 3)
-        #expect(try published.server.metric(Self.served) - before == v3.size)
+        await #expect(try published.server.metric(Self.served) - before == v3.size)
         #expect(Self.downloaded(events)! == (0, v3.size, 0))
     }
 
     @Test func aCompanionFileIsUpdatedByPatch() async throws {
-        let published = try PublishedModel([], arguments: ["--patch-from", "3"])
+        let published = try await PublishedModel([], arguments: ["--patch-from", "3"])
         let export = { (changed: Int?) throws -> String in
             let directory = published.scratch.url.appendingPathComponent("export-\(changed ?? -1)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -218,11 +219,11 @@ import Testing
         #expect(patches.count == 1 && patch.file == "labels" && patch.offered, "the model and settings did not change")
         let labels = try #require(v2.files.first { $0.name == "labels" })
 
-        let before = try published.server.metric(Self.served)
+        let before = try await published.server.metric(Self.served)
         var model: VerifiedModel?
         let events = try await Self.events(of: downloader) { model = try await downloader.model(named: "flowers") }
         #expect(model?.version == 2 && model?.labels[250] == "a renamed class" && model?.labels.count == 500)
-        #expect(try published.server.metric(Self.served) - before == patch.size, "the unchanged model and settings were copied")
+        await #expect(try published.server.metric(Self.served) - before == patch.size, "the unchanged model and settings were copied")
         let unchanged = v2.size + v2.files.filter { $0.name != "labels" }.map(\.size).reduce(0, +)
         #expect(Self.downloaded(events)! == (1, patch.size, unchanged + labels.size - patch.size))
     }

@@ -16,16 +16,20 @@ final class PublishedModel {
 
     /// - Parameter arguments: More `depot serve` options.
     /// - Parameter environment: More environment variables for the server.
-    init(_ fixtures: [String] = ["float_classifier"], arguments: [String] = [], environment: [String: String] = [:]) throws {
+    init(_ fixtures: [String] = ["float_classifier"], arguments: [String] = [], environment: [String: String] = [:]) async throws {
         scratch = try Scratch()
-        server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"), arguments: arguments, environment: environment)
-        root = try server.initializeRoot(keyFile: scratch.path("root.key"))
-        try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
+        server = try await ServerProcess(
+            storage: scratch.url.appendingPathComponent("storage"), arguments: arguments, environment: environment)
+        root = try await server.initializeRoot(keyFile: scratch.path("root.key"))
+        try await Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
         for fixture in fixtures {
-            try Command.depot(["upload", "flowers", Binaries.fixture(fixture), "--publish"], environment: server.environment).succeeded()
+            try await Command.depot(["upload", "flowers", Binaries.fixture(fixture), "--publish"], environment: server.environment)
+                .succeeded()
         }
-        appKey = try Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(CreatedAccessKey.self)
-            .secret
+        appKey = try await Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(
+            CreatedAccessKey.self
+        )
+        .secret
     }
 
     /// The SDK's cache directory for this test.
@@ -52,38 +56,29 @@ extension PublishedModel {
 
 extension ServerProcess {
     /// Makes a root key with the real CLI and publishes root document v1 with it.
-    func initializeRoot(keyFile: String) throws -> (file: String, publicKey: String) {
-        let key = try Command.depot(["keys", "root", "generate", "--out", keyFile, "--json"], environment: environment)
+    func initializeRoot(keyFile: String) async throws -> (file: String, publicKey: String) {
+        let key = try await Command.depot(["keys", "root", "generate", "--out", keyFile, "--json"], environment: environment)
             .decode(PublicSigningKey.self)
-        let initialized = try Command.depot(["keys", "root", "init", "--root-key", keyFile], environment: environment)
+        let initialized = try await Command.depot(["keys", "root", "init", "--root-key", keyFile], environment: environment)
         guard initialized.status == 0 else { throw E2EFailure("depot keys root init failed: \(initialized.error)") }
         return (keyFile, key.publicKey)
     }
 
     /// Creates model `flowers` and publishes a generated valid model of `megabytes` MiB as its
     /// first version (the file is written into `scratch`).
-    func publishLargeModel(megabytes: Int, seed: UInt8, in scratch: Scratch) throws -> ModelVersion {
+    func publishLargeModel(megabytes: Int, seed: UInt8, in scratch: Scratch) async throws -> ModelVersion {
         try CrashSafetyTests.largeModel(scratch.path("large.tflite"), megabytes: megabytes, seed: seed)
-        try Command.depot(["models", "create", "flowers"], environment: environment).succeeded()
-        return try Command.depot(["upload", "flowers", scratch.path("large.tflite"), "--publish", "--json"], environment: environment)
-            .decode(ModelVersion.self)
+        try await Command.depot(["models", "create", "flowers"], environment: environment).succeeded()
+        return try await Command.depot(
+            ["upload", "flowers", scratch.path("large.tflite"), "--publish", "--json"], environment: environment
+        )
+        .decode(ModelVersion.self)
     }
 
     /// The value of one line of `/metrics` (0 when the line is absent).
-    func metric(_ line: String) throws -> Int {
-        let text = try Command.curl(["\(url.absoluteString)/metrics"]).text
+    func metric(_ line: String) async throws -> Int {
+        let text = try await Command.curl(["\(url.absoluteString)/metrics"]).text
         guard let row = text.split(separator: "\n").first(where: { $0.hasPrefix(line + " ") }) else { return 0 }
         return Int(row.split(separator: " ").last ?? "") ?? 0
-    }
-}
-
-extension PublishedModel {
-    /// A published model set up on a thread of its own: the setup blocks (a server process started
-    /// and waited for, CLI commands run to their end), and on the cooperative pool, two threads
-    /// wide here, it would hold up every other test's tasks meanwhile.
-    static func started(_ fixtures: [String] = ["float_classifier"]) async throws -> PublishedModel {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try PublishedModel(fixtures) }) }.start()
-        }
     }
 }

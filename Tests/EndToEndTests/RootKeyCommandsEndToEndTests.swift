@@ -7,76 +7,77 @@ import Testing
 /// `depot keys root generate|init|show` and `depot keys rotate` against a real server: what
 /// they publish, and every refusal with its exit code.
 @Suite struct RootKeyCommandsEndToEndTests {
-    @Test func rootKeysArePublishedRotatedAndRefusedWithReasons() throws {
+    @Test func rootKeysArePublishedRotatedAndRefusedWithReasons() async throws {
         let scratch = try Scratch()
-        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        let server = try await ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
         let env = server.environment
         let rootKey = scratch.path("root.key")
 
-        let generated = try Command.depot(["keys", "root", "generate", "--out", rootKey, "--json"], environment: env)
+        let generated = try await Command.depot(["keys", "root", "generate", "--out", rootKey, "--json"], environment: env)
         #expect(generated.status == 0, "\(generated.error)")
         let publicKey = try generated.decode(PublicSigningKey.self)
         #expect(try FileManager.default.attributesOfItem(atPath: rootKey)[.posixPermissions] as? Int == 0o600)
         let original = try String(contentsOfFile: rootKey, encoding: .utf8)
-        let overwrite = try Command.depot(["keys", "root", "generate", "--out", rootKey], environment: env)
+        let overwrite = try await Command.depot(["keys", "root", "generate", "--out", rootKey], environment: env)
         #expect(overwrite.status == 1)
         #expect(overwrite.error.contains("An existing key file is never overwritten"))
         #expect(try String(contentsOfFile: rootKey, encoding: .utf8) == original)
 
-        let early = try Command.depot(["keys", "rotate", "--root-key", rootKey], environment: env)
+        let early = try await Command.depot(["keys", "rotate", "--root-key", rootKey], environment: env)
         #expect(early.status == 1)
         #expect(early.error.contains("has no root document yet; publish v1 with 'depot keys root init"))
         try "not a key".write(toFile: scratch.path("junk.key"), atomically: true, encoding: .utf8)
-        let junk = try Command.depot(["keys", "root", "init", "--root-key", scratch.path("junk.key")], environment: env)
+        let junk = try await Command.depot(["keys", "root", "init", "--root-key", scratch.path("junk.key")], environment: env)
         #expect(junk.status == 1)
         #expect(junk.error.contains("is not an Ed25519 private key file"))
-        let days = try Command.depot(["keys", "root", "init", "--root-key", rootKey, "--expires-in-days", "0"], environment: env)
+        let days = try await Command.depot(["keys", "root", "init", "--root-key", rootKey, "--expires-in-days", "0"], environment: env)
         #expect(days.status == 1)
         #expect(days.error.contains("--expires-in-days must be between 1 and 3650, not 0"))
         let before =
-            try JSONSerialization.jsonObject(with: try Command.depot(["keys", "root", "show", "--json"], environment: env).output)
+            try await JSONSerialization.jsonObject(with: try Command.depot(["keys", "root", "show", "--json"], environment: env).output)
             as? [String: Any]
         #expect(before?["signing"] != nil && before?["root"] == nil)
 
-        let initialized = try Command.depot(["keys", "root", "init", "--root-key", rootKey, "--json"], environment: env)
+        let initialized = try await Command.depot(["keys", "root", "init", "--root-key", rootKey, "--json"], environment: env)
         #expect(initialized.status == 0, "\(initialized.error)")
         let first = try initialized.decode(RootDocument.self)
         #expect(first.version == 1 && first.rootKeys == [publicKey] && first.revokedKeys.isEmpty)
-        let again = try Command.depot(["keys", "root", "init", "--root-key", rootKey], environment: env)
+        let again = try await Command.depot(["keys", "root", "init", "--root-key", rootKey], environment: env)
         #expect(again.status == 1)
         #expect(again.error.contains("has root document v1 already"))
 
         let stranger = scratch.path("stranger.key")
-        try Command.depot(["keys", "root", "generate", "--out", stranger], environment: env).succeeded()
-        let wrong = try Command.depot(["keys", "rotate", "--root-key", stranger], environment: env)
+        try await Command.depot(["keys", "root", "generate", "--out", stranger], environment: env).succeeded()
+        let wrong = try await Command.depot(["keys", "rotate", "--root-key", stranger], environment: env)
         #expect(wrong.status == 1)
         #expect(wrong.error.contains("which is not a root key of root document v1"))
 
-        let rotated = try Command.depot(["keys", "rotate", "--root-key", rootKey, "--json"], environment: env)
+        let rotated = try await Command.depot(["keys", "rotate", "--root-key", rootKey, "--json"], environment: env)
         #expect(rotated.status == 0, "\(rotated.error)")
         let second = try rotated.decode(RootDocument.self)
         #expect(second.version == 2 && second.rootKeys == first.rootKeys)
         #expect(second.revokedKeys == first.manifestKeys.map(\.keyid))
         #expect(second.manifestKeys != first.manifestKeys)
-        let shown = try Command.depot(["keys", "root", "show"], environment: env)
+        let shown = try await Command.depot(["keys", "root", "show"], environment: env)
         #expect(shown.text.contains("Active manifest key: \(second.manifestKeys[0].keyid)"))
         #expect(shown.text.contains("Newest: root document v2"))
 
-        let renewed = try Command.depot(
+        let renewed = try await Command.depot(
             ["keys", "rotate", "--root-key", rootKey, "--keep-signing-key", "--expires-in-days", "10", "--json"],
             environment: env)
         #expect(try renewed.decode(RootDocument.self).manifestKeys == second.manifestKeys)
-        #expect(try Command.depot(["keys", "root", "show"], environment: env).text.contains("Warning: it expires in less than 30 days"))
+        await #expect(
+            try Command.depot(["keys", "root", "show"], environment: env).text.contains("Warning: it expires in less than 30 days"))
 
         // A compromised server offers a "newest" root document that lists the operator's key and
         // the attacker's, signed by the attacker only: rotate must not sign on top of it.
-        server.stop(signal: SIGTERM)
+        try await server.stop(signal: SIGTERM)
         let attacker = Curve25519.Signing.PrivateKey()
         let forged = RootDocument(
             version: 4, issued: Date(), expires: Date().addingTimeInterval(86_400),
             rootKeys: [publicKey, PublicSigningKey(attacker.publicKey)], manifestKeys: second.manifestKeys)
         let envelope = try SignedEnvelope(signing: forged, with: [attacker]).encoded()
-        let insert = try Subprocess.run(
+        let insert = try await Program.run(
             "python3",
             [
                 "-c",
@@ -88,27 +89,28 @@ import Testing
                 """, scratch.path("storage/depot.sqlite"), envelope.map { String(format: "%02x", $0) }.joined(),
             ])
         #expect(insert.status == 0, "\(insert.error)")
-        let tampered = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        let refused = try Command.depot(["keys", "rotate", "--root-key", rootKey], environment: tampered.environment)
+        let tampered = try await ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        let refused = try await Command.depot(["keys", "rotate", "--root-key", rootKey], environment: tampered.environment)
         #expect(refused.status == 1)
         #expect(refused.error.contains("was not signed by it: the server may be compromised"))
-        #expect(
+        await #expect(
             try Command.depot(["keys", "root", "show", "--json"], environment: tampered.environment).text.contains("\"version\" : 4"),
             "nothing was published on top of it")
 
-        tampered.stop(signal: SIGTERM)
-        let offline = try Command.depot(["keys", "rotate", "--root-key", rootKey], environment: tampered.environment)
+        try await tampered.stop(signal: SIGTERM)
+        let offline = try await Command.depot(["keys", "rotate", "--root-key", rootKey], environment: tampered.environment)
         #expect(offline.status == 2)
         #expect(offline.error.contains("Could not reach the server"))
     }
 
-    @Test func aManifestLifetimeOutsideItsRangeIsRefusedAtStart() throws {
+    @Test func aManifestLifetimeOutsideItsRangeIsRefusedAtStart() async throws {
         let scratch = try Scratch()
         for (flag, environment, message) in [
             (["--manifest-lifetime", "30"], [String: String](), "The manifest lifetime must be at least 60 seconds, not 30."),
             ([], ["DEPOT_MANIFEST_LIFETIME": "a week"], "DEPOT_MANIFEST_LIFETIME='a week' is not a whole number."),
         ] {
-            let serve = try Command.depot(["serve", "--port", "0", "--storage", scratch.path("storage")] + flag, environment: environment)
+            let serve = try await Command.depot(
+                ["serve", "--port", "0", "--storage", scratch.path("storage")] + flag, environment: environment)
             #expect(serve.status == 1)
             #expect(serve.error.contains(message), "\(serve.error)")
         }

@@ -7,20 +7,20 @@ import Testing
 /// `depot serve` with its catalog in PostgreSQL and its blobs in an S3 server (moto, with
 /// authentication on), driven by the real CLI and SDK.
 @Suite struct ScaleOutEndToEndTests {
-    static func published(redirect: Int? = nil) throws -> (PublishedModel, TestS3.Settings) {
+    static func published(redirect: Int? = nil) async throws -> (PublishedModel, TestS3.Settings) {
         let s3 = try TestS3.settings()
         let arguments =
-            ["--database", try TestPostgres.freshDatabase(), "--blobs", s3.freshURL()]
+            await ["--database", try TestPostgres.freshDatabase(), "--blobs", s3.freshURL()]
             + (redirect.map { ["--blob-redirect", String($0)] } ?? [])
-        return (try PublishedModel(["float_classifier"], arguments: arguments, environment: s3.environment), s3)
+        return await (try PublishedModel(["float_classifier"], arguments: arguments, environment: s3.environment), s3)
     }
 
     @Test func theCLIUploadsIntoTheObjectStoreAndTheSDKDownloadsThroughTheServer() async throws {
-        let (published, _) = try Self.published()
+        let (published, _) = try await Self.published()
         let downloader = try published.downloader { $0.device = DeviceContext(platform: "linux") }
         let model = try await downloader.model(named: "flowers")
         #expect(try Data(contentsOf: model.fileURL) == Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier"))))
-        #expect(try published.server.metric("depot_blob_bytes_served_total") == 992, "the bytes went through the server")
+        await #expect(try published.server.metric("depot_blob_bytes_served_total") == 992, "the bytes went through the server")
         let localBlobs = published.server.storage.appendingPathComponent("blobs/sha256")
         #expect(try FileManager.default.subpathsOfDirectory(atPath: localBlobs.path).isEmpty, "no blob is kept on the server's disk")
 
@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func withBlobRedirectTheSDKFetchesFromTheStoreItAllows() async throws {
-        let (published, s3) = try Self.published(redirect: 300)
+        let (published, s3) = try await Self.published(redirect: 300)
         let strict = try published.downloader { $0.device = DeviceContext(platform: "linux") }
         let refused = await #expect(throws: DepotError.self) { try await strict.model(named: "flowers") }
         #expect(refused?.code == .originNotAllowed, "\(refused?.message ?? "")")
@@ -46,14 +46,14 @@ import Testing
         }
         let model = try await allowing.model(named: "flowers")
         #expect(try Data(contentsOf: model.fileURL) == Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier"))))
-        #expect(try published.server.metric("depot_blob_bytes_served_total") == 0, "the object store served the bytes")
+        await #expect(try published.server.metric("depot_blob_bytes_served_total") == 0, "the object store served the bytes")
     }
 
-    @Test func aDatabaseOrObjectStoreThatCannotBeUsedStopsTheStartWithItsReason() throws {
+    @Test func aDatabaseOrObjectStoreThatCannotBeUsedStopsTheStartWithItsReason() async throws {
         let scratch = try Scratch()
         let s3 = try TestS3.settings()
         let storage = scratch.path("storage")
-        let noDatabase = try Command.depot(
+        let noDatabase = try await Command.depot(
             [
                 "serve", "--storage", storage, "--port", "0",
                 "--database", "postgres://depot:x@127.0.0.1:1/depot?sslmode=disable",
@@ -63,14 +63,15 @@ import Testing
 
         var wrongSecret = s3.environment
         wrongSecret["AWS_SECRET_ACCESS_KEY"] = "not-the-secret"
-        let refused = try Command.depot(["serve", "--storage", storage, "--port", "0", "--blobs", s3.freshURL()], environment: wrongSecret)
+        let refused = try await Command.depot(
+            ["serve", "--storage", storage, "--port", "0", "--blobs", s3.freshURL()], environment: wrongSecret)
         #expect(refused.status == 1)
         #expect(refused.error.contains("SignatureDoesNotMatch"), "\(refused.error)")
 
-        let badURL = try Command.depot(["serve", "--storage", storage, "--blobs", "s3://Bad_Bucket"], environment: s3.environment)
+        let badURL = try await Command.depot(["serve", "--storage", storage, "--blobs", "s3://Bad_Bucket"], environment: s3.environment)
         #expect(badURL.status == 1)
         #expect(badURL.error.contains("is not an S3 bucket name"))
-        let redirectAlone = try Command.depot(["serve", "--storage", storage, "--blob-redirect", "300"], environment: [:])
+        let redirectAlone = try await Command.depot(["serve", "--storage", storage, "--blob-redirect", "300"], environment: [:])
         #expect(redirectAlone.status == 1)
         #expect(redirectAlone.error.contains("needs --blobs"))
     }

@@ -16,24 +16,34 @@ import Testing
         (["--patch-max-size", "2147483648"], "not 2147483648"),
         (["--patch-interval", "5"], "must be 10 to 86400 seconds, not 5"),
     ])
-    func aBadValueStopsTheServerNamingIt(arguments: [String], named: String) throws {
+    func aBadValueStopsTheServerNamingIt(arguments: [String], named: String) async throws {
         let scratch = try Scratch()
         let storage = scratch.url.appendingPathComponent("storage")
-        let output = try Command.depot(["serve", "--port", "0", "--storage", storage.path] + arguments, environment: [:])
+        let output = try await Command.depot(["serve", "--port", "0", "--storage", storage.path] + arguments, environment: [:])
         #expect(output.status != 0)
         #expect(output.error.contains(named), "\(output.error)")
         #expect(!FileManager.default.fileExists(atPath: storage.appendingPathComponent("depot.sqlite").path), "nothing was started")
     }
 
-    @Test func anHTTPSPublicURLMakesConsoleCookiesSecure() throws {
+    @Test func aReadyFileThatCannotBeWrittenStopsTheServerSayingSo() async throws {
         let scratch = try Scratch()
-        let server = try ServerProcess(
+        let ready = scratch.url.appendingPathComponent("missing/ready")
+        let output = try await Command.depot(
+            ["serve", "--port", "0", "--storage", scratch.path("storage"), "--ready-file", ready.path], environment: [:])
+        #expect(output.status == 1)
+        #expect(output.error.contains("Could not write the server's address to --ready-file \(ready.path)"), "\(output.error)")
+        #expect(!output.text.contains("listening on"), "the server did not say it was ready: \(output.text)")
+    }
+
+    @Test func anHTTPSPublicURLMakesConsoleCookiesSecure() async throws {
+        let scratch = try Scratch()
+        let server = try await ServerProcess(
             storage: scratch.url.appendingPathComponent("storage"),
             arguments: [
                 "--public-url", "https://models.example.com", "--trusted-proxy", "127.0.0.1",
                 "--console-idle-timeout", "600",
             ])
-        let signIn = try Command.curl([
+        let signIn = try await Command.curl([
             "-o", "/dev/null", "-D", "-", "--data-urlencode", "token=\(ServerProcess.adminToken)",
             server.url.appendingPathComponent("console/sign-in").absoluteString,
         ])

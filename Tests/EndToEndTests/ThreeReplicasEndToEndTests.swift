@@ -19,29 +19,31 @@ import Testing
         let prefix: String
     }
 
-    static func start() throws -> Service {
+    static func start() async throws -> Service {
         let s3 = try TestS3.settings()
         let blobs = s3.freshURL()
-        let arguments = ["--database", try TestPostgres.freshDatabase(), "--blobs", blobs]
+        let arguments = ["--database", try await TestPostgres.freshDatabase(), "--blobs", blobs]
         let scratch = try Scratch()
-        let replicas = try (1...3).map {
-            try ServerProcess(
-                storage: scratch.url.appendingPathComponent("replica-\($0)"), arguments: arguments, environment: s3.environment)
+        var replicas: [ServerProcess] = []
+        for number in 1...3 {
+            replicas.append(
+                try await ServerProcess(
+                    storage: scratch.url.appendingPathComponent("replica-\(number)"), arguments: arguments, environment: s3.environment))
         }
         return Service(
-            scratch: scratch, replicas: replicas, balancer: try Balancer(replicas: replicas, in: scratch), s3: s3,
+            scratch: scratch, replicas: replicas, balancer: try await Balancer(replicas: replicas, in: scratch), s3: s3,
             prefix: String(blobs.dropFirst("s3://\(s3.bucket)/".count)))
     }
 
     /// The blob objects in the store, by a plain S3 listing (botocore).
-    static func storedBlobs(_ service: Service) throws -> [String] {
+    static func storedBlobs(_ service: Service) async throws -> [String] {
         let script = """
             import boto3, sys
             s3 = boto3.client("s3", endpoint_url=sys.argv[1], region_name="us-east-1", aws_access_key_id=sys.argv[2], aws_secret_access_key=sys.argv[3])
             for page in s3.get_paginator("list_objects_v2").paginate(Bucket=sys.argv[4], Prefix=sys.argv[5]):
                 for item in page.get("Contents", []): print(item["Key"].rsplit("/", 1)[1])
             """
-        let listed = try Subprocess.run(
+        let listed = try await Program.run(
             "python3",
             [
                 "-c", script, service.s3.endpoint, service.s3.accessKeyID, service.s3.secretAccessKey,
@@ -52,9 +54,9 @@ import Testing
     }
 
     @Test func oneServiceWhicheverReplicaARequestReaches() async throws {
-        let service = try Self.start()
+        let service = try await Self.start()
         let (one, two, three) = (service.replicas[0].environment, service.replicas[1].environment, service.replicas[2].environment)
-        let root = try service.replicas[0].initializeRoot(keyFile: service.scratch.path("root.key"))
+        let root = try await service.replicas[0].initializeRoot(keyFile: service.scratch.path("root.key"))
         try await Command.depot(["models", "create", "flowers"], environment: one).succeeded()
 
         // Upload through one replica, publish through another, change the rollout through the third
@@ -74,7 +76,7 @@ import Testing
             // again with the digest as a header)
             for environment in [service.balancer.environment, two] {
                 group.addTask {
-                    try Command.depot(
+                    try await Command.depot(
                         ["upload", "flowers", Binaries.fixture("int8_conv"), "--publish", "--json"], environment: environment
                     ).decode(ModelVersion.self)
                 }
@@ -83,7 +85,7 @@ import Testing
         }
         #expect(Set(concurrent.map(\.version)) == [2, 3])
         #expect(concurrent[0].sha256 == concurrent[1].sha256)
-        #expect(try Self.storedBlobs(service) == [try uploaded.decode(ModelVersion.self).sha256, concurrent[0].sha256].sorted())
+        await #expect(try Self.storedBlobs(service) == [try uploaded.decode(ModelVersion.self).sha256, concurrent[0].sha256].sorted())
 
         // A rollout change through the third replica is served by every replica within a second
         let set = try await Command.depot(["rollout", "set", "flowers", "--default", "1"], environment: three)
@@ -91,7 +93,7 @@ import Testing
         let started = Date()
         for replica in service.replicas {
             let served = try await eventually(within: 10) {
-                try Command.curl(["-H", "Authorization: Bearer \(key)", "\(replica.url.absoluteString)/v1/models/flowers/manifest"])
+                try await Command.curl(["-H", "Authorization: Bearer \(key)", "\(replica.url.absoluteString)/v1/models/flowers/manifest"])
                     .manifest().version == 1
             }
             #expect(served)
@@ -105,7 +107,7 @@ import Testing
             try Command.depot(["rollout", "set", "flowers", "--default", "3"], environment: service.balancer.environment).status == 0)
         for replica in service.replicas {
             let served = try await eventually(within: 10) {
-                try Command.curl(["-H", "Authorization: Bearer \(key)", "\(replica.url.absoluteString)/v1/models/flowers/manifest"])
+                try await Command.curl(["-H", "Authorization: Bearer \(key)", "\(replica.url.absoluteString)/v1/models/flowers/manifest"])
                     .manifest().version == 3
             }
             #expect(served)
@@ -130,19 +132,21 @@ import Testing
 
         func download(_ request: URLRequest, limits: TransferLimits) async throws -> (URL, HTTPURLResponse) {
             let result = try await real.download(request, limits: limits)
-            if killed == nil, let serving = try replicas.first(where: { try $0.metric("depot_blob_bytes_served_total") > 0 }) {
-                serving.stop(signal: SIGKILL)
+            guard killed == nil else { return result }
+            for serving in replicas where try await serving.metric("depot_blob_bytes_served_total") > 0 {
+                try await serving.stop(signal: SIGKILL)
                 killed = serving
+                break
             }
             return result
         }
     }
 
     @Test func aDownloadWhoseReplicaIsKilledCompletesFromAnother() async throws {
-        let service = try Self.start()
+        let service = try await Self.start()
         let admin = service.replicas[0].environment
-        let root = try service.replicas[0].initializeRoot(keyFile: service.scratch.path("root.key"))
-        let version = try service.replicas[0].publishLargeModel(megabytes: 2, seed: 5, in: service.scratch)
+        let root = try await service.replicas[0].initializeRoot(keyFile: service.scratch.path("root.key"))
+        let version = try await service.replicas[0].publishLargeModel(megabytes: 2, seed: 5, in: service.scratch)
         let key = try await Command.depot(["keys", "create", "--app", "--json"], environment: admin).decode(CreatedAccessKey.self).secret
         let transport = KillServingReplica(replicas: service.replicas)
         var configuration = ModelDownloaderConfiguration(
@@ -153,7 +157,8 @@ import Testing
         #expect(model.sha256 == version.sha256)
         let killed = try #require(transport.killed, "a replica served the first range")
         let survivors = service.replicas.filter { $0 !== killed }
-        let servedBySurvivors = try survivors.map { try $0.metric("depot_blob_bytes_served_total") }.reduce(0, +)
+        var servedBySurvivors = 0
+        for survivor in survivors { servedBySurvivors += try await survivor.metric("depot_blob_bytes_served_total") }
         #expect(servedBySurvivors >= version.size - 256 * 1024, "the other replicas served the rest")
     }
 }

@@ -25,12 +25,12 @@ import Testing
         return [three, three, three, [BlockScene.Block(column: 1, row: 0, rgb: BlockScene.red)] + three.dropFirst()]
     }
 
-    func track(_ published: PublishedModel, _ arguments: [String]) throws -> Subprocess.Output {
-        try Subprocess.run(
+    func track(_ published: PublishedModel, _ arguments: [String]) async throws -> Program.Output {
+        try await Program.run(
             Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-track"),
             [
                 "--server", published.server.url.absoluteString, "--key", published.appKey, "--root-key", published.root.publicKey,
-                "--detector", "flowers", "--litert", try LiteRTRuntime.libraryPath(), "--cache", published.scratch.path("track-cache"),
+                "--detector", "flowers", "--litert", await LiteRTRuntime.libraryPath(), "--cache", published.scratch.path("track-cache"),
             ] + arguments)
     }
 
@@ -44,7 +44,7 @@ import Testing
             })
     }
 
-    func lines(_ output: Subprocess.Output) throws -> [Line] {
+    func lines(_ output: Program.Output) throws -> [Line] {
         try output.text.split(separator: "\n").map { try JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
     }
 
@@ -67,11 +67,11 @@ import Testing
                 open(raw[:-4] + ".png", "wb").write(b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
                                                    + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
             """
-        await #expect(try Subprocess.run("python3", ["-c", png, folder, "\(scene.width)", "\(scene.height)"]).status == 0)
-        let output = try track(published, ["--classifier", "colours", "--multiple", "--frames", folder])
+        await #expect(try await Program.run("python3", ["-c", png, folder, "\(scene.width)", "\(scene.height)"]).status == 0)
+        let output = try await track(published, ["--classifier", "colours", "--multiple", "--frames", folder])
         #expect(output.status == 0, "\(output.error)")
 
-        let pipeline = try CustomObjectDetector(
+        let pipeline = try await CustomObjectDetector(
             detector: detector, classifier: classifier, library: try CustomObjectDetectorEndToEndTests.library(),
             options: .init(shouldEnableMultipleObjects: true, shouldEnableClassification: true))
         let reference = try scenes.indices.map { index in
@@ -93,11 +93,11 @@ import Testing
         let frames = try scenes.map { try upright.turnedFrame($0) }
         let file = published.scratch.path("frames.nv12")
         try Data(frames.flatMap { $0.planes[0].bytes + $0.planes[1].bytes }).write(to: URL(fileURLWithPath: file))
-        let output = try track(
+        let output = try await track(
             published,
             ["--nv12", file, "--width", "320", "--height", "240", "--full-range", "--rotation", "90", "--single-image", "--multiple"])
         #expect(output.status == 0, "\(output.error)")
-        let pipeline = try CustomObjectDetector(
+        let pipeline = try await CustomObjectDetector(
             detector: detector, library: try CustomObjectDetectorEndToEndTests.library(),
             options: .init(detectorMode: .singleImage, shouldEnableMultipleObjects: true))
         // What the same scenes give upright.
@@ -107,24 +107,24 @@ import Testing
 
         let cut = published.scratch.path("cut.nv12")
         try Data(try Data(contentsOf: URL(fileURLWithPath: file)).dropLast(100)).write(to: URL(fileURLWithPath: cut))
-        let truncated = try track(published, ["--nv12", cut, "--width", "320", "--height", "240"])
+        let truncated = try await track(published, ["--nv12", cut, "--width", "320", "--height", "240"])
         #expect(truncated.status != 0)
         #expect(truncated.error.contains("ends within a frame: 115100 bytes of 115200"), "\(truncated.error)")
-        let huge = try track(published, ["--nv12", file, "--width", "\(Int.max)", "--height", "3"])
+        let huge = try await track(published, ["--nv12", file, "--width", "\(Int.max)", "--height", "3"])
         #expect(huge.status != 0 && huge.error.contains("more than the"), "\(huge.error)")
-        let turned = try track(published, ["--nv12", file, "--width", "320", "--height", "240", "--rotation", "45"])
+        let turned = try await track(published, ["--nv12", file, "--width", "320", "--height", "240", "--rotation", "45"])
         #expect(turned.status != 0 && turned.error.contains("--rotation is 45; give 0, 90, 180 or 270."), "\(turned.error)")
-        let neither = try track(published, [])
+        let neither = try await track(published, [])
         #expect(neither.status != 0 && neither.error.contains("Give either --frames DIR or --nv12 FILE."))
-        let noLabels = try track(published, ["--nv12", file, "--width", "320", "--height", "240", "--max-labels", "0"])
+        let noLabels = try await track(published, ["--nv12", file, "--width", "320", "--height", "240", "--max-labels", "0"])
         #expect(noLabels.status != 0 && noLabels.error.contains("--max-labels is 0; give 1 or more."), "\(noLabels.error)")
-        let bundledAlone = try track(published, ["--nv12", file, "--width", "320", "--height", "240", "--bundled-classifier", file])
+        let bundledAlone = try await track(published, ["--nv12", file, "--width", "320", "--height", "240", "--bundled-classifier", file])
         #expect(
             bundledAlone.status != 0 && bundledAlone.error.contains("--bundled-classifier needs --classifier NAME."),
             "\(bundledAlone.error)")
         let empty = published.scratch.path("no-frames")
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
-        let noPNGs = try track(published, ["--frames", empty])
+        let noPNGs = try await track(published, ["--frames", empty])
         #expect(noPNGs.status != 0 && noPNGs.error.contains("holds no .png files"), "\(noPNGs.error)")
     }
 }

@@ -17,16 +17,16 @@ import Testing
     static let python = Binaries.repository.appendingPathComponent(".build/tracking-reference/bin/python")
     static let script = Binaries.repository.appendingPathComponent("scripts/tracking/sequences.py").path
 
-    static func sequences(_ command: String, _ directory: String) throws -> String {
-        let output = try Subprocess.run(python, [script, command, directory])
+    static func sequences(_ command: String, _ directory: String) async throws -> String {
+        let output = try await Program.run(python, [script, command, directory])
         guard output.status == 0 else { throw E2EFailure("sequences.py \(command) failed: \(output.error)") }
         return output.text
     }
 
-    @Test func idf1AndMOTAAreAtLeastByteTracksAndObjectsApartNeverSwitchIDs() throws {
+    @Test func idf1AndMOTAAreAtLeastByteTracksAndObjectsApartNeverSwitchIDs() async throws {
         let scratch = try Scratch()
         let directory = scratch.url.path
-        _ = try Self.sequences("make", directory)
+        _ = try await Self.sequences("make", directory)
         let names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
         #expect(names.count == 12)
         for name in names {
@@ -45,7 +45,7 @@ import Testing
             #expect(lines.count == 300, "\(name)")
             try (lines.joined(separator: "\n") + "\n").write(toFile: scratch.path("\(name)/ours.jsonl"), atomically: true, encoding: .utf8)
         }
-        let line = try Self.sequences("score", directory).split(separator: "\n").last.map(String.init) ?? ""
+        let line = try await Self.sequences("score", directory).split(separator: "\n").last.map(String.init) ?? ""
         // "<sequence> <tracker>": [MOTA, IDF1, id switches]
         let scores = try JSONDecoder().decode([String: [Double]].self, from: Data(line.utf8))
         #expect(scores.count == names.count * 2)

@@ -13,9 +13,9 @@ import Testing
     }
 
     /// Requests through nginx from two loopback source addresses, each on a connection of its own.
-    static func run(trusting: Bool) throws -> Result {
-        let published = try PublishedModel(arguments: trusting ? ["--trusted-proxy", "127.0.0.1/32"] : [])
-        let balancer = try Balancer(replicas: [published.server], in: published.scratch)
+    static func run(trusting: Bool) async throws -> Result {
+        let published = try await PublishedModel(arguments: trusting ? ["--trusted-proxy", "127.0.0.1/32"] : [])
+        let balancer = try await Balancer(replicas: [published.server], in: published.scratch)
         func get(from source: String, _ secret: String, forwarded: String? = nil) throws -> Int {
             let headers = [("Authorization", "Bearer \(secret)")] + (forwarded.map { [("X-Forwarded-For", $0)] } ?? [])
             return try RawHTTPConnection.get(
@@ -28,15 +28,15 @@ import Testing
             neighbour: try get(from: "127.0.0.21", published.appKey))
     }
 
-    @Test func behindATrustedProxyOneClientsFailuresDoNotThrottleAnother() throws {
-        let result = try Self.run(trusting: true)
+    @Test func behindATrustedProxyOneClientsFailuresDoNotThrottleAnother() async throws {
+        let result = try await Self.run(trusting: true)
         #expect(result.failing == Array(repeating: 401, count: 11), "10 failures allowed, the 11th starts a backoff")
         #expect(result.blocked == 429, "the failing client waits, by its own address")
         #expect(result.neighbour == 200, "its neighbour, whose address the failing client put in X-Forwarded-For, does not")
     }
 
-    @Test func withoutTrustingTheProxyEveryClientHasItsAddress() throws {
-        let result = try Self.run(trusting: false)
+    @Test func withoutTrustingTheProxyEveryClientHasItsAddress() async throws {
+        let result = try await Self.run(trusting: false)
         #expect(result.blocked == 429)
         #expect(result.neighbour == 429, "one client's failures throttle everyone behind the proxy")
     }

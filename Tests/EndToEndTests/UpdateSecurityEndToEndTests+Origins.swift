@@ -15,7 +15,7 @@ import Testing
 extension UpdateSecurityEndToEndTests {
     @Test func aStolenKeyCannotSendTheDeviceToAnotherOrigin() async throws {
         try await withDevice { device in
-            let v2 = try device.publish("float_classifier_labels")
+            let v2 = try await device.publish("float_classifier_labels")
             let real = try await device.recordManifest()
             let stolen = try device.stolenKey(thatSigned: real.body)
             // The same proxy under another name is another origin.
@@ -48,7 +48,7 @@ extension UpdateSecurityEndToEndTests {
 
     @Test func aDownloadURLMustBeHTTPAndNameTheManifestsDigest() async throws {
         try await withDevice { device in
-            let v2 = try device.publish("float_classifier_labels")
+            let v2 = try await device.publish("float_classifier_labels")
             let real = try await device.recordManifest()
             let stolen = try device.stolenKey(thatSigned: real.body)
             let other = String(repeating: "0", count: 64)
@@ -63,7 +63,7 @@ extension UpdateSecurityEndToEndTests {
 
     @Test func aRedirectLoopStopsAtTheMaximum() async throws {
         try await withDevice { device in
-            let v2 = try device.publish("float_classifier_labels")
+            let v2 = try await device.publish("float_classifier_labels")
             let blob = "/v1/blobs/sha256/\(v2.sha256)"
             device.proxy.take(blob, .response(status: .found, headers: ["Location": blob], body: Data()))
             try await expectRefused(device, .unavailable, keeping: 1, saying: "was redirected more than 5 times (maximumRedirects)")
@@ -75,7 +75,7 @@ extension UpdateSecurityEndToEndTests {
 
     @Test func redirectsAreFollowedOnlyToAllowedOriginsAndWithoutTheAppKey() async throws {
         try await withDevice { device in
-            let v2 = try device.publish("float_classifier_labels")
+            let v2 = try await device.publish("float_classifier_labels")
             let blob = "/v1/blobs/sha256/\(v2.sha256)"
             let cdnOrigin = "http://localhost:\(device.proxy.url.port ?? 0)"
             let cdn = "/cdn/sha256/\(v2.sha256)"
@@ -100,7 +100,7 @@ extension UpdateSecurityEndToEndTests {
 
     @Test func aRedirectFromHTTPSToHTTPIsNeverFollowed() async throws {
         try await withDevice { device in
-            let v2 = try device.publish("float_classifier_labels")
+            let v2 = try await device.publish("float_classifier_labels")
             let port = device.proxy.url.port ?? 0
             let blob = "/v1/blobs/sha256/\(v2.sha256)"
             let plain = "/plain/sha256/\(v2.sha256)"
@@ -121,7 +121,7 @@ extension UpdateSecurityEndToEndTests {
 
     @Test func aModelLargerThanTheAppAcceptsIsRefusedBeforeAnyByte() async throws {
         try await withDevice { device in
-            let v2 = try device.publish("float_classifier_labels")
+            let v2 = try await device.publish("float_classifier_labels")
             let blob = "/v1/blobs/sha256/\(v2.sha256)"
             let small = try device.downloader { $0.maximumModelSize = v2.size - 1 }
             try await expectRefused(
@@ -136,7 +136,7 @@ extension UpdateSecurityEndToEndTests {
 
     @Test func aWholeFileInsteadOfARangeIsAcceptedAndAnOversizedOneRefused() async throws {
         try await withDevice { device in
-            let v2 = try device.publish("float_classifier_labels")
+            let v2 = try await device.publish("float_classifier_labels")
             let blob = "/v1/blobs/sha256/\(v2.sha256)"
             let file = try Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier_labels")))
             device.proxy.take(blob, .response(status: .ok, headers: [:], body: file + file))

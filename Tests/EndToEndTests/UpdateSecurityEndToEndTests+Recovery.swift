@@ -76,7 +76,7 @@ extension UpdateSecurityEndToEndTests {
 
             // Until the owner acts, the real server's manifests are refused.
             device.proxy.release(device.manifestPath)
-            _ = try device.publish("float_classifier_labels")
+            _ = try await device.publish("float_classifier_labels")
             try await expectRefused(device, .manifestRollback, keeping: 1)
 
             // The owner rotates the online key; the device follows the new root and updates again.
@@ -85,7 +85,7 @@ extension UpdateSecurityEndToEndTests {
             #expect(rotated.status == 0, "\(rotated.error)")
             #expect(try await device.downloader.model(named: "flowers").version == 2)
             #expect(try floor(device) < 1 << 53)
-            _ = try device.publish("int8_conv")
+            _ = try await device.publish("int8_conv")
             #expect(try await device.downloader.model(named: "flowers").version == 3)
         }
     }
@@ -96,7 +96,7 @@ extension UpdateSecurityEndToEndTests {
             let deleted = try await Command.depot(["models", "delete", "flowers", "--force"], environment: device.environment)
             #expect(deleted.status == 0, "\(deleted.error)")
             try await Command.depot(["models", "create", "flowers"], environment: device.environment).succeeded()
-            let again = try device.publish("int8_conv")
+            let again = try await device.publish("int8_conv")
             let model = try await device.downloader.model(named: "flowers")
             #expect(model.version == 1 && model.sha256 == again.sha256)
             #expect(try floor(device) > before)
@@ -104,27 +104,27 @@ extension UpdateSecurityEndToEndTests {
     }
 
     @Test func aRestoredOlderDatabaseStillHandsOutNewerManifestVersions() async throws {
-        let published = try PublishedModel()
+        let published = try await PublishedModel()
         let storage = published.server.storage
         let downloader = try published.downloader()
         #expect(try await downloader.model(named: "flowers").version == 1)
-        #expect(published.server.stop(signal: SIGTERM) == 0)
+        await #expect(try await published.server.stop(signal: SIGTERM) == 0)
         let backup = published.scratch.url.appendingPathComponent("backup")
         try FileManager.default.copyItem(at: storage, to: backup)
 
         // The server goes on: v2 is published and the device takes it.
-        let later = try ServerProcess(storage: storage)
+        let later = try await ServerProcess(storage: storage)
         try await Command.depot(
             ["upload", "flowers", Binaries.fixture("float_classifier_labels"), "--publish"], environment: later.environment
         )
         .succeeded()
         #expect(try await published.downloader { $0.serverURL = later.url }.model(named: "flowers").version == 2)
-        #expect(later.stop(signal: SIGTERM) == 0)
+        await #expect(try await later.stop(signal: SIGTERM) == 0)
 
         // The operator restores the backup from before v2: the device follows it back to v1.
         try FileManager.default.removeItem(at: storage)
         try FileManager.default.copyItem(at: backup, to: storage)
-        let restored = try ServerProcess(storage: storage)
+        let restored = try await ServerProcess(storage: storage)
         #expect(try await published.downloader { $0.serverURL = restored.url }.model(named: "flowers").version == 1)
     }
 

@@ -10,7 +10,7 @@ extension UpdateSecurityEndToEndTests {
     @Test func associatedFilesPastTheAppsCeilingAreRefused() async throws {
         try await withDevice { device in
             // The server took the model (its ceiling is 256 MiB); this app allows 8 bytes of labels.
-            let v2 = try device.publish("float_classifier_labels")
+            let v2 = try await device.publish("float_classifier_labels")
             let strict = try device.downloader { $0.verificationPolicy = TFLiteVerificationPolicy(maximumAssociatedFilesSize: 8) }
             try await expectRefused(
                 device, .associatedFilesTooLarge, keeping: 1,
@@ -21,7 +21,7 @@ extension UpdateSecurityEndToEndTests {
 
     @Test func aStalledDownloadFailsAtTheStallTimeoutAndResumesLater() async throws {
         try await withDevice { device in
-            let v2 = try device.publish("float_classifier_labels")
+            let v2 = try await device.publish("float_classifier_labels")
             let blob = "/v1/blobs/sha256/\(v2.sha256)"
             let patient = try device.downloader {
                 $0.downloadChunkSize = 400
@@ -61,7 +61,7 @@ extension UpdateSecurityEndToEndTests {
             }
         }
         try await withDevice { device in
-            let v2 = try device.publish("float_classifier_labels")
+            let v2 = try await device.publish("float_classifier_labels")
             let blob = "/v1/blobs/sha256/\(v2.sha256)"
             let resumed = try device.downloader {
                 $0.downloadChunkSize = 400
@@ -82,7 +82,7 @@ extension UpdateSecurityEndToEndTests {
 
     @Test func aDownloadSlowerThanTheMinimumRateFails() async throws {
         try await withDevice { device in
-            let v2 = try device.publish("float_classifier_labels")
+            let v2 = try await device.publish("float_classifier_labels")
             let blob = "/v1/blobs/sha256/\(v2.sha256)"
             let file = try Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier_labels")))
             // 10 bytes every 100 ms: 100 bytes/s, where the app wants 1,000 on average over 2 seconds.
@@ -102,7 +102,7 @@ extension UpdateSecurityEndToEndTests {
 
     @Test func aServerThatClosesAfterTheHeadersIsAnInterruptedDownload() async throws {
         try await withDevice { device in
-            let v2 = try device.publish("float_classifier_labels")
+            let v2 = try await device.publish("float_classifier_labels")
             let blob = "/v1/blobs/sha256/\(v2.sha256)"
             device.proxy.take(
                 blob,

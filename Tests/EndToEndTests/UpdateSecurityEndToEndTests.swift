@@ -31,8 +31,8 @@ import Testing
         }
 
         /// Uploads and publishes a fixture as the next version; returns it.
-        func publish(_ fixture: String, to model: String = "flowers") throws -> ModelVersion {
-            try Command.depot(["upload", model, Binaries.fixture(fixture), "--publish", "--json"], environment: environment).decode(
+        func publish(_ fixture: String, to model: String = "flowers") async throws -> ModelVersion {
+            try await Command.depot(["upload", model, Binaries.fixture(fixture), "--publish", "--json"], environment: environment).decode(
                 ModelVersion.self)
         }
 
@@ -60,7 +60,7 @@ import Testing
     }
 
     func withDevice(_ body: (Device) async throws -> Void) async throws {
-        let published = try PublishedModel()
+        let published = try await PublishedModel()
         defer { withExtendedLifetime(published) {} }
         try await AttackerProxy.running(in: published.server.url) { proxy in
             let clock = MovableClock()
@@ -102,7 +102,7 @@ import Testing
 
     @Test func normalUpdateThroughAnHonestPath() async throws {
         try await withDevice { device in
-            let v2 = try device.publish("float_classifier_labels")
+            let v2 = try await device.publish("float_classifier_labels")
             let model = try await device.downloader.model(named: "flowers")
             #expect(model.version == 2 && model.sha256 == v2.sha256)
         }
@@ -110,7 +110,7 @@ import Testing
 
     @Test func swappedBlobIsRefused() async throws {
         try await withDevice { device in
-            let v2 = try device.publish("float_classifier_labels")
+            let v2 = try await device.publish("float_classifier_labels")
             let arbitrary = Data((0..<v2.size).map { _ in UInt8.random(in: 0...255) })
             device.proxy.take("/v1/blobs/sha256/\(v2.sha256)", .response(status: .ok, headers: [:], body: arbitrary))
             try await expectRefused(device, .digestMismatch, keeping: 1)
@@ -119,7 +119,7 @@ import Testing
 
     @Test func endlessDataStopsAtTheSignedLength() async throws {
         try await withDevice { device in
-            let v2 = try device.publish("float_classifier_labels")
+            let v2 = try await device.publish("float_classifier_labels")
             // An endless body has no length to announce; a length above the file's is a lie told in the head.
             try await expectCutOff(
                 device, blob: v2, answering: "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream",
@@ -134,7 +134,7 @@ import Testing
 
     @Test func aRangeAnswerForOtherBytesIsRefusedOnItsHeadAndCut() async throws {
         try await withDevice { device in
-            let v2 = try device.publish("float_classifier_labels")
+            let v2 = try await device.publish("float_classifier_labels")
             try await expectCutOff(
                 device, blob: v2, answering: "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-\(v2.size * 1000)/\(v2.size)",
                 refused: .sizeMismatch, saying: "the answer was refused before its body was read")
@@ -195,7 +195,7 @@ import Testing
     @Test func replayedOlderManifestIsARollback() async throws {
         try await withDevice { device in
             let old = try await device.recordManifest()
-            _ = try device.publish("float_classifier_labels")
+            _ = try await device.publish("float_classifier_labels")
             #expect(try await device.downloader.model(named: "flowers").version == 2)
             device.serveManifest(old.body, headers: ["ETag": old.etag])
             try await expectRefused(device, .manifestRollback, keeping: 2, saying: "an old manifest was replayed")
@@ -216,7 +216,7 @@ import Testing
     @Test func anotherModelsManifestIsAMixAndMatch() async throws {
         try await withDevice { device in
             try await Command.depot(["models", "create", "tulips"], environment: device.environment).succeeded()
-            _ = try device.publish("int8_conv", to: "tulips")
+            _ = try await device.publish("int8_conv", to: "tulips")
             device.serveManifest(try await device.recordManifest("tulips").body)
             try await expectRefused(device, .manifestMismatch, keeping: 1, saying: "a manifest for 'tulips' when 'flowers' was asked for")
         }
@@ -224,7 +224,7 @@ import Testing
 
     @Test func manifestsFromUnknownKeysOrChangedAfterSigningAreRefused() async throws {
         try await withDevice { device in
-            let v2 = try device.publish("float_classifier_labels")
+            let v2 = try await device.publish("float_classifier_labels")
             let real = try await device.recordManifest()
             device.serveManifest(try forge(real.body, signers: [Curve25519.Signing.PrivateKey()]) { $0.manifestVersion += 10 })
             try await expectRefused(device, .unknownSigningKey, keeping: 1)
@@ -240,7 +240,7 @@ import Testing
 
     @Test func duplicatedAndMissingSignaturesAreRefused() async throws {
         try await withDevice { device in
-            _ = try device.publish("float_classifier_labels")
+            _ = try await device.publish("float_classifier_labels")
             let real = try await device.recordManifest()
             var envelope = try JSONDecoder().decode(SignedEnvelope.self, from: real.body)
             envelope.signatures += envelope.signatures
@@ -264,7 +264,7 @@ import Testing
             let rotated = try await Command.depot(
                 ["keys", "rotate", "--root-key", device.published.root.file], environment: device.environment)
             #expect(rotated.status == 0, "\(rotated.error)")
-            _ = try device.publish("float_classifier_labels")
+            _ = try await device.publish("float_classifier_labels")
             #expect(try await device.downloader.model(named: "flowers").version == 2, "the device follows the new key")
             let stored = try TrustedRoot(first: try Data(contentsOf: device.published.cache.appendingPathComponent("trust/root.json")))
             #expect(stored.document.version == 2)
@@ -289,7 +289,7 @@ import Testing
                 #expect(rotated.status == 0, "\(rotated.error)")
                 previous = scratch.path(name)
             }
-            let v2 = try device.publish("float_classifier_labels")
+            let v2 = try await device.publish("float_classifier_labels")
             #expect(try await device.downloader.model(named: "flowers").sha256 == v2.sha256)
             let fresh = try device.published.downloader {
                 $0.serverURL = device.proxy.url
@@ -307,7 +307,7 @@ import Testing
                 $0.trustedRoot = .publicKey(PublicSigningKey(root3.publicKey).publicKey)
             }
             #expect(try await repinned.model(named: "flowers").sha256 == v2.sha256)
-            _ = try device.publish("int8_conv")
+            _ = try await device.publish("int8_conv")
             #expect(try await repinned.model(named: "flowers").version == 3)
             device.serveManifest(replayed.body, headers: ["ETag": replayed.etag])
             let error = await #expect(throws: DepotError.self) { try await repinned.model(named: "flowers") }
@@ -362,7 +362,7 @@ import Testing
 
     @Test func aManifestVersionThatCannotBeRecordedStopsTheUpdate() async throws {
         try await withDevice { device in
-            _ = try device.publish("float_classifier_labels")
+            _ = try await device.publish("float_classifier_labels")
             // A file where the trust folder belongs: nothing can be read from it (no state yet) or written into it.
             let trust = device.published.cache.appendingPathComponent("trust")
             try FileManager.default.removeItem(at: trust)
@@ -373,7 +373,7 @@ import Testing
 
     @Test func shortRangesAreRefusedInsteadOfAskedForever() async throws {
         try await withDevice { device in
-            let v2 = try device.publish("float_classifier_labels")
+            let v2 = try await device.publish("float_classifier_labels")
             device.proxy.take(
                 "/v1/blobs/sha256/\(v2.sha256)",
                 .response(
@@ -386,7 +386,7 @@ import Testing
     @Test func concurrentChecksNeverMoveTheTrustedRootBack() async throws {
         try await withDevice { device in
             try await Command.depot(["models", "create", "tulips"], environment: device.environment).succeeded()
-            _ = try device.publish("int8_conv", to: "tulips")
+            _ = try await device.publish("int8_conv", to: "tulips")
             for _ in 0..<2 {
                 let rotated = try await Command.depot(
                     ["keys", "rotate", "--root-key", device.published.root.file], environment: device.environment)

@@ -30,10 +30,10 @@ import Testing
         return (answer.statusLine, answer.text)
     }
 
-    @Test func theServerChecksADigestSentAsATrailer() throws {
+    @Test func theServerChecksADigestSentAsATrailer() async throws {
         let scratch = try Scratch()
-        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
+        let server = try await ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        try await Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
         let file = Binaries.fixture("float_classifier")
         let digest = try SHA256.digest(ofFileAt: file).hex
 
@@ -45,7 +45,7 @@ import Testing
         let size = try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int ?? 0
         let cut = try upload(server, file, digest: digest, size: String(size + 10))
         #expect(cut.body.contains("\"size_mismatch\""))
-        #expect(
+        await #expect(
             try Command.depot(["versions", "flowers", "--json"], environment: server.environment).decode(ModelVersionList.self).versions
                 .isEmpty,
             "nothing refused was stored")
@@ -59,10 +59,10 @@ import Testing
 
     /// Two chunked uploads pipelined on one connection: each is checked against its own trailer,
     /// however far the server has read ahead.
-    @Test func pipelinedUploadsAreCheckedAgainstTheirOwnTrailers() throws {
+    @Test func pipelinedUploadsAreCheckedAgainstTheirOwnTrailers() async throws {
         let scratch = try Scratch()
-        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-        try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
+        let server = try await ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        try await Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
         let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("float_classifier"))))
         let right = SHA256.hash(data: data).hex
         let connection = try RawHTTPConnection(port: server.url.port ?? 0, timeout: 30)
@@ -76,19 +76,20 @@ import Testing
 
     /// The size announced before the chunked body lets the server refuse a file over its limit
     /// before the file is sent, and the CLI says why.
-    @Test func theCLIsUploadOverTheLimitIsRefusedByItsAnnouncedSize() throws {
+    @Test func theCLIsUploadOverTheLimitIsRefusedByItsAnnouncedSize() async throws {
         let scratch = try Scratch()
-        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"), maximumUploadSize: 500)
-        try Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
-        let refused = try Command.depot(["upload", "flowers", Binaries.fixture("float_classifier")], environment: server.environment)
+        let server = try await ServerProcess(storage: scratch.url.appendingPathComponent("storage"), maximumUploadSize: 500)
+        try await Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
+        let refused = try await Command.depot(["upload", "flowers", Binaries.fixture("float_classifier")], environment: server.environment)
         #expect(refused.status != 0)
         #expect(refused.error.contains("The upload has 992 bytes; this server accepts at most 500"), "\(refused.error)")
-        #expect(try server.metric(#"depot_http_requests_total{route="/v1/admin/models/{name}/versions",method="POST",status="413"}"#) == 1)
+        await #expect(
+            try server.metric(#"depot_http_requests_total{route="/v1/admin/models/{name}/versions",method="POST",status="413"}"#) == 1)
     }
 
     /// `depot upload` against a listener that records the request: one chunk of the whole file,
     /// its size announced, and its digest after it as a trailer.
-    @Test func theCLISendsTheDigestAsATrailer() throws {
+    @Test func theCLISendsTheDigestAsATrailer() async throws {
         let scratch = try Scratch()
         let recorder = """
             import hashlib, json, os, socket, sys
@@ -128,15 +129,14 @@ import Testing
                       open(sys.argv[1], "w"))
             """
         let report = scratch.path("request.json")
-        let listener = try Subprocess.start("python3", ["-c", recorder, report])
-        defer { listener.terminate() }
-        #expect(eventually { FileManager.default.fileExists(atPath: report + ".port") })
+        let listener = try await RunningProgram.start("python3", ["-c", recorder, report])
+        await #expect(eventually { FileManager.default.fileExists(atPath: report + ".port") })
         let port = try String(contentsOfFile: report + ".port", encoding: .utf8)
         let file = Binaries.fixture("int8_conv")
-        let cli = try Command.depot(
+        let cli = try await Command.depot(
             ["upload", "flowers", file], environment: ["DEPOT_SERVER": "http://127.0.0.1:\(port)", "DEPOT_TOKEN": "t"])
         #expect(cli.status == 1 && cli.error.contains("recorded"), "\(cli.error)")
-        _ = listener.waitForExit()
+        try await listener.exit()
 
         struct Recorded: Decodable {
             let head: [String]

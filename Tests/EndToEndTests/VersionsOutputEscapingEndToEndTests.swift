@@ -7,19 +7,19 @@ import Testing
 /// names, the uploader's notes) with control characters as visible escapes, in the list and in
 /// the full view; `--json` keeps the strings as they are.
 @Suite struct VersionsOutputEscapingEndToEndTests {
-    @Test func versionsPrintsAStoredModelsStringsEscaped() throws {
+    @Test func versionsPrintsAStoredModelsStringsEscaped() async throws {
         let scratch = try Scratch()
-        let server = try ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
+        let server = try await ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
         let env = server.environment
         let model = scratch.url.appendingPathComponent("hostile.tflite")
         let original = try Data(contentsOf: URL(fileURLWithPath: Binaries.fixture("metadata/described_classifier")))
         try Data(HostileModelStrings.apply(to: Array(original))).write(to: model)
-        #expect(try Command.depot(["models", "create", "terminal"], environment: env).status == 0)
-        let upload = try Command.depot(["upload", "terminal", model.path, "--notes", "\u{1B}[31mred\u{07}"], environment: env)
+        await #expect(try Command.depot(["models", "create", "terminal"], environment: env).status == 0)
+        let upload = try await Command.depot(["upload", "terminal", model.path, "--notes", "\u{1B}[31mred\u{07}"], environment: env)
         #expect(upload.status == 0, "\(upload.error)")
 
-        let list = try Command.depot(["versions", "terminal"], environment: env)
-        let full = try Command.depot(["versions", "terminal", "1"], environment: env)
+        let list = try await Command.depot(["versions", "terminal"], environment: env)
+        let full = try await Command.depot(["versions", "terminal", "1"], environment: env)
         for output in [list, full] {
             #expect(output.status == 0, "\(output.error)")
             #expect(!output.output.contains(0x1B), "a raw ESC byte was printed: \(output.text)")
@@ -30,7 +30,7 @@ import Testing
         }
         #expect(full.text.contains(#"\u{202E}feats  float32 [1, 4]"#), "\(full.text)")
 
-        let json = try Command.depot(["versions", "terminal", "1", "--json"], environment: env).decode(ModelVersion.self)
+        let json = try await Command.depot(["versions", "terminal", "1", "--json"], environment: env).decode(ModelVersion.self)
         #expect(json.notes == "\u{1B}[31mred\u{07}")
         #expect(json.tflite.modelMetadata?.name == "\u{1B}[2J\u{1B}[31mDescribed c")
     }

@@ -15,10 +15,10 @@ struct VisionTasksEndToEndTests {
     static let metadataFixtures = Binaries.fixtures.appendingPathComponent("metadata")
 
     /// The Task Library's answer, from scripts/tflite/task_library_reference.py.
-    static func reference<T: Decodable>(_ type: T.Type, _ arguments: [String]) throws -> T {
+    static func reference<T: Decodable>(_ type: T.Type, _ arguments: [String]) async throws -> T {
         let script = Binaries.repository.appendingPathComponent("scripts/tflite/task_library_reference.py").path
         let python = Binaries.repository.appendingPathComponent(".build/tflite-support/bin/python")
-        let output = try Subprocess.run(python, [script] + arguments)
+        let output = try await Program.run(python, [script] + arguments)
         guard output.status == 0 else { throw E2EFailure("the Task Library reference failed: \(output.error)") }
         let line = output.text.split(separator: "\n").last.map(String.init) ?? ""
         return try JSONDecoder().decode(T.self, from: Data(line.utf8))
@@ -28,7 +28,7 @@ struct VisionTasksEndToEndTests {
     struct ReferenceDetection: Decodable { let x: Int, y: Int, width: Int, height: Int, classIndex: Int, label: String, score: Float }
 
     func verified(_ fixture: String) async throws -> (PublishedModel, VerifiedModel) {
-        let published = try PublishedModel(["metadata/\(fixture)"])
+        let published = try await PublishedModel(["metadata/\(fixture)"])
         return (published, try await published.downloader().model(named: "flowers"))
     }
 
@@ -36,11 +36,11 @@ struct VisionTasksEndToEndTests {
     func classificationsEqualTheTaskLibrarys(fixture: String, image: String) async throws {
         let (published, model) = try await verified(fixture)
         defer { withExtendedLifetime(published) {} }
-        let library = try LiteRTLibrary(path: try LiteRTRuntime.libraryPath())
+        let library = try LiteRTLibrary(path: await LiteRTRuntime.libraryPath())
         let classifier = try ImageClassifier(model: model, library: library, options: .init(maximumResults: 5))
         let picture = Self.images.appendingPathComponent("\(image).png")
         let ours = try classifier.classify(try PixelBuffer(contentsOfFile: picture.path))
-        let theirs = try Self.reference([ReferenceCategory].self, ["classify", model.fileURL.path, picture.path, "5"])
+        let theirs = try await Self.reference([ReferenceCategory].self, ["classify", model.fileURL.path, picture.path, "5"])
         #expect(ours.count == 5 && theirs.count == 5)
         // Equal scores (common in a quantized output) may come in either order in the Task
         // Library, whose sort is not stable; they are compared as groups.
@@ -55,7 +55,7 @@ struct VisionTasksEndToEndTests {
         let (published, model) = try await verified(fixture)
         defer { withExtendedLifetime(published) {} }
         let classifier = try ImageClassifier(
-            model: model, library: try LiteRTLibrary(path: try LiteRTRuntime.libraryPath()),
+            model: model, library: try LiteRTLibrary(path: await LiteRTRuntime.libraryPath()),
             options: .init(maximumResults: 5))
         // Boxes inside, at each edge, of one pixel's width, and the whole image.
         let boxes: [(String, PixelRegion)] = [
@@ -69,7 +69,7 @@ struct VisionTasksEndToEndTests {
         for (image, box) in boxes {
             let picture = Self.images.appendingPathComponent("\(image).png")
             let ours = try classifier.classify(try PixelBuffer(contentsOfFile: picture.path), region: box)
-            let theirs = try Self.reference(
+            let theirs = try await Self.reference(
                 [ReferenceCategory].self,
                 [
                     "classify-region", model.fileURL.path, picture.path, "5",
@@ -101,10 +101,10 @@ struct VisionTasksEndToEndTests {
     func detectionsEqualTheTaskLibrarys(image: String) async throws {
         let (published, model) = try await verified("object_detector")
         defer { withExtendedLifetime(published) {} }
-        let detector = try ObjectDetector(model: model, library: try LiteRTLibrary(path: try LiteRTRuntime.libraryPath()))
+        let detector = try ObjectDetector(model: model, library: try LiteRTLibrary(path: await LiteRTRuntime.libraryPath()))
         let picture = Self.images.appendingPathComponent("\(image).png")
         let ours = try detector.detect(try PixelBuffer(contentsOfFile: picture.path))
-        let theirs = try Self.reference([ReferenceDetection].self, ["detect", model.fileURL.path, picture.path])
+        let theirs = try await Self.reference([ReferenceDetection].self, ["detect", model.fileURL.path, picture.path])
         #expect(!ours.isEmpty)
         #expect(ours.map(\.label) == theirs.map(\.label))
         #expect(ours.map(\.classIndex) == theirs.map(\.classIndex))
@@ -118,22 +118,22 @@ struct VisionTasksEndToEndTests {
     }
 
     @Test(arguments: ["scene_50x37", "scene_300x200", "scene_16x16"])
-    func theResizedImageIsTheTaskLibrarysPixelForPixel(image: String) throws {
+    func theResizedImageIsTheTaskLibrarysPixelForPixel(image: String) async throws {
         let picture = Self.images.appendingPathComponent("\(image).png")
         let echo = Self.metadataFixtures.appendingPathComponent("pixel_echo.tflite")
-        let theirs = try Self.reference([Int].self, ["pixels", echo.path, picture.path])
+        let theirs = try await Self.reference([Int].self, ["pixels", echo.path, picture.path])
         let ours = try PixelBuffer(contentsOfFile: picture.path).rgb().resized(width: 16, height: 16, region: nil)
         #expect(ours.bytes.map(Int.init) == theirs)
     }
 
     @Test func automlExportDetectsWithItsSettingsAndLabels() async throws {
-        let published = try PublishedModel([])
+        let published = try await PublishedModel([])
         defer { withExtendedLifetime(published) {} }
         let automl = Binaries.repository.appendingPathComponent("Tests/Fixtures/automl/object_detection")
         try await Command.depot(["upload", "flowers", automl.path, "--publish"], environment: published.server.environment).succeeded()
         let model = try await published.downloader().model(named: "flowers")
         #expect(model.metadata == nil, "AutoML's export carries its settings in tflite_metadata.json instead")
-        let library = try LiteRTLibrary(path: try LiteRTRuntime.libraryPath())
+        let library = try LiteRTLibrary(path: await LiteRTRuntime.libraryPath())
         let picture = try PixelBuffer(contentsOfFile: Self.images.appendingPathComponent("scene_300x200.png").path)
         let all = try ObjectDetector(model: model, library: library).detect(picture)
         #expect(all.count == 6, "maxDetections from tflite_metadata.json")
@@ -143,7 +143,7 @@ struct VisionTasksEndToEndTests {
         #expect(Set(all.map(\.label)).isSubset(of: ["red", "green", "blue"]) && Set(all.map(\.label)).count == 3)
 
         // The same model with its metadata answers the same.
-        let reference = try Self.reference(
+        let reference = try await Self.reference(
             [ReferenceDetection].self,
             [
                 "detect", Self.metadataFixtures.appendingPathComponent("object_detector.tflite").path,
@@ -155,7 +155,7 @@ struct VisionTasksEndToEndTests {
     @Test func aRegionIsClassifiedAndBoxesStayInTheImagesPixels() async throws {
         let (published, model) = try await verified("object_detector")
         defer { withExtendedLifetime(published) {} }
-        let detector = try ObjectDetector(model: model, library: try LiteRTLibrary(path: try LiteRTRuntime.libraryPath()))
+        let detector = try ObjectDetector(model: model, library: try LiteRTLibrary(path: await LiteRTRuntime.libraryPath()))
         let picture = try PixelBuffer(contentsOfFile: Self.images.appendingPathComponent("scene_300x200.png").path)
         let right = try detector.detect(picture, region: PixelRegion(x: 150, y: 0, width: 150, height: 200))
         #expect(!right.isEmpty)
@@ -164,8 +164,8 @@ struct VisionTasksEndToEndTests {
             try detector.detect(picture, region: PixelRegion(x: 250, y: 0, width: 100, height: 10))
         }
         #expect(outside?.code == .invalidImage)
-        let notAClassifier = #expect(throws: DepotError.self) {
-            try ImageClassifier(model: model, library: try LiteRTLibrary(path: try LiteRTRuntime.libraryPath()))
+        let notAClassifier = await #expect(throws: DepotError.self) {
+            try ImageClassifier(model: model, library: try LiteRTLibrary(path: await LiteRTRuntime.libraryPath()))
         }
         #expect(notAClassifier?.code == .unsupportedModel)
     }

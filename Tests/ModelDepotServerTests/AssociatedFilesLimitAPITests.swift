@@ -15,7 +15,7 @@ import Testing
     }
 
     @Test(arguments: DepotBackend.allCases) func uploadOverTheLimitIsRefusedAndStoresNothing(_ backend: DepotBackend) async throws {
-        var server = try TestServer(backend)
+        var server = try await TestServer(backend)
         server.configuration.verificationPolicy.maximumAssociatedFilesSize = try Self.packedSize() - 1
         try await server.run { client in
             try await client.createModel("flowers")
@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test(arguments: DepotBackend.allCases) func uploadWithinTheLimitIsStored(_ backend: DepotBackend) async throws {
-        var server = try TestServer(backend)
+        var server = try await TestServer(backend)
         server.configuration.verificationPolicy.maximumAssociatedFilesSize = try Self.packedSize()
         try await server.run { client in
             try await client.createModel("flowers")

@@ -50,7 +50,7 @@ import Testing
     @Test(arguments: DepotBackend.allCases) func anUnusedSessionEndsAfterTheIdleTimeoutAndAUsedOneAtItsLifetime(_ backend: DepotBackend)
         async throws
     {
-        var server = try TestServer(backend)
+        var server = try await TestServer(backend)
         let clock = MovableClock()
         server.configuration.clock = { clock.now }
         server.configuration.consoleIdleTimeout = 600
@@ -138,7 +138,7 @@ import Testing
     }
 
     @Test(arguments: DepotBackend.allCases) func guessedCookiesFromOneAddressAreThrottled(_ backend: DepotBackend) async throws {
-        var server = try TestServer(backend)
+        var server = try await TestServer(backend)
         server.configuration.authenticationFailureAllowance = 3
         let frozen = ContinuousClock.now
         server.configuration.authenticationClock = { frozen }

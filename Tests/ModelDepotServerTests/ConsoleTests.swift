@@ -66,7 +66,7 @@ import Testing
     }
 
     @Test(arguments: DepotBackend.allCases) func anHTTPSPublicURLMakesTheCookieSecure(_ backend: DepotBackend) async throws {
-        var server = try TestServer(backend)
+        var server = try await TestServer(backend)
         server.configuration.publicURL = URL(string: "https://models.example.com")
         try await server.run { client in
             let response = try await client.request(

@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func readinessFailsWhenStorageTakesNoWrites() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.run { client in
             try FileManager.default.removeItem(at: client.storage.appendingPathComponent("tmp"))
             let response = try await client.request(.get, "/readyz", headers: [:])
@@ -40,7 +40,7 @@ import Testing
 
     /// Every route the router knows appears under `paths:` in openapi.yaml, and nothing else does.
     @Test func openAPIDocumentDescribesEveryRoute() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.run { client in
             let document = try await client.request(.get, "/openapi.yaml", headers: [:]).text
             let documented = Set(

@@ -11,8 +11,8 @@ import Testing
 /// before it, listed per version, offered in the signed manifest when worth it, served as blobs,
 /// and gone with their versions.
 @Suite struct PatchAPITests {
-    static func server(_ backend: DepotBackend, sources: Int = 3) throws -> TestServer {
-        var server = try TestServer(backend)
+    static func server(_ backend: DepotBackend, sources: Int = 3) async throws -> TestServer {
+        var server = try await TestServer(backend)
         server.configuration.patchSources = sources
         return server
     }

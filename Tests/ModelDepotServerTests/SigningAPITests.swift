@@ -55,7 +55,7 @@ import Testing
             #expect(manifest.version == 1)
             #expect(manifest.expires.timeIntervalSince(manifest.issued) == 7 * 24 * 3600)
 
-            #expect(try client.storedSigningKeys() == [before.active.keyid])
+            await #expect(try client.storedSigningKeys() == [before.active.keyid])
             if client.database == nil {
                 let keys = client.storage.appendingPathComponent("keys")
                 let folder = try FileManager.default.attributesOfItem(atPath: keys.path)[.posixPermissions] as? Int
@@ -111,7 +111,7 @@ import Testing
                     Data(first.body.readableBytesView), for: try ModelName("flowers"), now: Date(), clockSkew: 0, minimumVersion: nil)
             }
             #expect(error?.code == .revokedSigningKey)
-            #expect(try client.storedSigningKeys() == [pending.keyid], "the old key is forgotten")
+            await #expect(try client.storedSigningKeys() == [pending.keyid], "the old key is forgotten")
         }
     }
 
@@ -168,7 +168,7 @@ import Testing
 
     @Test(arguments: DepotBackend.allCases) func manifestsAreSignedAgainAfterHalfTheirLifetime(_ backend: DepotBackend) async throws {
         let clock = MovableClock()
-        var server = try TestServer(backend)
+        var server = try await TestServer(backend)
         server.configuration.clock = { clock.now }
         server.configuration.manifestLifetime = 3600
         try await server.run { client in

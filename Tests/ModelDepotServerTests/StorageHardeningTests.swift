@@ -12,7 +12,7 @@ import Testing
     }
 
     @Test func onlyTheServersUserCanReadTheStorage() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         // An earlier version left the directory and the database readable to everyone.
         try FileManager.default.createDirectory(
             at: server.storage, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])

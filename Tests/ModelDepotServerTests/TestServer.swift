@@ -16,7 +16,7 @@ struct TestServer {
     let storage: URL
     var configuration: ServerConfiguration
 
-    init(_ backend: DepotBackend = .sqliteAndFiles, maximumUploadSize: Int = 1 << 30) throws {
+    init(_ backend: DepotBackend = .sqliteAndFiles, maximumUploadSize: Int = 1 << 30) async throws {
         storage = FileManager.default.temporaryDirectory.appendingPathComponent("depot-server-\(UUID().uuidString)")
         configuration = ServerConfiguration(
             port: 0, storageDirectory: storage.path, maximumUploadSize: maximumUploadSize,
@@ -27,7 +27,7 @@ struct TestServer {
         // Patches are made only for the tests that turn them on: a patch landing changes the
         // manifests, which other tests compare across requests.
         configuration.patchSources = 0
-        if let locations = try backend.freshLocations() {
+        if let locations = try await backend.freshLocations() {
             configuration.database = locations.database
             configuration.objectStore = try S3Location(url: locations.objectStore, environment: locations.environment)
         }
@@ -63,9 +63,9 @@ struct TestServer {
 
         /// The ids of the online manifest keys the server keeps: its key files under `keys/`, or
         /// the rows of the shared catalog's `signing_key`.
-        func storedSigningKeys() throws -> [String] {
+        func storedSigningKeys() async throws -> [String] {
             if let database {
-                return try TestPostgres.query(database, "SELECT keyid FROM signing_key ORDER BY keyid").split(separator: "\n").map(
+                return try await TestPostgres.query(database, "SELECT keyid FROM signing_key ORDER BY keyid").split(separator: "\n").map(
                     String.init)
             }
             return files(under: "keys").filter { $0.hasSuffix(".ed25519") }.map { String($0.dropLast(".ed25519".count)) }.sorted()

@@ -31,13 +31,13 @@ import Testing
         let error: String?
     }
 
-    func inspect(_ arguments: [String]) throws -> Subprocess.Output {
-        try Subprocess.run(Repository.depotExecutable, ["inspect"] + arguments)
+    func inspect(_ arguments: [String]) async throws -> Program.Output {
+        try await Program.run(Repository.depotExecutable, ["inspect"] + arguments)
     }
 
-    @Test func jsonReportUsesTheDocumentedNames() throws {
+    @Test func jsonReportUsesTheDocumentedNames() async throws {
         let fixture = Repository.fixture("float_classifier_labels")
-        let output = try inspect([fixture.path, "--json"])
+        let output = try await inspect([fixture.path, "--json"])
         #expect(output.status == 0)
         let json = try #require(try JSONSerialization.jsonObject(with: output.output) as? [String: Any])
         #expect(
@@ -46,7 +46,7 @@ import Testing
                 "subgraphs", "signatures", "operators", "metadata", "valid", "error",
             ]))
         let report = try JSONDecoder().decode(Report.self, from: output.output)
-        let digest = try Subprocess.run("sha256sum", [fixture.path]).text
+        let digest = try await Program.run("sha256sum", [fixture.path]).text
         #expect(digest.hasPrefix(report.sha256))
         #expect(report.size == 1127)
         #expect(report.valid)
@@ -58,25 +58,25 @@ import Testing
         #expect(report.metadata == ["min_runtime_version"])
     }
 
-    @Test func tensorTypesAreSpelledAsLiteRTSpellsThem() throws {
-        let output = try inspect([Repository.fixture("uint8_two_in_two_out").path, "--json"])
+    @Test func tensorTypesAreSpelledAsLiteRTSpellsThem() async throws {
+        let output = try await inspect([Repository.fixture("uint8_two_in_two_out").path, "--json"])
         let text = output.text
         #expect(text.contains("\"type\" : \"uint8\""))
         #expect(text.contains("\"zeroPoints\" : ["))
     }
 
-    @Test func invalidModelExitsOneWithTheReason() throws {
+    @Test func invalidModelExitsOneWithTheReason() async throws {
         let directory = try TemporaryDirectory()
         var bytes = try Repository.bytes(of: Repository.fixture("float_classifier"))
         bytes.replaceSubrange(4..<8, with: Array("XXXX".utf8))
         let file = directory.url.appendingPathComponent("broken.tflite")
         try Data(bytes).write(to: file)
 
-        let text = try inspect([file.path])
+        let text = try await inspect([file.path])
         #expect(text.status == 1)
         #expect(text.error.contains("is not a valid TFLite model: Bytes 4..<8 are \"XXXX\""))
 
-        let json = try inspect([file.path, "--json"])
+        let json = try await inspect([file.path, "--json"])
         #expect(json.status == 1)
         let report = try JSONDecoder().decode(Report.self, from: json.output)
         #expect(!report.valid)
@@ -85,21 +85,23 @@ import Testing
         #expect(report.size == bytes.count)
     }
 
-    @Test func missingFileExitsOneNamingThePath() throws {
-        let output = try inspect(["/nonexistent/model.tflite"])
+    @Test func missingFileExitsOneNamingThePath() async throws {
+        let output = try await inspect(["/nonexistent/model.tflite"])
         #expect(output.status == 1)
         #expect(output.error.contains("Could not open '/nonexistent/model.tflite': No such file or directory"))
     }
 
-    @Test func humanReadableOutputListsInputsOutputsAndOperators() throws {
-        let output = try inspect([Repository.fixture("int8_conv").path])
+    @Test func humanReadableOutputListsInputsOutputsAndOperators() async throws {
+        let output = try await inspect([Repository.fixture("int8_conv").path])
         #expect(output.status == 0)
         #expect(output.text.contains("[0] input  int8 [1, 4, 4, 2]  scale 0.5 zero point -1"))
         #expect(output.text.contains("operators: CONV_2D"))
     }
 
-    @Test func builtinOnlyRejectsCustomOperators() throws {
-        let output = try inspect([Repository.tfliteFixtures.appendingPathComponent("policy/custom_operator.tflite").path, "--builtin-only"])
+    @Test func builtinOnlyRejectsCustomOperators() async throws {
+        let output = try await inspect([
+            Repository.tfliteFixtures.appendingPathComponent("policy/custom_operator.tflite").path, "--builtin-only",
+        ])
         #expect(output.status == 1)
         #expect(output.error.contains("custom operator 'MyCustomSoftmax'"))
     }

@@ -14,14 +14,14 @@ import Testing
         return url
     }
 
-    @Test func inspectPrintsControlCharactersOfTheModelAsVisibleEscapes() throws {
+    @Test func inspectPrintsControlCharactersOfTheModelAsVisibleEscapes() async throws {
         let directory = try TemporaryDirectory()
         let model = try Self.hostileModel(in: directory)
         // Given a valid model whose strings hold escape sequences
         let described = try TFLiteVerifier().verify(try Repository.bytes(of: model))
         #expect(described.modelMetadata?.name == "\u{1B}[2J\u{1B}[31mDescribed c")
         // When inspected
-        let output = try Subprocess.run(Repository.depotExecutable, ["inspect", model.path])
+        let output = try await Program.run(Repository.depotExecutable, ["inspect", model.path])
         // Then no control byte reaches the terminal, and each one is shown
         #expect(output.status == 0, "\(output.error)")
         #expect(!output.output.contains(0x1B), "a raw ESC byte was printed")
@@ -40,10 +40,10 @@ import Testing
         let labelFiles: [TFLiteLabelFile]
     }
 
-    @Test func inspectJSONKeepsTheModelsStringsAsJSON() throws {
+    @Test func inspectJSONKeepsTheModelsStringsAsJSON() async throws {
         let directory = try TemporaryDirectory()
         let model = try Self.hostileModel(in: directory)
-        let output = try Subprocess.run(Repository.depotExecutable, ["inspect", model.path, "--json"])
+        let output = try await Program.run(Repository.depotExecutable, ["inspect", model.path, "--json"])
         #expect(output.status == 0, "\(output.error)")
         #expect(!output.output.contains(0x1B), "JSON escapes control characters itself")
         let report = try JSONDecoder().decode(Report.self, from: output.output)

@@ -5,9 +5,9 @@ import Testing
 /// The inspector reports exactly what real LiteRT reports for each fixture.
 @Suite struct TFLiteLiteRTAgreementTests {
     @Test(arguments: try Repository.fixtures())
-    func inspectorAgreesWithLiteRT(fixture: URL) throws {
+    func inspectorAgreesWithLiteRT(fixture: URL) async throws {
         let ours = try TFLiteVerifier().verify(Repository.bytes(of: fixture))
-        let theirs = try LiteRT.describe(fixture)
+        let theirs = try await LiteRT.describe(fixture)
 
         #expect(ours.inputs.count == theirs.inputs.count)
         #expect(ours.outputs.count == theirs.outputs.count)

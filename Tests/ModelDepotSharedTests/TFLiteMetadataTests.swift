@@ -13,7 +13,7 @@ import Testing
     }
 
     /// Runs compare_metadata.py on (our JSON, model) pairs; returns its lines by model file name.
-    static func compare(_ pairs: [(json: Data, model: URL)], in directory: TemporaryDirectory) throws -> (
+    static func compare(_ pairs: [(json: Data, model: URL)], in directory: TemporaryDirectory) async throws -> (
         status: Int32, lines: [String: String]
     ) {
         var arguments = [Repository.tfliteScripts.appendingPathComponent("compare_metadata.py").path]
@@ -22,7 +22,7 @@ import Testing
             try pair.json.write(to: path)
             arguments += [path.path, pair.model.path]
         }
-        let output = try Subprocess.run(Repository.referencePython, arguments)
+        let output = try await Program.run(Repository.referencePython, arguments)
         var lines: [String: String] = [:]
         for line in output.text.split(separator: "\n") {
             let words = line.split(separator: " ", maxSplits: 2)
@@ -33,12 +33,12 @@ import Testing
         return (output.status, lines)
     }
 
-    @Test func metadataEqualsMetadataDisplayerFieldByField() throws {
+    @Test func metadataEqualsMetadataDisplayerFieldByField() async throws {
         let real = try Repository.models(in: Repository.realModels)
         #expect(real.count == 4, "run scripts/bootstrap to fetch the real models")
         let models = real + (try Repository.models(in: Repository.metadataFixtures))
         let directory = try TemporaryDirectory()
-        let result = try Self.compare(try models.map { (try Self.inspectionJSON(of: $0), $0) }, in: directory)
+        let result = try await Self.compare(try models.map { (try Self.inspectionJSON(of: $0), $0) }, in: directory)
         #expect(result.status == 0)
         #expect(result.lines.count == models.count)
         for model in models {
@@ -48,11 +48,11 @@ import Testing
         #expect(result.lines["described_classifier.tflite"]?.contains("fields=58 files=4") == true)
     }
 
-    @Test func comparisonFindsAChangedField() throws {
+    @Test func comparisonFindsAChangedField() async throws {
         let model = Repository.metadataFixtures.appendingPathComponent("described_classifier.tflite")
         let ours = String(decoding: try Self.inspectionJSON(of: model), as: UTF8.self)
             .replacingOccurrences(of: "\"labels_fr.txt\"", with: "\"labels_de.txt\"")
-        let result = try Self.compare([(Data(ours.utf8), model)], in: try TemporaryDirectory())
+        let result = try await Self.compare([(Data(ours.utf8), model)], in: try TemporaryDirectory())
         #expect(result.status == 1)
         #expect(result.lines["described_classifier.tflite"]?.contains("labels_de.txt") == true)
     }

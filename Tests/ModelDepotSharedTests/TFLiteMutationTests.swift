@@ -64,7 +64,7 @@ import Testing
         }
     }
 
-    @Test func acceptedMutationsLoadInLiteRTWithoutCrashing() throws {
+    @Test func acceptedMutationsLoadInLiteRTWithoutCrashing() async throws {
         let directory = try TemporaryDirectory()
         var written = 0
         for fixture in try Repository.fixtures() {
@@ -73,7 +73,7 @@ import Testing
                 written += 1
             }
         }
-        let outcomes = try LiteRT.load(directory: directory.url)
+        let outcomes = try await LiteRT.load(directory: directory.url)
         #expect(outcomes.count == written)
         let failures = outcomes.filter { $0.outcome == "crashed" || $0.outcome == "hang" }
         #expect(

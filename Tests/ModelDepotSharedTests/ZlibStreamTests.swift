@@ -7,12 +7,12 @@ import Testing
 /// back-references, and damaged streams.
 @Suite struct ZlibStreamTests {
     /// Compresses with Python's zlib at a level; the input is deterministic text and noise.
-    static func compressed(_ data: [UInt8], level: Int) throws -> [UInt8] {
+    static func compressed(_ data: [UInt8], level: Int) async throws -> [UInt8] {
         let directory = try TemporaryDirectory()
         let input = directory.url.appendingPathComponent("input")
         try Data(data).write(to: input)
         let script = "import sys, zlib; sys.stdout.buffer.write(zlib.compress(open(sys.argv[1], 'rb').read(), \(level)))"
-        let output = try Subprocess.run("python3", ["-c", script, input.path])
+        let output = try await Program.run("python3", ["-c", script, input.path])
         #expect(output.status == 0, "\(output.error)")
         return Array(output.output)
     }
@@ -28,21 +28,21 @@ import Testing
     }()
 
     @Test(arguments: [0, 1, 6, 9])
-    func decompressesWhatZlibCompressed(level: Int) throws {
+    func decompressesWhatZlibCompressed(level: Int) async throws {
         for input in Self.inputs {
-            let stream = try Self.compressed(input.bytes, level: level)
+            let stream = try await Self.compressed(input.bytes, level: level)
             #expect(try ZlibStream.decompress(stream, limit: input.bytes.count) == input.bytes, "\(input.name) at level \(level)")
         }
     }
 
-    @Test func refusesMoreThanTheLimit() throws {
-        let stream = try Self.compressed(Array(repeating: 7, count: 10_000), level: 9)
+    @Test func refusesMoreThanTheLimit() async throws {
+        let stream = try await Self.compressed(Array(repeating: 7, count: 10_000), level: 9)
         let error = #expect(throws: DepotError.self) { try ZlibStream.decompress(stream, limit: 9_999) }
         #expect(error?.code == .invalidCompressedData)
     }
 
-    @Test func everyDamagedStreamIsAnErrorNotACrash() throws {
-        let original = try Self.compressed(Self.inputs[2].bytes.prefix(3_000).map { $0 }, level: 9)
+    @Test func everyDamagedStreamIsAnErrorNotACrash() async throws {
+        let original = try await Self.compressed(Self.inputs[2].bytes.prefix(3_000).map { $0 }, level: 9)
         var rejected = 0
         for position in original.indices {
             for change: (UInt8) -> UInt8 in [{ $0 ^ 0xFF }, { $0 ^ 0x01 }] {

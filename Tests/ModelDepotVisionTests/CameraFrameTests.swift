@@ -28,7 +28,7 @@ import Testing
 
     /// The frame made from `source` (RGBA, by libyuv's ARGBToI420) or from `planes` as they are,
     /// and libyuv's upright RGB of it.
-    static func libyuv(_ test: Case, width: Int, height: Int, source: [UInt8]? = nil, planes: [[UInt8]] = []) throws -> (
+    static func libyuv(_ test: Case, width: Int, height: Int, source: [UInt8]? = nil, planes: [[UInt8]] = []) async throws -> (
         CameraFrame, [UInt8]
     ) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("camera-frame-\(UUID().uuidString)")
@@ -49,7 +49,7 @@ import Testing
             "source": source == nil ? "random" : "rgba",
         ]
         try JSONSerialization.data(withJSONObject: request).write(to: directory.appendingPathComponent("request.json"))
-        let run = try Subprocess.run("python3", [reference, directory.path])
+        let run = try await Program.run("python3", [reference, directory.path])
         try #require(run.status == 0, "libyuv_frame_reference.py: \(run.error)")
         let read = try (0..<rowBytes.count).map { Array(try Data(contentsOf: directory.appendingPathComponent("plane\($0).bin"))) }
         let frame = try CameraFrame(
@@ -80,13 +80,13 @@ import Testing
         return cases
     }
 
-    @Test func framesFromAPhotoEqualLibyuvsConversion() throws {
+    @Test func framesFromAPhotoEqualLibyuvsConversion() async throws {
         let photo = try PixelBufferTests.image("scene_50x37.png").rgb()
         let rgba: [UInt8] = stride(from: 0, to: photo.bytes.count, by: 3).flatMap { (start: Int) -> [UInt8] in
             Array(photo.bytes[start..<(start + 3)]) + [255]
         }
         for test in Self.cases {
-            let (frame, expected) = try Self.libyuv(test, width: 50, height: 37, source: rgba)
+            let (frame, expected) = try await Self.libyuv(test, width: 50, height: 37, source: rgba)
             let ours = try frame.upright()
             let size = test.orientation.1.rotation % 180 == 0 ? (50, 37) : (37, 50)
             #expect((ours.width, ours.height) == size, "\(test)")
@@ -94,7 +94,7 @@ import Testing
         }
     }
 
-    @Test func randomYUVIncludingValuesOutsideTheGamutEqualsLibyuv() throws {
+    @Test func randomYUVIncludingValuesOutsideTheGamutEqualsLibyuv() async throws {
         var random = SeededGenerator(seed: 28)
         for test in Self.cases {
             let (width, height) = (33, 21)
@@ -104,13 +104,13 @@ import Testing
             let planes = zip(rowBytes, rows).map { rowBytes, rows in
                 (0..<((rowBytes + test.padding) * rows)).map { _ in UInt8.random(in: 0...255, using: &random) }
             }
-            let (frame, expected) = try Self.libyuv(test, width: width, height: height, planes: planes)
+            let (frame, expected) = try await Self.libyuv(test, width: width, height: height, planes: planes)
             let ours = try frame.upright()
             #expect(Self.largestDifference(ours.bytes, expected) <= 1 && ours.bytes.count == expected.count, "\(test)")
         }
     }
 
-    @Test func knownColoursComeBackThroughYUV() throws {
+    @Test func knownColoursComeBackThroughYUV() async throws {
         // 2x2 blocks of eight colours: one chroma sample each, so only YUV's rounding remains.
         let colours: [[UInt8]] = [
             [255, 0, 0], [0, 255, 0], [0, 0, 255], [255, 255, 255], [0, 0, 0], [255, 255, 0], [30, 144, 255], [128, 64, 32],
@@ -120,7 +120,7 @@ import Testing
             colours[((index % width) / 2 + (index / width) / 2 * 8) % 8] + [255]
         }
         let test = Case(format: .nv12, colorSpace: .bt601, range: .video, orientation: Self.orientations[0], padding: 0)
-        let (frame, _) = try Self.libyuv(test, width: width, height: height, source: rgba)
+        let (frame, _) = try await Self.libyuv(test, width: width, height: height, source: rgba)
         let ours = try frame.upright()
         let original: [UInt8] = stride(from: 0, to: rgba.count, by: 4).flatMap { (start: Int) -> [UInt8] in Array(rgba[start..<(start + 3)])
         }

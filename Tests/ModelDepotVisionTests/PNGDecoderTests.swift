@@ -52,10 +52,10 @@ import Testing
         """
 
     @Test(arguments: ["scene_16x16.png", "scene_50x37.png", "scene_300x200.png", "scene_50x37_rgba.png"])
-    func fixtureDecodesToThePixelsPythonFinds(name: String) throws {
+    func fixtureDecodesToThePixelsPythonFinds(name: String) async throws {
         // Given a committed fixture and Python's decoding of it
         let path = Self.images.appendingPathComponent(name).path
-        let python = try Subprocess.run("python3", ["-c", Self.pythonDecoder, path])
+        let python = try await Program.run("python3", ["-c", Self.pythonDecoder, path])
         try #require(python.status == 0, "\(python.error)")
         let output = Array(python.output)
         let newline = try #require(output.firstIndex(of: UInt8(ascii: "\n")))
@@ -96,7 +96,7 @@ import Testing
     ]
 
     @Test(arguments: malformed)
-    func pngWithRightCRCsButWrongContentIsRefused(png: String, message: String) throws {
+    func pngWithRightCRCsButWrongContentIsRefused(png: String, message: String) async throws {
         // Given a PNG Python builds with correct chunk CRCs
         let script = """
             import struct, sys, zlib
@@ -108,7 +108,7 @@ import Testing
             end = chunk(b"IEND", b"")
             sys.stdout.buffer.write(b"\\x89PNG\\r\\n\\x1a\\n" + \(png))
             """
-        let python = try Subprocess.run("python3", ["-c", script])
+        let python = try await Program.run("python3", ["-c", script])
         try #require(python.status == 0, "\(python.error)")
 
         // When it is decoded, then it is refused as an invalid image by the check that names the fault

@@ -29,7 +29,7 @@ import Testing
     }
 
     /// A PNG Python writes (zlib, filter type `row % 5` re-done in Python), and what it must decode to.
-    static func pythonPNG(colorType: Int, depth: Int, palette: Bool = false, transparency: Bool = false) throws -> (
+    static func pythonPNG(colorType: Int, depth: Int, palette: Bool = false, transparency: Bool = false) async throws -> (
         png: [UInt8], expected: [UInt8], format: PixelBuffer.Format
     ) {
         let script = """
@@ -78,7 +78,7 @@ import Testing
             png += chunk(b"IDAT", data[:10]) + chunk(b"IDAT", data[10:]) + chunk(b"IEND", b"")
             sys.stdout.buffer.write(struct.pack(">I", len(png)) + png + bytes(expected))
             """
-        let output = try Subprocess.run("python3", ["-c", script])
+        let output = try await Program.run("python3", ["-c", script])
         #expect(output.status == 0, "\(output.error)")
         let bytes = Array(output.output)
         let length = Int(bytes[0]) << 24 | Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3])
@@ -90,16 +90,16 @@ import Testing
         (0, 8, false), (0, 16, false), (2, 8, false), (2, 16, false), (3, 8, false), (3, 8, true), (4, 8, false), (4, 16, false),
         (6, 8, false), (6, 16, false),
     ])
-    func everyColourTypeAndFilterDecodes(colorType: Int, depth: Int, transparency: Bool) throws {
-        let (png, expected, format) = try Self.pythonPNG(colorType: colorType, depth: depth, transparency: transparency)
+    func everyColourTypeAndFilterDecodes(colorType: Int, depth: Int, transparency: Bool) async throws {
+        let (png, expected, format) = try await Self.pythonPNG(colorType: colorType, depth: depth, transparency: transparency)
         let image = try PixelBuffer(png: png)
         #expect(image.width == 7 && image.height == 5)
         #expect(image.format == format)
         #expect(image.bytes == expected)
     }
 
-    @Test func damagedPNGsAreRefusedNeverACrash() throws {
-        let (png, _, _) = try Self.pythonPNG(colorType: 2, depth: 8)
+    @Test func damagedPNGsAreRefusedNeverACrash() async throws {
+        let (png, _, _) = try await Self.pythonPNG(colorType: 2, depth: 8)
         for length in 0..<png.count {
             let error = #expect(throws: DepotError.self) { try PixelBuffer(png: Array(png.prefix(length))) }
             #expect(error?.code == .invalidImage)
@@ -132,7 +132,7 @@ import Testing
         (224, 224, 112, 224), (640, 480, 320, 320), (13, 1, 5, 1), (1, 13, 1, 4), (9, 9, 27, 3), (20, 20, 60, 60),
     ]
 
-    @Test func resizeEqualsTheLibyuvReferenceOnEveryPath() throws {
+    @Test func resizeEqualsTheLibyuvReferenceOnEveryPath() async throws {
         let reference = Self.root.appendingPathComponent("scripts/tflite/libyuv_argb_scale.py").path
         var random = SeededGenerator(seed: 15)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pixel-resize-\(UUID().uuidString)")
@@ -143,7 +143,8 @@ import Testing
                 let pixels = (0..<(sw * sh * channels)).map { _ in UInt8.random(in: 0...255, using: &random) }
                 let input = directory.appendingPathComponent("in")
                 try Data(pixels).write(to: input)
-                let output = try Subprocess.run("sh", ["-c", "python3 \(reference) \(sw) \(sh) \(dw) \(dh) \(channels) < \(input.path)"])
+                let output = try await Program.run(
+                    "sh", ["-c", "python3 \(reference) \(sw) \(sh) \(dw) \(dh) \(channels) < \(input.path)"])
                 #expect(output.status == 0, "\(output.error)")
                 let ours = try PixelBuffer(width: sw, height: sh, format: format, bytes: pixels).resized(width: dw, height: dh)
                 #expect(ours.bytes == Array(output.output), "\(sw)x\(sh) -> \(dw)x\(dh), \(channels) channels")

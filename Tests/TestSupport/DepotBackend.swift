@@ -11,12 +11,12 @@ public enum DepotBackend: String, CaseIterable, Sendable, CustomStringConvertibl
 
     /// A fresh database and object-store prefix, with the environment that reaches the object
     /// store; `nil` for the storage directory alone.
-    public func freshLocations() throws -> (database: String, objectStore: String, environment: [String: String])? {
+    public func freshLocations() async throws -> (database: String, objectStore: String, environment: [String: String])? {
         switch self {
         case .sqliteAndFiles: return nil
         case .postgresAndS3:
             let s3 = try TestS3.settings()
-            return (try TestPostgres.freshDatabase(), s3.freshURL(), s3.environment)
+            return await (try TestPostgres.freshDatabase(), s3.freshURL(), s3.environment)
         }
     }
 }

@@ -20,17 +20,17 @@ public enum TestPostgres {
     }
 
     /// Creates an empty database and returns its URL.
-    public static func freshDatabase() throws -> String {
+    public static func freshDatabase() async throws -> String {
         let server = try serverURL()
         let name = "depot_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        let created = try Subprocess.run("psql", [server, "-v", "ON_ERROR_STOP=1", "-qc", "CREATE DATABASE \(name)"])
+        let created = try await Program.run("psql", [server, "-v", "ON_ERROR_STOP=1", "-qc", "CREATE DATABASE \(name)"])
         guard created.status == 0 else { throw Unavailable(description: "Could not create database \(name): \(created.error)") }
         return server.replacingOccurrences(of: "/postgres?", with: "/\(name)?")
     }
 
     /// Runs SQL through `psql` and returns what it prints (unaligned, tuples only).
-    public static func query(_ url: String, _ sql: String) throws -> String {
-        let result = try Subprocess.run("psql", [url, "-v", "ON_ERROR_STOP=1", "-Atqc", sql])
+    public static func query(_ url: String, _ sql: String) async throws -> String {
+        let result = try await Program.run("psql", [url, "-v", "ON_ERROR_STOP=1", "-Atqc", sql])
         guard result.status == 0 else { throw Unavailable(description: "psql failed on \(sql): \(result.error)") }
         return result.text.trimmingCharacters(in: .whitespacesAndNewlines)
     }

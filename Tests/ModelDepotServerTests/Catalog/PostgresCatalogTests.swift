@@ -9,14 +9,14 @@ import Testing
 /// invariants, and errors for a database that cannot be used.
 @Suite struct PostgresCatalogTests {
     @Test func replicasStartingTogetherApplyEachMigrationOnce() async throws {
-        let url = try TestPostgres.freshDatabase()
+        let url = try await TestPostgres.freshDatabase()
         let location = try PostgresLocation(url: url)
         let catalogs = try await withThrowingTaskGroup(of: PostgresModelCatalog.self) { group in
             for _ in 0..<6 { group.addTask { try await PostgresModelCatalog.forTest(location) } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         defer { catalogs.forEach { $0.close() } }
-        let applied = try TestPostgres.query(url, "SELECT string_agg(version::text, ',' ORDER BY version) FROM depot_migration")
+        let applied = try await TestPostgres.query(url, "SELECT string_agg(version::text, ',' ORDER BY version) FROM depot_migration")
         #expect(applied == PostgresCatalogMigrations.migrations.map { String($0.version) }.joined(separator: ","))
         _ = try await catalogs[0].createModel(ModelCreation(name: try ModelName("flowers")), at: Date())
         #expect(try await catalogs[5].models().map(\.name.rawValue) == ["flowers"], "every replica sees one catalog")
@@ -25,7 +25,7 @@ import Testing
     /// Replicas writing outcome groups at once into the same rows add up, keep one hourly limit,
     /// and wait for each other instead of deadlocking (every transaction locks in one order).
     @Test func replicasRecordingOutcomesTogetherAddUpAndShareTheHourlyLimit() async throws {
-        let location = try PostgresLocation(url: try TestPostgres.freshDatabase())
+        let location = try await PostgresLocation(url: try TestPostgres.freshDatabase())
         let first = try await PostgresModelCatalog.forTest(location)
         let replicas = [first, try await PostgresModelCatalog.forTest(location), try await PostgresModelCatalog.forTest(location)]
         defer { replicas.forEach { $0.close() } }
@@ -71,16 +71,16 @@ import Testing
     }
 
     @Test func aDatabaseFromANewerDepotIsRefused() async throws {
-        let url = try TestPostgres.freshDatabase()
+        let url = try await TestPostgres.freshDatabase()
         try await PostgresModelCatalog.connect(try PostgresLocation(url: url)).close()
-        _ = try TestPostgres.query(url, "INSERT INTO depot_migration (version, name) VALUES (99, 'from the future')")
+        _ = try await TestPostgres.query(url, "INSERT INTO depot_migration (version, name) VALUES (99, 'from the future')")
         let error = await #expect(throws: DepotError.self) { try await PostgresModelCatalog.connect(try PostgresLocation(url: url)) }
         #expect(error?.code == .internalError)
         #expect(error?.message.contains("schema version 99") == true)
     }
 
     @Test func theSchemaHoldsTheInvariantsItself() async throws {
-        let url = try TestPostgres.freshDatabase()
+        let url = try await TestPostgres.freshDatabase()
         try await PostgresModelCatalog.connect(try PostgresLocation(url: url)).close()
         let now = "now()"
         // Each is refused by the constraint named (PostgreSQL names a column's CHECK `table_column_check`
@@ -97,22 +97,22 @@ import Testing
                 "an unknown kind and a short hash", "access_key_kind_check"
             ),
         ] {
-            let refused = #expect(throws: TestPostgres.Unavailable.self, "\(what)") { try TestPostgres.query(url, sql) }
+            let refused = await #expect(throws: TestPostgres.Unavailable.self, "\(what)") { try await TestPostgres.query(url, sql) }
             #expect(
                 refused?.description.contains("violates") == true && refused?.description.contains("constraint \"\(constraint)\"") == true,
                 "\(what): \(refused?.description ?? "")")
         }
-        _ = try TestPostgres.query(url, "INSERT INTO model (name, created_at) VALUES ('flowers', \(now))")
-        let badDigest = #expect(throws: TestPostgres.Unavailable.self, "a bad digest") {
-            try TestPostgres.query(
+        _ = try await TestPostgres.query(url, "INSERT INTO model (name, created_at) VALUES ('flowers', \(now))")
+        let badDigest = await #expect(throws: TestPostgres.Unavailable.self, "a bad digest") {
+            try await TestPostgres.query(
                 url,
                 "INSERT INTO version (model_id, number, sha256, size, created_at, tflite) SELECT id, 1, 'XYZ', 1, now(), '{}' FROM model")
         }
         #expect(
             badDigest?.description.contains("violates check constraint \"version_sha256_check\"") == true, "\(badDigest?.description ?? "")"
         )
-        let versionZero = #expect(throws: TestPostgres.Unavailable.self, "version 0") {
-            try TestPostgres.query(
+        let versionZero = await #expect(throws: TestPostgres.Unavailable.self, "version 0") {
+            try await TestPostgres.query(
                 url,
                 "INSERT INTO version (model_id, number, sha256, size, created_at, tflite) SELECT id, 0, repeat('a', 64), 1, now(), '{}' FROM model"
             )
@@ -120,7 +120,7 @@ import Testing
         #expect(
             versionZero?.description.contains("violates check constraint \"version_number_check\"") == true,
             "\(versionZero?.description ?? "")")
-        #expect(try TestPostgres.query(url, "SELECT count(*) FROM version") == "0")
+        await #expect(try TestPostgres.query(url, "SELECT count(*) FROM version") == "0")
     }
 
     @Test func anUnreachableDatabaseIsAClearError() async throws {

@@ -24,7 +24,7 @@ import Testing
             let lock = LocalReplicaWorkLock()
             try await body(lock, lock)
         case .postgres:
-            let url = try TestPostgres.freshDatabase()
+            let url = try await TestPostgres.freshDatabase()
             let first = try await PostgresModelCatalog.forTest(try PostgresLocation(url: url))
             defer { first.close() }
             let second = try await PostgresModelCatalog.forTest(try PostgresLocation(url: url))

@@ -39,14 +39,14 @@ import Testing
         }
     }
 
-    @Test func zlibInflatesItToo() throws {
+    @Test func zlibInflatesItToo() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("deflate-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         for (index, (name, bytes)) in Self.inputs.enumerated() {
             let input = scratch.appendingPathComponent("\(index).deflate")
             try Data(Self.compress(bytes)).write(to: input)
-            let python = try Subprocess.run(
+            let python = try await Program.run(
                 "python3",
                 [
                     "-c", "import sys, zlib; sys.stdout.buffer.write(zlib.decompress(open(sys.argv[1], 'rb').read(), -15))",

@@ -53,7 +53,7 @@ import Testing
         let receiver = Receiver(statuses: [.internalServerError])
         try await receiver.serve { url in
             let clock = MovableClock()
-            var server = try TestServer(backend)
+            var server = try await TestServer(backend)
             server.configuration.clock = { clock.now }
             try await server.run { client in
                 _ = try await GuardedRolloutFleet.prepare(client, clock: clock)

@@ -13,8 +13,8 @@ import Testing
 /// load on some devices is rolled back by itself, a neutral one walks every stage, a sample-ratio
 /// mismatch pauses, and an improved app metric shows in the results.
 @Suite(.serialized) struct GuardedRolloutSimulationTests {
-    func server(_ clock: MovableClock) throws -> TestServer {
-        var server = try TestServer()
+    func server(_ clock: MovableClock) async throws -> TestServer {
+        var server = try await TestServer()
         server.configuration.clock = { clock.now }
         server.configuration.database = nil
         return server

@@ -195,7 +195,7 @@ import Testing
     {
         // The server's clock stands still: the batches all arrive in one hour even when a busy
         // machine makes the test cross an hour of the wall clock.
-        var server = try TestServer(backend)
+        var server = try await TestServer(backend)
         server.configuration.clock = { Date(timeIntervalSince1970: TimeInterval(Self.now)) }
         try await server.run { client in
             let (key, arm) = try await experiment(client)

@@ -93,15 +93,15 @@ import Testing
         let (s3, prefix) = try client()
         try await s3.put(prefix + "/model", Self.pattern(4_096))
         let url = s3.presignedURL(for: prefix + "/model", expires: 60)
-        let fetched = try await Subprocess.run("curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code} %{size_download}", url])
+        let fetched = try await Program.run("curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code} %{size_download}", url])
         #expect(fetched.text == "200 4096")
 
         let (old, _) = try client(clock: { Date().addingTimeInterval(-3_600) })
-        let expired = try await Subprocess.run(
+        let expired = try await Program.run(
             "curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", old.presignedURL(for: prefix + "/model", expires: 60)])
         #expect(expired.text == "403")
         let tampered = url.replacingOccurrences(of: "/model?", with: "/other?")
-        await #expect(try Subprocess.run("curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", tampered]).text == "403")
+        await #expect(try await Program.run("curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", tampered]).text == "403")
     }
 
     @Test(arguments: [

@@ -28,7 +28,7 @@ import Testing
         var payload = SigV4.unsignedPayload
     }
 
-    @Test func signaturesEqualBotocoresForEveryRequestTheStoreSends() throws {
+    @Test func signaturesEqualBotocoresForEveryRequestTheStoreSends() async throws {
         let local = try client(endpoint: "http://127.0.0.1:9000")
         let aws = try client(endpoint: nil, token: "FQoGZXIvYXdzEJr//////////wEaDOa+token=", region: "eu-central-1")
         let hash = String(repeating: "ab", count: 32)
@@ -74,7 +74,7 @@ import Testing
             "region": "eu-central-1", "presign_expires": 300,
         ])
 
-        let theirs = try Self.botocore(specs)
+        let theirs = try await Self.botocore(specs)
         for (index, authorization) in ours.enumerated() {
             #expect(
                 authorization == theirs[index]["authorization"] as? String,
@@ -96,13 +96,13 @@ import Testing
         url.split(separator: "?", maxSplits: 1).last.map { $0.split(separator: "&").map(String.init).sorted() } ?? []
     }
 
-    static func botocore(_ specs: [[String: Any]]) throws -> [[String: Any]] {
+    static func botocore(_ specs: [[String: Any]]) async throws -> [[String: Any]] {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts/s3/botocore_sign.py")
         let input = FileManager.default.temporaryDirectory.appendingPathComponent("sigv4-\(UUID().uuidString).json")
         try JSONSerialization.data(withJSONObject: specs).write(to: input)
         defer { try? FileManager.default.removeItem(at: input) }
-        let result = try Subprocess.run("sh", ["-c", "python3 \"$0\" < \"$1\"", script.path, input.path])
+        let result = try await Program.run("sh", ["-c", "python3 \"$0\" < \"$1\"", script.path, input.path])
         guard result.status == 0 else { throw TestPostgres.Unavailable(description: "botocore_sign.py failed: \(result.error)") }
         return try #require(try JSONSerialization.jsonObject(with: result.output) as? [[String: Any]])
     }

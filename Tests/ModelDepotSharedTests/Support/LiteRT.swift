@@ -4,9 +4,9 @@ import Testing
 
 /// The real LiteRT runtime (`ai-edge-litert==2.3.0`), driven through the project's Python scripts.
 enum LiteRT {
-    /// Whether the runtime is installed; `scripts/test` installs it. Tests that need it fail
-    /// without it, never skip.
-    static let isAvailable: Bool = (try? Subprocess.python("litert_check.py", []).status) == 0
+    /// Whether the runtime is installed, checked once; `scripts/test` installs it. Tests that need
+    /// it fail without it, never skip.
+    static let availability = Task { (try? await Program.python("litert_check.py", []).status) == 0 }
 
     /// What LiteRT's interpreter reports for a file (`scripts/tflite/litert_describe.py`).
     struct Description: Decodable {
@@ -38,13 +38,13 @@ enum LiteRT {
         let signatures: [Signature]
     }
 
-    static func describe(_ file: URL) throws -> Description {
-        guard isAvailable else {
+    static func describe(_ file: URL) async throws -> Description {
+        guard await availability.value else {
             throw DescribeFailure(
                 file: file.lastPathComponent,
                 message: "LiteRT (ai-edge-litert==2.3.0) is not installed: run scripts/bootstrap to install it")
         }
-        let output = try Subprocess.python("litert_describe.py", [file.path])
+        let output = try await Program.python("litert_describe.py", [file.path])
         guard output.status == 0 else {
             throw DescribeFailure(file: file.lastPathComponent, message: output.error)
         }
@@ -65,13 +65,13 @@ enum LiteRT {
     }
 
     /// Loads every `.tflite` file in a directory with the C API, each in a child process.
-    static func load(directory: URL) throws -> [LoadOutcome] {
-        guard isAvailable else {
+    static func load(directory: URL) async throws -> [LoadOutcome] {
+        guard await availability.value else {
             throw DescribeFailure(
                 file: directory.lastPathComponent,
                 message: "LiteRT (ai-edge-litert==2.3.0) is not installed: run scripts/bootstrap to install it")
         }
-        let output = try Subprocess.python("litert_load.py", [directory.path, "--timeout", "10"])
+        let output = try await Program.python("litert_load.py", [directory.path, "--timeout", "10"])
         return try JSONDecoder().decode([LoadOutcome].self, from: output.output)
     }
 }
