@@ -31,6 +31,8 @@ import urllib.request
 
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from depot_server import DepotServer  # noqa: E402  (scripts/depot_server.py)
 
 
 def free_port():
@@ -102,13 +104,12 @@ def main():
     token = secrets.token_hex(16)
     env = dict(os.environ, DEPOT_ADMIN_TOKEN=token)
     processes = []
+    server = None
     browser = None
     try:
-        out = os.path.join(work, "serve.out")
-        server = subprocess.Popen([depot, "serve", "--host", "127.0.0.1", "--port", "0", "--storage", os.path.join(work, "storage")],
-                                  stdout=open(out, "w"), stderr=open(os.path.join(work, "serve.err"), "w"), env=env)
-        processes.append(server)
-        url = "http://127.0.0.1:" + wait_for_line(out, r"ModelDepot listening on http://127\.0\.0\.1:(\d+)", server).group(1)
+        server = DepotServer(depot, os.path.join(work, "storage"), os.path.join(work, "serve.log"), ["--host", "127.0.0.1"], env)
+        server.start()
+        url = server.url
         cli_env = dict(os.environ, DEPOT_SERVER=url, DEPOT_TOKEN=token)
         subprocess.run([depot, "models", "create", "bench"], env=cli_env, check=True, stdout=subprocess.DEVNULL)
 
@@ -170,6 +171,8 @@ def main():
     finally:
         if browser:
             browser.call("DELETE", browser.session)  # closes Chromium before its profile is removed
+        if server:
+            server.stop()
         for process in reversed(processes):
             process.send_signal(signal.SIGTERM)
             try:

@@ -10,7 +10,8 @@ import re
 import shutil
 import subprocess
 import tempfile
-import time
+
+from depot_server import DepotServer
 
 ADMIN_TOKEN = "fuzz-admin-token-5b1e0a2c9d4f7e6b"
 
@@ -23,49 +24,35 @@ class DepotUnderTest:
         self.blob = hashlib.sha256(self.model).hexdigest()
         self.directory = tempfile.mkdtemp(prefix="depot-fuzz-http-")
         self.log_path = pathlib.Path(self.directory) / "server.log"
-        self.process = None
+        self.server = None
         self.port = None
         self.fixtures = {"blob": self.blob, "labels_sha256": hashlib.sha256(labels).hexdigest()}
 
     # Process
 
-    def start(self, timeout=60):
+    def start(self):
         storage = pathlib.Path(self.directory) / "storage"
         shutil.rmtree(storage, ignore_errors=True)
-        arguments = [self.binary, "serve", "--port", "0", "--storage", str(storage), "--log-level", "error",
-                     "--auth-failure-allowance", "1000000000", "--head-timeout", "5", "--body-timeout", "5"]
+        arguments = ["--log-level", "error", "--auth-failure-allowance", "1000000000", "--head-timeout", "5", "--body-timeout", "5"]
         help_text = subprocess.run([self.binary, "serve", "--help"], capture_output=True, text=True).stdout
         if "--trusted-proxy" in help_text:  # so that X-Forwarded-* from 127.0.0.1 are parsed, not ignored
             arguments += ["--trusted-proxy", "127.0.0.1/32"]
-        self.log = open(self.log_path, "ab")
-        self.process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=self.log,
-                                        env={"DEPOT_ADMIN_TOKEN": ADMIN_TOKEN, "PATH": "/usr/bin:/bin",
-                                             "SWIFT_BACKTRACE": "enable=no"})  # a trap ends the process at once
-        deadline = time.monotonic() + timeout
-        line = self.process.stdout.readline().decode(errors="replace")
-        match = re.search(r"listening on http://[^:]+:(\d+)", line)
-        if not match or time.monotonic() > deadline:
-            raise RuntimeError(f"depot serve did not start: {line!r}; log: {self.log_tail()}")
-        self.port = int(match.group(1))
-        self.process.stdout.close()  # it prints nothing else there
+        self.server = DepotServer(self.binary, storage, self.log_path, arguments,
+                                  {"DEPOT_ADMIN_TOKEN": ADMIN_TOKEN, "PATH": "/usr/bin:/bin",
+                                   "SWIFT_BACKTRACE": "enable=no"})  # a trap ends the process at once
+        self.server.start()
+        self.port = self.server.port
         self.make_fixtures()
 
     def stop(self):
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        if self.process:
-            self.log.close()
+        if self.server:
+            self.server.stop()
 
     def remove(self):
         shutil.rmtree(self.directory, ignore_errors=True)
 
     def alive(self):
-        return self.process.poll() is None
+        return self.server.alive()
 
     def healthy(self, timeout=3.0):
         try:
@@ -75,10 +62,7 @@ class DepotUnderTest:
             return False
 
     def log_tail(self, lines=15):
-        try:
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return ""
+        return self.server.log_tail(lines) if self.server else ""
 
     # Well-formed calls, for the fixtures
 
