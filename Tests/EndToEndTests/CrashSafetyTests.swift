@@ -34,7 +34,7 @@ import Testing
             let upload = try await RunningProgram.start(
                 "curl",
                 [
-                    "-sS", "--limit-rate", "8M", "-X", "POST", "-H", "Authorization: Bearer \(ServerProcess.adminToken)",
+                    "-sS", "--limit-rate", "4M", "-X", "POST", "-H", "Authorization: Bearer \(ServerProcess.adminToken)",
                     "--data-binary", "@" + scratch.path("large.tflite"), "\(server.url.absoluteString)/v1/admin/models/flowers/versions",
                 ])
             let threshold = (round + 1) << 21
@@ -78,7 +78,7 @@ import Testing
         let upload = try await RunningProgram.start(
             "curl",
             [
-                "-sS", "--fail", "--limit-rate", "4M", "-X", "POST", "-H", "Authorization: Bearer \(ServerProcess.adminToken)",
+                "-sS", "--fail", "--limit-rate", "2M", "-X", "POST", "-H", "Authorization: Bearer \(ServerProcess.adminToken)",
                 "-o", scratch.path("response.json"), "--data-binary", "@" + scratch.path("large.tflite"),
                 "\(server.url.absoluteString)/v1/admin/models/flowers/versions",
             ])

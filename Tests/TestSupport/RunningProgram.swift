@@ -13,7 +13,7 @@ import Synchronization
 /// lines it prints on stdout arrive as they come (how a server says it is ready).
 ///
 /// The program runs until it ends or is sent a signal; when the value goes away it is sent
-/// SIGTERM and collected in the background.
+/// SIGTERM and collected in the background. It counts as ended once it closes its stdout.
 public final class RunningProgram: Sendable {
     /// Where the program's stderr goes.
     public enum ErrorOutput: Sendable {
@@ -23,15 +23,12 @@ public final class RunningProgram: Sendable {
     }
 
     public let processIdentifier: pid_t
-    private let signals: AsyncStream<Int32>.Continuation
+    private let state: ProcessState
     private let lines: AsyncStream<String>
     private let ended: Task<Int32, any Error>
 
-    private init(
-        processIdentifier: pid_t, signals: AsyncStream<Int32>.Continuation, lines: AsyncStream<String>,
-        ended: Task<Int32, any Error>
-    ) {
-        (self.processIdentifier, self.signals, self.lines, self.ended) = (processIdentifier, signals, lines, ended)
+    private init(processIdentifier: pid_t, state: ProcessState, lines: AsyncStream<String>, ended: Task<Int32, any Error>) {
+        (self.processIdentifier, self.state, self.lines, self.ended) = (processIdentifier, state, lines, ended)
     }
 
     /// Starts `executable` (a path, or a name looked up on the PATH) and returns once it runs.
@@ -40,7 +37,6 @@ public final class RunningProgram: Sendable {
         _ executable: String, _ arguments: [String], environment: [String: String?] = [:],
         standardError: ErrorOutput = .discarded
     ) async throws -> RunningProgram {
-        let (signals, signalled) = AsyncStream<Int32>.makeStream()
         let (lines, printed) = AsyncStream<String>.makeStream()
         let errorOutput: FileDescriptorOutput
         switch standardError {
@@ -52,39 +48,34 @@ public final class RunningProgram: Sendable {
                     FilePath(url.path), .writeOnly, options: [.create, .append], permissions: [.ownerReadWrite]),
                 closeAfterSpawningProcess: true)
         }
-        let started = Started()
+        let state = ProcessState()
         let ended = Task {
             do {
                 let result = try await Subprocess.run(
                     executable.contains("/") ? .path(FilePath(executable)) : .name(executable), arguments: Arguments(arguments),
                     environment: Program.environment(environment), input: .none, output: .sequence, error: errorOutput
                 ) { execution in
-                    started.resume(with: .success(execution.processIdentifier.value))
-                    // Signals are forwarded until the program closes its stdout (it ended).
-                    await withTaskGroup(of: Void.self) { group in
-                        group.addTask {
-                            for await signal in signals { try? execution.send(signal: Signal(rawValue: signal)) }
-                        }
-                        do {
-                            for try await line in execution.standardOutput.strings() { printed.yield(line) }
-                        } catch {}
-                        printed.finish()
-                        group.cancelAll()
-                    }
+                    state.started(execution.processIdentifier.value)
+                    // The program runs until it closes its stdout; it is collected once this returns.
+                    do {
+                        for try await line in execution.standardOutput.strings() { printed.yield(line) }
+                    } catch {}
+                    printed.finish()
+                    state.ended()
                 }
                 return result.terminationStatus.code
             } catch {
-                started.resume(with: .failure(error))
+                state.failed(error)
                 throw error
             }
         }
-        return RunningProgram(processIdentifier: try await started.value(), signals: signalled, lines: lines, ended: ended)
+        return RunningProgram(processIdentifier: try await state.processIdentifier(), state: state, lines: lines, ended: ended)
     }
 
-    deinit { signals.yield(SIGTERM) }
+    deinit { state.send(SIGTERM) }
 
-    /// Sends `signal` (if the program still runs).
-    public func send(_ signal: Int32) { signals.yield(signal) }
+    /// Sends `signal` at once, unless the program has ended (its process id may be another's then).
+    public func send(_ signal: Int32) { state.send(signal) }
 
     /// Waits for the program to end; returns its exit code, or the number of the signal that ended it.
     @discardableResult
@@ -128,28 +119,56 @@ public final class RunningProgram: Sendable {
     }
 }
 
-/// The process id, handed from the task that runs the program to the one that started it, once.
-private final class Started: Sendable {
-    private let state = Mutex<(result: Result<pid_t, any Error>?, waiter: CheckedContinuation<pid_t, any Error>?)>((nil, nil))
+/// The program's process id and whether it has ended, shared by the task that runs it and the
+/// test: a signal goes straight to the process while it has not ended, so a busy cooperative pool
+/// does not delay it, and never after (the program is collected only once it has ended).
+private final class ProcessState: Sendable {
+    private struct State {
+        var processIdentifier: pid_t?
+        var failure: (any Error)?
+        var ended = false
+        var waiter: CheckedContinuation<pid_t, any Error>?
+    }
 
-    func resume(with result: Result<pid_t, any Error>) {
-        let waiter = state.withLock { state -> CheckedContinuation<pid_t, any Error>? in
-            guard state.result == nil else { return nil }
-            state.result = result
+    private let state = Mutex(State())
+
+    func started(_ processIdentifier: pid_t) {
+        let waiter = state.withLock { state in
+            state.processIdentifier = processIdentifier
             defer { state.waiter = nil }
             return state.waiter
         }
-        waiter?.resume(with: result)
+        waiter?.resume(returning: processIdentifier)
     }
 
-    /// The process id, or the launch's error.
-    func value() async throws -> pid_t {
+    /// The program could not be started.
+    func failed(_ error: any Error) {
+        let waiter = state.withLock { state in
+            state.failure = error
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(throwing: error)
+    }
+
+    func ended() { state.withLock { $0.ended = true } }
+
+    func send(_ signal: Int32) {
+        state.withLock { state in
+            if let processIdentifier = state.processIdentifier, !state.ended { kill(processIdentifier, signal) }
+        }
+    }
+
+    /// The process id once the program runs, or the reason it could not be started.
+    func processIdentifier() async throws -> pid_t {
         try await withCheckedThrowingContinuation { continuation in
-            let result = state.withLock { state -> Result<pid_t, any Error>? in
-                if state.result == nil { state.waiter = continuation }
-                return state.result
+            let known = state.withLock { state -> Result<pid_t, any Error>? in
+                if let processIdentifier = state.processIdentifier { return .success(processIdentifier) }
+                if let failure = state.failure { return .failure(failure) }
+                state.waiter = continuation
+                return nil
             }
-            if let result { continuation.resume(with: result) }
+            if let known { continuation.resume(with: known) }
         }
     }
 }
