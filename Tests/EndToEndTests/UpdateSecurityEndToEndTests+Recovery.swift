@@ -108,7 +108,7 @@ extension UpdateSecurityEndToEndTests {
         let storage = published.server.storage
         let downloader = try published.downloader()
         #expect(try await downloader.model(named: "flowers").version == 1)
-        await #expect(try await published.server.stop(signal: SIGTERM) == 0)
+        #expect(try await published.server.stop(signal: SIGTERM) == 0)
         let backup = published.scratch.url.appendingPathComponent("backup")
         try FileManager.default.copyItem(at: storage, to: backup)
 
@@ -119,7 +119,7 @@ extension UpdateSecurityEndToEndTests {
         )
         .succeeded()
         #expect(try await published.downloader { $0.serverURL = later.url }.model(named: "flowers").version == 2)
-        await #expect(try await later.stop(signal: SIGTERM) == 0)
+        #expect(try await later.stop(signal: SIGTERM) == 0)
 
         // The operator restores the backup from before v2: the device follows it back to v1.
         try FileManager.default.removeItem(at: storage)

@@ -47,9 +47,9 @@ public enum Program {
         try await run(.path(FilePath(executable.path)), arguments, environment: environment)
     }
 
-    /// Runs a program found on the PATH to completion.
+    /// Runs a program (a path, or a name looked up on the PATH) to completion.
     public static func run(_ program: String, _ arguments: [String], environment: [String: String?] = [:]) async throws -> Output {
-        try await run(.name(program), arguments, environment: environment)
+        try await run(executable(program), arguments, environment: environment)
     }
 
     private static func run(_ executable: Executable, _ arguments: [String], environment: [String: String?]) async throws -> Output {
@@ -62,10 +62,13 @@ public enum Program {
 
     /// The inherited environment with `changes` applied (`nil` removes a variable).
     static func environment(_ changes: [String: String?]) -> Environment {
-        var merged = ProcessInfo.processInfo.environment
-        for (name, value) in changes { merged[name] = value }
-        return .custom(
-            Dictionary(uniqueKeysWithValues: merged.compactMap { name, value in Environment.Key(rawValue: name).map { ($0, value) } }))
+        .inherit.updating(
+            Dictionary(uniqueKeysWithValues: changes.compactMap { name, value in Environment.Key(rawValue: name).map { ($0, value) } }))
+    }
+
+    /// A program by path (it names a folder) or by name, looked up on the PATH.
+    static func executable(_ program: String) -> Executable {
+        program.contains("/") ? .path(FilePath(program)) : .name(program)
     }
 }
 

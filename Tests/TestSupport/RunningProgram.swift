@@ -52,7 +52,7 @@ public final class RunningProgram: Sendable {
         let ended = Task {
             do {
                 let result = try await Subprocess.run(
-                    executable.contains("/") ? .path(FilePath(executable)) : .name(executable), arguments: Arguments(arguments),
+                    Program.executable(executable), arguments: Arguments(arguments),
                     environment: Program.environment(environment), input: .none, output: .sequence, error: errorOutput
                 ) { execution in
                     state.started(execution.processIdentifier.value)

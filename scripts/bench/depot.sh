@@ -8,7 +8,8 @@
 #       waits at most 60 s until it is ready and sets started_pid and started_url; when it is not,
 #       stops it, prints the end of LOG on stderr and returns 1.
 #   depot_stop PID
-#       SIGTERM, up to 10 s for the process to end, then SIGKILL.
+#       SIGTERM, up to 10 s for the process to end, then SIGKILL (for any process the script
+#       started in the background: a server, nginx, a sampler).
 
 depot_start() {
     local binary=$1 storage=$2 log=$3 i

@@ -101,7 +101,7 @@ import Testing
             "curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", old.presignedURL(for: prefix + "/model", expires: 60)])
         #expect(expired.text == "403")
         let tampered = url.replacingOccurrences(of: "/model?", with: "/other?")
-        await #expect(try await Program.run("curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", tampered]).text == "403")
+        #expect(try await Program.run("curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", tampered]).text == "403")
     }
 
     @Test(arguments: [
