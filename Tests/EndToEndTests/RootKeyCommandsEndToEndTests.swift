@@ -84,7 +84,7 @@ import Testing
                 """
                 import sqlite3, sys
                 db = sqlite3.connect(sys.argv[1])
-                db.execute("INSERT INTO rootDocument (version, envelope, createdAt) VALUES (4, ?, '2026-01-01 00:00:00.000')", (bytes.fromhex(sys.argv[2]),))
+                db.execute("INSERT INTO root_document (version, envelope, created_at) VALUES (4, ?, '2026-01-01 00:00:00.000')", (bytes.fromhex(sys.argv[2]),))
                 db.commit()
                 """, scratch.path("storage/depot.sqlite"), envelope.map { String(format: "%02x", $0) }.joined(),
             ])

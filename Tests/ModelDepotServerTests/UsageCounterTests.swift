@@ -40,7 +40,7 @@ import Testing
         #expect(try await manifests() == devices.count, "the counts once, with the first")
 
         // Taken away behind the counter's back: what it sends again comes back.
-        try await catalog.database.write { try $0.execute(sql: "DELETE FROM armInstallation") }
+        try await catalog.database.write { try $0.execute(sql: "DELETE FROM arm_installation") }
         seeAll(devices + ["device-new"])
         try await usage.flush(to: catalog)
         #expect(try await stored() == 1, "only the installation not written before is sent")

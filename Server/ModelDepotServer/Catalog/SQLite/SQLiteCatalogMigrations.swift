@@ -1,4 +1,5 @@
 import GRDB
+import ModelDepotShared
 
 /// The catalog's schema, one migration per change; the schema holds the invariants.
 enum SQLiteCatalogMigrations {
@@ -280,6 +281,62 @@ enum SQLiteCatalogMigrations {
             try db.rename(table: "outcomeBatchAppended", to: "outcomeBatch")
             try db.create(index: "outcomeBatch_id", on: "outcomeBatch", columns: ["modelId", "id"], unique: true)
             try db.create(index: "outcomeBatch_by_hour", on: "outcomeBatch", columns: ["hour"])
+        }
+        migrator.registerMigration("v16: the PostgreSQL catalog's names") { db in
+            // Tables, columns and indexes take the snake_case names of the PostgreSQL catalog, so
+            // that both catalogs' queries read alike. SQLite rewrites the checks, indexes and
+            // foreign keys that name a renamed table or column; the renames change no row.
+            let tables = [
+                "accessKey": "access_key", "rolloutChange": "rollout_change", "armInstallation": "arm_installation",
+                "manifestSequence": "manifest_sequence", "rootDocument": "root_document", "versionFile": "version_file",
+                "consoleSession": "console_session", "outcomeBatch": "outcome_batch", "experimentMetric": "experiment_metric",
+                "rolloutGuard": "rollout_guard", "versionPatch": "version_patch",
+            ]
+            for (old, new) in tables.sorted(by: { $0.key < $1.key }) { try db.rename(table: old, to: new) }
+            let columns: [(table: String, renames: KeyValuePairs<String, String>)] = [
+                ("model", ["createdAt": "created_at", "lastVersionNumber": "last_version_number"]),
+                (
+                    "version",
+                    ["modelId": "model_id", "createdAt": "created_at", "publishedAt": "published_at", "uploadedBy": "uploaded_by"]
+                ),
+                ("access_key", ["secretHash": "secret_hash", "createdAt": "created_at", "revokedAt": "revoked_at"]),
+                ("rollout", ["modelId": "model_id", "updatedAt": "updated_at"]),
+                ("rollout_change", ["modelId": "model_id", "keyID": "key_id"]),
+                ("usage", ["modelId": "model_id"]),
+                ("root_document", ["createdAt": "created_at"]),
+                ("arm_installation", ["modelId": "model_id"]),
+                ("version_file", ["versionId": "version_id"]),
+                ("console_session", ["keyId": "key_id", "startedAt": "started_at", "usedAt": "used_at"]),
+                ("outcome", ["modelId": "model_id"]),
+                ("outcome_batch", ["modelId": "model_id"]),
+                ("experiment_metric", ["modelId": "model_id"]),
+                ("rollout_guard", ["modelId": "model_id"]),
+                ("version_patch", ["versionId": "version_id", "fromVersionId": "from_version_id", "fromSha256": "from_sha256"]),
+            ]
+            for (table, renames) in columns {
+                try db.alter(table: table) { t in
+                    for (old, new) in renames { t.rename(column: old, to: new) }
+                }
+            }
+            // SQLite cannot rename an index: each is made again under its new name, from its own SQL.
+            let indexes = [
+                "version_on_modelId": "version_on_model_id", "versionFile_on_versionId": "version_file_on_version_id",
+                "versionFile_on_sha256": "version_file_on_sha256", "versionPatch_on_fromVersionId": "version_patch_on_from_version_id",
+                "versionPatch_on_sha256": "version_patch_on_sha256", "rolloutChange_on_modelId": "rollout_change_on_model_id",
+                "usage_on_modelId": "usage_on_model_id", "armInstallation_on_modelId": "arm_installation_on_model_id",
+                "consoleSession_on_keyId": "console_session_on_key_id", "experimentMetric_on_modelId": "experiment_metric_on_model_id",
+                "outcomeAppended_on_modelId": "outcome_on_model_id", "outcomeBatch_id": "outcome_batch_id",
+                "outcomeBatch_by_hour": "outcome_batch_by_hour",
+            ]
+            for (old, new) in indexes.sorted(by: { $0.key < $1.key }) {
+                let definition = try String.fetchOne(
+                    db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", arguments: [old])
+                guard let definition, let name = definition.range(of: "\"\(old)\"") else {
+                    throw DepotError(.internalError, "The catalog database lacks its index '\(old)'. Restore depot.sqlite from a backup.")
+                }
+                try db.drop(index: old)
+                try db.execute(sql: definition.replacingCharacters(in: name, with: "\"\(new)\""))
+            }
         }
         return migrator
     }

@@ -42,7 +42,7 @@ final class SQLiteHourlyEvents: Sendable {
             for hour in hours where state.hours[hour] == nil {
                 var counts: [Key: Int] = [:]
                 let rows = try Row.fetchCursor(
-                    db, sql: "SELECT modelId, installation, events FROM outcomeBatch WHERE hour = ? AND events > 0",
+                    db, sql: "SELECT model_id, installation, events FROM outcome_batch WHERE hour = ? AND events > 0",
                     arguments: [hour])
                 while let row = try rows.next() {
                     counts[Key(model: row[0], installation: row[1]), default: 0] += row[2]

@@ -41,11 +41,11 @@ extension SQLiteModelCatalog {
             self.id = id
             admission = OutcomeAdmission(
                 model: name,
-                versions: try Int.fetchSet(db.cachedStatement(sql: "SELECT number FROM version WHERE modelId = ?"), arguments: [id]),
+                versions: try Int.fetchSet(db.cachedStatement(sql: "SELECT number FROM version WHERE model_id = ?"), arguments: [id]),
                 metrics: try String.fetchSet(
-                    db.cachedStatement(sql: "SELECT name FROM experimentMetric WHERE modelId = ?"), arguments: [id]),
+                    db.cachedStatement(sql: "SELECT name FROM experiment_metric WHERE model_id = ?"), arguments: [id]),
                 undeclared: try Int.fetchOne(
-                    db.cachedStatement(sql: "SELECT COUNT(*) FROM experimentMetric WHERE modelId = ? AND NOT declared"), arguments: [id])
+                    db.cachedStatement(sql: "SELECT COUNT(*) FROM experiment_metric WHERE model_id = ? AND NOT declared"), arguments: [id])
                     ?? 0)
         }
     }
@@ -57,7 +57,7 @@ extension SQLiteModelCatalog {
         _ db: Database
     ) throws -> Bool {
         let insert = try db.cachedStatement(
-            sql: "INSERT OR IGNORE INTO outcomeBatch (modelId, id, hour, installation, events) VALUES (?, ?, ?, ?, ?)")
+            sql: "INSERT OR IGNORE INTO outcome_batch (model_id, id, hour, installation, events) VALUES (?, ?, ?, ?, ?)")
         try insert.bind(model.id, at: 1)
         try insert.bind(batch.id, at: 2)
         try insert.bind(batch.receivedHour, at: 3)
@@ -70,14 +70,14 @@ extension SQLiteModelCatalog {
         do {
             new = try model.admission.admit(batch, sentBefore: hourlyEvents.committedEvents(key, hour: batch.receivedHour))
         } catch {
-            try db.cachedStatement(sql: "DELETE FROM outcomeBatch WHERE modelId = ? AND id = ?").execute(arguments: [model.id, batch.id])
+            try db.cachedStatement(sql: "DELETE FROM outcome_batch WHERE model_id = ? AND id = ?").execute(arguments: [model.id, batch.id])
             throw error
         }
         counted.add(batch.events, to: key, hour: batch.receivedHour)
         for metric in new {
             try db.cachedStatement(
                 sql: """
-                    INSERT INTO experimentMetric (modelId, name, kind, direction, tolerance, guardrail, declared)
+                    INSERT INTO experiment_metric (model_id, name, kind, direction, tolerance, guardrail, declared)
                     VALUES (?, ?, 'sum', 'increase', 0, 0, 0)
                     """
             ).execute(arguments: [model.id, metric])
@@ -108,7 +108,7 @@ extension SQLiteModelCatalog {
     /// The insert of 1 to 8 outcome rows.
     private static let outcomeInsert = (1...8).map { count in
         """
-        INSERT INTO outcome (modelId, metric, arm, version, hour, installation, count, sum)
+        INSERT INTO outcome (model_id, metric, arm, version, hour, installation, count, sum)
         VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?)", count: count).joined(separator: ", "))
         """
     }
@@ -120,7 +120,7 @@ extension SQLiteModelCatalog {
             let cursor = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT metric, arm, version, hour, installation, SUM(count) AS count, SUM(sum) AS sum FROM outcome WHERE modelId = ?
+                    SELECT metric, arm, version, hour, installation, SUM(count) AS count, SUM(sum) AS sum FROM outcome WHERE model_id = ?
                     GROUP BY metric, arm, version, hour, installation
                     """, arguments: [model.id])
             while let row = try cursor.next() {
@@ -141,7 +141,7 @@ extension SQLiteModelCatalog {
             let cursor = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT arm, version, installation, MIN(hour) AS hour FROM outcome WHERE modelId = ? GROUP BY arm, version, installation
+                    SELECT arm, version, installation, MIN(hour) AS hour FROM outcome WHERE model_id = ? GROUP BY arm, version, installation
                     """, arguments: [model.id])
             while let row = try cursor.next() {
                 exposures[CountedArm(stored: row["arm"]), default: []].append(
@@ -157,7 +157,7 @@ extension SQLiteModelCatalog {
             return try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT name, kind, direction, tolerance, guardrail, declared FROM experimentMetric WHERE modelId = ? ORDER BY name
+                    SELECT name, kind, direction, tolerance, guardrail, declared FROM experiment_metric WHERE model_id = ? ORDER BY name
                     """, arguments: [model.id]
             ).map { row in
                 try AppMetric.stored(
@@ -169,7 +169,7 @@ extension SQLiteModelCatalog {
 
     public func pruneOutcomeBatches(beforeHour hour: Int) async throws {
         try await write { db in
-            try db.execute(sql: "DELETE FROM outcomeBatch WHERE hour < ?", arguments: [hour])
+            try db.execute(sql: "DELETE FROM outcome_batch WHERE hour < ?", arguments: [hour])
         }
     }
 }

@@ -9,9 +9,9 @@ extension SQLiteModelCatalog {
                 db,
                 sql: """
                     SELECT model.name, version.number, '' AS file, version.sha256, version.size FROM version
-                        JOIN model ON model.id = version.modelId WHERE version.published
-                    UNION ALL SELECT model.name, version.number, versionFile.name, versionFile.sha256, versionFile.size FROM versionFile
-                        JOIN version ON version.id = versionFile.versionId JOIN model ON model.id = version.modelId WHERE version.published
+                        JOIN model ON model.id = version.model_id WHERE version.published
+                    UNION ALL SELECT model.name, version.number, version_file.name, version_file.sha256, version_file.size FROM version_file
+                        JOIN version ON version.id = version_file.version_id JOIN model ON model.id = version.model_id WHERE version.published
                     """
             ).map { row in
                 PublishedFile(model: try ModelName(row[0] as String), version: row[1], file: row[2], sha256: row[3], size: row[4])
@@ -35,10 +35,10 @@ extension SQLiteModelCatalog {
         try await write { db in
             try db.execute(
                 sql: """
-                    INSERT OR IGNORE INTO versionPatch (versionId, fromVersionId, file, fromSha256, sha256, size)
+                    INSERT OR IGNORE INTO version_patch (version_id, from_version_id, file, from_sha256, sha256, size)
                     SELECT target.id, source.id, ?, ?, ?, ? FROM model
-                        JOIN version AS target ON target.modelId = model.id AND target.number = ?
-                        JOIN version AS source ON source.modelId = model.id AND source.number = ?
+                        JOIN version AS target ON target.model_id = model.id AND target.number = ?
+                        JOIN version AS source ON source.model_id = model.id AND source.number = ?
                         WHERE model.name = ?
                     """,
                 arguments: [patch.file, patch.fromSha256, patch.sha256, patch.size, patch.version, patch.fromVersion, patch.model.rawValue])
@@ -52,10 +52,10 @@ extension SQLiteModelCatalog {
         try Row.fetchAll(
             db,
             sql: """
-                SELECT model.name, target.number, source.number, versionPatch.file, versionPatch.fromSha256, versionPatch.sha256, versionPatch.size
-                FROM versionPatch JOIN version AS target ON target.id = versionPatch.versionId
-                    JOIN version AS source ON source.id = versionPatch.fromVersionId JOIN model ON model.id = target.modelId
-                WHERE \(condition) ORDER BY model.name, target.number, source.number, versionPatch.file
+                SELECT model.name, target.number, source.number, version_patch.file, version_patch.from_sha256, version_patch.sha256, version_patch.size
+                FROM version_patch JOIN version AS target ON target.id = version_patch.version_id
+                    JOIN version AS source ON source.id = version_patch.from_version_id JOIN model ON model.id = target.model_id
+                WHERE \(condition) ORDER BY model.name, target.number, source.number, version_patch.file
                 """, arguments: arguments
         ).map { row in
             StoredPatch(

@@ -9,9 +9,9 @@ extension SQLiteModelCatalog {
                 throw CatalogRule.noModel(name)
             }
             try db.execute(
-                sql: "INSERT INTO manifestSequence (name, last) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                sql: "INSERT INTO manifest_sequence (name, last) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
                 arguments: [name.rawValue, max(floor, 1)])
-            return try Int.fetchOne(db, sql: "SELECT last FROM manifestSequence WHERE name = ?", arguments: [name.rawValue])!
+            return try Int.fetchOne(db, sql: "SELECT last FROM manifest_sequence WHERE name = ?", arguments: [name.rawValue])!
         }
     }
 
@@ -19,7 +19,7 @@ extension SQLiteModelCatalog {
         try await write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO manifestSequence (name, last) SELECT name, ? FROM model WHERE true
+                    INSERT INTO manifest_sequence (name, last) SELECT name, ? FROM model WHERE true
                     ON CONFLICT (name) DO UPDATE SET last = max(last, excluded.last)
                     """, arguments: [max(floor, 1)])
         }
@@ -30,26 +30,26 @@ extension SQLiteModelCatalog {
     static func advanceManifestVersion(_ name: String, at date: Date?, _ db: Database) throws {
         try db.execute(
             sql: """
-                INSERT INTO manifestSequence (name, last) VALUES (?, ?)
+                INSERT INTO manifest_sequence (name, last) VALUES (?, ?)
                 ON CONFLICT (name) DO UPDATE SET last = max(last + 1, excluded.last)
                 """, arguments: [name, max(1, date.map { Int($0.timeIntervalSince1970 * 1000) } ?? 1)])
     }
 
     public func rootDocument(version: Int) async throws -> Data? {
-        try await read { db in try Data.fetchOne(db, sql: "SELECT envelope FROM rootDocument WHERE version = ?", arguments: [version]) }
+        try await read { db in try Data.fetchOne(db, sql: "SELECT envelope FROM root_document WHERE version = ?", arguments: [version]) }
     }
 
     public func latestRootDocument() async throws -> Data? {
-        try await read { db in try Data.fetchOne(db, sql: "SELECT envelope FROM rootDocument ORDER BY version DESC LIMIT 1") }
+        try await read { db in try Data.fetchOne(db, sql: "SELECT envelope FROM root_document ORDER BY version DESC LIMIT 1") }
     }
 
     public func addRootDocument(version: Int, envelope: Data, at date: Date) async throws {
         try await write { db in
-            guard try Int.fetchOne(db, sql: "SELECT 1 FROM rootDocument WHERE version = ?", arguments: [version]) == nil else {
+            guard try Int.fetchOne(db, sql: "SELECT 1 FROM root_document WHERE version = ?", arguments: [version]) == nil else {
                 throw CatalogRule.rootDocumentExists(version)
             }
             try db.execute(
-                sql: "INSERT INTO rootDocument (version, envelope, createdAt) VALUES (?, ?, ?)", arguments: [version, envelope, date])
+                sql: "INSERT INTO root_document (version, envelope, created_at) VALUES (?, ?, ?)", arguments: [version, envelope, date])
         }
     }
 }

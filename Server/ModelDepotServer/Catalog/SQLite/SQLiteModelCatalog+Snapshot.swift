@@ -39,54 +39,54 @@ extension SQLiteModelCatalog {
                 .init(model: try name($0.modelId), guards: $0.document, running: $0.running)
             }
             snapshot.changes = try RolloutChangeRecord.order(RolloutChangeRecord.Columns.id).fetchAll(db).map {
-                .init(model: try name($0.modelId), keyID: $0.keyID, at: $0.at, before: $0.before, after: $0.after, reason: $0.reason)
+                .init(model: try name($0.modelId), keyID: $0.keyId, at: $0.at, before: $0.before, after: $0.after, reason: $0.reason)
             }
-            snapshot.usage = try Row.fetchAll(db, sql: "SELECT modelId, version, arm, kind, minute, count FROM usage").map {
+            snapshot.usage = try Row.fetchAll(db, sql: "SELECT model_id, version, arm, kind, minute, count FROM usage").map {
                 .init(
-                    model: try name($0["modelId"]), version: $0["version"], arm: CountedArm(stored: $0["arm"]),
+                    model: try name($0["model_id"]), version: $0["version"], arm: CountedArm(stored: $0["arm"]),
                     kind: try UsageKind(stored: $0["kind"]),
                     minute: $0["minute"], count: $0["count"])
             }
-            snapshot.installations = try Row.fetchAll(db, sql: "SELECT modelId, arm, version, installation, minute FROM armInstallation")
+            snapshot.installations = try Row.fetchAll(db, sql: "SELECT model_id, arm, version, installation, minute FROM arm_installation")
                 .map {
                     .init(
-                        model: try name($0["modelId"]), arm: CountedArm(stored: $0["arm"]), version: $0["version"],
+                        model: try name($0["model_id"]), arm: CountedArm(stored: $0["arm"]), version: $0["version"],
                         installation: $0["installation"], minute: $0["minute"])
                 }
-            snapshot.sequences = try Row.fetchAll(db, sql: "SELECT name, last FROM manifestSequence").map { ($0["name"], $0["last"]) }
-            snapshot.roots = try Row.fetchAll(db, sql: "SELECT version, envelope, createdAt FROM rootDocument ORDER BY version").map {
-                .init(version: $0["version"], envelope: $0["envelope"], createdAt: $0["createdAt"])
+            snapshot.sequences = try Row.fetchAll(db, sql: "SELECT name, last FROM manifest_sequence").map { ($0["name"], $0["last"]) }
+            snapshot.roots = try Row.fetchAll(db, sql: "SELECT version, envelope, created_at FROM root_document ORDER BY version").map {
+                .init(version: $0["version"], envelope: $0["envelope"], createdAt: $0["created_at"])
             }
             snapshot.outcomes = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT modelId, metric, arm, version, hour, installation, SUM(count) AS count, SUM(sum) AS sum FROM outcome
-                    GROUP BY modelId, metric, arm, version, hour, installation
+                    SELECT model_id, metric, arm, version, hour, installation, SUM(count) AS count, SUM(sum) AS sum FROM outcome
+                    GROUP BY model_id, metric, arm, version, hour, installation
                     """
             ).map {
                 .init(
-                    model: try name($0["modelId"]), metric: $0["metric"], arm: $0["arm"],
+                    model: try name($0["model_id"]), metric: $0["metric"], arm: $0["arm"],
                     row: OutcomeRow(
                         version: $0["version"], hour: $0["hour"], installation: $0["installation"], count: $0["count"], sum: $0["sum"]))
             }
             snapshot.exposures = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT modelId, arm, version, installation, MIN(hour) AS hour FROM outcome GROUP BY modelId, arm, version, installation
+                    SELECT model_id, arm, version, installation, MIN(hour) AS hour FROM outcome GROUP BY model_id, arm, version, installation
                     """
             ).map {
                 .init(
-                    model: try name($0["modelId"]), arm: $0["arm"],
+                    model: try name($0["model_id"]), arm: $0["arm"],
                     exposure: OutcomeExposure(version: $0["version"], hour: $0["hour"], installation: $0["installation"]))
             }
-            snapshot.batches = try Row.fetchAll(db, sql: "SELECT modelId, id, hour FROM outcomeBatch").map {
-                .init(model: try name($0["modelId"]), id: $0["id"], hour: $0["hour"])
+            snapshot.batches = try Row.fetchAll(db, sql: "SELECT model_id, id, hour FROM outcome_batch").map {
+                .init(model: try name($0["model_id"]), id: $0["id"], hour: $0["hour"])
             }
             snapshot.metrics = try Row.fetchAll(
-                db, sql: "SELECT modelId, name, kind, direction, tolerance, guardrail, declared FROM experimentMetric"
+                db, sql: "SELECT model_id, name, kind, direction, tolerance, guardrail, declared FROM experiment_metric"
             ).map {
                 .init(
-                    model: try name($0["modelId"]),
+                    model: try name($0["model_id"]),
                     metric: try AppMetric.stored(
                         name: $0["name"], kind: $0["kind"], direction: $0["direction"], tolerance: $0["tolerance"],
                         guardrail: $0["guardrail"],

@@ -19,7 +19,7 @@ extension SQLiteModelCatalog {
                 rollout: try RolloutRecord.fetchOne(db, key: model.id)?.document ?? Rollout(),
                 guards: try RolloutGuardRecord.fetchOne(db, key: model.id)?.document ?? [],
                 declaredMetrics: try String.fetchSet(
-                    db, sql: "SELECT name FROM experimentMetric WHERE modelId = ? AND declared", arguments: [model.id]))
+                    db, sql: "SELECT name FROM experiment_metric WHERE model_id = ? AND declared", arguments: [model.id]))
             let value = try body(&transaction)
             var released: Set<String> = []
             for write in transaction.writes { released.formUnion(try apply(write, to: model, db)) }
@@ -33,13 +33,13 @@ extension SQLiteModelCatalog {
         let modelID = model.id!
         func id(of number: Int) throws -> Int64 {
             let found = try Int64.fetchOne(
-                db, sql: "SELECT id FROM version WHERE modelId = ? AND number = ?", arguments: [modelID, number])
+                db, sql: "SELECT id FROM version WHERE model_id = ? AND number = ?", arguments: [modelID, number])
             guard let found else { throw CatalogRule.noVersion(number, of: model.name) }
             return found
         }
         switch write {
         case .addVersion(let version):
-            try db.execute(sql: "UPDATE model SET lastVersionNumber = ? WHERE id = ?", arguments: [version.version, modelID])
+            try db.execute(sql: "UPDATE model SET last_version_number = ? WHERE id = ?", arguments: [version.version, modelID])
             var record = VersionRecord(
                 id: nil, modelId: modelID, number: version.version, sha256: version.sha256, size: version.size, notes: version.notes,
                 published: version.published, createdAt: version.createdAt, publishedAt: version.publishedAt, tflite: version.tflite,
@@ -52,13 +52,13 @@ extension SQLiteModelCatalog {
             return []
         case .setPublished(let version):
             try db.execute(
-                sql: "UPDATE version SET published = ?, publishedAt = ? WHERE id = ?",
+                sql: "UPDATE version SET published = ?, published_at = ? WHERE id = ?",
                 arguments: [version.published, version.publishedAt, try id(of: version.version)])
             return []
         case .deleteVersion(let number):
             let versionID = try id(of: number)
             let digests = try String.fetchAll(
-                db, sql: "SELECT sha256 FROM version WHERE id = ? UNION SELECT sha256 FROM versionFile WHERE versionId = ?",
+                db, sql: "SELECT sha256 FROM version WHERE id = ? UNION SELECT sha256 FROM version_file WHERE version_id = ?",
                 arguments: [versionID, versionID])
             let patches = try patchDigests(of: [versionID], db)
             try db.execute(sql: "DELETE FROM version WHERE id = ?", arguments: [versionID])
@@ -67,17 +67,17 @@ extension SQLiteModelCatalog {
             let digests = try String.fetchAll(
                 db,
                 sql: """
-                    SELECT sha256 FROM version WHERE modelId = ?
-                    UNION SELECT versionFile.sha256 FROM versionFile JOIN version ON version.id = versionFile.versionId WHERE modelId = ?
+                    SELECT sha256 FROM version WHERE model_id = ?
+                    UNION SELECT version_file.sha256 FROM version_file JOIN version ON version.id = version_file.version_id WHERE model_id = ?
                     """, arguments: [modelID, modelID])
             let patches = try patchDigests(
-                of: try Int64.fetchAll(db, sql: "SELECT id FROM version WHERE modelId = ?", arguments: [modelID]), db)
+                of: try Int64.fetchAll(db, sql: "SELECT id FROM version WHERE model_id = ?", arguments: [modelID]), db)
             try db.execute(sql: "DELETE FROM model WHERE id = ?", arguments: [modelID])
             return Set(digests + patches)
         case .saveRollout(let change):
             try RolloutRecord(modelId: modelID, document: change.after, updatedAt: change.at).save(db)
             var entry = RolloutChangeRecord(
-                id: nil, modelId: modelID, keyID: change.keyID, at: change.at, before: change.before, after: change.after,
+                id: nil, modelId: modelID, keyId: change.keyID, at: change.at, before: change.before, after: change.after,
                 reason: change.reason)
             try entry.insert(db)
             return []
@@ -87,14 +87,14 @@ extension SQLiteModelCatalog {
         case .declareMetric(let metric):
             try db.execute(
                 sql: """
-                    INSERT INTO experimentMetric (modelId, name, kind, direction, tolerance, guardrail, declared) VALUES (?, ?, ?, ?, ?, ?, 1)
-                    ON CONFLICT (modelId, name) DO UPDATE SET kind = excluded.kind, direction = excluded.direction,
+                    INSERT INTO experiment_metric (model_id, name, kind, direction, tolerance, guardrail, declared) VALUES (?, ?, ?, ?, ?, ?, 1)
+                    ON CONFLICT (model_id, name) DO UPDATE SET kind = excluded.kind, direction = excluded.direction,
                         tolerance = excluded.tolerance, guardrail = excluded.guardrail, declared = 1
                     """,
                 arguments: [modelID, metric.name, metric.kind.rawValue, metric.direction.rawValue, metric.tolerance, metric.guardrail])
             return []
         case .removeMetric(let metric):
-            try db.execute(sql: "DELETE FROM experimentMetric WHERE modelId = ? AND name = ? AND declared", arguments: [modelID, metric])
+            try db.execute(sql: "DELETE FROM experiment_metric WHERE model_id = ? AND name = ? AND declared", arguments: [modelID, metric])
             return []
         }
     }

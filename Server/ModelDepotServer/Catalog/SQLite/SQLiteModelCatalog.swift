@@ -20,7 +20,21 @@ public struct SQLiteModelCatalog: ModelCatalog {
             // `prepareDatabase`): set FULL afterwards, so that a commit is on the disk before
             // anyone is told of it.
             try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
-            try SQLiteCatalogMigrations.migrator.migrate(database)
+            let migrator = SQLiteCatalogMigrations.migrator
+            // On the writer: a reader connection used before the migrations would keep the old
+            // column names and fail to decode the renamed rows.
+            let unknown = try database.writeWithoutTransaction { db in
+                try migrator.appliedIdentifiers(db).subtracting(migrator.migrations)
+            }
+            guard unknown.isEmpty else {
+                throw DepotError(
+                    .internalError,
+                    "The catalog database '\(path)' has schema changes from a newer depot (\(unknown.sorted().joined(separator: ", "))); this one knows up to '\(migrator.migrations.last ?? "")'. Run the newer depot (or restore a backup taken before the upgrade)."
+                )
+            }
+            try migrator.migrate(database)
+        } catch let error as DepotError {
+            throw error
         } catch {
             throw DepotError(
                 .internalError, "Could not open the catalog database '\(path)'. Check the storage directory.", cause: "\(error)")
@@ -93,12 +107,12 @@ public struct SQLiteModelCatalog: ModelCatalog {
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT DISTINCT version.sha256, version.size, model.name FROM version JOIN model ON model.id = version.modelId
-                    UNION SELECT DISTINCT versionFile.sha256, versionFile.size, model.name FROM versionFile
-                        JOIN version ON version.id = versionFile.versionId JOIN model ON model.id = version.modelId
-                    UNION SELECT DISTINCT versionPatch.sha256, versionPatch.size, model.name FROM versionPatch
-                        JOIN version ON version.id = versionPatch.versionId JOIN model ON model.id = version.modelId
-                        WHERE versionPatch.sha256 IS NOT NULL
+                    SELECT DISTINCT version.sha256, version.size, model.name FROM version JOIN model ON model.id = version.model_id
+                    UNION SELECT DISTINCT version_file.sha256, version_file.size, model.name FROM version_file
+                        JOIN version ON version.id = version_file.version_id JOIN model ON model.id = version.model_id
+                    UNION SELECT DISTINCT version_patch.sha256, version_patch.size, model.name FROM version_patch
+                        JOIN version ON version.id = version_patch.version_id JOIN model ON model.id = version.model_id
+                        WHERE version_patch.sha256 IS NOT NULL
                     """)
             while let row = try rows.next() {
                 let sha256: String = row[0]
@@ -120,7 +134,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
     public func modelsWithRunningGuards() async throws -> [ModelName] {
         try await read { db in
             try String.fetchAll(
-                db, sql: "SELECT name FROM model JOIN rolloutGuard ON rolloutGuard.modelId = model.id WHERE running ORDER BY name"
+                db, sql: "SELECT name FROM model JOIN rollout_guard ON rollout_guard.model_id = model.id WHERE running ORDER BY name"
             )
             .map { try ModelName($0) }
         }
@@ -131,7 +145,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
             let model = try modelRecord(name, db)
             return try RolloutChangeRecord.filter(RolloutChangeRecord.Columns.modelId == model.id)
                 .order(RolloutChangeRecord.Columns.id).fetchAll(db)
-                .map { RolloutChange(keyID: $0.keyID, at: $0.at, before: $0.before, after: $0.after, reason: $0.reason) }
+                .map { RolloutChange(keyID: $0.keyId, at: $0.at, before: $0.before, after: $0.after, reason: $0.reason) }
         }
     }
 
@@ -142,7 +156,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
         try await writeWithoutWaitingForTheDisk { db in
             let insert = try db.cachedStatement(
                 sql: """
-                    INSERT OR IGNORE INTO armInstallation (modelId, arm, version, installation, minute)
+                    INSERT OR IGNORE INTO arm_installation (model_id, arm, version, installation, minute)
                     SELECT id, ?, ?, ?, ? FROM model WHERE name = ?
                     """)
             for (seen, minute) in installations {
@@ -150,22 +164,22 @@ public struct SQLiteModelCatalog: ModelCatalog {
             }
             let upsert = try db.cachedStatement(
                 sql: """
-                    INSERT INTO usage (modelId, version, arm, kind, minute, count) VALUES (?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (modelId, version, arm, kind, minute) DO UPDATE SET count = count + excluded.count
+                    INSERT INTO usage (model_id, version, arm, kind, minute, count) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (model_id, version, arm, kind, minute) DO UPDATE SET count = count + excluded.count
                     """)
             for (key, count) in counts {
                 let targets: [Row]
                 switch key.subject {
                 case .manifest(let model, let version):
                     targets = try Row.fetchAll(
-                        db, sql: "SELECT id AS modelId, ? AS number FROM model WHERE name = ?",
+                        db, sql: "SELECT id AS model_id, ? AS number FROM model WHERE name = ?",
                         arguments: [version, model.rawValue])
                 case .download(let sha256):
-                    targets = try Row.fetchAll(db, sql: "SELECT modelId, number FROM version WHERE sha256 = ?", arguments: [sha256])
+                    targets = try Row.fetchAll(db, sql: "SELECT model_id, number FROM version WHERE sha256 = ?", arguments: [sha256])
                 }
                 for target in targets {
                     try upsert.execute(arguments: [
-                        target["modelId"] as Int64, target["number"] as Int, key.arm.stored,
+                        target["model_id"] as Int64, target["number"] as Int, key.arm.stored,
                         key.kind.rawValue, key.minute, count,
                     ])
                 }
@@ -177,7 +191,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
         try await read { db in
             let model = try modelRecord(name, db)
             return try Row.fetchAll(
-                db, sql: "SELECT version, arm, kind, minute, count FROM usage WHERE modelId = ? AND minute >= ?",
+                db, sql: "SELECT version, arm, kind, minute, count FROM usage WHERE model_id = ? AND minute >= ?",
                 arguments: [model.id, minute]
             ).map {
                 UsageRow(
@@ -193,7 +207,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
             return try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT arm, version, COUNT(*) AS count FROM armInstallation WHERE modelId = ? AND minute >= ? GROUP BY arm, version
+                    SELECT arm, version, COUNT(*) AS count FROM arm_installation WHERE model_id = ? AND minute >= ? GROUP BY arm, version
                     """, arguments: [model.id, minute]
             ).map { InstallationCount(arm: CountedArm(stored: $0["arm"]), version: $0["version"], count: $0["count"]) }
         }
@@ -221,7 +235,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
 
     public func workingKeys() async throws -> [(key: AccessKey, secretHash: [UInt8])] {
         try await read { db in
-            try AccessKeyRecord.filter(sql: "revokedAt IS NULL").fetchAll(db).map { (try $0.key(), Array($0.secretHash)) }
+            try AccessKeyRecord.filter(sql: "revoked_at IS NULL").fetchAll(db).map { (try $0.key(), Array($0.secretHash)) }
         }
     }
 
@@ -230,7 +244,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
     {
         try await write { db in
             guard var record = try AccessKeyRecord.fetchOne(db, key: id) else { throw CatalogRule.noKey(id) }
-            let working = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM accessKey WHERE kind = 'admin' AND revokedAt IS NULL") ?? 0
+            let working = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM access_key WHERE kind = 'admin' AND revoked_at IS NULL") ?? 0
             let changed = try change(try record.key(), working)
             if changed.revokedAt != record.revokedAt {
                 record.revokedAt = changed.revokedAt
@@ -247,7 +261,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
             db,
             sql: """
                 SELECT COUNT(*) AS count, MAX(number) AS latest, MAX(CASE WHEN published THEN number END) AS published
-                FROM version WHERE modelId = ?
+                FROM version WHERE model_id = ?
                 """, arguments: [model.id])
         return ModelSummary(
             name: try ModelName(model.name), description: model.description, tags: model.tags,
@@ -280,7 +294,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
         try digests.filter {
             try VersionRecord.filter(VersionRecord.Columns.sha256 == $0).fetchCount(db) == 0
                 && VersionFileRecord.filter(VersionFileRecord.Columns.sha256 == $0).fetchCount(db) == 0
-                && Int.fetchOne(db, sql: "SELECT COUNT(*) FROM versionPatch WHERE sha256 = ?", arguments: [$0]) == 0
+                && Int.fetchOne(db, sql: "SELECT COUNT(*) FROM version_patch WHERE sha256 = ?", arguments: [$0]) == 0
         }
     }
 
@@ -291,7 +305,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
         return try String.fetchAll(
             db,
             sql: """
-                SELECT sha256 FROM versionPatch WHERE sha256 IS NOT NULL AND (versionId IN (\(ids)) OR fromVersionId IN (\(ids)))
+                SELECT sha256 FROM version_patch WHERE sha256 IS NOT NULL AND (version_id IN (\(ids)) OR from_version_id IN (\(ids)))
                 """)
     }
 

@@ -3,13 +3,23 @@ import GRDB
 import ModelDepotRollouts
 import ModelDepotShared
 
+/// A row of the catalog: Swift's camelCase properties in the tables' snake_case columns (the
+/// PostgreSQL catalog's names). A property's name must come back from its column's: `keyId`
+/// (`key_id`), not `keyID`.
+protocol SnakeCaseRecord: FetchableRecord, EncodableRecord {}
+
+extension SnakeCaseRecord {
+    static var databaseColumnDecodingStrategy: DatabaseColumnDecodingStrategy { .convertFromSnakeCase }
+    static var databaseColumnEncodingStrategy: DatabaseColumnEncodingStrategy { .convertToSnakeCase }
+}
+
 /// A row of `model`.
-struct ModelRecord: Codable, FetchableRecord, MutablePersistableRecord {
+struct ModelRecord: Codable, SnakeCaseRecord, MutablePersistableRecord {
     static let databaseTableName = "model"
     enum Columns {
         static let id = Column("id")
         static let name = Column("name")
-        static let lastVersionNumber = Column("lastVersionNumber")
+        static let lastVersionNumber = Column("last_version_number")
     }
 
     var id: Int64?
@@ -24,10 +34,10 @@ struct ModelRecord: Codable, FetchableRecord, MutablePersistableRecord {
 }
 
 /// A row of `version`.
-struct VersionRecord: Codable, FetchableRecord, MutablePersistableRecord {
+struct VersionRecord: Codable, SnakeCaseRecord, MutablePersistableRecord {
     static let databaseTableName = "version"
     enum Columns {
-        static let modelId = Column("modelId")
+        static let modelId = Column("model_id")
         static let number = Column("number")
         static let sha256 = Column("sha256")
         static let published = Column("published")
@@ -54,11 +64,11 @@ struct VersionRecord: Codable, FetchableRecord, MutablePersistableRecord {
     }
 }
 
-/// A row of `versionFile`: one companion file of a version.
-struct VersionFileRecord: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "versionFile"
+/// A row of `version_file`: one companion file of a version.
+struct VersionFileRecord: Codable, SnakeCaseRecord, PersistableRecord {
+    static let databaseTableName = "version_file"
     enum Columns {
-        static let versionId = Column("versionId")
+        static let versionId = Column("version_id")
         static let sha256 = Column("sha256")
         static let position = Column("position")
     }
@@ -72,12 +82,12 @@ struct VersionFileRecord: Codable, FetchableRecord, PersistableRecord {
     func file() throws -> CompanionFile { try CompanionFile(name: name, sha256: sha256, size: size) }
 }
 
-/// A row of `accessKey`.
-struct AccessKeyRecord: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "accessKey"
+/// A row of `access_key`.
+struct AccessKeyRecord: Codable, SnakeCaseRecord, PersistableRecord {
+    static let databaseTableName = "access_key"
     enum Columns {
         static let id = Column("id")
-        static let createdAt = Column("createdAt")
+        static let createdAt = Column("created_at")
     }
 
     var id: String
@@ -97,32 +107,32 @@ struct AccessKeyRecord: Codable, FetchableRecord, PersistableRecord {
 }
 
 /// A row of `rollout`: one document per model.
-struct RolloutRecord: Codable, FetchableRecord, PersistableRecord {
+struct RolloutRecord: Codable, SnakeCaseRecord, PersistableRecord {
     static let databaseTableName = "rollout"
     var modelId: Int64
     var document: Rollout
     var updatedAt: Date
 }
 
-/// A row of `rolloutGuard`: one model's guarded rollouts, and whether one of them is running.
-struct RolloutGuardRecord: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "rolloutGuard"
+/// A row of `rollout_guard`: one model's guarded rollouts, and whether one of them is running.
+struct RolloutGuardRecord: Codable, SnakeCaseRecord, PersistableRecord {
+    static let databaseTableName = "rollout_guard"
     var modelId: Int64
     var document: [StoredRolloutGuard]
     var running: Bool
 }
 
-/// A row of `rolloutChange`: the audit log.
-struct RolloutChangeRecord: Codable, FetchableRecord, MutablePersistableRecord {
-    static let databaseTableName = "rolloutChange"
+/// A row of `rollout_change`: the audit log.
+struct RolloutChangeRecord: Codable, SnakeCaseRecord, MutablePersistableRecord {
+    static let databaseTableName = "rollout_change"
     enum Columns {
-        static let modelId = Column("modelId")
+        static let modelId = Column("model_id")
         static let id = Column("id")
     }
 
     var id: Int64?
     var modelId: Int64
-    var keyID: String
+    var keyId: String
     var at: Date
     var before: Rollout
     var after: Rollout
