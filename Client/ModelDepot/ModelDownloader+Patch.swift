@@ -15,8 +15,9 @@ extension ModelDownloader {
     /// copy of a file in `held` with its SHA-256 (a file the new version did not change), or
     /// one of `patches` applied to a file in `held` when that costs fewer bytes than what is
     /// left to download of the whole file, else whole. A patch that is not what was signed (its
-    /// digest), does not apply, or makes other bytes (the result's size and digest) is thrown
-    /// away and the file downloaded whole; a network failure, missing space or unmet conditions
+    /// digest) or cannot be fetched, or a downloaded patch that fails to apply for any reason
+    /// (it does not fit, makes other bytes, or the disk fills while applying), is thrown away and
+    /// the file downloaded whole; a network failure or unmet conditions while fetching the patch
     /// end the attempt (a partial patch is resumed next time).
     /// - Returns: The complete file, not yet verified as a model (its size and SHA-256 are).
     func fetch(
@@ -48,10 +49,15 @@ extension ModelDownloader {
                 let patchFile = try await download(blob, conditions: conditions)
                 transfer.fetched += patch.size - before
                 defer { try? FileManager.default.removeItem(at: patchFile) }
-                let file = try await apply(patchFile, as: patch, to: old, making: manifest)
-                transfer.patched += 1
-                transfer.saved += manifest.size - patch.size
-                return file
+                do {
+                    let file = try await apply(patchFile, as: patch, to: old, making: manifest)
+                    transfer.patched += 1
+                    transfer.saved += manifest.size - patch.size
+                    return file
+                } catch  where !(error is CancellationError) {
+                    // Whatever stops a downloaded patch from applying (a bad patch, a full disk,
+                    // a held file that cannot be read) would stop it again: the file comes whole.
+                }
             } catch let error as DepotError where Self.meansABadPatch.contains(error.code) {
                 try? FileManager.default.removeItem(at: cache.partialFile(patch.sha256))
             }
@@ -87,8 +93,7 @@ extension ModelDownloader {
         }
         let result = cache.partialFile(manifest.sha256).appendingPathExtension("patched")
         defer { try? FileManager.default.removeItem(at: result) }
-        guard FileManager.default.createFile(atPath: result.path, contents: nil), let output = FileHandle(forWritingAtPath: result.path)
-        else {
+        guard let output = PrivateFile.create(at: result) else {
             try? FileManager.default.removeItem(at: result)
             throw DepotError(
                 .fileUnreadable, "Could not create '\(result.path)' to apply the patch to '\(manifest.model)' v\(manifest.version).")

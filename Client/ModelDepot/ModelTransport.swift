@@ -1,4 +1,5 @@
 import Foundation
+import ModelDepotShared
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -74,8 +75,7 @@ public struct URLSessionTransport: ModelTransport {
     /// A new empty file for a body, open for writing; the caller moves or deletes it.
     static func temporaryBodyFile() throws -> (URL, FileHandle) {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("modeldepot-\(UUID().uuidString).body")
-        guard FileManager.default.createFile(atPath: file.path, contents: nil) else { throw URLError(.cannotCreateFile) }
-        guard let handle = FileHandle(forWritingAtPath: file.path) else {
+        guard let handle = PrivateFile.create(at: file) else {
             try? FileManager.default.removeItem(at: file)
             throw URLError(.cannotCreateFile)
         }

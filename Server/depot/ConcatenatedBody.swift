@@ -9,7 +9,7 @@ struct ConcatenatedBody {
 
     init(model: String, companions: [CompanionUpload]) throws {
         path = NSTemporaryDirectory() + "depot-upload-\(UUID().uuidString)"
-        guard FileManager.default.createFile(atPath: path, contents: nil), let output = FileHandle(forWritingAtPath: path) else {
+        guard let output = PrivateFile.create(at: URL(fileURLWithPath: path)) else {
             throw DepotError(.fileUnreadable, "Could not create a temporary file at '\(path)' for the upload's body.")
         }
         defer { try? output.close() }

@@ -24,7 +24,10 @@ extension Depot {
         @Option(help: "The storage directory to move (default: DEPOT_STORAGE, else ./storage).")
         var from: String?
 
-        @Option(help: "The target catalog: postgres://USER:PASSWORD@HOST:PORT/DATABASE.")
+        @Option(
+            help:
+                "The target catalog: postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=disable|prefer|require] (TLS required unless the host is this machine)."
+        )
         var toDatabase: String
 
         @Option(help: "The target store: s3://BUCKET[/PREFIX].")

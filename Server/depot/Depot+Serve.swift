@@ -40,7 +40,7 @@ extension Depot {
 
         @Option(
             help:
-                "The catalog in PostgreSQL, as postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=disable|prefer|require] (default: the embedded SQLite file under --storage)."
+                "The catalog in PostgreSQL, as postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=disable|prefer|require]; TLS is required unless the host is this machine or sslmode says otherwise (default: the embedded SQLite file under --storage)."
         )
         var database: String?
 

@@ -136,6 +136,23 @@ import Testing
         }
     }
 
+    @Test func aPatchThatFailsToApplyOnTheDeviceForAnyReasonEndsInAFullDownload() async throws {
+        let published = try await PublishedModel(arguments: ["--patch-from", "3"])
+        let downloader = try published.downloader()
+        #expect(try await downloader.model(named: "flowers").version == 1)
+        let (v2, patches) = try await Self.publish(Binaries.fixture("float_classifier_labels"), on: published.server)
+        let patch = try #require(patches.first)
+        // The patch is sound, but the device cannot write what it makes (a directory stands where
+        // the result goes): file_unreadable, which would fail every later attempt the same way.
+        let result = published.cache.appendingPathComponent("partial/\(v2.sha256).part.patched")
+        try FileManager.default.createDirectory(at: result, withIntermediateDirectories: true)
+
+        var model: VerifiedModel?
+        let events = try await Self.events(of: downloader) { model = try await downloader.model(named: "flowers") }
+        #expect(model?.version == 2 && model?.sha256 == v2.sha256)
+        #expect(Self.downloaded(events)! == (0, patch.size + v2.size, 0), "the patch's bytes, then the whole file")
+    }
+
     @Test func anInterruptedPatchDownloadResumesWhereItStopped() async throws {
         let published = try await PublishedModel(arguments: ["--patch-from", "3"])
         let transport = DownloadRecoveryEndToEndTests.HookedTransport()

@@ -69,6 +69,26 @@ import Testing
         impossible = try manifest()
         impossible.size = -1
         #expect(verify(try signed(impossible, [manifestKey])) == .invalidMetadata)
+        let digest = String(repeating: "b", count: 64)
+        for bad in ["../../Library/x", String(repeating: "B", count: 64), String(repeating: "b", count: 63) + "/"] {
+            let patch = ModelManifest.Patch(from: digest, sha256: digest, size: 1, downloadURL: "/p")
+            var withFile = try manifest()
+            withFile.files = [.init(name: "labels.txt", sha256: bad, size: 1, downloadURL: "/f")]
+            var withPatch = try manifest()
+            withPatch.patches = [ModelManifest.Patch(from: bad, sha256: digest, size: 1, downloadURL: "/p")]
+            var withFilePatch = try manifest()
+            withFilePatch.files = [
+                .init(
+                    name: "labels.txt", sha256: digest, size: 1, downloadURL: "/f",
+                    patches: [patch, .init(from: digest, sha256: bad, size: 1, downloadURL: "/p")])
+            ]
+            for flawed in [withFile, withPatch, withFilePatch] {
+                let error = #expect(throws: DepotError.self) {
+                    try root.verifyManifest(try signed(flawed, [manifestKey]), for: flowers, now: now, clockSkew: 0, minimumVersion: nil)
+                }
+                #expect(error?.code == .invalidMetadata && error?.message.contains("names a file by '\(bad)'") == true)
+            }
+        }
     }
 
     @Test func revokedKeysAreNamedAsRevoked() throws {

@@ -86,7 +86,7 @@ struct BlobsController {
     /// - Throws: ``DepotError``: `bad_request` for a malformed digest, `not_found` for a blob no
     ///   version of the key's models references.
     func plan(hex: Substring, key: AccessKey, headers requestHeaders: some DeviceFields) throws -> Plan {
-        guard hex.utf8.count == 64, hex.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+        guard hex.isSHA256Hex else {
             throw DepotError(
                 .badRequest, "'\(hex.prefix(80))' is not a SHA-256 digest: blobs are named by 64 lower-case hexadecimal digits.")
         }

@@ -144,8 +144,7 @@ extension PatchService {
     static func applies(_ patch: [UInt8], to old: String, making job: PatchPlan.Job, in directory: URL) throws(DepotError) -> Bool {
         let output = directory.appendingPathComponent("patched-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: output) }
-        guard FileManager.default.createFile(atPath: output.path, contents: nil), let handle = FileHandle(forWritingAtPath: output.path)
-        else {
+        guard let handle = PrivateFile.create(at: output) else {
             throw DepotError(.internalError, "Could not create '\(output.path)' to check a patch.")
         }
         let mapped = try MappedFile(path: old)

@@ -23,12 +23,18 @@ extension Patch {
         var streams: [StreamFile] = []
         // Every temporary file goes, whether the patch applies or is refused halfway.
         defer { for stream in streams { stream.remove() } }
+        // Together the streams inflate to at most 2.5 times the new file and 64 KiB: room for its
+        // bytes and their runs, and for the server's steps (one per match), but not for a patch
+        // that would fill the disk with steps.
+        var budget = newSize / 2 * 5 + 65_536
         for (name, range, limit) in [
             ("controls", headerSize..<controlsEnd, header.steps * 24), ("added", controlsEnd..<addedEnd, newSize / 2 * 3 + 32),
             ("inserted", addedEnd..<patch.count, newSize),
         ] {
-            streams.append(
-                try StreamFile(inflating: UnsafeRawBufferPointer(rebasing: patch[range]), limit: limit, name: name, in: temporaryDirectory))
+            let stream = try StreamFile(
+                inflating: UnsafeRawBufferPointer(rebasing: patch[range]), limit: min(limit, budget), name: name, in: temporaryDirectory)
+            budget -= stream.size
+            streams.append(stream)
         }
         let (controls, inserted) = (streams[0], streams[2])
         let added = ZeroRunReader(streams[1])
@@ -149,8 +155,7 @@ extension Patch {
 
         init(inflating compressed: UnsafeRawBufferPointer, limit: Int, name: String, in directory: URL) throws(DepotError) {
             url = directory.appendingPathComponent("patch-\(name)-\(UUID().uuidString)")
-            guard FileManager.default.createFile(atPath: url.path, contents: nil), let writer = FileHandle(forWritingAtPath: url.path)
-            else {
+            guard let writer = PrivateFile.create(at: url) else {
                 try? FileManager.default.removeItem(at: url)
                 throw DepotError(.fileUnreadable, "Could not create a temporary file to apply a patch in '\(directory.path)'.")
             }

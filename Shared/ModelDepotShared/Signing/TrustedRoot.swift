@@ -86,12 +86,17 @@ public struct TrustedRoot: Sendable, Hashable {
         guard let manifest = try? SignedJSON.decoder.decode(ModelManifest.self, from: payload), manifest.type == "manifest" else {
             throw DepotError(.invalidMetadata, "\(what) is signed but its payload is not a manifest.")
         }
-        guard manifest.sha256.utf8.count == 64, manifest.sha256.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }),
-            manifest.size > 0, manifest.size <= 1 << 40
-        else {
+        guard manifest.sha256.isSHA256Hex, manifest.size > 0, manifest.size <= 1 << 40 else {
             throw DepotError(
                 .invalidMetadata,
                 "\(what) is signed but names an impossible file (SHA-256 '\(manifest.sha256.prefix(70))', \(manifest.size) bytes).")
+        }
+        // The SDK names files and paths after these digests: each is hex before any is used.
+        let patches = manifest.patches + manifest.files.flatMap(\.patches)
+        let digests = manifest.files.map(\.sha256) + patches.flatMap { [$0.sha256, $0.from] }
+        if let bad = digests.first(where: { !$0.isSHA256Hex }) {
+            throw DepotError(
+                .invalidMetadata, "\(what) is signed but names a file by '\(bad.prefix(70))', which is not a SHA-256 in lower-case hex.")
         }
         guard manifest.model == model else {
             throw DepotError(.manifestMismatch, "The server answered a manifest for '\(manifest.model)' when '\(model)' was asked for.")

@@ -25,7 +25,7 @@ public struct CompanionFile: Sendable, Hashable, Codable {
     /// - Throws: ``DepotError`` (`invalid_companion_file`) naming the rule broken.
     public init(name: String, sha256: String, size: Int) throws(DepotError) {
         try Self.check(name: name)
-        guard sha256.utf8.count == 64, sha256.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+        guard sha256.isSHA256Hex else {
             throw DepotError(
                 .invalidCompanionFile,
                 "Companion file '\(name)' has SHA-256 '\(sha256.prefix(80))'; it must be 64 lower-case hexadecimal digits.")

@@ -10,3 +10,11 @@ extension UInt8 {
         }
     }
 }
+
+extension StringProtocol {
+    /// Whether this is a SHA-256 as the wire names files: 64 lower-case hex digits. Only such a
+    /// digest may become part of a path or a URL.
+    package var isSHA256Hex: Bool {
+        utf8.count == 64 && utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+}

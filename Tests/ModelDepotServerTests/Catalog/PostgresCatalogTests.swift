@@ -172,6 +172,23 @@ import Testing
         #expect(try PostgresLocation(url: "postgres://u@h/db").port == 5432)
     }
 
+    @Test(arguments: [
+        ("postgres://u@db.example/db", PostgresLocation.TLSMode.require),
+        ("postgres://u@10.0.0.5/db", .require),
+        ("postgres://u@127.0.0.1.example/db", .require),
+        ("postgres://u@[2001:db8::1]:5432/db", .require),
+        ("postgres://u@localhost/db", .prefer),
+        ("postgres://u@LOCALHOST:6543/db", .prefer),
+        ("postgres://u@127.0.0.1/db", .prefer),
+        ("postgres://u@127.1.2.3/db", .prefer),
+        ("postgres://u@[::1]:5432/db", .prefer),
+        ("postgres://u@db.example/db?sslmode=disable", .disable),
+        ("postgres://u@localhost/db?sslmode=require", .require),
+    ])
+    func aDatabaseOnTheNetworkNeedsTLSUnlessTheURLSaysOtherwise(_ url: String, _ tls: PostgresLocation.TLSMode) throws {
+        #expect(try PostgresLocation(url: url).tls == tls)
+    }
+
     /// A group goes in transactions of `outcomeTransactionSize` (128): one that fails (here a row its CHECK refuses, which no
     /// checked batch holds) fails its own batches, not those committed before or after it.
     @Test func outcomeBatchesGoInTransactionsOfTheirOwn() async throws {

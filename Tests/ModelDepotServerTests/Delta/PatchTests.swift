@@ -98,6 +98,20 @@ import Testing
         #expect(Self.refusal(honest, to: [1, 2, 3], newSize: 3) == nil, "the same patch with honest runs applies")
     }
 
+    @Test func aPatchInflatesToAtMostTwoAndAHalfTimesTheFileItMakes() {
+        let old = [UInt8](repeating: 7, count: 102_400)
+        func patch(stepping size: Int) -> [UInt8] {
+            Self.handMade(
+                steps: Array(repeating: (added: size, inserted: 0, seek: 0), count: old.count / size),
+                added: [UInt8](repeating: 0, count: old.count), inserted: [], oldSize: old.count)
+        }
+        // One step per byte: 2.4 MB of controls (and as much disk while applying) for a 100 kB file.
+        let refusal = Self.refusal(patch(stepping: 1), to: old, newSize: old.count)
+        #expect(refusal?.code == .invalidPatch)
+        #expect(refusal?.message.contains("its controls stream inflates past 321536 bytes") == true, "\(String(describing: refusal))")
+        #expect(Self.refusal(patch(stepping: 64), to: old, newSize: old.count) == nil, "a step per 64 bytes applies")
+    }
+
     @Test func runsOfZerosCostAlmostNothing() {
         #expect(ZeroRuns.encode([UInt8](repeating: 0, count: 1 << 20)).count <= 4)
         #expect(ZeroRuns.encode([]).isEmpty)
@@ -106,13 +120,13 @@ import Testing
     }
 
     /// A patch of `steps`, its added bytes as runs (or `runs` as they are).
-    static func handMade(steps: [(added: Int, inserted: Int, seek: Int)], added: [UInt8], inserted: [UInt8], runs: [UInt8]? = nil)
-        -> [UInt8]
-    {
+    static func handMade(
+        steps: [(added: Int, inserted: Int, seek: Int)], added: [UInt8], inserted: [UInt8], runs: [UInt8]? = nil, oldSize: Int = 3
+    ) -> [UInt8] {
         let controls = steps.flatMap { Patch.littleEndian($0.added) + Patch.littleEndian($0.inserted) + Patch.littleEndian($0.seek) }
         let streams = [controls, runs ?? ZeroRuns.encode(added), inserted].map { $0.withUnsafeBufferPointer { Deflater.compress($0) } }
         return Patch.Header(
-            oldSize: 3, newSize: steps.reduce(0) { $0 + $1.added + $1.inserted }, steps: steps.count,
+            oldSize: oldSize, newSize: steps.reduce(0) { $0 + $1.added + $1.inserted }, steps: steps.count,
             controlsLength: streams[0].count, addedLength: streams[1].count, insertedLength: streams[2].count
         ).encoded
             + streams.joined()

@@ -3,8 +3,9 @@ import ModelDepotShared
 import PostgresNIO
 
 /// Where a PostgreSQL catalog is: a `postgres://user:password@host:port/database` URL
-/// (`postgresql://` too), as libpq takes it. `?sslmode=disable|prefer|require` chooses TLS
-/// (`prefer` by default: TLS when the server offers it).
+/// (`postgresql://` too), as libpq takes it. `?sslmode=disable|prefer|require` chooses TLS:
+/// `require` by default for a host on the network, `prefer` (TLS when the server offers it) for
+/// this machine (`localhost`, `127.0.0.0/8`, `::1`), whose traffic no one else sees.
 public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     public enum TLSMode: String, Sendable, Hashable { case disable, prefer, require }
 
@@ -34,7 +35,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
         guard !database.isEmpty, !database.contains("/") else {
             throw DepotError(.badRequest, "The database URL '\(Self.redacted(text))' names no database (the path after the host). \(hint)")
         }
-        var tls = TLSMode.prefer
+        var tls = Self.isThisMachine(host) ? TLSMode.prefer : .require
         for item in components.queryItems ?? [] {
             guard item.name == "sslmode", let value = item.value, let mode = TLSMode(rawValue: value) else {
                 throw DepotError(
@@ -50,6 +51,14 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
         self.password = components.percentEncodedPassword?.removingPercentEncoding
         self.database = database.removingPercentEncoding ?? database
         self.tls = tls
+    }
+
+    /// Whether `host` names this machine: its traffic does not leave it.
+    static func isThisMachine(_ host: String) -> Bool {
+        let name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if name == "localhost" || name == "::1" { return true }
+        let octets = name.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 
     /// The URL without its password, for logs and errors.

@@ -138,7 +138,7 @@ public struct S3BlobStore: BlobStore {
     ) async throws -> Result {
         let path = directory.appendingPathComponent("blob-\(UUID().uuidString).part").path
         defer { unlink(path) }
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+        guard let handle = PrivateFile.create(at: URL(fileURLWithPath: path)) else {
             throw DepotError(.internalError, "Could not create '\(path)' for a copy of blob \(sha256).")
         }
         do {
