@@ -79,8 +79,18 @@ import Testing
         try await Self.withModel(backend) { (catalog: any ModelCatalog) async throws in
             let size = catalog.outcomesPerTransaction
             let steps = NIOLockedValueBox<[Step]>([])
+            // The first group waits until the whole burst is submitted, so the rest is queued when
+            // it is answered, however slowly the loop below ran on a busy machine.
+            let burst = AsyncStream<Void>.makeStream()
+            let first = NIOLockedValueBox(true)
             let writer = OutcomeWriter(groupSize: size) { batches in
                 steps.withLockedValue { $0.append(.applying(batches.count)) }
+                if first.withLockedValue({ isFirst in
+                    defer { isFirst = false }
+                    return isFirst
+                }) {
+                    for await _ in burst.stream {}
+                }
                 return try await catalog.recordOutcomes(batches)
             }
             let count = 2 * size + 5
@@ -97,6 +107,7 @@ import Testing
                         if installation == count - 1 { done.resume(returning: total) }
                     }
                 }
+                burst.continuation.finish()
             }
             #expect(answered == count, "every batch of the burst applied")
             let taken = steps.withLockedValue { $0 }

@@ -6,13 +6,7 @@ import PostgresNIO
 extension PostgresModelCatalog {
     public func publishedFiles() async throws -> [PublishedFile] {
         try await run { [logger] connection in
-            let rows = try await connection.query(
-                """
-                SELECT model.name, version.number, '', version.sha256, version.size FROM version
-                    JOIN model ON model.id = version.model_id WHERE version.published
-                UNION ALL SELECT model.name, version.number, version_file.name, version_file.sha256, version_file.size FROM version_file
-                    JOIN version ON version.id = version_file.version_id JOIN model ON model.id = version.model_id WHERE version.published
-                """, logger: logger)
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: CatalogQueries.publishedFiles), logger: logger)
             var files: [PublishedFile] = []
             for try await (name, number, file, sha256, size) in rows.decode((String, Int, String, String, Int).self) {
                 files.append(PublishedFile(model: try ModelName(name), version: number, file: file, sha256: sha256, size: size))

@@ -36,15 +36,7 @@ extension PostgresModelCatalog {
     public func blobReferences() async throws -> [BlobReference] {
         try await run { [logger] connection in
             var references: [String: BlobReference] = [:]
-            let rows = try await connection.query(
-                """
-                SELECT DISTINCT version.sha256, version.size, model.name FROM version JOIN model ON model.id = version.model_id
-                UNION SELECT DISTINCT version_file.sha256, version_file.size, model.name FROM version_file
-                    JOIN version ON version.id = version_file.version_id JOIN model ON model.id = version.model_id
-                UNION SELECT DISTINCT version_patch.sha256, version_patch.size, model.name FROM version_patch
-                    JOIN version ON version.id = version_patch.version_id JOIN model ON model.id = version.model_id
-                    WHERE version_patch.sha256 IS NOT NULL
-                """, logger: logger)
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: CatalogQueries.blobReferences), logger: logger)
             for try await (sha256, size, name) in rows.decode((String, Int, String).self) {
                 references[sha256, default: BlobReference(sha256: sha256, size: size, models: [])].models.append(try ModelName(name))
             }

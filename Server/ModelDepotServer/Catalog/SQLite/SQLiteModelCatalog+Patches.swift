@@ -5,15 +5,7 @@ import ModelDepotShared
 extension SQLiteModelCatalog {
     public func publishedFiles() async throws -> [PublishedFile] {
         try await read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT model.name, version.number, '' AS file, version.sha256, version.size FROM version
-                        JOIN model ON model.id = version.model_id WHERE version.published
-                    UNION ALL SELECT model.name, version.number, version_file.name, version_file.sha256, version_file.size FROM version_file
-                        JOIN version ON version.id = version_file.version_id JOIN model ON model.id = version.model_id WHERE version.published
-                    """
-            ).map { row in
+            try Row.fetchAll(db, sql: CatalogQueries.publishedFiles).map { row in
                 PublishedFile(model: try ModelName(row[0] as String), version: row[1], file: row[2], sha256: row[3], size: row[4])
             }
         }

@@ -104,16 +104,7 @@ public struct SQLiteModelCatalog: ModelCatalog {
     public func blobReferences() async throws -> [BlobReference] {
         try await read { db in
             var references: [String: BlobReference] = [:]
-            let rows = try Row.fetchCursor(
-                db,
-                sql: """
-                    SELECT DISTINCT version.sha256, version.size, model.name FROM version JOIN model ON model.id = version.model_id
-                    UNION SELECT DISTINCT version_file.sha256, version_file.size, model.name FROM version_file
-                        JOIN version ON version.id = version_file.version_id JOIN model ON model.id = version.model_id
-                    UNION SELECT DISTINCT version_patch.sha256, version_patch.size, model.name FROM version_patch
-                        JOIN version ON version.id = version_patch.version_id JOIN model ON model.id = version.model_id
-                        WHERE version_patch.sha256 IS NOT NULL
-                    """)
+            let rows = try Row.fetchCursor(db, sql: CatalogQueries.blobReferences)
             while let row = try rows.next() {
                 let sha256: String = row[0]
                 let name = try ModelName(row[2] as String)
