@@ -68,12 +68,12 @@ extension ModelDownloader {
         return file
     }
 
-    /// The failures that say the patch itself cannot be used (not what was signed, not applicable,
-    /// not there, not fetchable from where it is): the file is then downloaded whole. Any other
-    /// failure (the network, the pace, the server's errors, space, conditions, cancellation) ends
-    /// the attempt with the partial patch kept for the next.
+    /// The failures fetching a patch that say the patch itself cannot be used (not what was
+    /// signed, not there, not fetchable from where it is): the file is then downloaded whole. Any
+    /// other failure while fetching (the network, the pace, the server's errors, space,
+    /// conditions, cancellation) ends the attempt with the partial patch kept for the next.
     static let meansABadPatch: Set<DepotError.Code> = [
-        .digestMismatch, .sizeMismatch, .invalidPatch, .notFound, .forbidden,
+        .digestMismatch, .sizeMismatch, .notFound, .forbidden,
         .originNotAllowed, .insecureRedirect, .invalidMetadata,
     ]
 
@@ -94,7 +94,6 @@ extension ModelDownloader {
         let result = cache.partialFile(manifest.sha256).appendingPathExtension("patched")
         defer { try? FileManager.default.removeItem(at: result) }
         guard let output = PrivateFile.create(at: result) else {
-            try? FileManager.default.removeItem(at: result)
             throw DepotError(
                 .fileUnreadable, "Could not create '\(result.path)' to apply the patch to '\(manifest.model)' v\(manifest.version).")
         }

@@ -75,10 +75,7 @@ public struct URLSessionTransport: ModelTransport {
     /// A new empty file for a body, open for writing; the caller moves or deletes it.
     static func temporaryBodyFile() throws -> (URL, FileHandle) {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("modeldepot-\(UUID().uuidString).body")
-        guard let handle = PrivateFile.create(at: file) else {
-            try? FileManager.default.removeItem(at: file)
-            throw URLError(.cannotCreateFile)
-        }
+        guard let handle = PrivateFile.create(at: file) else { throw URLError(.cannotCreateFile) }
         return (file, handle)
     }
 

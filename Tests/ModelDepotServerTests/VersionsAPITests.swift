@@ -7,6 +7,8 @@ import ModelDepotShared
 import TestSupport
 import Testing
 
+@testable import ModelDepotServer
+
 @Suite struct VersionsAPITests {
     @Test(arguments: DepotBackend.allCases) func uploadStoresAVersionWithWhatTheInspectorRead(_ backend: DepotBackend) async throws {
         try await TestServer(backend).run { client in
@@ -84,6 +86,16 @@ import Testing
             #expect(try await client.storedBlobs().isEmpty)
             #expect(try await client.uploadLeftovers().isEmpty)
             #expect(try await client.request(.get, "/v1/admin/models/flowers").decode(ModelSummary.self).versionCount == 0)
+        }
+    }
+
+    @Test func anAnnouncedDigestIs64ASCIIHexDigitsInEitherCase() throws {
+        #expect(try AnnouncedUpload.digest(String(repeating: "Ab", count: 32), from: "header") == String(repeating: "ab", count: 32))
+        for bad in [String(repeating: "\u{FF10}", count: 64), String(repeating: "a", count: 63), String(repeating: "g", count: 64)] {
+            let error = #expect(throws: DepotError.self, "Unicode's other hex digits (fullwidth) are not a SHA-256's") {
+                try AnnouncedUpload.digest(bad, from: "header")
+            }
+            #expect(error?.code == .badRequest)
         }
     }
 

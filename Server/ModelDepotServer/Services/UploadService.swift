@@ -25,7 +25,7 @@ struct AnnouncedUpload: Sendable {
     /// - Throws: ``DepotError`` (`bad_request`) for anything but 64 hexadecimal digits.
     static func digest(_ text: String, from place: String) throws -> String {
         let digest = text.lowercased()
-        guard digest.count == 64, digest.allSatisfy(\.isHexDigit) else {
+        guard digest.isSHA256Hex else {
             throw DepotError(.badRequest, "\(DepotHeader.contentSHA256) \(place) '\(text.prefix(80))' is not 64 hexadecimal digits.")
         }
         return digest

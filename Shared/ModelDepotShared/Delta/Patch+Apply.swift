@@ -156,7 +156,6 @@ extension Patch {
         init(inflating compressed: UnsafeRawBufferPointer, limit: Int, name: String, in directory: URL) throws(DepotError) {
             url = directory.appendingPathComponent("patch-\(name)-\(UUID().uuidString)")
             guard let writer = PrivateFile.create(at: url) else {
-                try? FileManager.default.removeItem(at: url)
                 throw DepotError(.fileUnreadable, "Could not create a temporary file to apply a patch in '\(directory.path)'.")
             }
             var failure: (any Error)?

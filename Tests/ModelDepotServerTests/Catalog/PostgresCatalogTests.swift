@@ -182,6 +182,8 @@ import Testing
         ("postgres://u@127.0.0.1/db", .prefer),
         ("postgres://u@127.1.2.3/db", .prefer),
         ("postgres://u@[::1]:5432/db", .prefer),
+        ("postgres://u@[::ffff:127.0.0.1]/db", .prefer),
+        ("postgres://u@127.1/db", .require),
         ("postgres://u@db.example/db?sslmode=disable", .disable),
         ("postgres://u@localhost/db?sslmode=require", .require),
     ])

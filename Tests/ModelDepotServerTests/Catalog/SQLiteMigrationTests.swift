@@ -160,16 +160,14 @@ import Testing
     }
 
     @Test func aNewCatalogHasThePostgreSQLCatalogsTablesInSnakeCase() async throws {
-        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("depot-layout-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: storage, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: storage) }
-        let catalog = try SQLiteModelCatalog(path: storage + "/depot.sqlite")
-        let names = try await catalog.database.read { db in
-            let tables = try String.fetchAll(
-                db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%'")
-            let indexes = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
-            let columns = try tables.flatMap { table in try db.columns(in: table).map { "\(table).\($0.name)" } }
-            return (tables: tables, all: tables + indexes + columns)
+        let names = try await withDatabaseFile { path in
+            try await SQLiteModelCatalog(path: path).database.read { db in
+                let tables = try String.fetchAll(
+                    db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%'")
+                let indexes = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+                let columns = try tables.flatMap { table in try db.columns(in: table).map { "\(table).\($0.name)" } }
+                return (tables: tables, all: tables + indexes + columns)
+            }
         }
         let postgres = Set(
             PostgresCatalogMigrations.migrations.flatMap(\.statements).compactMap { statement in
@@ -181,46 +179,50 @@ import Testing
     }
 
     @Test func aCatalogFromANewerDepotIsRefusedUnchanged() async throws {
-        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("depot-newer-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: storage, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: storage) }
-        let path = storage + "/depot.sqlite"
-        try await SQLiteModelCatalog(path: path).database.write { db in
-            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from the future')")
-            try db.execute(sql: "ALTER TABLE model RENAME TO model_of_the_future")
+        try await withDatabaseFile { path in
+            try await SQLiteModelCatalog(path: path).database.write { db in
+                try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from the future')")
+                try db.execute(sql: "ALTER TABLE model RENAME TO model_of_the_future")
+            }
+            let error = #expect(throws: DepotError.self) { try SQLiteModelCatalog(path: path) }
+            #expect(
+                error?.message.contains("has schema changes from a newer depot (v99: from the future)") == true,
+                "\(String(describing: error))")
+            #expect(error?.message.contains("Run the newer depot") == true)
+            let tables = try await DatabaseQueue(path: path).read { db in
+                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE name LIKE 'model%'")
+            }
+            #expect(tables == ["model_of_the_future"], "nothing was migrated or created")
         }
-        let error = #expect(throws: DepotError.self) { try SQLiteModelCatalog(path: path) }
-        #expect(
-            error?.message.contains("has schema changes from a newer depot (v99: from the future)") == true, "\(String(describing: error))")
-        #expect(error?.message.contains("Run the newer depot") == true)
-        let tables = try await DatabaseQueue(path: path).read { db in
-            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE name LIKE 'model%'")
-        }
-        #expect(tables == ["model_of_the_future"], "nothing was migrated or created")
     }
 
     /// A catalog file migrated up to `migration`, holding model `flowers` (id 1) with version 1 and
-    /// the rows `fill` writes, then opened as the catalog (every later migration applied); its
-    /// directory is removed afterwards.
+    /// the rows `fill` writes, then opened as the catalog (every later migration applied).
     func withCatalog(
         migratedUpTo migration: String, _ fill: @escaping @Sendable (Database) throws -> Void,
         _ body: (SQLiteModelCatalog) async throws -> Void
     ) async throws {
+        try await withDatabaseFile { path in
+            let old = try DatabasePool(path: path)
+            try SQLiteCatalogMigrations.migrator.migrate(old, upTo: migration)
+            try await old.write { db in
+                try db.execute(sql: "INSERT INTO model (name, createdAt) VALUES ('flowers', '2026-11-27 00:00:00')")
+                try db.execute(
+                    sql: """
+                        INSERT INTO version (modelId, number, sha256, size, createdAt, tflite) VALUES (1, 1, '\(String(repeating: "a", count: 64))', 1, '2026-11-27 00:00:00', '{}')
+                        """)
+                try fill(db)
+            }
+            try old.close()
+            try await body(try SQLiteModelCatalog(path: path))
+        }
+    }
+
+    /// Runs `body` with the path of a catalog file in a directory of its own, removed afterwards.
+    func withDatabaseFile<T>(_ body: (String) async throws -> T) async throws -> T {
         let storage = FileManager.default.temporaryDirectory.appendingPathComponent("depot-migration-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: storage, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: storage) }
-        let path = storage + "/depot.sqlite"
-        let old = try DatabasePool(path: path)
-        try SQLiteCatalogMigrations.migrator.migrate(old, upTo: migration)
-        try await old.write { db in
-            try db.execute(sql: "INSERT INTO model (name, createdAt) VALUES ('flowers', '2026-11-27 00:00:00')")
-            try db.execute(
-                sql: """
-                    INSERT INTO version (modelId, number, sha256, size, createdAt, tflite) VALUES (1, 1, '\(String(repeating: "a", count: 64))', 1, '2026-11-27 00:00:00', '{}')
-                    """)
-            try fill(db)
-        }
-        try old.close()
-        try await body(try SQLiteModelCatalog(path: path))
+        return try await body(storage + "/depot.sqlite")
     }
 }

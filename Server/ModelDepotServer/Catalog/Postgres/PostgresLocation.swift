@@ -56,9 +56,9 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     /// Whether `host` names this machine: its traffic does not leave it.
     static func isThisMachine(_ host: String) -> Bool {
         let name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        if name == "localhost" || name == "::1" { return true }
-        let octets = name.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+        guard name != "localhost" else { return true }
+        guard let address = AddressRange.bytes(name) else { return false }
+        return address.count == 4 ? address[0] == 127 : address == Array(repeating: 0, count: 15) + [1]
     }
 
     /// The URL without its password, for logs and errors.

@@ -88,7 +88,7 @@ public struct S3BlobStore: BlobStore {
     public func storedDigests() async throws -> [String] {
         let prefix = blobKey("")
         return try await client.list(prefix: prefix).map { String($0.key.dropFirst(prefix.count)) }
-            .filter { $0.count == 64 && $0.allSatisfy(\.isHexDigit) }
+            .filter(\.isSHA256Hex)
     }
 
     public func removeAbandonedUploads(startedBefore date: Date) async throws -> Int {
