@@ -286,6 +286,7 @@ public actor ModelDownloader {
                     "The server answers that the manifest of '\(model)' is unchanged, but it expired at \(current.model.expires): the server stopped refreshing it, or its answer is being replayed. \(kept)"
                 )
             }
+            keepExposure(response, manifest: current.model.manifest)
             let confirmed = try? cache.confirm(model, current.cached, at: configuration.clock())
             await emit(.upToDate(model: model, version: current.model.version))
             return confirmed ?? current.model
@@ -301,6 +302,7 @@ public actor ModelDownloader {
         } catch let error as DepotError {
             throw DepotError(error.code, "\(error.message) \(kept)")
         }
+        keepExposure(response, manifest: manifest)
         var etag = response.value(forHTTPHeaderField: "ETag")
         if let current, current.model.sha256 == manifest.sha256, current.model.version == manifest.version {
             let confirmed = try? cache.confirm(
@@ -324,6 +326,7 @@ public actor ModelDownloader {
                     limits: limits(maximumBytes: ModelManifest.maximumSize))
                 guard response.statusCode == 200 else { throw Self.serverError(data, response) }
                 manifest = try await verifiedManifest(data, response, for: model)
+                keepExposure(response, manifest: manifest)
                 etag = response.value(forHTTPHeaderField: "ETag")
                 file = try await fetch(manifest, patches: manifest.patches, held: held, conditions: conditions, transfer: &transfer)
                 companions = try await downloadCompanions(manifest, held: held, conditions: conditions, transfer: &transfer)
@@ -357,6 +360,11 @@ public actor ModelDownloader {
         await emit(.installed(model: model, version: installed.version))
         await post(.modelDownloadDidSucceed, [Self.modelKey: installed])
         return installed
+    }
+
+    /// Keeps the answer's exposure token for `manifest`'s version and arm (``OutcomeRecorder``).
+    private func keepExposure(_ response: HTTPURLResponse, manifest: ModelManifest) {
+        if let token = response.value(forHTTPHeaderField: DepotHeader.exposure) { outcomes.expose(token, manifest: manifest) }
     }
 
     private func manifestRequest(_ model: ModelName, etag: String?) -> URLRequest {

@@ -12,8 +12,9 @@ import ModelDepotShared
 /// batches are taken or acknowledged), so it survives restarts but for the last second. It holds
 /// at most ``maximumEntries``; past that the oldest entries are dropped and the server is told
 /// how many events it lost. Nothing
-/// leaves the device but the metric, version, arm, hour, count, values' total and error code, and
-/// the installation id the SDK already sends with manifests.
+/// leaves the device but the metric, version, arm, hour, count, values' total and error code, the
+/// installation id the SDK already sends with manifests, and the server's exposure token of the
+/// version and arm (`Depot-Exposure`), without which the server does not count the events.
 ///
 /// ```swift
 /// let model = try await downloader.model(named: "flowers")
@@ -47,10 +48,30 @@ public final class OutcomeRecorder: Sendable {
         var dropped: Int
     }
 
+    /// A version of a model handed out through an arm, whose events carry its exposure token.
+    struct Exposure: Codable, Hashable {
+        var model: ModelName
+        var version: Int
+        var arm: String
+    }
+
     struct State: Codable {
         var entries: [Entry: Totals] = [:]
         var batches: [Batch] = []
         var dropped: [ModelName: Int] = [:]
+        /// The newest `Depot-Exposure` token of each version and arm the server handed out.
+        var exposures: [Exposure: String] = [:]
+
+        init() {}
+
+        /// Reads a queue saved by this SDK or one from before exposure tokens.
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            entries = try container.decode([Entry: Totals].self, forKey: .entries)
+            batches = try container.decode([Batch].self, forKey: .batches)
+            dropped = try container.decode([ModelName: Int].self, forKey: .dropped)
+            exposures = try container.decodeIfPresent([Exposure: String].self, forKey: .exposures) ?? [:]
+        }
     }
 
     private let file: URL
@@ -135,6 +156,20 @@ public final class OutcomeRecorder: Sendable {
         if due { save() }
     }
 
+    /// Keeps the exposure token of a manifest answer: the server counts the events of
+    /// `manifest`'s version and arm only with it. A model keeps at most 8 tokens: past that,
+    /// those of versions with no queued event are forgotten.
+    func expose(_ token: String, manifest: ModelManifest) {
+        guard isEnabled, token.utf8.count <= 64 else { return }
+        state.withLock { state in
+            let exposure = Exposure(model: manifest.model, version: manifest.version, arm: manifest.arm)
+            state.exposures[exposure] = token
+            guard state.exposures.keys.count(where: { $0.model == manifest.model }) > 8 else { return }
+            let queued = Set(state.entries.keys.map { Exposure(model: $0.model, version: $0.version, arm: $0.arm) })
+            state.exposures = state.exposures.filter { $0.key.model != manifest.model || $0.key == exposure || queued.contains($0.key) }
+        }
+    }
+
     /// The batches to send: those sent before without an answer; when there are none, the queue's
     /// entries as new batches of at most `OutcomeBatch/maximumEvents` (one entry is one event with
     /// its count). So an offline device holds at most one generation of batches besides the queue.
@@ -145,7 +180,9 @@ public final class OutcomeRecorder: Sendable {
                 let events = entries.sorted { $0.value.at < $1.value.at }.map { entry, totals in
                     OutcomeBatch.Event(
                         metric: entry.metric, version: entry.version, arm: entry.arm, at: totals.at,
-                        value: totals.sum, code: entry.code, count: totals.count)
+                        value: totals.sum, code: entry.code,
+                        exposure: state.exposures[Exposure(model: entry.model, version: entry.version, arm: entry.arm)],
+                        count: totals.count)
                 }
                 for start in stride(from: 0, to: events.count, by: OutcomeBatch.maximumEvents) {
                     state.batches.append(

@@ -117,7 +117,8 @@ func buildRouter(
             clock: configuration.authenticationClock),
         metrics: metrics, sessions: sessions, proxies: TrustedProxies(configuration.trustedProxies))
     let client = routes.group("v1").add(middleware: AuthenticationMiddleware(authenticator: authenticator))
-    let manifestController = ManifestController(catalog: catalog, manifests: manifests, metrics: metrics, usage: usage)
+    let manifestController = ManifestController(
+        catalog: catalog, manifests: manifests, metrics: metrics, usage: usage, signer: signer, clock: clock)
     let blobsController = BlobsController(index: index, delivery: deployment.delivery, metrics: metrics, usage: usage, signer: signer)
     let signing = SigningController(
         catalog: catalog, signer: signer,
@@ -125,8 +126,9 @@ func buildRouter(
     manifestController.register(in: client)
     blobsController.register(in: client)
     signing.registerPublic(in: client)
-    let experimentService = ExperimentService(catalog: catalog, clock: clock)
-    let experiments = ExperimentController(service: experimentService)
+    let experimentService = ExperimentService(
+        catalog: catalog, signer: signer, budget: NetworkBudget(perHour: configuration.outcomeInstallationsPerNetwork), clock: clock)
+    let experiments = ExperimentController(service: experimentService, proxies: authenticator.proxies)
     let guards = RolloutGuardService(
         catalog: catalog, caches: caches, experiments: experimentService, lock: deployment.guardLock,
         webhook: GuardWebhook(http: .shared), clock: clock, logger: logger)

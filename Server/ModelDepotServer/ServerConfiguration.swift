@@ -31,6 +31,9 @@ public struct ServerConfiguration: Sendable {
     /// Failed authentications in a row allowed per client address (and wrong secrets per key
     /// id) before `429` and a backoff of 1 s, doubling up to 5 minutes.
     public var authenticationFailureAllowance = 10
+    /// How many installations per client network (/24, /64), model and hour add to the counted
+    /// outcomes (``NetworkBudget``).
+    public var outcomeInstallationsPerNetwork = NetworkBudget.defaultPerHour
     /// The clock authentication backoffs are measured on (tests hold it still).
     public var authenticationClock: @Sendable () -> ContinuousClock.Instant = { .now }
     /// The proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed (`--trusted-proxy`).

@@ -43,6 +43,11 @@ extension Depot.Rollouts {
             @Option(help: "The least time a stage lasts: 90s, 30m, 1h, 2d.") var stageDuration = "1h"
             @Option(help: "Installations that must report the new version during a stage before it advances.")
             var minInstallations = RolloutGuardSettings.defaultMinimumInstallations
+            @Option(
+                help:
+                    "Client networks (IPv4 /24s, IPv6 /64s) those installations must come from; from 2 up each version's largest network is left out. 1 only for a test fleet behind one proxy."
+            )
+            var minNetworks = RolloutGuardSettings.defaultMinimumNetworks
             @Option(help: "On a regression: rollback or pause.") var onRegression = "rollback"
             @Option(help: "On a sample-ratio mismatch: pause or rollback.") var onSrm = "pause"
             @Option(help: "Where to post every move (the secret comes from DEPOT_WEBHOOK_SECRET).") var webhook: String?
@@ -56,7 +61,8 @@ extension Depot.Rollouts {
                 }
                 let settings = try RolloutGuardSettings(
                     stages: try Guard.basisPoints(stages), stageSeconds: try Guard.seconds(stageDuration),
-                    minimumInstallations: minInstallations, onRegression: try Guard.action(onRegression, "--on-regression"),
+                    minimumInstallations: minInstallations, minimumNetworks: minNetworks,
+                    onRegression: try Guard.action(onRegression, "--on-regression"),
                     onSampleRatioMismatch: try Guard.action(onSrm, "--on-srm"),
                     webhook: try webhook.map { text in
                         guard let url = URL(string: text) else { throw ValidationError("--webhook '\(text)' is not a URL.") }
@@ -190,7 +196,7 @@ enum GuardText {
         }
         var lines = [
             "rule \(rolloutGuard.ruleName): version \(rolloutGuard.target) against version \(rolloutGuard.control) — \(rolloutGuard.state.rawValue.replacingOccurrences(of: "_", with: " ")) at \(RolloutGuardSettings.percent(rolloutGuard.state == .rolledBack ? 0 : rolloutGuard.share))",
-            "stages: \(stages.joined(separator: " → ")), each at least \(RolloutGuardSettings.duration(rolloutGuard.settings.stageSeconds)) and \(rolloutGuard.settings.minimumInstallations) installations",
+            "stages: \(stages.joined(separator: " → ")), each at least \(RolloutGuardSettings.duration(rolloutGuard.settings.stageSeconds)) and \(rolloutGuard.settings.minimumInstallations) installations over \(rolloutGuard.settings.minimumNetworks) client networks",
         ]
         if let check = rolloutGuard.lastCheck {
             lines.append(

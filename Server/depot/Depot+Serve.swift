@@ -19,7 +19,8 @@ extension Depot {
                 DEPOT_BLOB_REDIRECT, DEPOT_MAX_UPLOAD_SIZE, DEPOT_MAX_ASSOCIATED_FILES_SIZE,
                 DEPOT_LOG_LEVEL, DEPOT_MANIFEST_LIFETIME, DEPOT_HEAD_TIMEOUT, DEPOT_IDLE_TIMEOUT, DEPOT_BODY_TIMEOUT,
                 DEPOT_SEND_TIMEOUT, DEPOT_MAX_CONNECTIONS, DEPOT_MAX_HEAD_SIZE, DEPOT_AUTH_FAILURE_ALLOWANCE,
-                DEPOT_TRUSTED_PROXIES (comma-separated), DEPOT_PUBLIC_URL, DEPOT_CONSOLE_IDLE_TIMEOUT, DEPOT_CONSOLE_SESSION_LIFETIME, DEPOT_GUARD_REVIEW_INTERVAL, DEPOT_PATCH_FROM, DEPOT_PATCH_MAX_SIZE,
+                DEPOT_TRUSTED_PROXIES (comma-separated), DEPOT_PUBLIC_URL, DEPOT_CONSOLE_IDLE_TIMEOUT, DEPOT_CONSOLE_SESSION_LIFETIME, DEPOT_GUARD_REVIEW_INTERVAL,
+                DEPOT_OUTCOME_INSTALLATIONS_PER_NETWORK, DEPOT_PATCH_FROM, DEPOT_PATCH_MAX_SIZE,
                 DEPOT_PATCH_INTERVAL. On first start the server creates an admin token and prints it once;
                 DEPOT_ADMIN_TOKEN or --admin-token-file sets that first token instead.
                 It also creates its online manifest-signing key (with SQLite, under storage/keys, mode 0600;
@@ -98,6 +99,12 @@ extension Depot {
         @Option(
             help: "Seconds between two reviews of the running guarded rollouts (and retries of their webhooks), 10 to 86400 (default 60).")
         var guardReviewInterval: Int?
+
+        @Option(
+            help:
+                "How many installations per client network (an IPv4 /24, an IPv6 /64), model and hour add to the outcomes that results and guards read (default 100, at least 1); the outcomes of more are kept but not counted."
+        )
+        var outcomeInstallationsPerNetwork: Int?
 
         @Option(help: "Patches to each published version from this many published versions before it, 0 to 16; 0 makes none (default 3).")
         var patchFrom: Int?
@@ -233,6 +240,16 @@ extension Depot {
                     )
                 }
                 configuration.guardReviewInterval = .seconds(seconds)
+            }
+            if let installations = try outcomeInstallationsPerNetwork
+                ?? environment["DEPOT_OUTCOME_INSTALLATIONS_PER_NETWORK"].map({ try number($0, "DEPOT_OUTCOME_INSTALLATIONS_PER_NETWORK") })
+            {
+                guard installations >= 1 else {
+                    throw ValidationError(
+                        "The installations per network (--outcome-installations-per-network, DEPOT_OUTCOME_INSTALLATIONS_PER_NETWORK) must be at least 1, not \(installations)."
+                    )
+                }
+                configuration.outcomeInstallationsPerNetwork = installations
             }
             try resolvePatches(environment, into: &configuration)
             try resolveConnectionLimits(environment, into: &configuration.connectionLimits)

@@ -41,10 +41,11 @@ import Testing
                 .guards.isEmpty,
             "the refused starts stored nothing")
 
+        // Every device here is on 127.0.0.1, one client network: the guard is told to trust it.
         let started = try await Command.depot(
             [
                 "rollout", "guard", "flowers", "--rule", "main", "--to", "2", "--stages", "50,100",
-                "--min-installations", "5", "--json",
+                "--min-installations", "5", "--min-networks", "1", "--json",
             ], environment: environment
         ).decode(RolloutGuard.self)
         #expect(started.state == .running && started.share == 5_000 && started.control == 1)

@@ -32,21 +32,25 @@ import Testing
         #expect(try await eventually { try await patches(single!).patches.count == 1 })
         let patched = try await patches(single!)
         #expect(patched.patches.first?.offered == true)
-        // Outcomes of two versions of one arm, and a declared metric.
+        // Outcomes of two versions of one arm, and a declared metric: version 1's with the
+        // manifest's exposure token (counted), version 2's without (kept apart).
         try await Command.depot(["experiment", "metric", "add", "flowers", "accepted", "--kind", "proportion"], environment: env)
             .succeeded()
         let now = Int(Date().timeIntervalSince1970)
-        let batch = { (device: Int) in
-            OutcomeBatch(
-                batch: "00000000-0000-4000-8000-\(String(format: "%012d", device))", installation: "device-\(device)",
-                events: [
-                    .init(metric: "accepted", version: device % 2 + 1, arm: "default", at: now),
-                    .init(metric: "free", version: device % 2 + 1, arm: "default", at: now),
-                ])
+        var batches: [OutcomeBatch] = []
+        for device in 0..<6 {
+            let exposure = device < 3 ? try await Self.exposure(of: "device-\(device)", from: single!, key: key) : nil
+            batches.append(
+                OutcomeBatch(
+                    batch: "00000000-0000-4000-8000-\(String(format: "%012d", device))", installation: "device-\(device)",
+                    events: [
+                        .init(metric: "accepted", version: device < 3 ? 1 : 2, arm: "default", at: now, exposure: exposure),
+                        .init(metric: "free", version: device < 3 ? 1 : 2, arm: "default", at: now, exposure: exposure),
+                    ]))
         }
-        for device in 0..<6 { try await Self.send(batch(device), to: single!, key: key) }
+        for batch in batches { try await Self.send(batch, to: single!, key: key) }
         let results = try await Command.depot(["experiment", "show", "flowers", "--json"], environment: env).decode(ExperimentResults.self)
-        #expect(results.arms.first?.installations == ["1": 3, "2": 3])
+        #expect(results.arms.first?.installations == ["1": 3] && results.arms.first?.uncounted == ["2": 3])
         try await single!.stop(signal: SIGTERM)
         single = nil
 
@@ -77,7 +81,7 @@ import Testing
         let moved = try await Command.depot(["experiment", "show", "flowers", "--json"], environment: replica.environment).decode(
             ExperimentResults.self)
         #expect(moved.arms == results.arms && moved.metrics == results.metrics, "outcomes and metrics moved")
-        try await Self.send(batch(0), to: replica, key: key)
+        try await Self.send(batches[0], to: replica, key: key)
         await #expect(
             try Command.depot(["experiment", "show", "flowers", "--json"], environment: replica.environment)
                 .decode(ExperimentResults.self).arms == results.arms, "a batch applied before the move is not counted again")
@@ -117,6 +121,16 @@ import Testing
     }
 
     /// Posts an outcome batch with curl; fails unless the server answers 200.
+    /// The exposure token of `installation`'s manifest answer.
+    static func exposure(of installation: String, from server: ServerProcess, key: String) async throws -> String {
+        let answer = try await Command.curl([
+            "-s", "-o", "/dev/null", "-w", "%header{\(DepotHeader.exposure)}", "-H", "Authorization: Bearer \(key)",
+            "-H", "\(DepotHeader.installationID): \(installation)", "\(server.url.absoluteString)/v1/models/flowers/manifest",
+        ])
+        #expect(!answer.text.isEmpty, "\(answer.error)")
+        return answer.text
+    }
+
     static func send(_ batch: OutcomeBatch, to server: ServerProcess, key: String) async throws {
         let body = String(decoding: try JSONEncoder().encode(batch), as: UTF8.self)
         let answer = try await Command.curl([

@@ -16,7 +16,7 @@ import Testing
             for installation in 0..<installations {
                 let version = Int.random(in: 1...3, using: &generator)
                 let first = Int.random(in: 100...110, using: &generator)
-                exposures.append(OutcomeExposure(version: version, hour: first, installation: Int64(installation)))
+                exposures.append(OutcomeExposure(version: version, hour: first, installation: Int64(installation), network: 1))
                 for hour in first..<(first + Int.random(in: 0...4, using: &generator)) where Bool.random(using: &generator) {
                     let count = Int.random(in: 1...5, using: &generator)
                     let value =
@@ -24,7 +24,8 @@ import Testing
                         ? Double(Int.random(in: 0...1, using: &generator)) : Double.random(in: -5...50, using: &generator)
                     rows.append(
                         OutcomeRow(
-                            version: version, hour: hour, installation: Int64(installation), count: count, sum: value * Double(count)))
+                            version: version, hour: hour, installation: Int64(installation), network: 1, count: count,
+                            sum: value * Double(count)))
                 }
             }
             let series = OutcomeSeries(kind: kind, rows: rows.shuffled(using: &generator), exposures: exposures)

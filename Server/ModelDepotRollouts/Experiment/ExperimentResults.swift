@@ -90,21 +90,26 @@ public struct ExperimentResults: Sendable, Hashable, Codable {
         public var name: String?
         /// The version the others are compared with (the oldest that reported).
         public var control: Int
-        /// Installations that reported each version (as text, for JSON).
+        /// Installations whose outcomes count for each version (as text, for JSON): they
+        /// carried the server's exposure token, within their network's hourly installations.
         public var installations: [String: Int]
+        /// Installations that reported each version with no counted outcome (an SDK from before
+        /// exposure tokens, or past their network's hourly installations): kept, not compared.
+        public var uncounted: [String: Int]
         /// Reported installations against the rule's current shares (`nil` when the arm is not a
         /// rule of the current rollout).
         public var sampleRatio: SampleRatioCheck?
         public var metrics: [MetricResult]
 
         public init(
-            arm: String, name: String?, control: Int, installations: [String: Int], sampleRatio: SampleRatioCheck?,
-            metrics: [MetricResult]
+            arm: String, name: String?, control: Int, installations: [String: Int], uncounted: [String: Int] = [:],
+            sampleRatio: SampleRatioCheck?, metrics: [MetricResult]
         ) {
             self.arm = arm
             self.name = name
             self.control = control
             self.installations = installations
+            self.uncounted = uncounted
             self.sampleRatio = sampleRatio
             self.metrics = metrics
         }

@@ -7,15 +7,20 @@ public struct OutcomeRow: Sendable, Hashable {
     public var hour: Int
     /// The installation's id as a 64-bit hash.
     public var installation: Int64
+    /// The client network its events came from with the server's exposure token; 0 for events
+    /// kept apart (no token, or past the network's hourly installations), which results and
+    /// guards do not read.
+    public var network: Int64
     /// Events recorded.
     public var count: Int
     /// Their values' total.
     public var sum: Double
 
-    public init(version: Int, hour: Int, installation: Int64, count: Int, sum: Double) {
+    public init(version: Int, hour: Int, installation: Int64, network: Int64, count: Int, sum: Double) {
         self.version = version
         self.hour = hour
         self.installation = installation
+        self.network = network
         self.count = count
         self.sum = sum
     }
@@ -27,11 +32,14 @@ public struct OutcomeExposure: Sendable, Hashable {
     /// The hour it first reported anything for the version.
     public var hour: Int
     public var installation: Int64
+    /// The network of its counted events (0 when it has none).
+    public var network: Int64
 
-    public init(version: Int, hour: Int, installation: Int64) {
+    public init(version: Int, hour: Int, installation: Int64, network: Int64) {
         self.version = version
         self.hour = hour
         self.installation = installation
+        self.network = network
     }
 }
 

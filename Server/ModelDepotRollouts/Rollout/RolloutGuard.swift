@@ -71,17 +71,22 @@ public struct RolloutGuard: Sendable, Hashable, Codable {
     /// What the guard saw at one look.
     public struct Check: Sendable, Hashable, Codable {
         public var at: Date
-        /// Installations that reported the target version since the stage began.
+        /// Installations that reported the target version since the stage began (counted ones,
+        /// without the version's largest network when the guard leaves it out).
         public var targetInstallations: Int
+        /// The client networks those installations came from (`nil` in checks from before
+        /// networks were counted).
+        public var targetNetworks: Int?
         /// Every guardrail with enough data to compare.
         public var evidence: [Evidence]
         /// Installations per version in the stage's full hours against its shares (`nil` before
         /// the stage has a full hour, or at 100 %).
         public var sampleRatio: SampleRatioCheck?
 
-        public init(at: Date, targetInstallations: Int, evidence: [Evidence], sampleRatio: SampleRatioCheck?) {
+        public init(at: Date, targetInstallations: Int, targetNetworks: Int?, evidence: [Evidence], sampleRatio: SampleRatioCheck?) {
             self.at = at
             self.targetInstallations = targetInstallations
+            self.targetNetworks = targetNetworks
             self.evidence = evidence
             self.sampleRatio = sampleRatio
         }
@@ -189,8 +194,14 @@ public struct RolloutGuardSettings: Sendable, Hashable, Codable {
     public var stages: [Int]
     /// The least time a stage lasts, in seconds.
     public var stageSeconds: Int
-    /// The installations that must report the target version during a stage before it advances.
+    /// The installations that must report the target version during a stage before it advances,
+    /// and since the guard started before a regression rolls it back (with fewer, it pauses).
     public var minimumInstallations: Int
+    /// The client networks (``ClientNetwork``: IPv4 /24s, IPv6 /64s) those installations must
+    /// come from. From 2 up, each version's largest network is also left out of what the guard
+    /// reads, so that no single network decides; 1 trusts one network (a test fleet behind one
+    /// proxy).
+    public var minimumNetworks: Int
     public var onRegression: RolloutGuard.Action
     public var onSampleRatioMismatch: RolloutGuard.Action
     /// Where every move is posted (signed with the guard's webhook secret); `nil` for none.
@@ -201,13 +212,14 @@ public struct RolloutGuardSettings: Sendable, Hashable, Codable {
     /// An hour.
     public static let defaultStageSeconds = 3_600
     public static let defaultMinimumInstallations = 100
+    public static let defaultMinimumNetworks = 3
 
     /// Checks the settings.
     /// - Throws: ``DepotError`` (`bad_request`) naming the value and the rule it breaks.
     public init(
         stages: [Int] = defaultStages, stageSeconds: Int = defaultStageSeconds,
-        minimumInstallations: Int = defaultMinimumInstallations, onRegression: RolloutGuard.Action = .rollback,
-        onSampleRatioMismatch: RolloutGuard.Action = .pause, webhook: URL? = nil
+        minimumInstallations: Int = defaultMinimumInstallations, minimumNetworks: Int = defaultMinimumNetworks,
+        onRegression: RolloutGuard.Action = .rollback, onSampleRatioMismatch: RolloutGuard.Action = .pause, webhook: URL? = nil
     ) throws(DepotError) {
         guard (1...20).contains(stages.count) else {
             throw DepotError(.badRequest, "A guarded rollout has 1 to 20 stages, not \(stages.count); for example 1,5,25,50,100.")
@@ -232,21 +244,27 @@ public struct RolloutGuardSettings: Sendable, Hashable, Codable {
         guard (0...10_000_000).contains(minimumInstallations) else {
             throw DepotError(.badRequest, "Minimum installations \(minimumInstallations) is outside 0 to 10,000,000.")
         }
+        guard (1...10_000).contains(minimumNetworks) else {
+            throw DepotError(
+                .badRequest,
+                "Minimum networks \(minimumNetworks) is outside 1 to 10,000; use 1 only for a test fleet behind one proxy.")
+        }
         if let webhook {
             guard let scheme = webhook.scheme?.lowercased(), scheme == "https" || scheme == "http", webhook.host?.isEmpty == false else {
                 throw DepotError(.badRequest, "Webhook '\(webhook.absoluteString.prefix(200))' is not an http or https URL with a host.")
             }
         }
-        self.init(checked: stages, stageSeconds, minimumInstallations, onRegression, onSampleRatioMismatch, webhook)
+        self.init(checked: stages, stageSeconds, minimumInstallations, minimumNetworks, onRegression, onSampleRatioMismatch, webhook)
     }
 
     private init(
-        checked stages: [Int], _ stageSeconds: Int, _ minimumInstallations: Int, _ onRegression: RolloutGuard.Action,
-        _ onSampleRatioMismatch: RolloutGuard.Action, _ webhook: URL?
+        checked stages: [Int], _ stageSeconds: Int, _ minimumInstallations: Int, _ minimumNetworks: Int,
+        _ onRegression: RolloutGuard.Action, _ onSampleRatioMismatch: RolloutGuard.Action, _ webhook: URL?
     ) {
         self.stages = stages
         self.stageSeconds = stageSeconds
         self.minimumInstallations = minimumInstallations
+        self.minimumNetworks = minimumNetworks
         self.onRegression = onRegression
         self.onSampleRatioMismatch = onSampleRatioMismatch
         self.webhook = webhook
@@ -255,11 +273,11 @@ public struct RolloutGuardSettings: Sendable, Hashable, Codable {
     /// The defaults: stages of 1, 5, 25, 50 and 100 % lasting an hour each and 100 installations,
     /// rolled back on a regression, paused on a sample-ratio mismatch, no webhook.
     public static let standard = RolloutGuardSettings(
-        checked: defaultStages, defaultStageSeconds, defaultMinimumInstallations,
+        checked: defaultStages, defaultStageSeconds, defaultMinimumInstallations, defaultMinimumNetworks,
         .rollback, .pause, nil)
 
     private enum CodingKeys: String, CodingKey {
-        case stages, stageSeconds, minimumInstallations, onRegression, onSampleRatioMismatch, webhook
+        case stages, stageSeconds, minimumInstallations, minimumNetworks, onRegression, onSampleRatioMismatch, webhook
     }
 
     public init(from decoder: any Decoder) throws {
@@ -269,6 +287,7 @@ public struct RolloutGuardSettings: Sendable, Hashable, Codable {
             stageSeconds: try container.decodeIfPresent(Int.self, forKey: .stageSeconds) ?? Self.defaultStageSeconds,
             minimumInstallations: try container.decodeIfPresent(Int.self, forKey: .minimumInstallations)
                 ?? Self.defaultMinimumInstallations,
+            minimumNetworks: try container.decodeIfPresent(Int.self, forKey: .minimumNetworks) ?? Self.defaultMinimumNetworks,
             onRegression: try container.decodeIfPresent(RolloutGuard.Action.self, forKey: .onRegression) ?? .rollback,
             onSampleRatioMismatch: try container.decodeIfPresent(RolloutGuard.Action.self, forKey: .onSampleRatioMismatch) ?? .pause,
             webhook: try container.decodeIfPresent(URL.self, forKey: .webhook))

@@ -7,6 +7,8 @@ import ModelDepotShared
 /// and, for admins, the model's metrics and results.
 struct ExperimentController {
     let service: ExperimentService
+    /// Where a batch comes from (its client network counts).
+    let proxies: TrustedProxies
 
     /// The route of outcome batches, as the request log names it.
     static let eventsRoute = "/v1/models/{name}/events"
@@ -25,7 +27,8 @@ struct ExperimentController {
     func ingest(_ request: Request, context: AppRequestContext) async throws -> Response {
         let name = try context.modelName()
         let record = try service.accept(
-            try await request.collectBody(upTo: OutcomeBatch.maximumSize), of: name, key: try context.requirePrincipal())
+            try await request.collectBody(upTo: OutcomeBatch.maximumSize), of: name, key: try context.requirePrincipal(),
+            from: context.client(of: request, through: proxies).address)
         return Response(try FastPathAnswer.json(try await service.ingest(record, of: name)))
     }
 

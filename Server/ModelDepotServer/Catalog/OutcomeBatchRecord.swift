@@ -11,6 +11,9 @@ public struct OutcomeBatchRecord: Sendable, Hashable {
         public var arm: CountedArm
         public var version: Int
         public var hour: Int
+        /// The client network it counts for (``ClientNetwork``), 0 for events guards and results
+        /// do not read: without an exposure token, or past their network's hourly installations.
+        public var network: Int64
         public var count: Int
         public var sum: Double
     }
@@ -20,6 +23,8 @@ public struct OutcomeBatchRecord: Sendable, Hashable {
         public var arm: CountedArm
         public var version: Int
         public var hour: Int
+        /// The network of its events with a token (0 when none had one).
+        public var network: Int64
     }
 
     /// The batch's id (a lower-case UUID).
@@ -34,6 +39,8 @@ public struct OutcomeBatchRecord: Sendable, Hashable {
     public var exposures: [Exposure]
     /// The metrics it records that are not model-health ones.
     public var appMetrics: Set<String>
+    /// The events left out because their exposure token did not check.
+    public var refused: [OutcomeReceipt.Refusal] = []
     /// The versions it names.
     public var versions: Set<Int> { Set(exposures.map(\.version)) }
 }
@@ -67,6 +74,8 @@ extension AppMetric {
 extension OutcomeBatchRecord {
     /// The answer to the device: the events applied, or that the batch was applied before.
     func receipt(applied: Bool) -> OutcomeReceipt {
-        OutcomeReceipt(batch: id, accepted: applied ? events : 0, duplicate: !applied)
+        OutcomeReceipt(
+            batch: id, accepted: applied ? events - refused.count : 0, duplicate: !applied,
+            refused: applied && !refused.isEmpty ? refused : nil)
     }
 }

@@ -11,7 +11,7 @@ extension DepotError: HTTPResponseError {
             .invalidMetric:
             .badRequest
         case .unauthorized: .unauthorized
-        case .forbidden: .forbidden
+        case .forbidden, .invalidExposure, .expiredExposure: .forbidden
         case .notFound: .notFound
         case .alreadyExists, .conflict: .conflict
         case .payloadTooLarge: .contentTooLarge

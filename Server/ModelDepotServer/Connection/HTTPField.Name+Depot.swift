@@ -16,6 +16,7 @@ extension HTTPField.Name {
     static let cloudflareCountry = Self("CF-IPCountry")!
     static let cloudFrontCountry = Self("CloudFront-Viewer-Country")!
     static let depotRootVersion = Self(DepotHeader.rootVersion)!
+    static let depotExposure = Self(DepotHeader.exposure)!
     static let depotRequestID = Self(DepotHeader.requestID)!
     static let xForwardedFor = Self("X-Forwarded-For")!
     static let xForwardedProto = Self("X-Forwarded-Proto")!

@@ -22,7 +22,7 @@ extension ConsolePages {
             let share = RolloutGuardSettings.percent(rolloutGuard.state == .rolledBack ? 0 : rolloutGuard.share)
             let settings = rolloutGuard.settings
             status =
-                "\(state.prefix(1).uppercased() + state.dropFirst()) at \(share). Each stage lasts at least \(RolloutGuardSettings.duration(settings.stageSeconds)) and needs \(settings.minimumInstallations) installations on v\(rolloutGuard.target); a regression \(settings.onRegression == .rollback ? "rolls back" : "pauses"), a sample-ratio mismatch \(settings.onSampleRatioMismatch == .rollback ? "rolls back" : "pauses")."
+                "\(state.prefix(1).uppercased() + state.dropFirst()) at \(share). Each stage lasts at least \(RolloutGuardSettings.duration(settings.stageSeconds)) and needs \(settings.minimumInstallations) installations on v\(rolloutGuard.target) over \(settings.minimumNetworks) client networks; a regression \(settings.onRegression == .rollback ? "rolls back" : "pauses"), a sample-ratio mismatch \(settings.onSampleRatioMismatch == .rollback ? "rolls back" : "pauses")."
             stages = settings.stages.enumerated().map { index, share in
                 let (stateClass, state): (String, String) =
                     index < rolloutGuard.stage || rolloutGuard.state == .completed

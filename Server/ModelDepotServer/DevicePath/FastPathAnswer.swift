@@ -10,6 +10,9 @@ struct FastPathAnswer: Sendable {
     /// The status line and fields in HTTP/1.1, encoded once for an answer sent many times (a
     /// cached manifest's); ``FastPathAnswerEncoder`` adds `Date` and `Server`.
     let head: ByteBuffer?
+    /// The `Depot-Exposure` field of a manifest answer, made per request (``ExposureToken``) and
+    /// written after ``head``.
+    private(set) var exposure: String?
     /// A byte range of a file that must still be `identity`; `onStart` runs when sending begins,
     /// `onComplete` once every byte went out.
     let file:
@@ -40,6 +43,13 @@ struct FastPathAnswer: Sendable {
 }
 
 extension FastPathAnswer {
+    /// This answer with `Depot-Exposure: <token>`.
+    func exposing(_ token: String) -> FastPathAnswer {
+        var answer = self
+        answer.exposure = token
+        return answer
+    }
+
     /// A JSON answer as every route writes it (``JSONResponse/encoder``): an outcome batch's
     /// receipt is this, from the route and from the fast path.
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> FastPathAnswer {
@@ -53,6 +63,8 @@ extension FastPathAnswer {
 extension Response {
     /// The router's form of an answer with its body in memory (a file answer is not made here).
     init(_ answer: FastPathAnswer) {
-        self.init(status: answer.status, headers: answer.headers, body: answer.body.map { .init(byteBuffer: $0) } ?? .init())
+        var headers = answer.headers
+        if let exposure = answer.exposure { headers[.depotExposure] = exposure }
+        self.init(status: answer.status, headers: headers, body: answer.body.map { .init(byteBuffer: $0) } ?? .init())
     }
 }

@@ -1,4 +1,5 @@
 import HTTPTypes
+import ModelDepotShared
 import NIOCore
 
 /// The HTTP/1.1 bytes of a ``FastPathAnswer``'s head (and body, when it has one in memory), as NIO's
@@ -6,8 +7,14 @@ import NIOCore
 enum FastPathAnswerEncoder {
     static func encode(_ answer: FastPathAnswer, allocator: ByteBufferAllocator) -> ByteBuffer {
         let head = answer.head ?? Self.head(status: answer.status, headers: answer.headers)
-        var buffer = allocator.buffer(capacity: head.readableBytes + 64 + (answer.body?.readableBytes ?? 0))
+        var buffer = allocator.buffer(capacity: head.readableBytes + 128 + (answer.body?.readableBytes ?? 0))
         buffer.writeImmutableBuffer(head)
+        if let exposure = answer.exposure {
+            buffer.writeString(DepotHeader.exposure)
+            buffer.writeStaticString(": ")
+            buffer.writeString(exposure)
+            buffer.writeStaticString("\r\n")
+        }
         buffer.writeStaticString("Date: ")
         buffer.writeString(HTTPDate.now())
         buffer.writeStaticString("\r\nServer: ModelDepot\r\n\r\n")

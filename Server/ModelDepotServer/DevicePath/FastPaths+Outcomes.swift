@@ -22,7 +22,10 @@ extension FastPaths {
             let name = try? ModelName(
                 String(Substring(path.dropFirst(DeviceRoute.manifestPrefix.utf8.count).dropLast(DeviceRoute.eventsSuffix.utf8.count)))),
             let key = key(request, peer: peer(), verified: &verified),
-            let record = try? experiments.accept(body, of: name, key: key)
+            let record = try? experiments.accept(
+                body, of: name, key: key,
+                from: authenticator.proxies.client(peer: peer(), forwardedFor: request.fields[device: .forwardedFor], forwardedProto: nil)
+                    .address)
         else { return nil }
         return OutcomeSubmission(model: name, record: record, key: key.id)
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import ModelDepotRollouts
 import ModelDepotShared
@@ -36,6 +37,9 @@ struct ManifestController {
     let manifests: ManifestCache
     let metrics: ServerMetrics
     let usage: UsageCounter
+    /// Makes the exposure tokens (``ExposureToken``).
+    let signer: ManifestSigner
+    let clock: @Sendable () -> Date
 
     func register(in group: RouterGroup<AppRequestContext>) {
         group.get("models/:name/manifest", use: manifest)
@@ -81,22 +85,26 @@ struct ManifestController {
         return .answer(answer(manifest, model: name, arm: arm, device: device, ifNoneMatch: headers[device: .ifNoneMatch]))
     }
 
-    /// A `304` when `If-None-Match` holds the manifest's tag, else the `200`; counted as usage
-    /// (a `200` also records the device's installation with its arm) and in the metrics.
+    /// A `304` when `If-None-Match` holds the manifest's tag, else the `200`, either with the
+    /// installation's exposure token; counted as usage (a `200` also records the device's
+    /// installation with its arm) and in the metrics.
     private func answer(
         _ manifest: ManifestCache.Manifest, model: ModelName, arm: CountedArm, device: DeviceContext,
         ifNoneMatch: String?
     ) -> FastPathAnswer {
         usage.record(.manifest(model: model, version: manifest.version), arm: arm)
+        let exposure = device.installationID.map {
+            signer.exposure(model: model, version: manifest.version, arm: arm, installation: $0, day: ExposureToken.day(clock()))
+        }
         if EntityTag.ifNoneMatch(ifNoneMatch, matches: manifest.etag) {
             metrics.recordManifest(notModified: true)
-            return manifest.notModified
+            return exposure.map(manifest.notModified.exposing) ?? manifest.notModified
         }
         metrics.recordManifest(notModified: false)
         // An installation is handed its version with a 200; its 304s only confirm what it has.
         if let installation = device.installationID {
             usage.record(installation: installation, model: model, version: manifest.version, arm: arm)
         }
-        return manifest.full
+        return exposure.map(manifest.full.exposing) ?? manifest.full
     }
 }

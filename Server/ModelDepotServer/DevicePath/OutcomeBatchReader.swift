@@ -54,7 +54,7 @@ enum OutcomeBatchReader {
 
         private mutating func event() -> OutcomeBatch.Event? {
             var metric: String?, version: Int?, arm: String?, at: Int?
-            var value: Double??, code: String??, count: Int??
+            var value: Double??, code: String??, count: Int??, exposure: String??
             let complete = object { reader, key in
                 switch key {
                 case "metric" where metric == nil:
@@ -75,6 +75,9 @@ enum OutcomeBatchReader {
                 case "code" where code == nil:
                     code = reader.nullable { $0.string() }
                     return code != nil
+                case "exposure" where exposure == nil:
+                    exposure = reader.nullable { $0.string() }
+                    return exposure != nil
                 case "count" where count == nil:
                     count = reader.nullable { $0.integer() }
                     return count != nil
@@ -83,7 +86,7 @@ enum OutcomeBatchReader {
             }
             guard complete, let metric, let version, let arm, let at else { return nil }
             return OutcomeBatch.Event(
-                metric: metric, version: version, arm: arm, at: at, value: value ?? nil, code: code ?? nil,
+                metric: metric, version: version, arm: arm, at: at, value: value ?? nil, code: code ?? nil, exposure: exposure ?? nil,
                 count: count ?? nil)
         }
 

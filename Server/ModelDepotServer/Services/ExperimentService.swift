@@ -8,22 +8,44 @@ import NIOCore
 struct ExperimentService {
     let catalog: any ModelCatalog
     let writer: OutcomeWriter
+    /// Checks exposure tokens and names client networks.
+    let signer: ManifestSigner
+    let budget: NetworkBudget
     let clock: @Sendable () -> Date
 
-    init(catalog: any ModelCatalog, clock: @escaping @Sendable () -> Date) {
+    init(catalog: any ModelCatalog, signer: ManifestSigner, budget: NetworkBudget, clock: @escaping @Sendable () -> Date) {
         self.catalog = catalog
         writer = OutcomeWriter(catalog: catalog)
+        self.signer = signer
+        self.budget = budget
         self.clock = clock
     }
 
-    /// Reads and checks a batch's body, sent for `model` with `key`: the SDK's plain JSON with
-    /// ``OutcomeBatchReader``, anything else with `JSONDecoder` (whose errors say what is wrong).
-    /// The one reading of a batch, for the route and the fast path.
+    /// Reads and checks a batch's body, sent for `model` with `key` from the client `address`:
+    /// the SDK's plain JSON with ``OutcomeBatchReader``, anything else with `JSONDecoder` (whose
+    /// errors say what is wrong). The one reading of a batch, for the route and the fast path.
+    ///
+    /// Each event's exposure token is checked (``ExposureToken``): one that does not check is
+    /// refused alone. Events with a token count for the address's network (``ClientNetwork``)
+    /// while the installation is within the network's hourly installations (``NetworkBudget``).
     /// - Throws: ``DepotError``: `forbidden`, `bad_request`, `invalid_events`.
-    func accept(_ body: ByteBuffer, of model: ModelName, key: AccessKey) throws -> OutcomeBatchRecord {
+    func accept(_ body: ByteBuffer, of model: ModelName, key: AccessKey, from address: String?) throws -> OutcomeBatchRecord {
         try key.checkMayRead(model)
         let batch = try body.withUnsafeReadableBytes(OutcomeBatchReader.read) ?? JSONBody.decode(OutcomeBatch.self, from: body)
-        return try batch.record(now: clock())
+        let now = clock()
+        var network: Int64 = 0
+        if batch.events.contains(where: { $0.exposure != nil }) {
+            let candidate = signer.clientNetwork(of: address)
+            let installation = UsageCounter.hashLowercased(batch.installation)
+            if budget.admits(model: model, network: candidate, installation: installation, hour: Int(now.timeIntervalSince1970 / 3_600)) {
+                network = candidate
+            }
+        }
+        let (signer, today, installation) = (signer, ExposureToken.day(now), batch.installation)
+        return try batch.record(now: now, network: network) { token, event throws(DepotError) in
+            try signer.checkExposure(
+                token, model: model, version: event.version, arm: event.arm, installation: installation, today: today)
+        }
     }
 
     /// Stores an accepted batch with the others waiting (``OutcomeWriter``).
@@ -61,22 +83,27 @@ struct ExperimentService {
     }
 
     /// Every arm that handed out more than one version, each metric's versions against the arm's
-    /// control (its oldest version that reported).
+    /// control (its oldest version that reported), over counted outcomes only: those that carried
+    /// the server's exposure token, within their network's hourly installations. Installations
+    /// with none are listed apart as uncounted.
     func results(of model: ModelName) async throws -> ExperimentResults {
         let metrics = try await self.metrics(of: model)
-        let exposures = try await catalog.exposures(of: model).filter { Set($0.value.map(\.version)).count > 1 }
+        let everyExposure = try await catalog.exposures(of: model).filter { Set($0.value.map(\.version)).count > 1 }
         let rollout = try await catalog.rollout(of: model)
         var arms: [ExperimentResults.Arm] = []
-        let rowsByMetric = exposures.isEmpty ? [:] : try await catalog.outcomes(of: model)
-        for (arm, seen) in exposures.sorted(by: { $0.key < $1.key }) {
+        let rowsByMetric = everyExposure.isEmpty ? [:] : try await catalog.outcomes(of: model)
+        for (arm, exposed) in everyExposure.sorted(by: { $0.key < $1.key }) {
+            let seen = exposed.filter { $0.network != 0 }
             let installations = Dictionary(grouping: seen, by: \.version).mapValues(\.count)
+            let uncounted = Dictionary(grouping: exposed.filter { $0.network == 0 }, by: \.version).mapValues(\.count)
             let control = installations.keys.min() ?? 0
             let rule: Rollout.Rule? = if case .rule(let id) = arm { rollout.rules.first { $0.id == id } } else { nil }
             let sampleRatio = rule.map { SampleRatioCheck(rule: $0.id, name: $0.name, shares: $0.split.shares, observed: installations) }
             let results = metrics.map { metric in
                 ExperimentComparison(
                     metric: metric, control: control,
-                    series: OutcomeSeries(kind: metric.kind, rows: rowsByMetric[metric.name]?[arm] ?? [], exposures: seen)
+                    series: OutcomeSeries(
+                        kind: metric.kind, rows: (rowsByMetric[metric.name]?[arm] ?? []).filter { $0.network != 0 }, exposures: seen)
                 )
                 .result
             }
@@ -84,6 +111,7 @@ struct ExperimentService {
                 ExperimentResults.Arm(
                     arm: arm.stored, name: rule?.name, control: control,
                     installations: Dictionary(uniqueKeysWithValues: installations.map { ("\($0.key)", $0.value) }),
+                    uncounted: Dictionary(uniqueKeysWithValues: uncounted.map { ("\($0.key)", $0.value) }),
                     sampleRatio: sampleRatio, metrics: results))
         }
         return ExperimentResults(model: model, generated: clock(), metrics: metrics, arms: arms)

@@ -4,11 +4,18 @@ import ModelDepotShared
 
 extension OutcomeBatch {
     /// The batch checked and added up for the catalog.
-    /// - Parameter now: The server's clock: events older than ``maximumAge`` or further ahead
-    ///   than ``maximumSkew`` are refused.
+    /// - Parameters:
+    ///   - now: The server's clock: events older than ``maximumAge`` or further ahead than
+    ///     ``maximumSkew`` are refused.
+    ///   - network: The client network an event with an exposure token counts for (0: none,
+    ///     its events are kept apart as those without a token are).
+    ///   - exposure: Checks an event's exposure token (``ExposureToken``); an event whose token
+    ///     it refuses is left out and listed in ``OutcomeBatchRecord/refused``, the rest kept.
     /// - Throws: ``DepotError`` (`invalid_events`) naming the first event or field that breaks a
     ///   rule, and what to send instead.
-    func record(now: Date) throws -> OutcomeBatchRecord {
+    func record(now: Date, network: Int64 = 0, exposure: (_ token: String, _ event: Event) throws(DepotError) -> Void) throws
+        -> OutcomeBatchRecord
+    {
         guard let id = Self.lowercasedID(batch) else {
             throw DepotError(
                 .invalidEvents,
@@ -34,39 +41,54 @@ extension OutcomeBatch {
         var totalKeys = KeyPositions<TotalKey>(), totals: [OutcomeBatchRecord.Total] = []
         var exposureKeys = KeyPositions<ExposureKey>(), exposures: [OutcomeBatchRecord.Exposure] = []
         var appMetrics: Set<String> = []
+        var refused: [OutcomeReceipt.Refusal] = []
         // The SDK sends one arm for all of a batch's events: read once while it stays the same.
         var lastArm: (text: String, arm: CountedArm)?
         for (index, event) in events.enumerated() {
             let (arm, health) = try check(
                 event, at: index, oldest: oldest, newest: newest, arm: lastArm?.text == event.arm ? lastArm?.arm : nil)
             lastArm = (event.arm, arm)
+            var counted: Int64 = 0
+            if let token = event.exposure {
+                do {
+                    try exposure(token, event)
+                    counted = network
+                } catch {
+                    refused.append(.init(event: index, status: Int(error.status.code), error: error.code.rawValue, message: error.message))
+                    continue
+                }
+            }
             if health == nil { appMetrics.insert(event.metric) }
             let hour = event.at / 3_600
             let count = event.count ?? 1
             let value = event.value ?? Double(count)
-            let total = totalKeys.position(of: TotalKey(version: event.version, hour: hour, metric: event.metric, arm: event.arm))
+            let total = totalKeys.position(
+                of: TotalKey(version: event.version, hour: hour, network: counted, metric: event.metric, arm: event.arm))
             if total.inserted {
-                totals.append(.init(metric: event.metric, arm: arm, version: event.version, hour: hour, count: count, sum: value))
+                totals.append(
+                    .init(metric: event.metric, arm: arm, version: event.version, hour: hour, network: counted, count: count, sum: value))
             } else {
                 totals[total.position].count += count
                 totals[total.position].sum += value
             }
-            let exposure = exposureKeys.position(of: ExposureKey(version: event.version, arm: event.arm))
-            if exposure.inserted {
-                exposures.append(.init(arm: arm, version: event.version, hour: hour))
-            } else if hour < exposures[exposure.position].hour {
-                exposures[exposure.position].hour = hour
+            let first = exposureKeys.position(of: ExposureKey(version: event.version, arm: event.arm))
+            if first.inserted {
+                exposures.append(.init(arm: arm, version: event.version, hour: hour, network: counted))
+            } else {
+                exposures[first.position].hour = min(hour, exposures[first.position].hour)
+                exposures[first.position].network = max(counted, exposures[first.position].network)
             }
         }
         return OutcomeBatchRecord(
             id: id, installation: UsageCounter.hashLowercased(installation), receivedHour: Int(seconds / 3_600), events: events.count,
-            totals: totals, exposures: exposures, appMetrics: appMetrics)
+            totals: totals, exposures: exposures, appMetrics: appMetrics, refused: refused)
     }
 
     /// Cheap comparisons first: the version and hour before the texts.
     private struct TotalKey: Hashable {
         let version: Int
         let hour: Int
+        let network: Int64
         let metric: String
         let arm: String
     }

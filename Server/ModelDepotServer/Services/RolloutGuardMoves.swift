@@ -123,6 +123,13 @@ enum RolloutGuardMoves {
             try act(
                 current.settings.onRegression, on: &current, rollout: &rollout, rule: index, at: now, check: review.check,
                 reason: "Regression at \(percent): \(findings.joined(separator: "; "))")
+        case .regressionOnTooFew(let metrics):
+            let findings = review.check.evidence.filter { metrics.contains($0.metric) }.map { describe($0, current) }
+            try act(
+                .pause, on: &current, rollout: &rollout, rule: index, at: now, check: review.check,
+                reason:
+                    "Regression at \(percent) on fewer than the \(current.settings.minimumInstallations) installations over \(current.settings.minimumNetworks) client networks the guard needs to roll back: \(findings.joined(separator: "; "))"
+            )
         case .mismatch:
             let ratio = review.check.sampleRatio
             let observed =

@@ -5,6 +5,14 @@ import ModelDepotShared
 /// One look at a running guard: each guardrail's target against the control over the
 /// installations that reported through the rule since the guard started, the target's
 /// installations in the current stage, the stage's sample ratio, and what that makes the guard do.
+///
+/// It reads only counted outcomes: events that carried the server's exposure token, from
+/// installations within their network's hourly allowance (``OutcomeRow/network`` not 0). With a
+/// minimum of 2 networks or more it also leaves out, for each version, the network with the most
+/// of that version's installations, so that a flood from one network can neither make a healthy
+/// version regress nor hide a failing one. It acts on a regression or a sample-ratio mismatch
+/// only with the guard's minimum installations over its minimum networks; a regression seen on
+/// fewer pauses the guard.
 struct RolloutGuardReview {
     enum Decision: Equatable {
         /// Keep watching.
@@ -13,6 +21,8 @@ struct RolloutGuardReview {
         case advance
         /// These guardrails regressed.
         case regression([String])
+        /// These guardrails regressed, over fewer installations or networks than the guard needs to act.
+        case regressionOnTooFew([String])
         /// The stage's installations are off its shares.
         case mismatch
     }
@@ -28,21 +38,33 @@ struct RolloutGuardReview {
     ///   - now: The time of the look.
     init(of rolloutGuard: RolloutGuard, guardrails: [ExperimentMetric], rows: [String: [OutcomeRow]], now: Date) {
         let versions: Set = [rolloutGuard.control, rolloutGuard.target]
+        let settings = rolloutGuard.settings
         let startHour = Self.hour(rolloutGuard.started)
         let stageHour = Self.hour(rolloutGuard.stageStarted)
-        let window = rows.mapValues { $0.filter { $0.hour >= startHour && versions.contains($0.version) } }
+        var window = rows.mapValues { $0.filter { $0.hour >= startHour && $0.network != 0 && versions.contains($0.version) } }
+        if settings.minimumNetworks >= 2 {
+            let largest = Self.largestNetworks(window.values.joined())
+            window = window.mapValues { $0.filter { largest[$0.version] != $0.network } }
+        }
 
         struct Seen: Hashable { let version: Int, installation: Int64 }
         var firstHour: [Seen: Int] = [:]
-        var inStage = Set<Int64>()
+        var network: [Seen: Int64] = [:]
+        var inStage: [Int64: Int64] = [:]
         var fullHours: [Int: Set<Int64>] = [:]
         for row in window.values.joined() {
             let seen = Seen(version: row.version, installation: row.installation)
             firstHour[seen] = min(firstHour[seen] ?? row.hour, row.hour)
-            if row.version == rolloutGuard.target, row.hour >= stageHour { inStage.insert(row.installation) }
+            network[seen] = row.network
+            if row.version == rolloutGuard.target, row.hour >= stageHour { inStage[row.installation] = row.network }
             if row.hour > stageHour { fullHours[row.version, default: []].insert(row.installation) }
         }
-        let exposures = firstHour.map { OutcomeExposure(version: $0.key.version, hour: $0.value, installation: $0.key.installation) }
+        let exposures = firstHour.map {
+            OutcomeExposure(version: $0.key.version, hour: $0.value, installation: $0.key.installation, network: network[$0.key] ?? 0)
+        }
+        let target = network.filter { $0.key.version == rolloutGuard.target }
+        let enough = target.count >= settings.minimumInstallations && Set(target.values).count >= settings.minimumNetworks
+        let stageNetworks = Set(inStage.values).count
 
         let evidence = guardrails.compactMap { metric in
             Self.evidence(
@@ -55,19 +77,29 @@ struct RolloutGuardReview {
                 rule: rolloutGuard.rule, name: rolloutGuard.ruleName, shares: rolloutGuard.shares,
                 observed: fullHours.mapValues(\.count))
             : nil
-        check = RolloutGuard.Check(at: now, targetInstallations: inStage.count, evidence: evidence, sampleRatio: sampleRatio)
+        check = RolloutGuard.Check(
+            at: now, targetInstallations: inStage.count, targetNetworks: stageNetworks, evidence: evidence, sampleRatio: sampleRatio)
 
         let regressed = evidence.filter(\.regression).map(\.metric)
         if !regressed.isEmpty {
-            decision = .regression(regressed)
-        } else if sampleRatio?.mismatch == true {
+            decision = enough ? .regression(regressed) : .regressionOnTooFew(regressed)
+        } else if sampleRatio?.mismatch == true, enough {
             decision = .mismatch
-        } else if now.timeIntervalSince(rolloutGuard.stageStarted) >= Double(rolloutGuard.settings.stageSeconds),
-            inStage.count >= rolloutGuard.settings.minimumInstallations
+        } else if now.timeIntervalSince(rolloutGuard.stageStarted) >= Double(settings.stageSeconds),
+            inStage.count >= settings.minimumInstallations, stageNetworks >= settings.minimumNetworks
         {
             decision = .advance
         } else {
             decision = .hold
+        }
+    }
+
+    /// For each version, the network with the most of its installations (the larger id on a tie).
+    static func largestNetworks(_ rows: some Sequence<OutcomeRow>) -> [Int: Int64] {
+        var installations: [Int: [Int64: Set<Int64>]] = [:]
+        for row in rows { installations[row.version, default: [:]][row.network, default: []].insert(row.installation) }
+        return installations.compactMapValues { networks in
+            networks.max { ($0.value.count, $0.key) < ($1.value.count, $1.key) }?.key
         }
     }
 

@@ -17,6 +17,8 @@ final class ManifestSigner: Sendable {
         /// with it), then the one it replaced while this process ran, so that a device that got
         /// its manifest just before a rotation still has its download counted.
         var armKeys: [ArmToken.Key]
+        /// The keys exposure tokens are checked with, in the same order.
+        var exposureKeys: [ExposureToken.Key]
 
         init(
             active: Curve25519.Signing.PrivateKey, pending: Curve25519.Signing.PrivateKey?, root: TrustedRoot?, replacing old: State? = nil
@@ -24,11 +26,12 @@ final class ManifestSigner: Sendable {
             self.active = active
             self.pending = pending
             self.root = root
-            let key = ArmToken.Key(signingKey: active)
+            let (key, exposureKey) = (ArmToken.Key(signingKey: active), ExposureToken.Key(signingKey: active))
             switch old {
-            case let old? where old.active.rawRepresentation == active.rawRepresentation: armKeys = old.armKeys
-            case let old?: armKeys = [key, old.armKeys[0]]
-            case nil: armKeys = [key]
+            case let old? where old.active.rawRepresentation == active.rawRepresentation:
+                (armKeys, exposureKeys) = (old.armKeys, old.exposureKeys)
+            case let old?: (armKeys, exposureKeys) = ([key, old.armKeys[0]], [exposureKey, old.exposureKeys[0]])
+            case nil: (armKeys, exposureKeys) = ([key], [exposureKey])
             }
         }
     }
@@ -119,6 +122,24 @@ final class ManifestSigner: Sendable {
     /// the token checks (``ArmToken``), else ``CountedArm/unknown``.
     func countedArm(query: Substring?, sha256: Substring) -> CountedArm {
         ArmToken.arm(inQuery: query, sha256: sha256, keys: state.withLock { $0.armKeys })
+    }
+
+    /// The exposure token of `installation` given `version` of `model` through `arm` on `day`
+    /// (``ExposureToken``), made with the active key.
+    func exposure(model: ModelName, version: Int, arm: CountedArm, installation: String, day: Int) -> String {
+        ExposureToken.make(
+            model: model, version: version, arm: arm, installation: installation, day: day, key: state.withLock { $0.exposureKeys[0] })
+    }
+
+    /// Checks an event's exposure token (``ExposureToken/check(_:model:version:arm:installation:today:keys:)``).
+    func checkExposure(_ token: String, model: ModelName, version: Int, arm: String, installation: String, today: Int) throws(DepotError) {
+        let keys = state.withLock { $0.exposureKeys }
+        try ExposureToken.check(token, model: model, version: version, arm: arm, installation: installation, today: today, keys: keys)
+    }
+
+    /// The id of the client network of `address` (``ClientNetwork``).
+    func clientNetwork(of address: String?) -> Int64 {
+        ClientNetwork.id(prefix: ClientNetwork.prefix(of: address), key: state.withLock { $0.exposureKeys[0] })
     }
 
     /// Stores the key for the next rotation (or returns the one made before); the signer takes

@@ -47,8 +47,7 @@ enum ArmToken {
     /// The value of the download URL's `arm` query item for blob `sha256` handed out through `arm`.
     static func make(arm: CountedArm, sha256: String, key: Key) -> String {
         let text = arm.stored
-        let mac = Data(key.mac(arm: Array(text.utf8), sha256: sha256[...])).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        let mac = TokenText.base64URL(key.mac(arm: Array(text.utf8), sha256: sha256[...]))
         return String(decoding: percentEncoded(text.utf8), as: UTF8.self) + "." + mac
     }
 
@@ -62,8 +61,8 @@ enum ArmToken {
         else {
             return .unknown
         }
-        guard let mac = base64URLDecoded(value[value.index(after: dot)...]), mac.count == macLength else { return .unknown }
-        for key in keys where equalInConstantTime(key.mac(arm: arm, sha256: sha256), mac) {
+        guard let mac = TokenText.base64URLDecoded(value[value.index(after: dot)...]), mac.count == macLength else { return .unknown }
+        for key in keys where TokenText.equalInConstantTime(key.mac(arm: arm, sha256: sha256), mac) {
             return CountedArm(stored: String(decoding: arm, as: UTF8.self))
         }
         return .unknown
@@ -82,14 +81,6 @@ enum ArmToken {
             start = end < query.endIndex ? query.index(after: end) : end
         }
         return nil
-    }
-
-    /// Whether two byte strings are equal, in a time that depends on their lengths only.
-    private static func equalInConstantTime(_ expected: [UInt8], _ given: [UInt8]) -> Bool {
-        guard expected.count == given.count else { return false }
-        var difference: UInt8 = 0
-        for (left, right) in zip(expected, given) { difference |= left ^ right }
-        return difference == 0
     }
 
     /// Bytes that stay as they are in an arm: letters, digits and `-._~:`.
@@ -136,33 +127,5 @@ enum ArmToken {
             decoded.append(high << 4 | low)
         }
         return decoded
-    }
-
-    /// The bytes of unpadded base64url text (RFC 4648 §5), or `nil` for a character outside it
-    /// or a text that is not the canonical encoding of its bytes.
-    private static func base64URLDecoded(_ text: Substring.UTF8View) -> [UInt8]? {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.count * 3 / 4)
-        var group = 0, bits = 0
-        for character in text {
-            let value: Int
-            switch character {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = Int(character - UInt8(ascii: "A"))
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = Int(character - UInt8(ascii: "a")) + 26
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = Int(character - UInt8(ascii: "0")) + 52
-            case UInt8(ascii: "-"): value = 62
-            case UInt8(ascii: "_"): value = 63
-            default: return nil
-            }
-            group = group << 6 | value
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                bytes.append(UInt8(truncatingIfNeeded: group >> bits))
-                group &= (1 << bits) - 1
-            }
-        }
-        // Bits left over must be zero: one text per byte string.
-        return group == 0 ? bytes : nil
     }
 }

@@ -27,18 +27,27 @@ public struct OutcomeBatch: Sendable, Hashable, Codable {
         /// How many events of the same hour this one stands for (1 to ``maximumCount``; `nil` is 1):
         /// the SDK adds up its events per hour before sending them.
         public var count: Int?
+        /// The `Depot-Exposure` token of the manifest answer that gave the device this version
+        /// through this arm. An event with a token the server did not make for this installation,
+        /// model, version and arm is refused; one without is kept but counted apart (an SDK from
+        /// before tokens): results and guards read only events with a token.
+        public var exposure: String?
 
         /// The largest ``count``.
         public static let maximumCount = 1_000_000
 
         /// Creates an event.
-        public init(metric: String, version: Int, arm: String, at: Int, value: Double? = nil, code: String? = nil, count: Int? = nil) {
+        public init(
+            metric: String, version: Int, arm: String, at: Int, value: Double? = nil, code: String? = nil, exposure: String? = nil,
+            count: Int? = nil
+        ) {
             self.metric = metric
             self.version = version
             self.arm = arm
             self.at = at
             self.value = value
             self.code = code
+            self.exposure = exposure
             self.count = count
         }
     }
@@ -91,17 +100,39 @@ public struct OutcomeBatch: Sendable, Hashable, Codable {
 
 /// The server's answer to a batch.
 public struct OutcomeReceipt: Sendable, Hashable, Codable {
+    /// An event the server refused while keeping the rest of its batch: its exposure token did
+    /// not check. Sending it again would be refused again.
+    public struct Refusal: Sendable, Hashable, Codable {
+        /// Its index in the batch's events.
+        public var event: Int
+        /// The HTTP status the refusal stands for (403).
+        public var status: Int
+        /// `invalid_exposure` or `expired_exposure`.
+        public var error: String
+        public var message: String
+
+        public init(event: Int, status: Int, error: String, message: String) {
+            self.event = event
+            self.status = status
+            self.error = error
+            self.message = message
+        }
+    }
+
     /// The batch's id.
     public var batch: String
     /// The events applied (0 when the batch had been applied before).
     public var accepted: Int
     /// Whether the server had applied this batch before.
     public var duplicate: Bool
+    /// The events refused, when any were (absent otherwise).
+    public var refused: [Refusal]?
 
     /// Creates a receipt.
-    public init(batch: String, accepted: Int, duplicate: Bool) {
+    public init(batch: String, accepted: Int, duplicate: Bool, refused: [Refusal]? = nil) {
         self.batch = batch
         self.accepted = accepted
         self.duplicate = duplicate
+        self.refused = refused
     }
 }

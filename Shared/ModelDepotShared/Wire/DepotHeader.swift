@@ -14,6 +14,10 @@ public enum DepotHeader {
     public static let attributes = "Depot-Attributes"
     /// Sent with a manifest: the newest root document's version.
     public static let rootVersion = "Depot-Root-Version"
+    /// Sent with a manifest answer to a request with an installation id: the server's token that
+    /// it gave this installation the version through the arm; the SDK sends it back with the
+    /// version's outcome events, which count only with it.
+    public static let exposure = "Depot-Exposure"
     /// Sent with an upload: the file's SHA-256, which the stored bytes must match; as a header,
     /// or as a trailer after a chunked body (declared in `Trailer`), so that a client can hash the
     /// file while it sends it.

@@ -366,8 +366,8 @@ import Testing
             let hour = 500_000
             let batch = OutcomeBatchRecord(
                 id: "5f0c2a9e-3b1d-4c7e-9a2f-8d1e6b4c0a37", installation: 42, receivedHour: hour, events: 1,
-                totals: [.init(metric: "installed", arm: .default, version: 1, hour: hour, count: 1, sum: 1)],
-                exposures: [.init(arm: .default, version: 1, hour: hour)], appMetrics: [])
+                totals: [.init(metric: "installed", arm: .default, version: 1, hour: hour, network: 1, count: 1, sum: 1)],
+                exposures: [.init(arm: .default, version: 1, hour: hour, network: 1)], appMetrics: [])
             func record() async throws -> Bool { try await catalog.recordOutcomes([(flowers, batch)])[0].get() }
             #expect(try await record())
             try await catalog.pruneOutcomeBatches(beforeHour: hour)
@@ -375,7 +375,7 @@ import Testing
             try await catalog.pruneOutcomeBatches(beforeHour: hour + 1)
             #expect(try await record(), "once pruned, the id is free")
             let rows = try await catalog.outcomes(of: flowers)["installed"]?[.default]
-            #expect(rows == [OutcomeRow(version: 1, hour: hour, installation: 42, count: 2, sum: 2)])
+            #expect(rows == [OutcomeRow(version: 1, hour: hour, installation: 42, network: 1, count: 2, sum: 2)])
         }
     }
 }

@@ -15,11 +15,11 @@ import Testing
 
     func batch(_ id: Int, installation: Int64, events: Int = 1, version: Int = 1, metrics: [String] = []) -> OutcomeBatchRecord {
         let totals =
-            [OutcomeBatchRecord.Total(metric: "installed", arm: .default, version: version, hour: hour, count: 1, sum: 1)]
-            + metrics.map { .init(metric: $0, arm: .default, version: version, hour: hour, count: 1, sum: 2) }
+            [OutcomeBatchRecord.Total(metric: "installed", arm: .default, version: version, hour: hour, network: 1, count: 1, sum: 1)]
+            + metrics.map { .init(metric: $0, arm: .default, version: version, hour: hour, network: 1, count: 1, sum: 2) }
         return OutcomeBatchRecord(
             id: String(format: "00000000-0000-4000-8000-%012d", id), installation: installation, receivedHour: hour, events: events,
-            totals: totals, exposures: [.init(arm: .default, version: version, hour: hour)], appMetrics: Set(metrics))
+            totals: totals, exposures: [.init(arm: .default, version: version, hour: hour, network: 1)], appMetrics: Set(metrics))
     }
 
     /// `true`/`false` for an applied batch or a duplicate, the error's code for a refusal.

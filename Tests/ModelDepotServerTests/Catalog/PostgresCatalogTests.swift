@@ -45,8 +45,10 @@ import Testing
                                 batch: OutcomeBatchRecord(
                                     id: UUID().uuidString.lowercased(), installation: installation, receivedHour: hour,
                                     events: installation == 0 ? 1_000 : 1,
-                                    totals: [.init(metric: "installed", arm: .default, version: 1, hour: hour, count: 1, sum: 2)],
-                                    exposures: [.init(arm: .default, version: 1, hour: hour)], appMetrics: [])
+                                    totals: [
+                                        .init(metric: "installed", arm: .default, version: 1, hour: hour, network: 1, count: 1, sum: 2)
+                                    ],
+                                    exposures: [.init(arm: .default, version: 1, hour: hour, network: 1)], appMetrics: [])
                             )
                         }
                         let results = try await catalog.recordOutcomes(batches)
@@ -206,8 +208,12 @@ import Testing
                 model: flowers,
                 batch: OutcomeBatchRecord(
                     id: UUID().uuidString.lowercased(), installation: Int64(index), receivedHour: 500_000, events: 1,
-                    totals: [.init(metric: "installed", arm: .default, version: 1, hour: 500_000, count: index == broken ? -1 : 1, sum: 1)],
-                    exposures: [.init(arm: .default, version: 1, hour: 500_000)], appMetrics: [])
+                    totals: [
+                        .init(
+                            metric: "installed", arm: .default, version: 1, hour: 500_000, network: 1, count: index == broken ? -1 : 1,
+                            sum: 1)
+                    ],
+                    exposures: [.init(arm: .default, version: 1, hour: 500_000, network: 1)], appMetrics: [])
             )
         }
         let results = try await catalog.recordOutcomes(batches)

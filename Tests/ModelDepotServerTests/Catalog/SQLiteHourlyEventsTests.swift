@@ -16,8 +16,8 @@ import Testing
         let hour = hour ?? self.hour
         return OutcomeBatchRecord(
             id: OutcomeBatch.makeID(), installation: installation, receivedHour: hour, events: events,
-            totals: [.init(metric: "installed", arm: .default, version: 1, hour: hour, count: events, sum: Double(events))],
-            exposures: [.init(arm: .default, version: 1, hour: hour)], appMetrics: [])
+            totals: [.init(metric: "installed", arm: .default, version: 1, hour: hour, network: 1, count: events, sum: Double(events))],
+            exposures: [.init(arm: .default, version: 1, hour: hour, network: 1)], appMetrics: [])
     }
 
     private func applied(_ catalog: SQLiteModelCatalog, _ batch: OutcomeBatchRecord) async throws -> Bool {

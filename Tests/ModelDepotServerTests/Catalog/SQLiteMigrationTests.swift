@@ -36,8 +36,10 @@ import Testing
             func batch(installation: Int64, events: Int) -> OutcomeBatchRecord {
                 OutcomeBatchRecord(
                     id: OutcomeBatch.makeID(), installation: installation, receivedHour: hour, events: events,
-                    totals: [.init(metric: "installed", arm: .default, version: 1, hour: hour, count: events, sum: Double(events))],
-                    exposures: [.init(arm: .default, version: 1, hour: hour)], appMetrics: [])
+                    totals: [
+                        .init(metric: "installed", arm: .default, version: 1, hour: hour, network: 1, count: events, sum: Double(events))
+                    ],
+                    exposures: [.init(arm: .default, version: 1, hour: hour, network: 1)], appMetrics: [])
             }
             let results = try await catalog.recordOutcomes([
                 (flowers, batch(installation: 7, events: 1)), (flowers, batch(installation: 7, events: 1)),
@@ -81,8 +83,8 @@ import Testing
             func batch(_ id: String, installation: Int64) -> OutcomeBatchRecord {
                 OutcomeBatchRecord(
                     id: id, installation: installation, receivedHour: hour, events: 1,
-                    totals: [.init(metric: "installed", arm: .default, version: 1, hour: hour, count: 1, sum: 1)],
-                    exposures: [.init(arm: .default, version: 1, hour: hour)], appMetrics: [])
+                    totals: [.init(metric: "installed", arm: .default, version: 1, hour: hour, network: 1, count: 1, sum: 1)],
+                    exposures: [.init(arm: .default, version: 1, hour: hour, network: 1)], appMetrics: [])
             }
             let results = try await catalog.recordOutcomes([
                 (flowers, batch(applied, installation: 9)), (flowers, batch(old8, installation: 8)),

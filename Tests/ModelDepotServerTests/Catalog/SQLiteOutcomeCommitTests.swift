@@ -19,8 +19,8 @@ import Testing
         func batch(version: Int) -> OutcomeBatchRecord {
             OutcomeBatchRecord(
                 id: UUID().uuidString.lowercased(), installation: 7, receivedHour: 500_000, events: 1,
-                totals: [.init(metric: "installed", arm: .default, version: version, hour: 500_000, count: 1, sum: 1)],
-                exposures: [.init(arm: .default, version: version, hour: 500_000)], appMetrics: [])
+                totals: [.init(metric: "installed", arm: .default, version: version, hour: 500_000, network: 1, count: 1, sum: 1)],
+                exposures: [.init(arm: .default, version: version, hour: 500_000, network: 1)], appMetrics: [])
         }
         func synchronous() async throws -> Int? {
             try await catalog.database.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") }

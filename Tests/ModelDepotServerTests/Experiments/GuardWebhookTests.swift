@@ -53,8 +53,7 @@ import Testing
         let receiver = Receiver(statuses: [.internalServerError])
         try await receiver.serve { url in
             let clock = MovableClock()
-            var server = try await TestServer(backend)
-            server.configuration.clock = { clock.now }
+            let server = try await GuardedRolloutFleet.server(backend, clock: clock)
             try await server.run { client in
                 _ = try await GuardedRolloutFleet.prepare(client, clock: clock)
                 // A start whose time SQLite's JSON (milliseconds as a double) gives back a hair

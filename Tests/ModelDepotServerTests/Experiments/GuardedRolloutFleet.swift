@@ -7,6 +7,8 @@ import ModelDepotShared
 import Synchronization
 import TestSupport
 
+@testable import ModelDepotServer
+
 /// A simulated fleet of SDK-shaped devices against a live server: each simulated hour every
 /// device asks for the manifest with its installation id (and the ETag of the one it has, as the
 /// SDK does), runs the version it was given, and sends the outcome batch the SDK would
@@ -56,6 +58,18 @@ final class GuardedRolloutFleet: Sendable {
         let arm: String
     }
 
+    /// A server for a fleet: on `clock`, trusting 127.0.0.1 as a proxy so that each device's
+    /// `X-Forwarded-For` (``address(of:)``) is its client address.
+    static func server(_ backend: DepotBackend = .sqliteAndFiles, clock: MovableClock) async throws -> TestServer {
+        var server = try await TestServer(backend)
+        server.configuration.clock = { clock.now }
+        server.configuration.trustedProxies = [try AddressRange("127.0.0.1")]
+        return server
+    }
+
+    /// Device `device`'s address: 16 devices to a /24, as devices spread over many networks.
+    static func address(of device: Int) -> String { "10.\(device / 4_096 % 256).\(device / 16 % 256).\(device % 16 + 1)" }
+
     let client: TestServer.Client
     let key: HTTPFields
     let clock: MovableClock
@@ -100,10 +114,13 @@ final class GuardedRolloutFleet: Sendable {
 
     private func run(_ device: Int, at now: Int) async throws -> Int {
         var headers = key
+        headers[HTTPField.Name("X-Forwarded-For")!] = Self.address(of: device)
+        let sent = headers
         headers[HTTPField.Name(DepotHeader.installationID)!] = "sim-device-\(device)"
         let had = held.withLock { $0[device] }
         if let had { headers[.ifNoneMatch] = had.etag }
         let response = try await client.request(.get, "/v1/models/flowers/manifest", headers: headers)
+        let exposure = response.headers[HTTPField.Name(DepotHeader.exposure)!]
         let manifest: (version: Int, arm: String)
         if response.status == .notModified, let had {
             manifest = (had.version, had.arm)
@@ -118,7 +135,8 @@ final class GuardedRolloutFleet: Sendable {
         guard does.reports else { return manifest.version }
         func event(_ metric: String, value: Double? = nil, code: String? = nil, count: Int? = nil) -> OutcomeBatch.Event {
             OutcomeBatch.Event(
-                metric: metric, version: manifest.version, arm: manifest.arm, at: now, value: value, code: code, count: count)
+                metric: metric, version: manifest.version, arm: manifest.arm, at: now, value: value, code: code, exposure: exposure,
+                count: count)
         }
         var events = [event("installed")]
         if does.loadFails {
@@ -131,8 +149,10 @@ final class GuardedRolloutFleet: Sendable {
         }
         if does.accepts { events.append(event("accepted")) }
         let batch = OutcomeBatch(batch: UUID().uuidString, installation: "sim-device-\(device)", events: events)
-        let sent = try await client.json(.post, "/v1/models/flowers/events", batch, headers: key)
-        guard sent.status == .ok else { throw TestServer.Failure("events: \(sent.status) \(sent.text)") }
+        let answer = try await client.json(.post, "/v1/models/flowers/events", batch, headers: sent)
+        guard answer.status == .ok, try answer.decode(OutcomeReceipt.self).refused == nil else {
+            throw TestServer.Failure("events: \(answer.status) \(answer.text)")
+        }
         return manifest.version
     }
 

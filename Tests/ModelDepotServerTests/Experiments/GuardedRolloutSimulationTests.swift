@@ -14,10 +14,7 @@ import Testing
 /// mismatch pauses, and an improved app metric shows in the results.
 @Suite(.serialized) struct GuardedRolloutSimulationTests {
     func server(_ clock: MovableClock) async throws -> TestServer {
-        var server = try await TestServer()
-        server.configuration.clock = { clock.now }
-        server.configuration.database = nil
-        return server
+        try await GuardedRolloutFleet.server(clock: clock)
     }
 
     @Test func aVersionThatFailsToLoadOnFivePercentOfDevicesIsRolledBackBeforeItPassesTheFivePercentStage() async throws {

@@ -10,7 +10,7 @@ struct OutcomeAdmissionTests {
     func batch(_ id: String, installation: Int64 = 7, events: Int, version: Int = 1, metrics: Set<String> = []) -> OutcomeBatchRecord {
         OutcomeBatchRecord(
             id: id, installation: installation, receivedHour: 500_000, events: events, totals: [],
-            exposures: [.init(arm: .default, version: version, hour: 500_000)], appMetrics: metrics)
+            exposures: [.init(arm: .default, version: version, hour: 500_000, network: 1)], appMetrics: metrics)
     }
 
     func admission(undeclared: Int = 0) -> OutcomeAdmission {

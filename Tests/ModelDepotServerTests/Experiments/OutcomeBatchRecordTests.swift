@@ -62,7 +62,9 @@ import Testing
                     value: Bool.random(using: &random) ? Double(Int.random(in: 0...5_000, using: &random)) / 8 : 1,
                     count: Bool.random(using: &random) ? Int.random(in: 1...1_000, using: &random) : nil)
             }
-            let record = try OutcomeBatch(batch: UUID().uuidString, installation: "Device-1", events: events).record(now: Self.now)
+            let record = try OutcomeBatch(batch: UUID().uuidString, installation: "Device-1", events: events).record(now: Self.now) {
+                _, _ in
+            }
 
             var totals: [String: (count: Int, sum: Double)] = [:]
             var exposures: [String: Int] = [:]
@@ -102,7 +104,7 @@ import Testing
             OutcomeBatch.Event(metric: "accepted", version: 1, arm: "rule:R 1", at: at),
         ]
         #expect {
-            try OutcomeBatch(batch: UUID().uuidString, installation: "device-1", events: events).record(now: Self.now)
+            try OutcomeBatch(batch: UUID().uuidString, installation: "device-1", events: events).record(now: Self.now) { _, _ in }
         } throws: { error in
             let message = (error as? DepotError)?.message ?? ""
             return message.hasPrefix("Event 2 ") && message.contains("arm 'rule:R 1'")

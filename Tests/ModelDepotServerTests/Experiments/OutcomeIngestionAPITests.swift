@@ -33,6 +33,21 @@ import Testing
         try await client.request(.post, "/v1/models/flowers/events", headers: key, body: ByteBuffer(string: body))
     }
 
+    /// An installation the rollout gives `version` (ids `<prefix>.0`, `<prefix>.1`, … until one
+    /// lands on it) and the exposure token of its manifest answer.
+    func installation(on version: Int, _ client: TestServer.Client, _ key: HTTPFields, prefix: String) async throws -> (
+        id: String, exposure: String
+    ) {
+        for attempt in 0..<64 {
+            var headers = key
+            headers[HTTPField.Name(DepotHeader.installationID)!] = "\(prefix).\(attempt)"
+            let response = try await client.request(.get, "/v1/models/flowers/manifest", headers: headers)
+            let exposure = try #require(response.headers[HTTPField.Name(DepotHeader.exposure)!], "\(response.status) \(response.text)")
+            if try response.manifest().version == version { return ("\(prefix).\(attempt)", exposure) }
+        }
+        throw TestServer.Failure("64 installations in a row missed version \(version)")
+    }
+
     func results(_ client: TestServer.Client) async throws -> ExperimentResults {
         try await client.request(.get, "/v1/admin/models/flowers/experiment").decode(ExperimentResults.self)
     }
@@ -40,25 +55,30 @@ import Testing
     @Test(arguments: DepotBackend.allCases) func loadFailuresOnOneVersionShowAsWorseAndABatchSentTwiceCountsOnce(_ backend: DepotBackend)
         async throws
     {
-        try await TestServer(backend).run { client in
+        // Under the router tester every request comes from one client network: all 400 count.
+        var server = try await TestServer(backend)
+        server.configuration.outcomeInstallationsPerNetwork = 400
+        try await server.run { client in
             let (key, arm) = try await experiment(client)
             // 200 installations per version; 4 % of version 1's fail to load, 30 % of version 2's.
             var sent: [OutcomeBatch] = []
             for index in 0..<400 {
                 let version = index % 2 + 1
                 let fails = version == 1 ? index / 2 % 50 < 2 : index / 2 % 10 < 3
-                var events = [OutcomeBatch.Event(metric: "installed", version: version, arm: arm, at: Self.now - 60)]
+                let (device, exposure) = try await installation(on: version, client, key, prefix: "device-\(index)")
+                var events = [OutcomeBatch.Event(metric: "installed", version: version, arm: arm, at: Self.now - 60, exposure: exposure)]
                 events.append(
                     .init(
                         metric: fails ? "load_failed" : "load_succeeded", version: version, arm: arm, at: Self.now - 50,
-                        code: fails ? "unsupported_model" : nil))
+                        code: fails ? "unsupported_model" : nil, exposure: exposure))
                 if !fails {
                     events += (0..<3).map { _ in
                         OutcomeBatch.Event(
-                            metric: "inference_latency_ms", version: version, arm: arm, at: Self.now - 40, value: Double(10 + index % 7))
+                            metric: "inference_latency_ms", version: version, arm: arm, at: Self.now - 40, value: Double(10 + index % 7),
+                            exposure: exposure)
                     }
                 }
-                let batch = OutcomeBatch(batch: UUID().uuidString, installation: "device-\(index)", events: events)
+                let batch = OutcomeBatch(batch: UUID().uuidString, installation: device, events: events)
                 let receipt = try await send(client, key, batch).decode(OutcomeReceipt.self)
                 #expect(receipt.accepted == events.count && !receipt.duplicate)
                 sent.append(batch)
@@ -143,6 +163,8 @@ import Testing
         try await TestServer(backend).run { client in
             let (key, arm) = try await experiment(client)
             let good = #"{"metric":"installed","version":1,"arm":"\#(arm)","at":\#(Self.now)}"#
+            let one = try await installation(on: 1, client, key, prefix: "device")
+            let two = try await installation(on: 2, client, key, prefix: "other")
             func batch(_ events: String, id: String = UUID().uuidString, installation: String = "device-1", dropped: String = "0") -> String
             {
                 #"{"batch":"\#(id)","installation":"\#(installation)","dropped":\#(dropped),"events":[\#(events)]}"#
@@ -181,11 +203,16 @@ import Testing
             // The first event is fine, the second is not: neither is stored, and the batch id is
             // still free (sending the batch fixed is applied).
             let id = UUID().uuidString
-            let mixed = try await raw(client, key, batch(good + "," + event("\"version\":1", with: "\"version\":9"), id: id))
+            let exposed = event("}", with: #","exposure":"\#(one.exposure)"}"#)
+            let mixed = try await raw(
+                client, key, batch(exposed + "," + event("\"version\":1", with: "\"version\":9"), id: id, installation: one.id))
             #expect(mixed.error?.code == .invalidEvents)
             #expect(try await results(client).arms.isEmpty, "no refused event was stored")
-            let fixed = try await raw(client, key, batch(good + "," + event("\"version\":1", with: "\"version\":2"), id: id))
-            #expect(try fixed.decode(OutcomeReceipt.self) == OutcomeReceipt(batch: id.lowercased(), accepted: 2, duplicate: false))
+            let fixed = try await raw(client, key, batch(exposed, id: id, installation: one.id))
+            #expect(try fixed.decode(OutcomeReceipt.self) == OutcomeReceipt(batch: id.lowercased(), accepted: 1, duplicate: false))
+            let second = event("\"version\":1", with: "\"version\":2").replacingOccurrences(
+                of: "}", with: #","exposure":"\#(two.exposure)"}"#)
+            #expect(try await raw(client, key, batch(second, installation: two.id)).status == .ok)
             #expect(try await results(client).arms.first?.installations == ["1": 1, "2": 1])
         }
     }
@@ -229,14 +256,20 @@ import Testing
     @Test(arguments: DepotBackend.allCases) func batchesWrittenTogetherAreAnsweredEachOnItsOwn(_ backend: DepotBackend) async throws {
         try await TestServer(backend).run { client in
             let (key, arm) = try await experiment(client)
-            let answers = try await withThrowingTaskGroup(of: (Int, DepotError?).self) { group in
+            var devices: [(id: String, exposure: String)] = []
+            for index in 0..<60 { devices.append(try await installation(on: index % 2 + 1, client, key, prefix: "device-\(index)")) }
+            let answers = try await withThrowingTaskGroup(of: (Int, DepotError?).self) { [devices] group in
                 for index in 0..<60 {
                     group.addTask {
-                        // Every third names a version the model lacks.
+                        // Every third names a version the model lacks (without a token, which would not check).
                         let version = index % 3 == 0 ? 7 : index % 2 + 1
                         let batch = OutcomeBatch(
-                            batch: UUID().uuidString, installation: "device-\(index)",
-                            events: [.init(metric: "installed", version: version, arm: arm, at: Self.now)])
+                            batch: UUID().uuidString, installation: devices[index].id,
+                            events: [
+                                .init(
+                                    metric: "installed", version: version, arm: arm, at: Self.now,
+                                    exposure: version == 7 ? nil : devices[index].exposure)
+                            ])
                         return (index, try await send(client, key, batch).error)
                     }
                 }

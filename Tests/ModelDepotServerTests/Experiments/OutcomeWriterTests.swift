@@ -15,8 +15,8 @@ import Testing
     static func batch(_ installation: Int64, id: String = UUID().uuidString.lowercased(), version: Int = 1) -> OutcomeBatchRecord {
         OutcomeBatchRecord(
             id: id, installation: installation, receivedHour: 500_000, events: 1,
-            totals: [.init(metric: "installed", arm: .default, version: version, hour: 500_000, count: 1, sum: 1)],
-            exposures: [.init(arm: .default, version: version, hour: 500_000)], appMetrics: [])
+            totals: [.init(metric: "installed", arm: .default, version: version, hour: 500_000, network: 1, count: 1, sum: 1)],
+            exposures: [.init(arm: .default, version: version, hour: 500_000, network: 1)], appMetrics: [])
     }
 
     static func withModel(_ backend: CatalogBackend, _ body: (any ModelCatalog) async throws -> Void) async throws {

@@ -270,6 +270,17 @@ enum PostgresCatalogMigrations {
                 "CREATE INDEX version_patch_on_sha256 ON version_patch (sha256)",
             ]
         ),
+        (
+            13, "the client network of each outcome row",
+            [
+                // See the SQLite migration v17. Rows of one installation with and without a
+                // network stay apart.
+                "ALTER TABLE outcome ADD COLUMN network bigint NOT NULL DEFAULT 0",
+                "ALTER TABLE outcome DROP CONSTRAINT outcome_pkey",
+                "ALTER TABLE outcome ADD PRIMARY KEY (model_id, installation, metric, arm, version, hour, network)",
+                "ALTER TABLE outcome_exposure ADD COLUMN network bigint NOT NULL DEFAULT 0",
+            ]
+        ),
     ]
 
     /// Applies every migration the database lacks.

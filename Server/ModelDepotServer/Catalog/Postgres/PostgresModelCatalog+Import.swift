@@ -107,16 +107,17 @@ extension PostgresModelCatalog {
             for row in snapshot.outcomes {
                 try await connection.query(
                     """
-                    INSERT INTO outcome (model_id, installation, metric, arm, version, hour, count, sum)
+                    INSERT INTO outcome (model_id, installation, metric, arm, version, hour, network, count, sum)
                     VALUES (\(try id(row.model)), \(row.row.installation), \(row.metric), \(row.arm), \(row.row.version), \(row.row.hour),
-                            \(row.row.count), \(row.row.sum))
+                            \(row.row.network), \(row.row.count), \(row.row.sum))
                     """, logger: logger)
             }
             for row in snapshot.exposures {
                 try await connection.query(
                     """
-                    INSERT INTO outcome_exposure (model_id, arm, version, installation, hour)
-                    VALUES (\(try id(row.model)), \(row.arm), \(row.exposure.version), \(row.exposure.installation), \(row.exposure.hour))
+                    INSERT INTO outcome_exposure (model_id, arm, version, installation, hour, network)
+                    VALUES (\(try id(row.model)), \(row.arm), \(row.exposure.version), \(row.exposure.installation), \(row.exposure.hour),
+                            \(row.exposure.network))
                     """, logger: logger)
             }
             for row in snapshot.batches {

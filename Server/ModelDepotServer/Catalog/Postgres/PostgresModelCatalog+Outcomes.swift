@@ -78,14 +78,14 @@ extension PostgresModelCatalog {
             let id = try await Self.modelID(name, connection, logger: logger)
             let rows = try await connection.query(
                 """
-                SELECT metric, arm, version::bigint, hour, installation, count, sum FROM outcome WHERE model_id = \(id)
+                SELECT metric, arm, version::bigint, hour, installation, network, count, sum FROM outcome WHERE model_id = \(id)
                 """, logger: logger)
             var outcomes: [String: [CountedArm: [OutcomeRow]]] = [:]
-            for try await (metric, arm, version, hour, installation, count, sum) in rows.decode(
-                (String, String, Int, Int, Int64, Int, Double).self)
+            for try await (metric, arm, version, hour, installation, network, count, sum) in rows.decode(
+                (String, String, Int, Int, Int64, Int64, Int, Double).self)
             {
                 outcomes[metric, default: [:]][CountedArm(stored: arm), default: []].append(
-                    OutcomeRow(version: version, hour: hour, installation: installation, count: count, sum: sum))
+                    OutcomeRow(version: version, hour: hour, installation: installation, network: network, count: count, sum: sum))
             }
             return outcomes
         }
@@ -96,12 +96,12 @@ extension PostgresModelCatalog {
             let id = try await Self.modelID(name, connection, logger: logger)
             let rows = try await connection.query(
                 """
-                SELECT arm, version::bigint, installation, hour FROM outcome_exposure WHERE model_id = \(id)
+                SELECT arm, version::bigint, installation, hour, network FROM outcome_exposure WHERE model_id = \(id)
                 """, logger: logger)
             var exposures: [CountedArm: [OutcomeExposure]] = [:]
-            for try await (arm, version, installation, hour) in rows.decode((String, Int, Int64, Int).self) {
+            for try await (arm, version, installation, hour, network) in rows.decode((String, Int, Int64, Int, Int64).self) {
                 exposures[CountedArm(stored: arm), default: []].append(
-                    OutcomeExposure(version: version, hour: hour, installation: installation))
+                    OutcomeExposure(version: version, hour: hour, installation: installation, network: network))
             }
             return exposures
         }

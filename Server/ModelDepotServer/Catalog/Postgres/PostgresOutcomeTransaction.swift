@@ -127,8 +127,11 @@ struct PostgresOutcomeTransaction {
         let arm: String
         let version: Int
         let hour: Int
+        let network: Int64
         static func < (a: Self, b: Self) -> Bool {
-            (a.installation, a.metric, a.arm, a.version, a.hour) < (b.installation, b.metric, b.arm, b.version, b.hour)
+            (a.installation, a.metric, a.arm, a.version, a.hour, a.network) < (
+                b.installation, b.metric, b.arm, b.version, b.hour, b.network
+            )
         }
     }
 
@@ -143,31 +146,33 @@ struct PostgresOutcomeTransaction {
     /// may not change a row twice), in key order.
     private func writeRows(_ id: Int64, _ connection: PostgresConnection, logger: Logger) async throws {
         var totals: [RowKey: (count: Int, sum: Double)] = [:]
-        var exposures: [ExposureKey: Int] = [:]
+        var exposures: [ExposureKey: (hour: Int, network: Int64)] = [:]
         for index in batches.indices where accepted(index) {
             let batch = batches[index]
             for total in batch.totals {
                 let key = RowKey(
-                    installation: batch.installation, metric: total.metric, arm: total.arm.stored, version: total.version, hour: total.hour)
+                    installation: batch.installation, metric: total.metric, arm: total.arm.stored, version: total.version, hour: total.hour,
+                    network: total.network)
                 let known = totals[key] ?? (0, 0)
                 totals[key] = (known.count + total.count, known.sum + total.sum)
             }
             for exposure in batch.exposures {
                 let key = ExposureKey(arm: exposure.arm.stored, version: exposure.version, installation: batch.installation)
-                exposures[key] = min(exposures[key] ?? exposure.hour, exposure.hour)
+                let known = exposures[key] ?? (exposure.hour, exposure.network)
+                exposures[key] = (min(known.hour, exposure.hour), max(known.network, exposure.network))
             }
         }
         let rows = totals.sorted { $0.key < $1.key }
         if !rows.isEmpty {
             try await connection.query(
                 """
-                INSERT INTO outcome (model_id, metric, arm, version, hour, installation, count, sum)
-                SELECT \(id), u.metric, u.arm, u.version, u.hour, u.installation, u.count, u.sum
+                INSERT INTO outcome (model_id, metric, arm, version, hour, installation, network, count, sum)
+                SELECT \(id), u.metric, u.arm, u.version, u.hour, u.installation, u.network, u.count, u.sum
                 FROM unnest(\(rows.map(\.key.metric))::text[], \(rows.map(\.key.arm))::text[], \(rows.map(\.key.version))::bigint[],
-                            \(rows.map(\.key.hour))::bigint[], \(rows.map(\.key.installation))::bigint[], \(rows.map(\.value.count))::bigint[],
-                            \(rows.map(\.value.sum))::double precision[])
-                     AS u(metric, arm, version, hour, installation, count, sum)
-                ON CONFLICT (model_id, installation, metric, arm, version, hour)
+                            \(rows.map(\.key.hour))::bigint[], \(rows.map(\.key.installation))::bigint[], \(rows.map(\.key.network))::bigint[],
+                            \(rows.map(\.value.count))::bigint[], \(rows.map(\.value.sum))::double precision[])
+                     AS u(metric, arm, version, hour, installation, network, count, sum)
+                ON CONFLICT (model_id, installation, metric, arm, version, hour, network)
                 DO UPDATE SET count = outcome.count + excluded.count, sum = outcome.sum + excluded.sum
                 """, logger: logger)
         }
@@ -175,12 +180,13 @@ struct PostgresOutcomeTransaction {
         if !first.isEmpty {
             try await connection.query(
                 """
-                INSERT INTO outcome_exposure (model_id, arm, version, installation, hour)
-                SELECT \(id), u.arm, u.version, u.installation, u.hour
+                INSERT INTO outcome_exposure (model_id, arm, version, installation, hour, network)
+                SELECT \(id), u.arm, u.version, u.installation, u.hour, u.network
                 FROM unnest(\(first.map(\.key.arm))::text[], \(first.map(\.key.version))::bigint[], \(first.map(\.key.installation))::bigint[],
-                            \(first.map(\.value))::bigint[])
-                     AS u(arm, version, installation, hour)
-                ON CONFLICT (model_id, arm, version, installation) DO UPDATE SET hour = LEAST(outcome_exposure.hour, excluded.hour)
+                            \(first.map(\.value.hour))::bigint[], \(first.map(\.value.network))::bigint[])
+                     AS u(arm, version, installation, hour, network)
+                ON CONFLICT (model_id, arm, version, installation)
+                DO UPDATE SET hour = LEAST(outcome_exposure.hour, excluded.hour), network = GREATEST(outcome_exposure.network, excluded.network)
                 """, logger: logger)
         }
     }

@@ -338,6 +338,11 @@ enum SQLiteCatalogMigrations {
                 try db.execute(sql: definition.replacingCharacters(in: name, with: "\"\(new)\""))
             }
         }
+        migrator.registerMigration("v17: the client network of each outcome row") { db in
+            // 0 for rows from before exposure tokens: results and guards read only rows of a
+            // network (``ClientNetwork``), whose events carried the server's token.
+            try db.alter(table: "outcome") { t in t.add(column: "network", .integer).notNull().defaults(to: 0) }
+        }
         return migrator
     }
 }

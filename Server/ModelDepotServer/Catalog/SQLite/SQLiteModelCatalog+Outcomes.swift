@@ -89,7 +89,7 @@ extension SQLiteModelCatalog {
             let rows = batch.totals[start..<min(start + 8, batch.totals.count)]
             let insert = try db.cachedStatement(sql: Self.outcomeInsert[rows.count - 1])
             for (offset, row) in rows.enumerated() {
-                let first = Int32(offset * 8 + 1)
+                let first = Int32(offset * 9 + 1)
                 try insert.bind(model.id, at: first)
                 try insert.bind(row.metric, at: first + 1)
                 if row.arm != arm.value { arm = (row.arm, row.arm.stored) }
@@ -99,6 +99,7 @@ extension SQLiteModelCatalog {
                 try insert.bind(batch.installation, at: first + 5)
                 try insert.bind(row.count, at: first + 6)
                 try insert.bind(row.sum, at: first + 7)
+                try insert.bind(row.network, at: first + 8)
             }
             try insert.run(db)
         }
@@ -108,8 +109,8 @@ extension SQLiteModelCatalog {
     /// The insert of 1 to 8 outcome rows.
     private static let outcomeInsert = (1...8).map { count in
         """
-        INSERT INTO outcome (model_id, metric, arm, version, hour, installation, count, sum)
-        VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?)", count: count).joined(separator: ", "))
+        INSERT INTO outcome (model_id, metric, arm, version, hour, installation, count, sum, network)
+        VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?)", count: count).joined(separator: ", "))
         """
     }
 
@@ -120,13 +121,14 @@ extension SQLiteModelCatalog {
             let cursor = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT metric, arm, version, hour, installation, SUM(count) AS count, SUM(sum) AS sum FROM outcome WHERE model_id = ?
-                    GROUP BY metric, arm, version, hour, installation
+                    SELECT metric, arm, version, hour, installation, network, SUM(count) AS count, SUM(sum) AS sum FROM outcome
+                    WHERE model_id = ? GROUP BY metric, arm, version, hour, installation, network
                     """, arguments: [model.id])
             while let row = try cursor.next() {
                 rows[row["metric"], default: [:]][CountedArm(stored: row["arm"]), default: []].append(
                     OutcomeRow(
-                        version: row["version"], hour: row["hour"], installation: row["installation"], count: row["count"], sum: row["sum"])
+                        version: row["version"], hour: row["hour"], installation: row["installation"], network: row["network"],
+                        count: row["count"], sum: row["sum"])
                 )
             }
             return rows
@@ -141,11 +143,12 @@ extension SQLiteModelCatalog {
             let cursor = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT arm, version, installation, MIN(hour) AS hour FROM outcome WHERE model_id = ? GROUP BY arm, version, installation
+                    SELECT arm, version, installation, MIN(hour) AS hour, MAX(network) AS network FROM outcome WHERE model_id = ?
+                    GROUP BY arm, version, installation
                     """, arguments: [model.id])
             while let row = try cursor.next() {
                 exposures[CountedArm(stored: row["arm"]), default: []].append(
-                    OutcomeExposure(version: row["version"], hour: row["hour"], installation: row["installation"]))
+                    OutcomeExposure(version: row["version"], hour: row["hour"], installation: row["installation"], network: row["network"]))
             }
             return exposures
         }

@@ -60,24 +60,27 @@ extension SQLiteModelCatalog {
             snapshot.outcomes = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT model_id, metric, arm, version, hour, installation, SUM(count) AS count, SUM(sum) AS sum FROM outcome
-                    GROUP BY model_id, metric, arm, version, hour, installation
+                    SELECT model_id, metric, arm, version, hour, installation, network, SUM(count) AS count, SUM(sum) AS sum FROM outcome
+                    GROUP BY model_id, metric, arm, version, hour, installation, network
                     """
             ).map {
                 .init(
                     model: try name($0["model_id"]), metric: $0["metric"], arm: $0["arm"],
                     row: OutcomeRow(
-                        version: $0["version"], hour: $0["hour"], installation: $0["installation"], count: $0["count"], sum: $0["sum"]))
+                        version: $0["version"], hour: $0["hour"], installation: $0["installation"], network: $0["network"],
+                        count: $0["count"], sum: $0["sum"]))
             }
             snapshot.exposures = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT model_id, arm, version, installation, MIN(hour) AS hour FROM outcome GROUP BY model_id, arm, version, installation
+                    SELECT model_id, arm, version, installation, MIN(hour) AS hour, MAX(network) AS network FROM outcome
+                    GROUP BY model_id, arm, version, installation
                     """
             ).map {
                 .init(
                     model: try name($0["model_id"]), arm: $0["arm"],
-                    exposure: OutcomeExposure(version: $0["version"], hour: $0["hour"], installation: $0["installation"]))
+                    exposure: OutcomeExposure(
+                        version: $0["version"], hour: $0["hour"], installation: $0["installation"], network: $0["network"]))
             }
             snapshot.batches = try Row.fetchAll(db, sql: "SELECT model_id, id, hour FROM outcome_batch").map {
                 .init(model: try name($0["model_id"]), id: $0["id"], hour: $0["hour"])
