@@ -67,4 +67,52 @@ import Testing
         #expect(events[0].count == 3 && events[0].value == 60 && events[0].at == 1_800_000_000)
         #expect(events[1].count == 1 && events[1].value == 1 && events[1].code == "unsupported_model")
     }
+
+    @Test func eventsCarryTheExposureTokenOfTheirVersionAndArm() throws {
+        let directory = try folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let recorder = OutcomeRecorder(directory: directory, enabled: true, clock: { Date(timeIntervalSince1970: 1_800_000_000) })
+        var other = manifest
+        other.version = 4
+        recorder.expose("20833.first", manifest: manifest)
+        recorder.expose("20833.newest", manifest: manifest)
+        recorder.record(.installed, manifest: manifest)
+        recorder.record(.installed, manifest: other)
+        var otherArm = manifest
+        otherArm.arm = "default"
+        recorder.record(.loadSucceeded, manifest: otherArm)
+        let batch = try #require(recorder.takeBatches().first)
+        recorder.finished(batch.id)
+        let events = batch.events
+        #expect(events.first { $0.version == 3 && $0.arm == "rule:r-1" }?.exposure == "20833.newest", "the newest token of the version")
+        #expect(events.first { $0.version == 4 }.map { $0.exposure == nil } == true, "no token for a version the server never gave")
+        #expect(events.first { $0.arm == "default" }.map { $0.exposure == nil } == true, "nor for another arm")
+
+        // Many versions of a model keep at most 8 tokens, and always the newest.
+        for version in 10..<30 {
+            var shown = manifest
+            shown.version = version
+            recorder.expose("20833.v\(version)", manifest: shown)
+        }
+        recorder.record(
+            .installed,
+            manifest: {
+                var last = manifest
+                last.version = 29
+                return last
+            }())
+        #expect(try #require(recorder.takeBatches().first).events.first?.exposure == "20833.v29")
+    }
+
+    @Test func aQueueSavedBeforeTokensIsStillRead() throws {
+        let directory = try folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var state = OutcomeRecorder.State()
+        state.batches = [.init(id: "b-1", model: manifest.model, events: [], dropped: 2)]
+        var saved = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(state)) as? [String: Any])
+        #expect(saved.removeValue(forKey: "exposures") != nil)
+        try JSONSerialization.data(withJSONObject: saved).write(to: directory.appendingPathComponent("outcomes.json"))
+        let recorder = OutcomeRecorder(directory: directory, enabled: true, clock: { Date(timeIntervalSince1970: 1_800_000_000) })
+        #expect(recorder.takeBatches().map(\.id) == ["b-1"], "the batch waiting to be sent again is kept")
+    }
 }

@@ -1,0 +1,126 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import ModelDepotRollouts
+import ModelDepotShared
+import TestSupport
+import Testing
+
+/// Exposure tokens over HTTP, sent as an attacker would (raw JSON): manifest answers carry them,
+/// an event counts only with the token made for its installation, model, version and arm, a
+/// token that does not check refuses its event alone, and an event without one is kept apart.
+@Suite struct ExposureAPITests {
+    static let exposure = HTTPField.Name(DepotHeader.exposure)!
+
+    /// Models `flowers` (versions 1 and 2, the default 1) and `birds` (version 1), an app key.
+    func prepare(_ client: TestServer.Client) async throws -> HTTPFields {
+        for name in ["flowers", "birds"] {
+            try await client.createModel(name)
+            _ = try await client.upload("float_classifier", to: name)
+        }
+        _ = try await client.upload("int8_conv", to: "flowers")
+        #expect(try await client.json(.put, "/v1/admin/models/flowers/rollout/default", RolloutVersionChoice(version: 1)).status == .ok)
+        return try await client.appKey()
+    }
+
+    func manifest(_ client: TestServer.Client, _ key: HTTPFields, model: String = "flowers", installation: String?, etag: String? = nil)
+        async throws -> TestServer.Response
+    {
+        var headers = key
+        if let installation { headers[HTTPField.Name(DepotHeader.installationID)!] = installation }
+        if let etag { headers[.ifNoneMatch] = etag }
+        return try await client.request(.get, "/v1/models/\(model)/manifest", headers: headers)
+    }
+
+    func event(version: Int = 1, exposure: String?) -> String {
+        let token = exposure.map { #","exposure":"\#($0)""# } ?? ""
+        return #"{"metric":"installed","version":\#(version),"arm":"default","at":\#(Int(Date().timeIntervalSince1970))\#(token)}"#
+    }
+
+    func send(_ client: TestServer.Client, _ key: HTTPFields, installation: String, _ events: [String]) async throws -> TestServer.Response
+    {
+        let body =
+            #"{"batch":"\#(UUID().uuidString)","installation":"\#(installation)","dropped":0,"events":[\#(events.joined(separator: ","))]}"#
+        return try await client.request(.post, "/v1/models/flowers/events", headers: key, body: ByteBuffer(string: body))
+    }
+
+    @Test(arguments: DepotBackend.allCases) func manifestAnswersToAnInstallationCarryItsToken(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
+            let key = try await prepare(client)
+            let anonymous = try await manifest(client, key, installation: nil)
+            #expect(anonymous.status == .ok && anonymous.headers[Self.exposure] == nil, "no installation, no token")
+            let full = try await manifest(client, key, installation: "device-1")
+            let token = try #require(full.headers[Self.exposure])
+            let unchanged = try await manifest(client, key, installation: "DEVICE-1", etag: full.headers[.eTag])
+            #expect(unchanged.status == .notModified && unchanged.headers[Self.exposure] == token, "a 304 carries it too, any case")
+            let other = try await manifest(client, key, installation: "device-2")
+            #expect(other.headers[Self.exposure] != token)
+        }
+    }
+
+    @Test(arguments: DepotBackend.allCases) func onlyTheTokenMadeForAnEventCountsItAndARefusalTakesOnlyThatEvent(_ backend: DepotBackend)
+        async throws
+    {
+        try await TestServer(backend).run { client in
+            let key = try await prepare(client)
+            let own = try #require(try await manifest(client, key, installation: "device-1").headers[Self.exposure])
+            let copied = try #require(try await manifest(client, key, installation: "device-2").headers[Self.exposure])
+            let birds = try #require(try await manifest(client, key, model: "birds", installation: "device-1").headers[Self.exposure])
+            let response = try await send(
+                client, key, installation: "device-1",
+                [
+                    event(exposure: own), event(exposure: copied), event(exposure: birds), event(version: 2, exposure: own),
+                    event(exposure: "20424.AAAAAAAAAAAAAAAAAAAAAA"), event(exposure: nil),
+                ])
+            #expect(response.status == .ok, "\(response.text)")
+            let receipt = try response.decode(OutcomeReceipt.self)
+            #expect(receipt.accepted == 2)
+            #expect(receipt.refused?.map(\.event) == [1, 2, 3, 4])
+            #expect(receipt.refused?.allSatisfy { $0.status == 403 && $0.error == "invalid_exposure" } == true)
+            #expect(receipt.refused?.first?.message.contains("not one this server made for this installation") == true)
+
+            // An installation with events but no token is kept apart, not compared.
+            #expect(try await send(client, key, installation: "device-3", [event(version: 2, exposure: nil)]).status == .ok)
+            let results = try await client.request(.get, "/v1/admin/models/flowers/experiment").decode(ExperimentResults.self)
+            let arm = try #require(results.arms.first)
+            #expect(arm.installations == ["1": 1] && arm.uncounted == ["2": 1], "\(arm)")
+            #expect(arm.metrics.first { $0.metric.name == "installed" }?.statistics["2"] == nil, "nothing uncounted is compared")
+        }
+    }
+
+    @Test(arguments: DepotBackend.allCases) func oneNetworkAddsItsAllowancePerHourAndATokenIsRefusedAfterEightDays(_ backend: DepotBackend)
+        async throws
+    {
+        let clock = MovableClock()
+        var server = try await TestServer(backend)
+        server.configuration.clock = { clock.now }
+        server.configuration.outcomeInstallationsPerNetwork = 2
+        try await server.run { client in
+            let key = try await prepare(client)
+            var tokens: [String] = []
+            for device in 0..<4 {
+                tokens.append(try #require(try await manifest(client, key, installation: "device-\(device)").headers[Self.exposure]))
+            }
+            for device in 0..<3 {
+                let receipt = try await send(client, key, installation: "device-\(device)", [event(exposure: tokens[device])])
+                    .decode(OutcomeReceipt.self)
+                #expect(receipt.accepted == 1 && receipt.refused == nil, "kept, whether counted or not")
+            }
+            // A second version in the arm (without a token) makes the arm show in the results.
+            #expect(try await send(client, key, installation: "device-9", [event(version: 2, exposure: nil)]).status == .ok)
+            let results = try await client.request(.get, "/v1/admin/models/flowers/experiment").decode(ExperimentResults.self)
+            let arm = try #require(results.arms.first)
+            #expect(arm.installations == ["1": 2] && arm.uncounted == ["1": 1, "2": 1], "the third of one network is kept apart: \(arm)")
+
+            clock.advance(by: 9 * 86_400)
+            let late = try await send(
+                client, key, installation: "device-3",
+                [
+                    #"{"metric":"installed","version":1,"arm":"default","at":\#(Int(clock.now.timeIntervalSince1970)),"exposure":"\#(tokens[3])"}"#
+                ])
+            let refusal = try #require(try late.decode(OutcomeReceipt.self).refused?.first)
+            #expect(refusal.error == "expired_exposure" && refusal.status == 403, "\(refusal)")
+        }
+    }
+}
