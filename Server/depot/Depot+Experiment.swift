@@ -60,11 +60,11 @@ extension Depot {
                 if json { return print(try JSONOutput.string(metrics)) }
                 print(
                     TextTable(
-                        ["METRIC", "KIND", "BETTER", "TOLERANCE", "GUARDRAIL"],
+                        ["METRIC", "KIND", "BETTER", "TOLERANCE", "GUARDRAIL", "CAP"],
                         metrics.map {
                             [
                                 $0.name, $0.kind.rawValue, $0.direction == .increase ? "higher" : "lower", "\($0.tolerance)",
-                                $0.guardrail ? "yes" : "no",
+                                $0.guardrail ? "yes" : "no", $0.cap?.description ?? "-",
                             ]
                         }
                     ).rendered)
@@ -91,6 +91,7 @@ extension Depot {
                           depot experiment metric add flowers accepted --kind proportion
                           depot experiment metric add flowers corrections --kind sum --better decrease
                           depot experiment metric add flowers accepted --kind proportion --tolerance 0.01 --guardrail
+                          depot experiment metric add flowers session_seconds --kind mean --cap p99
                         """
                 )
                 @OptionGroup var connection: ConnectionOptions
@@ -102,6 +103,11 @@ extension Depot {
                 @Option(help: "The harmful change a guarded rollout tolerates: points/100 for a proportion, relative for a sum or mean.")
                 var tolerance: Double = 0
                 @Flag(help: "Watch it in guarded rollouts.") var guardrail = false
+                @Option(
+                    help:
+                        "Read each installation's value as at most this: a number (5000) or a percentile of all installations' values (p99, p99.9). Not for a proportion."
+                )
+                var cap: String?
 
                 func run() async throws {
                     guard let kind = ExperimentMetric.Kind(rawValue: kind) else {
@@ -113,7 +119,9 @@ extension Depot {
                             .invalidMetric,
                             "--better \(TerminalText.escaped(better.prefix(40))) is not a direction; use increase or decrease.")
                     }
-                    let declaration = MetricDeclaration(kind: kind, direction: direction, tolerance: tolerance, guardrail: guardrail)
+                    let declaration = MetricDeclaration(
+                        kind: kind, direction: direction, tolerance: tolerance, guardrail: guardrail,
+                        cap: try cap.map { text throws(DepotError) in try ExperimentMetric.Cap(text) })
                     let metric = try declaration.metric(named: name)
                     let declared: ExperimentMetric = try await connection.client().put(
                         "/v1/admin/models/\(try ModelName(model))/metrics/\(metric.name)", json: declaration)

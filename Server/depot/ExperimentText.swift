@@ -19,6 +19,12 @@ enum ExperimentText {
         var lines = [
             "\(arm.name.map { "rule \($0) (\(arm.arm))" } ?? "arm \(arm.arm)") — control: version \(arm.control); installations: \(versions)"
         ]
+        if !arm.uncounted.isEmpty {
+            let uncounted = arm.uncounted.sorted { Int($0.key) ?? 0 < Int($1.key) ?? 0 }.map { "v\($0.key) \($0.value)" }
+            lines.append(
+                "not counted: \(uncounted.joined(separator: ", ")) (no exposure token: an SDK from before 2.0, or past their network's hourly installations)"
+            )
+        }
         if let check = arm.sampleRatio {
             let verdict = check.pValue.map { String(format: "p %.4g", $0) } ?? "not enough installations yet"
             lines.append(
@@ -45,6 +51,11 @@ enum ExperimentText {
                     effect.verdict.rawValue.replacingOccurrences(of: "_", with: " "),
                 ])
                 if effect.verdict == .better || effect.verdict == .worse { findings.append(effect.summary) }
+            }
+            if let capped = result.capped, capped.installations > 0 {
+                findings.append(
+                    "\(result.metric.name): \(capped.installations) installation(s) read as \(number(capped.limit)), the cap (\(result.metric.cap?.description ?? ""))."
+                )
             }
         }
         let table = TextTable(["METRIC", "VERSION", "INSTALLATIONS", "MEAN", "EFFECT", "95% INTERVAL (ANY TIME)", "VERDICT"], rows).rendered

@@ -63,4 +63,57 @@ import Testing
         }
         return statistics
     }
+
+    /// 200 installations of each version with a mean latency of 20 ms, one of version 1 at 1e12.
+    func latencies() -> (rows: [OutcomeRow], exposures: [OutcomeExposure]) {
+        var rows: [OutcomeRow] = []
+        var exposures: [OutcomeExposure] = []
+        for installation in 0..<400 {
+            let version = installation % 2 + 1
+            let value = installation == 0 ? 1e12 : Double(15 + installation % 11)
+            rows.append(OutcomeRow(version: version, hour: 100, installation: Int64(installation), network: 1, count: 1, sum: value))
+            exposures.append(OutcomeExposure(version: version, hour: 100, installation: Int64(installation), network: 1))
+        }
+        return (rows, exposures)
+    }
+
+    @Test func aPercentileCapHoldsBackTheExtremeValue() throws {
+        let (rows, exposures) = latencies()
+        let open = OutcomeSeries(kind: .mean, rows: rows, exposures: exposures)
+        #expect(try #require(open.final[2]).mean < 30)
+        #expect(try #require(open.final[1]).mean > 1e9, "uncapped, one value moves the mean")
+        #expect(open.capped == nil)
+        let capped = OutcomeSeries(kind: .mean, rows: rows, exposures: exposures, cap: .percentile(0.99))
+        let one = try #require(capped.final[1])
+        #expect(one.mean < 30 && one.n == 200, "\(one)")
+        #expect(capped.capped == OutcomeSeries.Capped(limit: 25, installations: 1), "\(String(describing: capped.capped))")
+    }
+
+    @Test func anAbsoluteCapHoldsValuesWithinItBothWays() throws {
+        let rows = [
+            OutcomeRow(version: 1, hour: 100, installation: 1, network: 1, count: 1, sum: 9_000),
+            OutcomeRow(version: 1, hour: 101, installation: 1, network: 1, count: 1, sum: 9_000),
+            OutcomeRow(version: 1, hour: 100, installation: 2, network: 1, count: 1, sum: -7_000),
+            OutcomeRow(version: 1, hour: 100, installation: 3, network: 1, count: 1, sum: 40),
+        ]
+        let series = OutcomeSeries(kind: .sum, rows: rows, exposures: [], cap: .absolute(5_000))
+        let held: Double = 5_000 - 5_000 + 40
+        #expect(series.final[1]?.sum == held)
+        #expect(series.points.first?.statistics[1]?.sum == held, "the cap holds at every hour")
+        #expect(series.capped == OutcomeSeries.Capped(limit: 5_000, installations: 2))
+        let proportion = OutcomeSeries(kind: .proportion, rows: rows, exposures: [], cap: .absolute(0.5))
+        #expect(proportion.capped == nil, "a proportion is 0 or 1")
+    }
+
+    @Test func capsAreReadAndCheckedAsTheCLIAndAPIGiveThem() throws {
+        #expect(try ExperimentMetric.Cap("p99") == .percentile(0.99))
+        #expect(try ExperimentMetric.Cap("p99.9") == .percentile(0.999))
+        #expect(try ExperimentMetric.Cap("5000") == .absolute(5_000))
+        #expect(ExperimentMetric.Cap.percentile(0.999).description == "p99.9" && ExperimentMetric.Cap.absolute(5_000).description == "5000")
+        for bad in ["", "p", "p100", "p10", "0", "-5", "1e3", "p99%", "inf", "nan", "abc", "p 99"] {
+            #expect(throws: DepotError.self, "\(bad)") { try ExperimentMetric.Cap(bad) }
+        }
+        #expect(throws: DepotError.self) { try ExperimentMetric(name: "accepted", kind: .proportion, cap: .absolute(1)) }
+        #expect(throws: DepotError.self) { try ExperimentMetric(name: "seconds", kind: .mean, cap: .percentile(0.2)) }
+    }
 }

@@ -73,12 +73,19 @@ public struct ExperimentResults: Sendable, Hashable, Codable {
         public var effects: [Effect]
         /// The effects over time (hours with data, at most the last 168).
         public var series: [Point]
+        /// What the metric's cap did (`nil` without one): the statistics read each installation's
+        /// value as at most its limit.
+        public var capped: OutcomeSeries.Capped?
 
-        public init(metric: ExperimentMetric, statistics: [String: MetricStatistic], effects: [Effect], series: [Point]) {
+        public init(
+            metric: ExperimentMetric, statistics: [String: MetricStatistic], effects: [Effect], series: [Point],
+            capped: OutcomeSeries.Capped? = nil
+        ) {
             self.metric = metric
             self.statistics = statistics
             self.effects = effects
             self.series = series
+            self.capped = capped
         }
     }
 

@@ -10,19 +10,25 @@ public struct MetricDeclaration: Sendable, Hashable, Codable {
     public var tolerance: Double?
     /// `false` when absent.
     public var guardrail: Bool?
+    /// No cap when absent.
+    public var cap: ExperimentMetric.Cap?
 
-    public init(kind: ExperimentMetric.Kind, direction: ExperimentMetric.Direction? = nil, tolerance: Double? = nil, guardrail: Bool? = nil)
-    {
+    public init(
+        kind: ExperimentMetric.Kind, direction: ExperimentMetric.Direction? = nil, tolerance: Double? = nil, guardrail: Bool? = nil,
+        cap: ExperimentMetric.Cap? = nil
+    ) {
         self.kind = kind
         self.direction = direction
         self.tolerance = tolerance
         self.guardrail = guardrail
+        self.cap = cap
     }
 
     /// The metric it declares under `name`.
-    /// - Throws: ``DepotError`` (`invalid_metric`) for a bad name or tolerance.
+    /// - Throws: ``DepotError`` (`invalid_metric`) for a bad name, tolerance or cap.
     public func metric(named name: String) throws(DepotError) -> ExperimentMetric {
         try ExperimentMetric(
-            name: name, kind: kind, direction: direction ?? .increase, tolerance: tolerance ?? 0, guardrail: guardrail ?? false)
+            name: name, kind: kind, direction: direction ?? .increase, tolerance: tolerance ?? 0, guardrail: guardrail ?? false,
+            cap: cap)
     }
 }

@@ -54,8 +54,22 @@ public struct OutcomeSeries: Sendable {
         public var statistics: [Int: MetricStatistic]
     }
 
+    /// What a metric's cap did: the value installations were read at most as, and how many
+    /// installations it held back (their final value went past it).
+    public struct Capped: Sendable, Hashable, Codable {
+        public var limit: Double
+        public var installations: Int
+
+        public init(limit: Double, installations: Int) {
+            self.limit = limit
+            self.installations = installations
+        }
+    }
+
     /// One point per hour with rows or exposures, oldest first.
     public let points: [Point]
+    /// The cap applied (`nil` without one).
+    public let capped: Capped?
 
     /// The statistics after the last hour (empty without rows).
     public var final: [Int: MetricStatistic] { points.last?.statistics ?? [:] }
@@ -76,7 +90,13 @@ public struct OutcomeSeries: Sendable {
     ///   - kind: How an installation's events make its value.
     ///   - rows: The metric's rows, in any order.
     ///   - exposures: The arm's installations per version with the hour each first reported.
-    public init(kind: ExperimentMetric.Kind, rows: [OutcomeRow], exposures: [OutcomeExposure]) {
+    ///   - cap: The metric's cap on each installation's value: an absolute one as it is, a
+    ///     percentile one at that percentile of the installations' final values, all versions
+    ///     together (the lower nearest rank, so that even a few installations' largest is held
+    ///     back), applied at every hour.
+    public init(kind: ExperimentMetric.Kind, rows: [OutcomeRow], exposures: [OutcomeExposure], cap: ExperimentMetric.Cap? = nil) {
+        let bounds = Self.bounds(cap, kind: kind, rows: rows)
+        func bounded(_ value: Double) -> Double { bounds.map { min(max(value, $0.lower), $0.upper) } ?? value }
         let rowsByHour = Dictionary(grouping: rows, by: \.hour)
         let exposuresByHour = Dictionary(grouping: exposures, by: \.hour)
         var totals: [Key: (count: Int, sum: Double)] = [:]
@@ -92,13 +112,13 @@ public struct OutcomeSeries: Sendable {
                 totals[key] = after
                 var version = sums[row.version] ?? Sums()
                 if let before {
-                    let old = Self.value(kind, before)
+                    let old = bounded(Self.value(kind, before))
                     version.sum -= old
                     version.sumOfSquares -= old * old
                 } else {
                     version.n += 1
                 }
-                let new = Self.value(kind, after)
+                let new = bounded(Self.value(kind, after))
                 version.sum += new
                 version.sumOfSquares += new * new
                 sums[row.version] = version
@@ -114,6 +134,35 @@ public struct OutcomeSeries: Sendable {
             points.append(Point(hour: hour, statistics: statistics))
         }
         self.points = points
+        capped = bounds.map { bounds in
+            Capped(
+                limit: bounds.upper,
+                installations: totals.values.count {
+                    let value = Self.value(kind, $0)
+                    return value > bounds.upper || value < bounds.lower
+                })
+        }
+    }
+
+    /// The values installations are held within under `cap`, from their final totals in `rows`.
+    private static func bounds(_ cap: ExperimentMetric.Cap?, kind: ExperimentMetric.Kind, rows: [OutcomeRow]) -> (
+        lower: Double, upper: Double
+    )? {
+        guard let cap, kind != .proportion else { return nil }
+        switch cap {
+        case .absolute(let limit):
+            return (-limit, limit)
+        case .percentile(let share):
+            var totals: [Key: (count: Int, sum: Double)] = [:]
+            for row in rows {
+                let key = Key(version: row.version, installation: row.installation)
+                let known = totals[key] ?? (0, 0)
+                totals[key] = (known.count + row.count, known.sum + row.sum)
+            }
+            let values = totals.values.map { value(kind, $0) }.sorted()
+            guard !values.isEmpty else { return nil }
+            return (-Double.infinity, values[Int((share * Double(values.count - 1)).rounded(.down))])
+        }
     }
 
     private static func value(_ kind: ExperimentMetric.Kind, _ total: (count: Int, sum: Double)) -> Double {

@@ -59,14 +59,18 @@ public struct AppMetric: Sendable, Hashable {
 
 extension AppMetric {
     /// A metric from its stored columns; a row no rule allows is the database's fault.
-    static func stored(name: String, kind: String, direction: String, tolerance: Double, guardrail: Bool, declared: Bool) throws
-        -> AppMetric
-    {
-        guard let kind = ExperimentMetric.Kind(rawValue: kind), let direction = ExperimentMetric.Direction(rawValue: direction),
-            let metric = try? ExperimentMetric(name: name, kind: kind, direction: direction, tolerance: tolerance, guardrail: guardrail)
-        else {
-            throw DepotError(.internalError, "The catalog database holds metric '\(name.prefix(80))' that this server cannot read.")
+    static func stored(
+        name: String, kind: String, direction: String, tolerance: Double, guardrail: Bool, cap: String?, declared: Bool
+    ) throws -> AppMetric {
+        let unreadable = DepotError(.internalError, "The catalog database holds metric '\(name.prefix(80))' that this server cannot read.")
+        guard let kind = ExperimentMetric.Kind(rawValue: kind), let direction = ExperimentMetric.Direction(rawValue: direction) else {
+            throw unreadable
         }
+        let readCap = cap.map { try? ExperimentMetric.Cap($0) }
+        guard readCap != .some(nil),
+            let metric = try? ExperimentMetric(
+                name: name, kind: kind, direction: direction, tolerance: tolerance, guardrail: guardrail, cap: readCap ?? nil)
+        else { throw unreadable }
         return AppMetric(metric: metric, declared: declared)
     }
 }

@@ -28,7 +28,7 @@ struct ExperimentComparison {
         }
         return ExperimentResults.MetricResult(
             metric: metric, statistics: Dictionary(uniqueKeysWithValues: final.map { ("\($0.key)", $0.value) }),
-            effects: effects, series: points)
+            effects: effects, series: points, capped: series.capped)
     }
 
     private func effect(of version: Int, in statistics: [Int: MetricStatistic]) -> ExperimentResults.Effect? {

@@ -103,7 +103,8 @@ struct ExperimentService {
                 ExperimentComparison(
                     metric: metric, control: control,
                     series: OutcomeSeries(
-                        kind: metric.kind, rows: (rowsByMetric[metric.name]?[arm] ?? []).filter { $0.network != 0 }, exposures: seen)
+                        kind: metric.kind, rows: (rowsByMetric[metric.name]?[arm] ?? []).filter { $0.network != 0 }, exposures: seen,
+                        cap: metric.cap)
                 )
                 .result
             }

@@ -69,7 +69,7 @@ struct RolloutGuardReview {
         let evidence = guardrails.compactMap { metric in
             Self.evidence(
                 metric, control: rolloutGuard.control, target: rolloutGuard.target,
-                statistics: OutcomeSeries(kind: metric.kind, rows: window[metric.name] ?? [], exposures: exposures).final)
+                statistics: OutcomeSeries(kind: metric.kind, rows: window[metric.name] ?? [], exposures: exposures, cap: metric.cap).final)
         }
         let sampleRatio =
             rolloutGuard.share < 10_000 && !fullHours.isEmpty

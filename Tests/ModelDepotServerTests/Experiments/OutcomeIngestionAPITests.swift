@@ -158,6 +158,49 @@ import Testing
         }
     }
 
+    /// One made-up latency of 1e12 ms does not move version 1's mean: the model-health latency
+    /// is capped at its 99th percentile, and the results say how many installations were held
+    /// back. An app metric's cap is declared with it; a cap that breaks a rule is refused.
+    @Test(arguments: DepotBackend.allCases) func anExtremeValueIsHeldBackByTheCapAndTheResultsSaySo(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run { client in
+            let (key, arm) = try await experiment(client)
+            for index in 0..<60 {
+                let version = index % 2 + 1
+                let (device, exposure) = try await installation(on: version, client, key, prefix: "device-\(index)")
+                let latency = index == 0 ? 1e12 : Double(20 + index % 5)
+                let events = [
+                    OutcomeBatch.Event(
+                        metric: "inference_latency_ms", version: version, arm: arm, at: Self.now, value: latency, exposure: exposure),
+                    OutcomeBatch.Event(
+                        metric: "session_seconds", version: version, arm: arm, at: Self.now, value: latency, exposure: exposure),
+                ]
+                #expect(
+                    try await send(client, key, OutcomeBatch(batch: UUID().uuidString, installation: device, events: events)).status == .ok)
+            }
+            for body in [
+                #"{"kind":"sum","cap":{"absolute":-1}}"#, #"{"kind":"sum","cap":{"percentile":1.5}}"#, #"{"kind":"sum","cap":{}}"#,
+                #"{"kind":"sum","cap":{"absolute":1,"percentile":0.9}}"#, #"{"kind":"proportion","cap":{"absolute":1}}"#,
+                #"{"kind":"sum","cap":{"absolute":1e999}}"#, #"{"kind":"sum","cap":"p99"}"#,
+            ] {
+                let refused = try await client.request(
+                    .put, "/v1/admin/models/flowers/metrics/session_seconds", body: ByteBuffer(string: body))
+                #expect(refused.status == .badRequest, "\(body): \(refused.status) \(refused.text)")
+            }
+            let declared = try await client.request(
+                .put, "/v1/admin/models/flowers/metrics/session_seconds",
+                body: ByteBuffer(string: #"{"kind":"mean","direction":"decrease","cap":{"absolute":100}}"#))
+            #expect(try declared.decode(ExperimentMetric.self).cap == .absolute(100), "\(declared.text)")
+
+            let result = try #require(try await results(client).arms.first)
+            let latency = try #require(result.metrics.first { $0.metric.name == "inference_latency_ms" })
+            #expect(latency.capped?.installations == 1 && (latency.capped?.limit ?? 0) <= 24, "\(String(describing: latency.capped))")
+            #expect((latency.statistics["1"]?.mean ?? 0) < 25, "\(String(describing: latency.statistics["1"]))")
+            let session = try #require(result.metrics.first { $0.metric.name == "session_seconds" })
+            #expect(session.metric.cap == .absolute(100) && session.capped == .init(limit: 100, installations: 1))
+            #expect((session.statistics["1"]?.mean ?? 0) < 30)
+        }
+    }
+
     /// Each refusal names what is wrong, and stores nothing of its batch.
     @Test(arguments: DepotBackend.allCases) func badBatchesAreRefusedWithTheirReasonAndStoreNothing(_ backend: DepotBackend) async throws {
         try await TestServer(backend).run { client in

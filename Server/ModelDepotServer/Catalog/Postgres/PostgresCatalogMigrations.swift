@@ -271,7 +271,7 @@ enum PostgresCatalogMigrations {
             ]
         ),
         (
-            13, "the client network of each outcome row",
+            13, "outcomes that count",
             [
                 // See the SQLite migration v17. Rows of one installation with and without a
                 // network stay apart.
@@ -279,6 +279,7 @@ enum PostgresCatalogMigrations {
                 "ALTER TABLE outcome DROP CONSTRAINT outcome_pkey",
                 "ALTER TABLE outcome ADD PRIMARY KEY (model_id, installation, metric, arm, version, hour, network)",
                 "ALTER TABLE outcome_exposure ADD COLUMN network bigint NOT NULL DEFAULT 0",
+                "ALTER TABLE experiment_metric ADD COLUMN cap text",
             ]
         ),
     ]

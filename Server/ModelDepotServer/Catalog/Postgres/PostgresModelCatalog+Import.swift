@@ -129,9 +129,9 @@ extension PostgresModelCatalog {
                 let metric = row.metric.metric
                 try await connection.query(
                     """
-                    INSERT INTO experiment_metric (model_id, name, kind, direction, tolerance, guardrail, declared)
+                    INSERT INTO experiment_metric (model_id, name, kind, direction, tolerance, guardrail, cap, declared)
                     VALUES (\(try id(row.model)), \(metric.name), \(metric.kind.rawValue), \(metric.direction.rawValue), \(metric.tolerance),
-                            \(metric.guardrail), \(row.metric.declared))
+                            \(metric.guardrail), \(metric.cap?.description), \(row.metric.declared))
                     """, logger: logger)
             }
             for sequence in snapshot.sequences {

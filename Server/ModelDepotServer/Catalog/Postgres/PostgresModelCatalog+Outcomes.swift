@@ -112,16 +112,16 @@ extension PostgresModelCatalog {
             let id = try await Self.modelID(name, connection, logger: logger)
             let rows = try await connection.query(
                 """
-                SELECT name, kind, direction, tolerance, guardrail, declared FROM experiment_metric WHERE model_id = \(id) ORDER BY name
+                SELECT name, kind, direction, tolerance, guardrail, cap, declared FROM experiment_metric WHERE model_id = \(id) ORDER BY name
                 """, logger: logger)
             var metrics: [AppMetric] = []
-            for try await (name, kind, direction, tolerance, guardrail, declared) in rows.decode(
-                (String, String, String, Double, Bool, Bool).self)
+            for try await (name, kind, direction, tolerance, guardrail, cap, declared) in rows.decode(
+                (String, String, String, Double, Bool, String?, Bool).self)
             {
                 metrics.append(
                     try AppMetric.stored(
                         name: name, kind: kind, direction: direction, tolerance: tolerance,
-                        guardrail: guardrail, declared: declared))
+                        guardrail: guardrail, cap: cap, declared: declared))
             }
             return metrics
         }

@@ -101,10 +101,11 @@ extension PostgresModelCatalog {
         case .declareMetric(let metric):
             try await connection.query(
                 """
-                INSERT INTO experiment_metric (model_id, name, kind, direction, tolerance, guardrail, declared)
-                VALUES (\(model), \(metric.name), \(metric.kind.rawValue), \(metric.direction.rawValue), \(metric.tolerance), \(metric.guardrail), true)
+                INSERT INTO experiment_metric (model_id, name, kind, direction, tolerance, guardrail, cap, declared)
+                VALUES (\(model), \(metric.name), \(metric.kind.rawValue), \(metric.direction.rawValue), \(metric.tolerance), \(metric.guardrail),
+                        \(metric.cap?.description), true)
                 ON CONFLICT (model_id, name) DO UPDATE SET kind = excluded.kind, direction = excluded.direction,
-                    tolerance = excluded.tolerance, guardrail = excluded.guardrail, declared = true
+                    tolerance = excluded.tolerance, guardrail = excluded.guardrail, cap = excluded.cap, declared = true
                 """, logger: logger)
             return []
         case .removeMetric(let metric):

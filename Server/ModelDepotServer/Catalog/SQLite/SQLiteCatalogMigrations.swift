@@ -338,10 +338,12 @@ enum SQLiteCatalogMigrations {
                 try db.execute(sql: definition.replacingCharacters(in: name, with: "\"\(new)\""))
             }
         }
-        migrator.registerMigration("v17: the client network of each outcome row") { db in
+        migrator.registerMigration("v17: outcomes that count") { db in
             // 0 for rows from before exposure tokens: results and guards read only rows of a
             // network (``ClientNetwork``), whose events carried the server's token.
             try db.alter(table: "outcome") { t in t.add(column: "network", .integer).notNull().defaults(to: 0) }
+            // A declared metric's cap as text (`5000`, `p99`; ``ExperimentMetric/Cap``), NULL for none.
+            try db.alter(table: "experiment_metric") { t in t.add(column: "cap", .text) }
         }
         return migrator
     }

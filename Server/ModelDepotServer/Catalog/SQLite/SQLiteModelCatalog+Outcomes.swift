@@ -160,12 +160,12 @@ extension SQLiteModelCatalog {
             return try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT name, kind, direction, tolerance, guardrail, declared FROM experiment_metric WHERE model_id = ? ORDER BY name
+                    SELECT name, kind, direction, tolerance, guardrail, cap, declared FROM experiment_metric WHERE model_id = ? ORDER BY name
                     """, arguments: [model.id]
             ).map { row in
                 try AppMetric.stored(
                     name: row["name"], kind: row["kind"], direction: row["direction"], tolerance: row["tolerance"],
-                    guardrail: row["guardrail"], declared: row["declared"])
+                    guardrail: row["guardrail"], cap: row["cap"], declared: row["declared"])
             }
         }
     }

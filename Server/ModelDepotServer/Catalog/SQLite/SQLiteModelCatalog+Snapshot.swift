@@ -86,14 +86,13 @@ extension SQLiteModelCatalog {
                 .init(model: try name($0["model_id"]), id: $0["id"], hour: $0["hour"])
             }
             snapshot.metrics = try Row.fetchAll(
-                db, sql: "SELECT model_id, name, kind, direction, tolerance, guardrail, declared FROM experiment_metric"
+                db, sql: "SELECT model_id, name, kind, direction, tolerance, guardrail, cap, declared FROM experiment_metric"
             ).map {
                 .init(
                     model: try name($0["model_id"]),
                     metric: try AppMetric.stored(
                         name: $0["name"], kind: $0["kind"], direction: $0["direction"], tolerance: $0["tolerance"],
-                        guardrail: $0["guardrail"],
-                        declared: $0["declared"]))
+                        guardrail: $0["guardrail"], cap: $0["cap"], declared: $0["declared"]))
             }
             return snapshot
         }

@@ -87,11 +87,15 @@ extension SQLiteModelCatalog {
         case .declareMetric(let metric):
             try db.execute(
                 sql: """
-                    INSERT INTO experiment_metric (model_id, name, kind, direction, tolerance, guardrail, declared) VALUES (?, ?, ?, ?, ?, ?, 1)
+                    INSERT INTO experiment_metric (model_id, name, kind, direction, tolerance, guardrail, cap, declared)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, 1)
                     ON CONFLICT (model_id, name) DO UPDATE SET kind = excluded.kind, direction = excluded.direction,
-                        tolerance = excluded.tolerance, guardrail = excluded.guardrail, declared = 1
+                        tolerance = excluded.tolerance, guardrail = excluded.guardrail, cap = excluded.cap, declared = 1
                     """,
-                arguments: [modelID, metric.name, metric.kind.rawValue, metric.direction.rawValue, metric.tolerance, metric.guardrail])
+                arguments: [
+                    modelID, metric.name, metric.kind.rawValue, metric.direction.rawValue, metric.tolerance, metric.guardrail,
+                    metric.cap?.description,
+                ])
             return []
         case .removeMetric(let metric):
             try db.execute(sql: "DELETE FROM experiment_metric WHERE model_id = ? AND name = ? AND declared", arguments: [modelID, metric])
