@@ -225,10 +225,13 @@ final class GuardedRolloutFleet: Sendable {
 
     /// Starts guarding rule `main` with version 2.
     /// Stages last 50 minutes, so that each hour's review finds the stage done.
-    static func start(_ client: TestServer.Client, minimumInstallations: Int, webhook: URL? = nil, secret: String? = nil) async throws
-        -> RolloutGuard
-    {
-        let settings = try RolloutGuardSettings(stageSeconds: 3_000, minimumInstallations: minimumInstallations, webhook: webhook)
+    static func start(
+        _ client: TestServer.Client, stages: [Int] = RolloutGuardSettings.defaultStages, minimumInstallations: Int,
+        minimumNetworks: Int = RolloutGuardSettings.defaultMinimumNetworks, webhook: URL? = nil, secret: String? = nil
+    ) async throws -> RolloutGuard {
+        let settings = try RolloutGuardSettings(
+            stages: stages, stageSeconds: 3_000, minimumInstallations: minimumInstallations, minimumNetworks: minimumNetworks,
+            webhook: webhook)
         let response = try await client.json(
             .put, "/v1/admin/models/flowers/rollout/guards/main",
             RolloutGuardStart(to: 2, settings: settings, webhookSecret: secret))
