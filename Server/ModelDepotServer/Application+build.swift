@@ -127,7 +127,8 @@ func buildRouter(
     blobsController.register(in: client)
     signing.registerPublic(in: client)
     let experimentService = ExperimentService(
-        catalog: catalog, signer: signer, budget: NetworkBudget(perHour: configuration.outcomeInstallationsPerNetwork), clock: clock)
+        catalog: catalog, signer: signer, budget: NetworkBudget(perHour: configuration.outcomeInstallationsPerNetwork),
+        prefixes: configuration.outcomeNetworkPrefixes, clock: clock)
     let experiments = ExperimentController(service: experimentService, proxies: authenticator.proxies)
     let guards = RolloutGuardService(
         catalog: catalog, caches: caches, experiments: experimentService, lock: deployment.guardLock,

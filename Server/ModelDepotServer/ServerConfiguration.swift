@@ -34,6 +34,8 @@ public struct ServerConfiguration: Sendable {
     /// How many installations per client network (/24, /64), model and hour add to the counted
     /// outcomes (``NetworkBudget``).
     public var outcomeInstallationsPerNetwork = NetworkBudget.defaultPerHour
+    /// The prefix lengths client networks are cut at, IPv4 then IPv6 (``ClientNetwork``).
+    public var outcomeNetworkPrefixes = NetworkPrefixes()
     /// The clock authentication backoffs are measured on (tests hold it still).
     public var authenticationClock: @Sendable () -> ContinuousClock.Instant = { .now }
     /// The proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed (`--trusted-proxy`).

@@ -20,7 +20,7 @@ extension Depot {
                 DEPOT_LOG_LEVEL, DEPOT_MANIFEST_LIFETIME, DEPOT_HEAD_TIMEOUT, DEPOT_IDLE_TIMEOUT, DEPOT_BODY_TIMEOUT,
                 DEPOT_SEND_TIMEOUT, DEPOT_MAX_CONNECTIONS, DEPOT_MAX_HEAD_SIZE, DEPOT_AUTH_FAILURE_ALLOWANCE,
                 DEPOT_TRUSTED_PROXIES (comma-separated), DEPOT_PUBLIC_URL, DEPOT_CONSOLE_IDLE_TIMEOUT, DEPOT_CONSOLE_SESSION_LIFETIME, DEPOT_GUARD_REVIEW_INTERVAL,
-                DEPOT_OUTCOME_INSTALLATIONS_PER_NETWORK, DEPOT_PATCH_FROM, DEPOT_PATCH_MAX_SIZE,
+                DEPOT_OUTCOME_INSTALLATIONS_PER_NETWORK, DEPOT_OUTCOME_NETWORK_PREFIXES, DEPOT_PATCH_FROM, DEPOT_PATCH_MAX_SIZE,
                 DEPOT_PATCH_INTERVAL. On first start the server creates an admin token and prints it once;
                 DEPOT_ADMIN_TOKEN or --admin-token-file sets that first token instead.
                 It also creates its online manifest-signing key (with SQLite, under storage/keys, mode 0600;
@@ -105,6 +105,12 @@ extension Depot {
                 "How many installations per client network (an IPv4 /24, an IPv6 /64), model and hour add to the outcomes that results and guards read (default 100, at least 1); the outcomes of more are kept but not counted."
         )
         var outcomeInstallationsPerNetwork: Int?
+
+        @Option(
+            help:
+                "The prefix lengths a client network is cut at for those counts and for guards, IPv4 then IPv6 (default 24,64; e.g. 24,48 where one client holds a whole IPv6 /48)."
+        )
+        var outcomeNetworkPrefixes: String?
 
         @Option(help: "Patches to each published version from this many published versions before it, 0 to 16; 0 makes none (default 3).")
         var patchFrom: Int?
@@ -250,6 +256,13 @@ extension Depot {
                     )
                 }
                 configuration.outcomeInstallationsPerNetwork = installations
+            }
+            if let prefixes = outcomeNetworkPrefixes ?? environment["DEPOT_OUTCOME_NETWORK_PREFIXES"] {
+                do {
+                    configuration.outcomeNetworkPrefixes = try NetworkPrefixes(prefixes)
+                } catch {
+                    throw ValidationError("--outcome-network-prefixes (DEPOT_OUTCOME_NETWORK_PREFIXES): \(error.message)")
+                }
             }
             try resolvePatches(environment, into: &configuration)
             try resolveConnectionLimits(environment, into: &configuration.connectionLimits)

@@ -15,6 +15,9 @@ import Testing
         (["--patch-from", "17"], "must be 0 to 16, not 17"),
         (["--patch-max-size", "2147483648"], "not 2147483648"),
         (["--patch-interval", "5"], "must be 10 to 86400 seconds, not 5"),
+        (["--outcome-installations-per-network", "0"], "must be at least 1, not 0"),
+        (["--outcome-network-prefixes", "24,129"], "'24,129' is not two prefix lengths"),
+        (["--outcome-network-prefixes", "64"], "'64' is not two prefix lengths"),
     ])
     func aBadValueStopsTheServerNamingIt(arguments: [String], named: String) async throws {
         let scratch = try Scratch()

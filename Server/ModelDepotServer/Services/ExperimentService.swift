@@ -11,13 +11,18 @@ struct ExperimentService {
     /// Checks exposure tokens and names client networks.
     let signer: ManifestSigner
     let budget: NetworkBudget
+    let prefixes: NetworkPrefixes
     let clock: @Sendable () -> Date
 
-    init(catalog: any ModelCatalog, signer: ManifestSigner, budget: NetworkBudget, clock: @escaping @Sendable () -> Date) {
+    init(
+        catalog: any ModelCatalog, signer: ManifestSigner, budget: NetworkBudget, prefixes: NetworkPrefixes,
+        clock: @escaping @Sendable () -> Date
+    ) {
         self.catalog = catalog
         writer = OutcomeWriter(catalog: catalog)
         self.signer = signer
         self.budget = budget
+        self.prefixes = prefixes
         self.clock = clock
     }
 
@@ -35,7 +40,7 @@ struct ExperimentService {
         let now = clock()
         var network: Int64 = 0
         if batch.events.contains(where: { $0.exposure != nil }) {
-            let candidate = signer.clientNetwork(of: address)
+            let candidate = signer.clientNetwork(of: address, prefixes)
             let installation = UsageCounter.hashLowercased(batch.installation)
             if budget.admits(model: model, network: candidate, installation: installation, hour: Int(now.timeIntervalSince1970 / 3_600)) {
                 network = candidate

@@ -138,8 +138,8 @@ final class ManifestSigner: Sendable {
     }
 
     /// The id of the client network of `address` (``ClientNetwork``).
-    func clientNetwork(of address: String?) -> Int64 {
-        ClientNetwork.id(prefix: ClientNetwork.prefix(of: address), key: state.withLock { $0.exposureKeys[0] })
+    func clientNetwork(of address: String?, _ prefixes: NetworkPrefixes) -> Int64 {
+        ClientNetwork.id(prefix: ClientNetwork.prefix(of: address, prefixes), key: state.withLock { $0.exposureKeys[0] })
     }
 
     /// Stores the key for the next rotation (or returns the one made before); the signer takes
