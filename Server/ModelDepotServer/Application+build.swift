@@ -55,9 +55,12 @@ public func buildApplication(
             },
             PeriodicWork(
                 every: .seconds(3_600), start: .atOnce,
-                failure: "could not prune outcome batch ids; trying again in an hour", logger: logger
+                failure: "could not prune outcome batch ids and old outcomes; trying again in an hour", logger: logger
             ) {
-                try await catalog.pruneOutcomeBatches(beforeHour: OutcomeBatch.prunedBeforeHour(now: clock()))
+                let now = clock()
+                try await catalog.pruneOutcomes(
+                    batchesBefore: OutcomeBatch.prunedBeforeHour(now: now),
+                    rowsBefore: Int(now.timeIntervalSince1970 / 3_600) - configuration.outcomeRetentionDays * 24)
             },
             PeriodicWork(
                 every: configuration.guardReviewInterval,
@@ -132,7 +135,7 @@ func buildRouter(
     let experiments = ExperimentController(service: experimentService, proxies: authenticator.proxies)
     let guards = RolloutGuardService(
         catalog: catalog, caches: caches, experiments: experimentService, lock: deployment.guardLock,
-        webhook: GuardWebhook(http: .shared), clock: clock, logger: logger)
+        webhook: GuardWebhook(deadline: .init(configuration.webhookDeadline)), clock: clock, logger: logger)
     experiments.registerDevice(in: client)
     let admin = client.group("admin").add(middleware: AdminOnlyMiddleware())
     ModelsController(catalog: catalog, service: modelService).register(in: admin)
@@ -180,6 +183,7 @@ struct BuiltRouter {
 /// generated one once; only its hash is stored.
 private func ensureAdminToken(catalog: any AccessCatalog, configuration: ServerConfiguration, logger: Logger) async throws {
     guard try await !catalog.workingKeys().contains(where: { $0.key.kind == .admin }) else { return }
+    if let token = configuration.initialAdminToken { try AdminTokenStrength.check(token) }
     let secret = configuration.initialAdminToken.map { AccessKeySecret(text: $0) } ?? .generate()
     let created = try await KeyService(catalog: catalog, caches: nil, sessions: nil, clock: configuration.clock)
         .issue(kind: .admin, name: "initial admin token", models: nil, secret: secret)

@@ -36,6 +36,10 @@ public struct ServerConfiguration: Sendable {
     public var outcomeInstallationsPerNetwork = NetworkBudget.defaultPerHour
     /// The prefix lengths client networks are cut at, IPv4 then IPv6 (``ClientNetwork``).
     public var outcomeNetworkPrefixes = NetworkPrefixes()
+    /// How long one webhook attempt may take, the answer included (tests shorten it).
+    var webhookDeadline: Duration = .seconds(10)
+    /// How long outcome rows are kept, in days (8 to 3,650): older ones are pruned every hour.
+    public var outcomeRetentionDays = 90
     /// The clock authentication backoffs are measured on (tests hold it still).
     public var authenticationClock: @Sendable () -> ContinuousClock.Instant = { .now }
     /// The proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed (`--trusted-proxy`).

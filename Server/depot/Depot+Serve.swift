@@ -20,7 +20,8 @@ extension Depot {
                 DEPOT_LOG_LEVEL, DEPOT_MANIFEST_LIFETIME, DEPOT_HEAD_TIMEOUT, DEPOT_IDLE_TIMEOUT, DEPOT_BODY_TIMEOUT,
                 DEPOT_SEND_TIMEOUT, DEPOT_MAX_CONNECTIONS, DEPOT_MAX_HEAD_SIZE, DEPOT_AUTH_FAILURE_ALLOWANCE,
                 DEPOT_TRUSTED_PROXIES (comma-separated), DEPOT_PUBLIC_URL, DEPOT_CONSOLE_IDLE_TIMEOUT, DEPOT_CONSOLE_SESSION_LIFETIME, DEPOT_GUARD_REVIEW_INTERVAL,
-                DEPOT_OUTCOME_INSTALLATIONS_PER_NETWORK, DEPOT_OUTCOME_NETWORK_PREFIXES, DEPOT_PATCH_FROM, DEPOT_PATCH_MAX_SIZE,
+                DEPOT_OUTCOME_INSTALLATIONS_PER_NETWORK, DEPOT_OUTCOME_NETWORK_PREFIXES,
+                DEPOT_OUTCOME_RETENTION_DAYS, DEPOT_PATCH_FROM, DEPOT_PATCH_MAX_SIZE,
                 DEPOT_PATCH_INTERVAL. On first start the server creates an admin token and prints it once;
                 DEPOT_ADMIN_TOKEN or --admin-token-file sets that first token instead.
                 It also creates its online manifest-signing key (with SQLite, under storage/keys, mode 0600;
@@ -111,6 +112,12 @@ extension Depot {
                 "The prefix lengths a client network is cut at for those counts and for guards, IPv4 then IPv6 (default 24,64; e.g. 24,48 where one client holds a whole IPv6 /48)."
         )
         var outcomeNetworkPrefixes: String?
+
+        @Option(
+            help:
+                "Days outcome events are kept, 8 to 3650 (default 90): older ones are deleted every hour, from results and guards too."
+        )
+        var outcomeRetentionDays: Int?
 
         @Option(help: "Patches to each published version from this many published versions before it, 0 to 16; 0 makes none (default 3).")
         var patchFrom: Int?
@@ -264,6 +271,16 @@ extension Depot {
                     throw ValidationError("--outcome-network-prefixes (DEPOT_OUTCOME_NETWORK_PREFIXES): \(error.message)")
                 }
             }
+            if let days = try outcomeRetentionDays
+                ?? environment["DEPOT_OUTCOME_RETENTION_DAYS"].map({ try number($0, "DEPOT_OUTCOME_RETENTION_DAYS") })
+            {
+                guard (8...3_650).contains(days) else {
+                    throw ValidationError(
+                        "The outcome retention (--outcome-retention-days, DEPOT_OUTCOME_RETENTION_DAYS) must be 8 to 3650 days, not \(days)."
+                    )
+                }
+                configuration.outcomeRetentionDays = days
+            }
             try resolvePatches(environment, into: &configuration)
             try resolveConnectionLimits(environment, into: &configuration.connectionLimits)
             try resolveClients(environment, into: &configuration)
@@ -289,8 +306,8 @@ extension Depot {
             } else {
                 configuration.initialAdminToken = environment["DEPOT_ADMIN_TOKEN"]
             }
-            if let token = configuration.initialAdminToken, token.count < 16 {
-                throw ValidationError("The admin token must have at least 16 characters; this one has \(token.count).")
+            if let token = configuration.initialAdminToken {
+                do { try AdminTokenStrength.check(token) } catch { throw ValidationError(error.message) }
             }
             return configuration
         }

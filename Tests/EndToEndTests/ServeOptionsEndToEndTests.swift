@@ -18,6 +18,7 @@ import Testing
         (["--outcome-installations-per-network", "0"], "must be at least 1, not 0"),
         (["--outcome-network-prefixes", "24,129"], "'24,129' is not two prefix lengths"),
         (["--outcome-network-prefixes", "64"], "'64' is not two prefix lengths"),
+        (["--outcome-retention-days", "7"], "must be 8 to 3650 days, not 7"),
     ])
     func aBadValueStopsTheServerNamingIt(arguments: [String], named: String) async throws {
         let scratch = try Scratch()

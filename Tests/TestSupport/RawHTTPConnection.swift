@@ -56,6 +56,10 @@ public final class RawHTTPConnection {
     /// next bytes.
     /// `receiveBuffer` sets `SO_RCVBUF` (a small one makes a reader that stops reading fill up
     /// soon).
+    /// A failure after the socket is open leaves its closing to `deinit`, which Swift runs for a
+    /// class whose initialiser throws once every stored property is set: closing it here as well
+    /// closed, a moment later, whatever descriptor had taken its number meanwhile (a crash in NIO,
+    /// `getsockname` on a socket another thread had just opened).
     public init(
         host: String = "127.0.0.1", port: Int, from source: String? = nil, timeout: TimeInterval = 10, receiveBuffer: Int? = nil
     ) throws {
@@ -66,20 +70,16 @@ public final class RawHTTPConnection {
         }
         if let source {
             guard var local = Self.address(source, port: 0) else {
-                closeSocket(socket)
                 throw Failure(description: "'\(source)' is not an IPv4 address")
             }
             let bound = withUnsafePointer(to: &local) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bindSocket(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
             guard bound == 0 else {
-                let reason = String(cString: strerror(errno))
-                closeSocket(socket)
-                throw Failure(description: "binding to \(source): \(reason)")
+                throw Failure(description: "binding to \(source): \(String(cString: strerror(errno)))")
             }
         }
         guard var address = Self.address(host, port: port) else {
-            closeSocket(socket)
             throw Failure(description: "'\(host)' is not an IPv4 address")
         }
         let connected = withUnsafePointer(to: &address) {
@@ -88,9 +88,7 @@ public final class RawHTTPConnection {
             }
         }
         guard connected == 0 else {
-            let reason = String(cString: strerror(errno))
-            closeSocket(socket)
-            throw Failure(description: "connecting to \(host):\(port): \(reason)")
+            throw Failure(description: "connecting to \(host):\(port): \(String(cString: strerror(errno)))")
         }
         let microseconds = max(1, Int((timeout * 1_000_000).rounded()))
         var wait = timeval(tv_sec: microseconds / 1_000_000, tv_usec: .init(microseconds % 1_000_000))

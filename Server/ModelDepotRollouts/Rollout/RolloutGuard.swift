@@ -183,6 +183,10 @@ public struct RolloutGuard: Sendable, Hashable, Codable {
     /// The target's share at the current stage, in basis points.
     public var share: Int { settings.stages[stage] }
 
+    /// Whether the server has something to do for it: review it (running) or post a move (a
+    /// webhook delivery not yet delivered nor given up), also after the guard ended.
+    public var hasWork: Bool { state == .running || moves.contains { $0.delivery?.nextAttempt != nil } }
+
     /// The rule's shares at the current stage.
     public var shares: [Int: Int] { share == 10_000 ? [target: 10_000] : [control: 10_000 - share, target: share] }
 }

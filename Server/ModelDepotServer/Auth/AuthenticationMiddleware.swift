@@ -10,7 +10,8 @@ struct AuthenticationMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         context.principal = try await authenticator.key(
             authorization: request.headers[.authorization],
-            client: context.client(of: request, through: authenticator.proxies).address)
+            client: context.client(of: request, through: authenticator.proxies).address,
+            scope: request.uri.path.hasPrefix("/v1/admin/") ? .admin : .device)
         return try await next(request, context)
     }
 }

@@ -3,8 +3,9 @@ import ModelDepotShared
 
 /// The one place a request proves who sent it — a bearer secret (the API, and the devices' fast
 /// path), a console sign-in, or a console session cookie — with one throttle
-/// (``AuthenticationThrottle``, per client address and per key id) and one failure metric.
-/// Every failure counts, whatever the route; a success from an address ends its count.
+/// (``AuthenticationThrottle``, per client address and scope, and per key id) and one failure
+/// metric. Every failure counts, in the scope of its route; a valid generated secret is never
+/// refused for its address.
 struct Authenticator: Sendable {
     let keys: AccessKeyCache
     let throttle: AuthenticationThrottle
@@ -13,29 +14,31 @@ struct Authenticator: Sendable {
     /// Whose word on the client's address and scheme is taken.
     let proxies: TrustedProxies
 
-    /// The key of an `Authorization: Bearer <secret>` header.
-    /// - Throws: ``ThrottledError`` while the address or the key id must wait; ``DepotError``
-    ///   (`unauthorized`) for a missing, malformed, unknown or revoked secret.
-    func key(authorization header: String?, client: String?) async throws -> AccessKey {
-        try checkThrottle(client)
+    /// The key of an `Authorization: Bearer <secret>` header on a route of `scope`.
+    /// - Throws: ``ThrottledError`` while the address (for anything but a valid generated secret)
+    ///   or the key id must wait; ``DepotError`` (`unauthorized`) for a missing, malformed,
+    ///   unknown or revoked secret.
+    func key(authorization header: String?, client: String?, scope: AuthenticationThrottle.Scope) async throws -> AccessKey {
         guard let header else {
+            try checkThrottle(client, scope)
             throw failed(
-                client, keyID: nil,
+                client, keyID: nil, scope,
                 DepotError(.unauthorized, "No API key: send 'Authorization: Bearer <secret>' (the CLI reads --token or DEPOT_TOKEN)."))
         }
         guard let secret = Self.bearerSecret(header) else {
-            throw failed(client, keyID: nil, DepotError(.unauthorized, "The Authorization header is not 'Bearer <secret>'."))
+            try checkThrottle(client, scope)
+            throw failed(client, keyID: nil, scope, DepotError(.unauthorized, "The Authorization header is not 'Bearer <secret>'."))
         }
-        return try await key(secret: String(secret), client: client)
+        return try await key(secret: String(secret), client: client, scope: scope)
     }
 
     /// The key of a bearer header when it is cached and right; `nil` leaves the request to the
     /// router (which answers with ``key(authorization:client:)``, failures included).
     func cachedKey(authorization header: String, client: @autoclosure () -> String?) -> (key: AccessKey, generation: Int)? {
-        guard throttle.wait(address: client()) == nil, let secret = Self.bearerSecret(header),
-            let found = keys.cachedKey(secret)
+        guard let secret = Self.bearerSecret(header), let found = keys.cachedKey(secret),
+            AccessKeySecret(text: String(secret)).embeddedID != nil || throttle.wait(address: client(), scope: .device) == nil
         else { return nil }
-        throttle.succeeded(address: client())
+        throttle.succeeded(address: client(), kind: found.key.kind)
         return found
     }
 
@@ -44,8 +47,7 @@ struct Authenticator: Sendable {
     /// - Throws: ``ThrottledError``; ``DepotError`` `unauthorized` for a token that is not a working
     ///   key, `forbidden` for an app key.
     func signIn(token: String, client: String?) async throws -> (session: ConsoleSession, key: AccessKey) {
-        try checkThrottle(client)
-        let key = try await key(secret: token, client: client)
+        let key = try await key(secret: token, client: client, scope: .admin)
         guard key.kind == .admin else {
             throw DepotError(.forbidden, "Key '\(key.id)' is an app key; the console needs an admin token.")
         }
@@ -58,18 +60,18 @@ struct Authenticator: Sendable {
     ///   for a cookie that names no live session of a working admin key, counted as a failure.
     func session(cookie: Substring?, client: String?) async throws -> (session: ConsoleSession, key: AccessKey)? {
         guard let cookie else { return nil }
-        try checkThrottle(client)
+        try checkThrottle(client, .admin)
         guard let session = ConsoleSession(cookieValue: cookie), let keyID = try await sessions.keyID(of: session),
             let key = try await keys.workingKey(id: keyID), key.kind == .admin
         else {
             throw failed(
-                client, keyID: nil,
+                client, keyID: nil, .admin,
                 DepotError(
                     .unauthorized,
                     "Your console session has ended (signed out, unused for too long, past its lifetime, or its token revoked) or the cookie is not one this server made. Sign in again."
                 ))
         }
-        throttle.succeeded(address: client)
+        throttle.succeeded(address: client, kind: .admin)
         return (session, key)
     }
 
@@ -81,26 +83,32 @@ struct Authenticator: Sendable {
         return secret.isEmpty ? nil : Substring(secret)
     }
 
-    private func key(secret: String, client: String?) async throws -> AccessKey {
+    /// A generated secret is checked first: right, it is never refused for its address. Any
+    /// other text (an operator's admin token, a guess) waits out its address's backoff first.
+    private func key(secret: String, client: String?, scope: AuthenticationThrottle.Scope) async throws -> AccessKey {
         let keyID = AccessKeySecret(text: secret).embeddedID
+        if keyID == nil { try checkThrottle(client, scope) }
         do {
             let key = try await keys.authenticate(secret)
-            throttle.succeeded(address: client)
+            throttle.succeeded(address: client, kind: key.kind)
             return key
         } catch let error as DepotError where error.code == .unauthorized {
-            let error = failed(client, keyID: keyID, error)
+            // A wrong secret of the generated form from an address already backing off waits too.
+            let waiting = keyID == nil ? nil : throttle.wait(address: client, scope: scope)
+            let error = failed(client, keyID: keyID, scope, error)
             if let keyID, let wait = throttle.wait(keyID: keyID) { throw refused(wait) }
+            if let waiting { throw refused(waiting) }
             throw error
         }
     }
 
-    private func checkThrottle(_ client: String?) throws {
-        if let wait = throttle.wait(address: client) { throw refused(wait) }
+    private func checkThrottle(_ client: String?, _ scope: AuthenticationThrottle.Scope) throws {
+        if let wait = throttle.wait(address: client, scope: scope) { throw refused(wait) }
     }
 
-    private func failed(_ client: String?, keyID: String?, _ error: DepotError) -> DepotError {
+    private func failed(_ client: String?, keyID: String?, _ scope: AuthenticationThrottle.Scope, _ error: DepotError) -> DepotError {
         metrics.recordAuthenticationFailure()
-        throttle.failed(address: client, keyID: keyID)
+        throttle.failed(address: client, keyID: keyID, scope: scope)
         return error
     }
 

@@ -20,7 +20,7 @@ struct CatalogSnapshot: Sendable {
     struct Exposure: Sendable { let model: String, arm: String, exposure: OutcomeExposure }
     struct Batch: Sendable { let model: String, id: String, hour: Int }
     struct Metric: Sendable { let model: String, metric: AppMetric }
-    struct Guards: Sendable { let model: String, guards: [StoredRolloutGuard], running: Bool }
+    struct Guards: Sendable { let model: String, guards: [StoredRolloutGuard], hasWork: Bool }
 
     var models: [Model] = []
     var versions: [Version] = []

@@ -20,7 +20,7 @@ public struct ModelTransaction: Sendable {
         /// The rollout, and its change for the audit log.
         case saveRollout(RolloutChange)
         /// The guarded rollouts, and whether one of them runs.
-        case saveGuards([StoredRolloutGuard], running: Bool)
+        case saveGuards([StoredRolloutGuard], hasWork: Bool)
         /// A declared metric, new or changed (a name recorded undeclared becomes declared).
         case declareMetric(ExperimentMetric)
         /// A metric's declaration (its data stays).
@@ -106,7 +106,7 @@ public struct ModelTransaction: Sendable {
     /// (when they changed); a changed rollout's entry carries the reason of the guards' newest move.
     mutating func save(rollout after: Rollout, guards newGuards: [StoredRolloutGuard], by keyID: String, at date: Date) {
         if newGuards != guards {
-            writes.append(.saveGuards(newGuards, running: newGuards.contains { $0.rolloutGuard.state == .running }))
+            writes.append(.saveGuards(newGuards, hasWork: newGuards.contains(where: \.rolloutGuard.hasWork)))
         }
         if after != rollout {
             let reason = StoredRolloutGuard.reasonOfNewMove(before: guards, after: newGuards)

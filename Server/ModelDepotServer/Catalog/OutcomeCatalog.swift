@@ -27,13 +27,19 @@ public protocol OutcomeCatalog: ModelTransactions {
     /// The model's outcome rows, per metric and arm, read in one pass (the rows are kept by
     /// installation, so a query per metric would read them all each time).
     func outcomes(of model: ModelName) async throws -> [String: [CountedArm: [OutcomeRow]]]
+    /// The counted rows (``OutcomeRow/network`` not 0) of `versions` through `arm` from `hour`
+    /// on, by metric: what one guard reviews, read by the database's filter rather than from all
+    /// of the model's rows.
+    func countedOutcomes(of model: ModelName, arm: CountedArm, versions: Set<Int>, fromHour hour: Int) async throws -> [String:
+        [OutcomeRow]]
     /// The installations that reported each version, per arm, with the first hour each did.
     func exposures(of model: ModelName) async throws -> [CountedArm: [OutcomeExposure]]
     /// The app's metrics (declared ones, and names recorded without declaring, read as sums).
     func appMetrics(of model: ModelName) async throws -> [AppMetric]
-    /// Forgets the batch ids and hourly event counts from before `hour`: a device does not send a
-    /// batch again after ``OutcomeBatch/maximumAge``.
-    func pruneOutcomeBatches(beforeHour hour: Int) async throws
+    /// Forgets the batch ids and hourly event counts from before `batchesBefore` (a device does
+    /// not send a batch again after ``OutcomeBatch/maximumAge``), and the outcome rows from before
+    /// `rowsBefore` (the retention window, `depot serve --outcome-retention`).
+    func pruneOutcomes(batchesBefore: Int, rowsBefore: Int) async throws
 }
 
 extension OutcomeCatalog {

@@ -10,8 +10,9 @@ public protocol RolloutCatalog: ModelTransactions {
     func rollout(of model: ModelName) async throws -> Rollout
     /// The model's guarded rollouts, one per rule ever guarded, oldest first.
     func rolloutGuards(of model: ModelName) async throws -> [StoredRolloutGuard]
-    /// The models with a running guarded rollout.
-    func modelsWithRunningGuards() async throws -> [ModelName]
+    /// The models whose guarded rollouts have work: a running guard, or a webhook delivery due
+    /// (``RolloutGuard/hasWork``).
+    func modelsWithGuardWork() async throws -> [ModelName]
     /// The model's rollout changes, oldest first.
     func rolloutHistory(of model: ModelName) async throws -> [RolloutChange]
 }

@@ -23,7 +23,8 @@ struct FastPaths: Sendable {
     let log: RequestLog
 
     /// The answer, the route it stands for and the key that asked, or `nil` for the router.
-    /// A client address that must wait (``AuthenticationThrottle``) goes to the router, which refuses it.
+    /// A secret other than a generated one from a client address that must wait
+    /// (``AuthenticationThrottle``) goes to the router, which refuses it.
     func answer(
         _ request: FastPathRequest, from peer: @autoclosure () -> String?,
         verified: inout VerifiedKey?
@@ -56,17 +57,15 @@ struct FastPaths: Sendable {
             route: route, status: status, start: start, key: key, error: nil)
     }
 
-    /// The request's key, from the connection's verified key when the header is the same and
-    /// the client (the peer, or the address a trusted proxy forwarded for) need not wait.
+    /// The request's key, from the connection's verified key when the header is the same (a key
+    /// verified once on the connection is not refused for its address after).
     func key(_ request: FastPathRequest, peer: @autoclosure () -> String?, verified: inout VerifiedKey?) -> AccessKey? {
         guard let header = request.fields[device: .authorization] else { return nil }
         func client() -> String? {
             authenticator.proxies.client(peer: peer(), forwardedFor: request.fields[device: .forwardedFor], forwardedProto: nil).address
         }
-        if let known = verified, known.header == header, authenticator.keys.isCurrent(known.generation),
-            authenticator.throttle.wait(address: client()) == nil
-        {
-            authenticator.throttle.succeeded(address: client())
+        if let known = verified, known.header == header, authenticator.keys.isCurrent(known.generation) {
+            authenticator.throttle.succeeded(address: client(), kind: known.key.kind)
             return known.key
         }
         guard let (key, generation) = authenticator.cachedKey(authorization: header, client: client()) else { return nil }

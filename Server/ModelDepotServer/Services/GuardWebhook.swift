@@ -8,6 +8,10 @@ import NIOCore
 /// Posts a guard's moves to its webhook: JSON, signed with HMAC-SHA256 over the timestamp and the
 /// body (`Depot-Signature: t=<unix seconds>,v1=<hex>`), retried with backoff until the receiver
 /// answers 2xx or ``maximumAttempts`` have failed.
+///
+/// Its own client: redirects are not followed (a receiver cannot send the server's request
+/// elsewhere), connecting takes at most 5 s, and each attempt, the answer's body included, ends
+/// by its ``deadline``, so a receiver that drips a byte a minute costs one attempt its deadline.
 struct GuardWebhook: Sendable {
     /// What is posted.
     struct Payload: Codable, Sendable {
@@ -30,7 +34,20 @@ struct GuardWebhook: Sendable {
         min(30 * pow(2, Double(max(attempts - 1, 0))), 3_600)
     }
 
+    /// The client every webhook of the process is posted with (kept for the process's life, as
+    /// `HTTPClient.shared` is).
+    static let client = HTTPClient(
+        eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+        configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5))))
+
     let http: HTTPClient
+    /// How long one attempt may take, from connecting to the answer's last byte.
+    let deadline: TimeAmount
+
+    init(http: HTTPClient = GuardWebhook.client, deadline: TimeAmount = .seconds(10)) {
+        self.http = http
+        self.deadline = deadline
+    }
 
     /// `t=<timestamp>,v1=<hex HMAC-SHA256(secret, "<timestamp>.<body>")>`.
     static func signature(secret: String, timestamp: Int, body: Data) -> String {
@@ -55,12 +72,34 @@ struct GuardWebhook: Sendable {
         request.headers.add(
             name: "Depot-Signature", value: Self.signature(secret: secret, timestamp: Int(now.timeIntervalSince1970), body: body))
         request.body = .bytes(ByteBuffer(bytes: body))
-        do {
-            let response = try await http.execute(request, timeout: .seconds(10))
-            _ = try? await response.body.collect(upTo: 64 * 1024)
-            return (200..<300).contains(Int(response.status.code)) ? nil : "the receiver answered \(response.status.code)"
-        } catch {
+        let (http, deadline, sent) = (http, deadline, request)
+        let end = NIODeadline.now() + deadline
+        // The exchange, its answer's body included, races the deadline; the loser is cancelled.
+        let answer = await withTaskGroup(of: Result<UInt, any Error>?.self) { group in
+            group.addTask {
+                do {
+                    let response = try await http.execute(sent, deadline: end)
+                    _ = try await response.body.collect(upTo: 64 * 1024)
+                    return .success(response.status.code)
+                } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: .nanoseconds(deadline.nanoseconds))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        switch answer {
+        case .success(let status)?:
+            return (200..<300).contains(status) ? nil : "the receiver answered \(status)"
+        case .failure(let error)?:
             return "could not reach \(url.host ?? "the receiver"): \(error)"
+        case nil:
+            return "\(url.host ?? "the receiver") did not answer within \(deadline.nanoseconds / 1_000_000) ms"
         }
     }
 }

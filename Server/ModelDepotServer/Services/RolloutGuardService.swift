@@ -42,16 +42,20 @@ struct RolloutGuardService {
         return try await finished(model, rule)
     }
 
-    /// Reviews the model's running guards now (waiting for another reviewer to finish first).
+    /// Reviews the model's running guards now (waiting for another reviewer to finish first),
+    /// then posts what is due.
     func review(_ model: ModelName) async throws -> [RolloutGuard] {
         _ = try await lock.exclusively(wait: true) { try await reviewUnlocked(model) }
+        await deliverDue(of: model)
         return try await guards(of: model)
     }
 
-    /// Reviews every model's running guards, unless another replica is reviewing.
+    /// Reviews every model's running guards, unless another replica is reviewing; then, outside
+    /// the lock, posts every delivery due, those of guards that ended too.
     func reviewAll() async throws {
+        let models = try await catalog.modelsWithGuardWork()
         _ = try await lock.exclusively(wait: false) {
-            for model in try await catalog.modelsWithRunningGuards() {
+            for model in models {
                 do {
                     try await reviewUnlocked(model)
                 } catch {
@@ -59,51 +63,69 @@ struct RolloutGuardService {
                 }
             }
         }
+        await withTaskGroup(of: Void.self) { group in
+            for model in models { group.addTask { await deliverDue(of: model) } }
+        }
     }
 
     private func reviewUnlocked(_ model: ModelName) async throws {
         let running = try await guards(of: model).filter { $0.state == .running }
-        if !running.isEmpty {
-            let guardrails = try await experiments.metrics(of: model).filter(\.guardrail)
-            let outcomes = try await catalog.outcomes(of: model)
-            for reviewed in running {
-                let arm = CountedArm.rule(id: reviewed.rule)
-                let rows = outcomes.compactMapValues { $0[arm] }
-                let review = RolloutGuardReview(of: reviewed, guardrails: guardrails, rows: rows, now: clock())
-                _ = try await change(model, by: RolloutGuardMoves.actor) { rollout, guards in
-                    try RolloutGuardMoves.apply(review, to: reviewed, rollout: rollout, guards: guards)
-                }
+        guard !running.isEmpty else { return }
+        let guardrails = try await experiments.metrics(of: model).filter(\.guardrail)
+        for reviewed in running {
+            let rows = try await catalog.countedOutcomes(
+                of: model, arm: .rule(id: reviewed.rule), versions: [reviewed.control, reviewed.target],
+                fromHour: RolloutGuardReview.hour(reviewed.started))
+            let review = RolloutGuardReview(of: reviewed, guardrails: guardrails, rows: rows, now: clock())
+            _ = try await change(model, by: RolloutGuardMoves.actor) { rollout, guards in
+                try RolloutGuardMoves.apply(review, to: reviewed, rollout: rollout, guards: guards)
             }
         }
-        await deliverDue(of: model)
     }
 
-    /// Posts every move whose delivery is due, and records how each went.
+    /// Posts every move of the model whose delivery is due, all at once and each within the
+    /// webhook's deadline, and records how each went. A delivery is first claimed in a
+    /// transaction (its next attempt moved a lease ahead), so that no other replica posts it
+    /// meanwhile, and one claimed by a replica that stopped is due again after the lease.
     private func deliverDue(of model: ModelName) async {
-        guard let stored = try? await catalog.rolloutGuards(of: model) else { return }
         let now = clock()
-        for entry in stored {
-            guard let url = entry.rolloutGuard.settings.webhook, let secret = entry.webhookSecret else { continue }
-            for move in entry.rolloutGuard.moves {
-                // A move's first attempt is due at once: its time went through the catalog's JSON
-                // (milliseconds as a double), which can put it a hair after the clock's now.
-                guard let delivery = move.delivery, let due = delivery.nextAttempt, delivery.attempts == 0 || due <= now else { continue }
-                var sent = move
-                sent.delivery = nil
-                let payload = GuardWebhook.Payload(
-                    delivery: delivery.id, model: model.rawValue, rule: entry.rolloutGuard.ruleName,
-                    ruleId: entry.rolloutGuard.rule, control: entry.rolloutGuard.control,
-                    target: entry.rolloutGuard.target, state: entry.rolloutGuard.state, move: sent)
-                let failure = await webhook.send(payload, to: url, secret: secret, at: now)
-                if let failure {
-                    logger.warning(
-                        "a guard's webhook delivery failed",
-                        metadata: ["model": "\(model)", "delivery": "\(delivery.id)", "error": "\(failure)"])
-                }
-                _ = try? await catalog.changeRolloutAndGuards(of: model, by: RolloutGuardMoves.actor, at: now) { rollout, guards, _ in
-                    (rollout, guards.map { $0.recordingDelivery(delivery.id, failure: failure, at: now) })
+        let claims = Locked<[GuardDelivery]>([])
+        let lease = now.addingTimeInterval(GuardDelivery.lease)
+        do {
+            _ = try await catalog.changeRolloutAndGuards(of: model, by: RolloutGuardMoves.actor, at: now) { rollout, guards, _ in
+                let (claimed, leased) = GuardDelivery.claim(due: guards, model: model, at: now, until: lease)
+                claims.withLock { $0 = claimed }
+                return (rollout, leased)
+            }
+        } catch {
+            return logger.error("could not claim the guards' webhook deliveries", metadata: ["model": "\(model)", "error": "\(error)"])
+        }
+        let claimed = claims.withLock { $0 }
+        guard !claimed.isEmpty else { return }
+        let outcomes = await withTaskGroup(of: (String, String?).self) { group in
+            for delivery in claimed {
+                group.addTask {
+                    (delivery.payload.delivery, await webhook.send(delivery.payload, to: delivery.url, secret: delivery.secret, at: now))
                 }
             }
+            return await group.reduce(into: [String: String?]()) { $0[$1.0] = $1.1 }
+        }
+        for (id, failure) in outcomes {
+            if let failure {
+                logger.warning(
+                    "a guard's webhook delivery failed", metadata: ["model": "\(model)", "delivery": "\(id)", "error": "\(failure)"])
+            }
+        }
+        let recorded = clock()
+        do {
+            _ = try await catalog.changeRolloutAndGuards(of: model, by: RolloutGuardMoves.actor, at: recorded) { rollout, guards, _ in
+                (
+                    rollout,
+                    guards.map { stored in outcomes.reduce(stored) { $0.recordingDelivery($1.key, failure: $1.value, at: recorded) } }
+                )
+            }
+        } catch {
+            logger.error("could not record the guards' webhook deliveries", metadata: ["model": "\(model)", "error": "\(error)"])
         }
     }
 

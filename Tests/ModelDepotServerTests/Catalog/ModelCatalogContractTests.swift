@@ -370,12 +370,55 @@ import Testing
                 exposures: [.init(arm: .default, version: 1, hour: hour, network: 1)], appMetrics: [])
             func record() async throws -> Bool { try await catalog.recordOutcomes([(flowers, batch)])[0].get() }
             #expect(try await record())
-            try await catalog.pruneOutcomeBatches(beforeHour: hour)
+            try await catalog.pruneOutcomes(batchesBefore: hour, rowsBefore: hour)
             #expect(try await !record(), "an id of the hour pruned before is still known")
-            try await catalog.pruneOutcomeBatches(beforeHour: hour + 1)
+            try await catalog.pruneOutcomes(batchesBefore: hour + 1, rowsBefore: hour)
             #expect(try await record(), "once pruned, the id is free")
             let rows = try await catalog.outcomes(of: flowers)["installed"]?[.default]
             #expect(rows == [OutcomeRow(version: 1, hour: hour, installation: 42, network: 1, count: 2, sum: 2)])
+        }
+    }
+
+    /// Outcome rows past the retention window go, with the exposures only they held; a guard
+    /// reads its arm's counted rows of its versions from its start, and nothing else.
+    @Test(arguments: CatalogBackend.allCases)
+    func outcomesArePrunedPastTheRetentionAndAGuardReadsOnlyItsOwn(_ backend: CatalogBackend) async throws {
+        try await backend.withCatalog { catalog in
+            _ = try await catalog.createModel(ModelCreation(name: flowers), at: F.instant)
+            for file: Character in ["a", "b", "c"] {
+                _ = try await catalog.addVersion(F.upload(file), to: flowers, publish: true, at: F.instant)
+            }
+            let hour = 500_000
+            var next = 0
+            func batch(installation: Int64, hour: Int, version: Int = 1, arm: CountedArm = .rule(id: "r-1"), network: Int64 = 7)
+                -> (ModelName, OutcomeBatchRecord)
+            {
+                next += 1
+                return (
+                    flowers,
+                    OutcomeBatchRecord(
+                        id: String(format: "00000000-0000-4000-8000-%012d", next), installation: installation, receivedHour: hour,
+                        events: 1,
+                        totals: [.init(metric: "installed", arm: arm, version: version, hour: hour, network: network, count: 1, sum: 1)],
+                        exposures: [.init(arm: arm, version: version, hour: hour, network: network)], appMetrics: [])
+                )
+            }
+            _ = try await catalog.recordOutcomes([
+                batch(installation: 1, hour: hour - 10), batch(installation: 1, hour: hour + 1), batch(installation: 2, hour: hour - 10),
+                batch(installation: 3, hour: hour + 2, version: 2), batch(installation: 4, hour: hour + 2, version: 3),
+                batch(installation: 5, hour: hour + 2, arm: .default), batch(installation: 6, hour: hour + 2, network: 0),
+            ])
+            let guarded = try await catalog.countedOutcomes(of: flowers, arm: .rule(id: "r-1"), versions: [1, 2], fromHour: hour)
+            #expect(
+                Set((guarded["installed"] ?? []).map(\.installation)) == [1, 3],
+                "from the guard's start, its versions, its arm, counted: \(guarded)")
+
+            try await catalog.pruneOutcomes(batchesBefore: 0, rowsBefore: hour)
+            let rows = try await catalog.outcomes(of: flowers)["installed"]?[.rule(id: "r-1")] ?? []
+            #expect(rows.allSatisfy { $0.hour >= hour } && rows.count == 4, "\(rows)")
+            let exposures = try await catalog.exposures(of: flowers)[.rule(id: "r-1")] ?? []
+            #expect(Set(exposures.map(\.installation)) == [1, 3, 4, 6], "installation 2 had only old rows: \(exposures)")
+            #expect(exposures.first { $0.installation == 1 }?.hour == hour + 1, "its first hour kept")
         }
     }
 }

@@ -96,7 +96,7 @@ import Testing
             #expect((try? results[2].get()) == true, "the last event of the hour the old catalog counted")
             #expect(throws: DepotError.self, "one more is over the limit") { try results[3].get() }
 
-            try await catalog.pruneOutcomeBatches(beforeHour: hour - 100)
+            try await catalog.pruneOutcomes(batchesBefore: hour - 100, rowsBefore: 0)
             let again = try await catalog.recordOutcomes([
                 (flowers, batch(old8, installation: 8)), (flowers, batch(applied, installation: 9)),
             ])

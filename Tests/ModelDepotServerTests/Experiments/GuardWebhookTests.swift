@@ -8,8 +8,11 @@ import ModelDepotShared
 import TestSupport
 import Testing
 
+@testable import ModelDepotServer
+
 /// A guard's webhook against a real receiver on 127.0.0.1: every move is posted, signed, and
-/// retried after a failure with the same delivery id.
+/// retried after a failure with the same delivery id, also after its guard ended; a redirect is
+/// not followed, and an answer that drips ends at the attempt's deadline.
 @Suite struct GuardWebhookTests {
     /// Records what it is sent and answers with the statuses it is given, then 200.
     actor Receiver {
@@ -40,6 +43,21 @@ import Testing
                     body: Data(bytes.readableBytesView))
                 return Response(status: await self.take(delivery))
             }
+            router.post("moved") { _, _ -> Response in
+                Response(status: .temporaryRedirect, headers: [.location: "/hook"])
+            }
+            // The head at once, then a byte every 200 ms for 5 s.
+            router.post("drip") { _, _ -> Response in
+                Response(
+                    status: .ok,
+                    body: ResponseBody { writer in
+                        for _ in 0..<25 {
+                            try await writer.write(ByteBuffer(string: "x"))
+                            try await Task.sleep(for: .milliseconds(200))
+                        }
+                        try await writer.finish(nil)
+                    })
+            }
             let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
             try await app.test(.live) { client in
                 try await body(URL(string: "http://127.0.0.1:\(client.port!)/hook")!)
@@ -48,6 +66,52 @@ import Testing
     }
 
     static let secret = "webhook-secret-0123456789"
+
+    static let payload = GuardWebhook.Payload(
+        delivery: "d-1", model: "flowers", rule: "main", ruleId: "r-1", control: 1, target: 2, state: .rolledBack,
+        move: .init(kind: .rolledBack, at: Date(), share: 0, reason: "test", by: "guard"))
+
+    @Test func aRedirectIsNotFollowed() async throws {
+        let receiver = Receiver(statuses: [])
+        try await receiver.serve { url in
+            let moved = url.deletingLastPathComponent().appendingPathComponent("moved")
+            let failure = await GuardWebhook().send(Self.payload, to: moved, secret: Self.secret, at: Date())
+            #expect(failure == "the receiver answered 307")
+            #expect(await receiver.received.isEmpty, "the redirect's target was never posted to")
+            #expect(await GuardWebhook().send(Self.payload, to: url, secret: Self.secret, at: Date()) == nil)
+        }
+    }
+
+    @Test func anAnswerThatDripsEndsAtTheAttemptsDeadline() async throws {
+        let receiver = Receiver(statuses: [])
+        try await receiver.serve { url in
+            let drip = url.deletingLastPathComponent().appendingPathComponent("drip")
+            let failure = await GuardWebhook(deadline: .seconds(1)).send(Self.payload, to: drip, secret: Self.secret, at: Date())
+            #expect(failure?.contains("did not answer within 1000 ms") == true, "\(String(describing: failure))")
+        }
+    }
+
+    /// The server's own reviews (every second here) retry a failed delivery after its guard ended.
+    @Test(arguments: DepotBackend.allCases) func aDeliveryIsRetriedAfterItsGuardEnded(_ backend: DepotBackend) async throws {
+        let receiver = Receiver(statuses: [.ok, .serviceUnavailable])
+        try await receiver.serve { url in
+            let clock = MovableClock()
+            var server = try await GuardedRolloutFleet.server(backend, clock: clock)
+            server.configuration.guardReviewInterval = .seconds(1)
+            try await server.run { client in
+                _ = try await GuardedRolloutFleet.prepare(client, clock: clock)
+                _ = try await GuardedRolloutFleet.start(client, minimumInstallations: 20, webhook: url, secret: Self.secret)
+                let stopped = try await client.request(.delete, "/v1/admin/models/flowers/rollout/guards/main").decode(RolloutGuard.self)
+                #expect(stopped.state == .stopped && stopped.moves.last?.delivery?.lastError?.contains("503") == true)
+                clock.advance(by: 31)
+                #expect(await eventually { await receiver.received.count == 3 }, "the stop's delivery was posted again")
+                let guards = try await polled(
+                    { try await client.request(.get, "/v1/admin/models/flowers/rollout/guards").decode(RolloutGuards.self) },
+                    until: { $0.guards.last?.moves.last?.delivery?.delivered != nil })
+                #expect(guards.guards.last?.moves.last?.delivery?.attempts == 2)
+            }
+        }
+    }
 
     @Test(arguments: DepotBackend.allCases) func movesArePostedSignedAndRetriedAfterAFailure(_ backend: DepotBackend) async throws {
         let receiver = Receiver(statuses: [.internalServerError])

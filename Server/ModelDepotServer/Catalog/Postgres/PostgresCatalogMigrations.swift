@@ -280,6 +280,8 @@ enum PostgresCatalogMigrations {
                 "ALTER TABLE outcome ADD PRIMARY KEY (model_id, installation, metric, arm, version, hour, network)",
                 "ALTER TABLE outcome_exposure ADD COLUMN network bigint NOT NULL DEFAULT 0",
                 "ALTER TABLE experiment_metric ADD COLUMN cap text",
+                "ALTER TABLE rollout_guard RENAME COLUMN running TO has_work",
+                "UPDATE rollout_guard SET has_work = true WHERE document::text LIKE '%nextAttempt%'",
             ]
         ),
     ]

@@ -91,6 +91,27 @@ extension PostgresModelCatalog {
         }
     }
 
+    public func countedOutcomes(of name: ModelName, arm: CountedArm, versions: Set<Int>, fromHour hour: Int) async throws -> [String:
+        [OutcomeRow]]
+    {
+        try await run { [logger] connection in
+            let id = try await Self.modelID(name, connection, logger: logger)
+            let rows = try await connection.query(
+                """
+                SELECT metric, version::bigint, hour, installation, network, count, sum FROM outcome
+                WHERE model_id = \(id) AND arm = \(arm.stored) AND hour >= \(hour) AND network != 0 AND version = ANY(\(versions.sorted())::integer[])
+                """, logger: logger)
+            var outcomes: [String: [OutcomeRow]] = [:]
+            for try await (metric, version, hour, installation, network, count, sum) in rows.decode(
+                (String, Int, Int, Int64, Int64, Int, Double).self)
+            {
+                outcomes[metric, default: []].append(
+                    OutcomeRow(version: version, hour: hour, installation: installation, network: network, count: count, sum: sum))
+            }
+            return outcomes
+        }
+    }
+
     public func exposures(of name: ModelName) async throws -> [CountedArm: [OutcomeExposure]] {
         try await run { [logger] connection in
             let id = try await Self.modelID(name, connection, logger: logger)
@@ -127,10 +148,25 @@ extension PostgresModelCatalog {
         }
     }
 
-    public func pruneOutcomeBatches(beforeHour hour: Int) async throws {
+    public func pruneOutcomes(batchesBefore: Int, rowsBefore: Int) async throws {
         try await transaction { [logger] connection in
-            try await connection.query("DELETE FROM outcome_batch WHERE hour < \(hour)", logger: logger)
-            try await connection.query("DELETE FROM outcome_quota WHERE hour < \(hour)", logger: logger)
+            try await connection.query("DELETE FROM outcome_batch WHERE hour < \(batchesBefore)", logger: logger)
+            try await connection.query("DELETE FROM outcome_quota WHERE hour < \(batchesBefore)", logger: logger)
+            try await connection.query("DELETE FROM outcome WHERE hour < \(rowsBefore)", logger: logger)
+            // An exposure older than the window takes the first hour of the rows kept, or goes with them.
+            try await connection.query(
+                """
+                DELETE FROM outcome_exposure e WHERE e.hour < \(rowsBefore) AND NOT EXISTS (
+                    SELECT 1 FROM outcome o
+                    WHERE o.model_id = e.model_id AND o.installation = e.installation AND o.arm = e.arm AND o.version = e.version)
+                """, logger: logger)
+            try await connection.query(
+                """
+                UPDATE outcome_exposure e SET hour = (
+                    SELECT MIN(o.hour) FROM outcome o
+                    WHERE o.model_id = e.model_id AND o.installation = e.installation AND o.arm = e.arm AND o.version = e.version)
+                WHERE e.hour < \(rowsBefore)
+                """, logger: logger)
         }
     }
 }

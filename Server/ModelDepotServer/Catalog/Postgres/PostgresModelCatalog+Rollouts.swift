@@ -17,11 +17,11 @@ extension PostgresModelCatalog {
         }
     }
 
-    public func modelsWithRunningGuards() async throws -> [ModelName] {
+    public func modelsWithGuardWork() async throws -> [ModelName] {
         try await run { [logger] connection in
             try await connection.column(
                 """
-                SELECT name FROM model JOIN rollout_guard ON rollout_guard.model_id = model.id WHERE running ORDER BY name
+                SELECT name FROM model JOIN rollout_guard ON rollout_guard.model_id = model.id WHERE has_work ORDER BY name
                 """, as: String.self, logger: logger
             ).map { try ModelName($0) }
         }

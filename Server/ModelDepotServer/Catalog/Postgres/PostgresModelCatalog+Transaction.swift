@@ -91,11 +91,11 @@ extension PostgresModelCatalog {
                 VALUES (\(model), \(change.keyID), \(change.at), \(before)::jsonb, \(after)::jsonb, \(change.reason))
                 """, logger: logger)
             return []
-        case .saveGuards(let guards, let running):
+        case .saveGuards(let guards, let hasWork):
             try await connection.query(
                 """
-                INSERT INTO rollout_guard (model_id, document, running) VALUES (\(model), \(try json(guards))::jsonb, \(running))
-                ON CONFLICT (model_id) DO UPDATE SET document = excluded.document, running = excluded.running
+                INSERT INTO rollout_guard (model_id, document, has_work) VALUES (\(model), \(try json(guards))::jsonb, \(hasWork))
+                ON CONFLICT (model_id) DO UPDATE SET document = excluded.document, has_work = excluded.has_work
                 """, logger: logger)
             return []
         case .declareMetric(let metric):

@@ -344,6 +344,10 @@ enum SQLiteCatalogMigrations {
             try db.alter(table: "outcome") { t in t.add(column: "network", .integer).notNull().defaults(to: 0) }
             // A declared metric's cap as text (`5000`, `p99`; ``ExperimentMetric/Cap``), NULL for none.
             try db.alter(table: "experiment_metric") { t in t.add(column: "cap", .text) }
+            // A model's guards have work while one runs or a webhook delivery is due, so that a
+            // delivery is retried after its guard ended. A pending delivery's JSON names its next attempt.
+            try db.alter(table: "rollout_guard") { t in t.rename(column: "running", to: "has_work") }
+            try db.execute(sql: "UPDATE rollout_guard SET has_work = 1 WHERE document LIKE '%nextAttempt%'")
         }
         return migrator
     }

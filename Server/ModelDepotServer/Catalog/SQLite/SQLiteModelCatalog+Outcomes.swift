@@ -135,6 +135,29 @@ extension SQLiteModelCatalog {
         }
     }
 
+    public func countedOutcomes(of name: ModelName, arm: CountedArm, versions: Set<Int>, fromHour hour: Int) async throws -> [String:
+        [OutcomeRow]]
+    {
+        try await read { db in
+            let model = try modelRecord(name, db)
+            var rows: [String: [OutcomeRow]] = [:]
+            let cursor = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT metric, version, hour, installation, network, SUM(count) AS count, SUM(sum) AS sum FROM outcome
+                    WHERE model_id = ? AND arm = ? AND hour >= ? AND network != 0 AND version IN (\(versions.map { _ in "?" }.joined(separator: ", ")))
+                    GROUP BY metric, version, hour, installation, network
+                    """, arguments: StatementArguments([model.id, arm.stored, hour] as [any DatabaseValueConvertible] + versions.sorted()))
+            while let row = try cursor.next() {
+                rows[row["metric"], default: []].append(
+                    OutcomeRow(
+                        version: row["version"], hour: row["hour"], installation: row["installation"], network: row["network"],
+                        count: row["count"], sum: row["sum"]))
+            }
+            return rows
+        }
+    }
+
     public func exposures(of name: ModelName) async throws -> [CountedArm: [OutcomeExposure]] {
         try await read { db in
             let model = try modelRecord(name, db)
@@ -170,9 +193,11 @@ extension SQLiteModelCatalog {
         }
     }
 
-    public func pruneOutcomeBatches(beforeHour hour: Int) async throws {
+    public func pruneOutcomes(batchesBefore: Int, rowsBefore: Int) async throws {
         try await write { db in
-            try db.execute(sql: "DELETE FROM outcome_batch WHERE hour < ?", arguments: [hour])
+            try db.execute(sql: "DELETE FROM outcome_batch WHERE hour < ?", arguments: [batchesBefore])
+            // Exposures are read from the rows (their first hour), so they follow.
+            try db.execute(sql: "DELETE FROM outcome WHERE hour < ?", arguments: [rowsBefore])
         }
     }
 }

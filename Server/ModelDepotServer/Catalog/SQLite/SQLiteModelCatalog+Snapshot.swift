@@ -36,7 +36,7 @@ extension SQLiteModelCatalog {
                 .init(model: try name($0.modelId), document: $0.document, updatedAt: $0.updatedAt)
             }
             snapshot.guards = try RolloutGuardRecord.fetchAll(db).map {
-                .init(model: try name($0.modelId), guards: $0.document, running: $0.running)
+                .init(model: try name($0.modelId), guards: $0.document, hasWork: $0.hasWork)
             }
             snapshot.changes = try RolloutChangeRecord.order(RolloutChangeRecord.Columns.id).fetchAll(db).map {
                 .init(model: try name($0.modelId), keyID: $0.keyId, at: $0.at, before: $0.before, after: $0.after, reason: $0.reason)

@@ -81,8 +81,8 @@ extension SQLiteModelCatalog {
                 reason: change.reason)
             try entry.insert(db)
             return []
-        case .saveGuards(let guards, let running):
-            try RolloutGuardRecord(modelId: modelID, document: guards, running: running).save(db)
+        case .saveGuards(let guards, let hasWork):
+            try RolloutGuardRecord(modelId: modelID, document: guards, hasWork: hasWork).save(db)
             return []
         case .declareMetric(let metric):
             try db.execute(

@@ -122,10 +122,10 @@ public struct SQLiteModelCatalog: ModelCatalog {
         try await read { db in try RolloutGuardRecord.fetchOne(db, key: try modelRecord(name, db).id)?.document ?? [] }
     }
 
-    public func modelsWithRunningGuards() async throws -> [ModelName] {
+    public func modelsWithGuardWork() async throws -> [ModelName] {
         try await read { db in
             try String.fetchAll(
-                db, sql: "SELECT name FROM model JOIN rollout_guard ON rollout_guard.model_id = model.id WHERE running ORDER BY name"
+                db, sql: "SELECT name FROM model JOIN rollout_guard ON rollout_guard.model_id = model.id WHERE has_work ORDER BY name"
             )
             .map { try ModelName($0) }
         }

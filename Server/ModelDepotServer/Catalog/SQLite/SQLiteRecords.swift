@@ -119,7 +119,7 @@ struct RolloutGuardRecord: Codable, SnakeCaseRecord, PersistableRecord {
     static let databaseTableName = "rollout_guard"
     var modelId: Int64
     var document: [StoredRolloutGuard]
-    var running: Bool
+    var hasWork: Bool
 }
 
 /// A row of `rollout_change`: the audit log.
