@@ -131,7 +131,8 @@ extension Depot {
 
             struct Remove: AsyncParsableCommand {
                 static let configuration = CommandConfiguration(
-                    abstract: "Forget a metric's declaration (its data stays).",
+                    abstract:
+                        "Forget a metric's name, declared or recorded without a declaration (its data stays; an undeclared name's slot is free again).",
                     discussion: """
                         Examples:
                           depot experiment metric remove flowers accepted

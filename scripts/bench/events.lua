@@ -1,11 +1,12 @@
 -- wrk script for scripts/bench/events: outcome batches as many SDK installations send them.
 -- Each request is one installation's batch (EVENTS_INSTALLATIONS installations drawn at random)
 -- of 50 entries: the 9 model-health metrics and one app metric over 5 hours, for the version and
--- arm the installation's bucket got (EVENTS_ARM, versions 1 and 2 at random per installation),
--- with a fresh batch id. `done` prints "EVENTS {json}": batches/s, entries/s, latency, errors.
+-- arm the installation's bucket got (EVENTS_ARM; the version and the exposure token of its
+-- manifest answer from EVENTS_EXPOSURES, made by events_exposures.py), with a fresh batch id. `done` prints "EVENTS {json}": batches/s, entries/s, latency, errors.
 local key = os.getenv("EVENTS_KEY")
 local arm = os.getenv("EVENTS_ARM")
 local installations = tonumber(os.getenv("EVENTS_INSTALLATIONS") or "100000")
+local exposures = dofile(os.getenv("EVENTS_EXPOSURES"))
 local threads = {}
 accepted, refused = 0, 0
 
@@ -32,14 +33,14 @@ local metrics = {"download_finished", "download_failed", "verification_refused",
 
 function request()
     local device = math.random(installations)
-    local version = device % 2 + 1
+    local version, exposure = exposures[device][1], exposures[device][2]
     local now = os.time()
     local parts = {}
     for hour = 0, 4 do
         for _, metric in ipairs(metrics) do
             local count = math.random(1, 30)
-            table.insert(parts, string.format('{"metric":"%s","version":%d,"arm":"%s","at":%d,"count":%d,"value":%.2f}',
-                metric, version, arm, now - hour * 3600, count, count * (5 + math.random() * 20)))
+            table.insert(parts, string.format('{"metric":"%s","version":%d,"arm":"%s","at":%d,"count":%d,"value":%.2f,"exposure":"%s"}',
+                metric, version, arm, now - hour * 3600, count, count * (5 + math.random() * 20), exposure))
         end
     end
     local body = string.format('{"batch":"%s","installation":"device-%d","dropped":0,"events":[%s]}', uuid(), device,

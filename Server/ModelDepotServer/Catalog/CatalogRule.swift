@@ -107,8 +107,8 @@ enum CatalogRule {
     static func checkUndeclared(_ new: Set<String>, of name: ModelName, alreadyUndeclared count: Int) throws(DepotError) {
         guard count + new.count <= ExperimentMetric.maximumUndeclared else {
             throw DepotError(
-                .invalidEvents,
-                "Metric '\(new.sorted()[0])' of '\(name)' is not declared, and \(count) undeclared metrics are recorded already (at most \(ExperimentMetric.maximumUndeclared)); nothing of the batch was stored. Declare it with 'depot experiment metric add \(name) \(new.sorted()[0])'."
+                .invalidMetric,
+                "Metric '\(new.sorted()[0])' of '\(name)' is not declared, and \(count) undeclared metrics are recorded already (at most \(ExperimentMetric.maximumUndeclared)); its events were not stored. Declare it with 'depot experiment metric add \(name) \(new.sorted()[0])', or remove an undeclared name with 'depot experiment metric remove'."
             )
         }
     }
@@ -134,6 +134,6 @@ enum CatalogRule {
     }
 
     static func noMetric(_ metric: String, of name: ModelName) -> DepotError {
-        DepotError(.notFound, "Model '\(name)' has no declared metric '\(metric)'. List them with 'depot experiment metrics \(name)'.")
+        DepotError(.notFound, "Model '\(name)' has no metric '\(metric)'. List them with 'depot experiment metrics \(name)'.")
     }
 }

@@ -42,12 +42,14 @@ public struct ModelTransaction: Sendable {
     private(set) var guards: [StoredRolloutGuard]
     /// The names of the app metrics declared for the model.
     private(set) var declaredMetrics: Set<String>
+    /// The names the app recorded without declaring them.
+    private(set) var undeclaredMetrics: Set<String>
     private(set) var writes: [Write] = []
     private(set) var manifestsChanged: ManifestsChanged?
 
     init(
         name: ModelName, lastVersionNumber: Int, versions: [ModelVersion], rollout: Rollout, guards: [StoredRolloutGuard],
-        declaredMetrics: Set<String>
+        declaredMetrics: Set<String>, undeclaredMetrics: Set<String> = []
     ) {
         self.name = name
         self.lastVersionNumber = lastVersionNumber
@@ -55,6 +57,7 @@ public struct ModelTransaction: Sendable {
         self.rollout = rollout
         self.guards = guards
         self.declaredMetrics = declaredMetrics
+        self.undeclaredMetrics = undeclaredMetrics
     }
 
     /// The numbers of the published versions.
@@ -118,11 +121,14 @@ public struct ModelTransaction: Sendable {
 
     mutating func declare(_ metric: ExperimentMetric) {
         declaredMetrics.insert(metric.name)
+        undeclaredMetrics.remove(metric.name)
         writes.append(.declareMetric(metric))
     }
 
+    /// Forgets a metric's name, declared or recorded without a declaration (its rows stay).
     mutating func removeMetric(named metric: String) {
         declaredMetrics.remove(metric)
+        undeclaredMetrics.remove(metric)
         writes.append(.removeMetric(metric))
     }
 

@@ -39,8 +39,11 @@ public struct OutcomeBatchRecord: Sendable, Hashable {
     public var exposures: [Exposure]
     /// The metrics it records that are not model-health ones.
     public var appMetrics: Set<String>
-    /// The events left out because their exposure token did not check.
+    /// The events left out because their exposure token did not check (or their app metric
+    /// could not be added: ``withoutAppMetrics(except:because:)``).
     public var refused: [OutcomeReceipt.Refusal] = []
+    /// The index of each event of an app metric, by name.
+    public var appMetricEvents: [String: [Int]] = [:]
     /// The versions it names.
     public var versions: Set<Int> { Set(exposures.map(\.version)) }
 }
@@ -76,6 +79,20 @@ extension AppMetric {
 }
 
 extension OutcomeBatchRecord {
+    /// The batch without the events of app metrics not in `known`, each listed as refused
+    /// (`invalid_metric`, with `message`): what is stored when the model has no room for a new
+    /// undeclared name, so that the model-health events beside it are kept.
+    func withoutAppMetrics(except known: Set<String>, because message: String) -> OutcomeBatchRecord {
+        var kept = self
+        let dropped = appMetrics.subtracting(known)
+        kept.totals.removeAll { dropped.contains($0.metric) }
+        kept.appMetrics.subtract(dropped)
+        kept.refused += dropped.flatMap { appMetricEvents[$0] ?? [] }.sorted().map {
+            OutcomeReceipt.Refusal(event: $0, status: 400, error: DepotError.Code.invalidMetric.rawValue, message: message)
+        }
+        return kept
+    }
+
     /// The answer to the device: the events applied, or that the batch was applied before.
     func receipt(applied: Bool) -> OutcomeReceipt {
         OutcomeReceipt(

@@ -15,8 +15,8 @@ public protocol OutcomeCatalog: ModelTransactions {
     /// moments of acknowledged batches.
     /// - Returns: Per batch, in order: `false` when a batch with its id was applied before
     ///   (nothing changes), `true` when applied, or why it was refused: `not_found` (no such
-    ///   model), `invalid_events` (a version the model does not have, one undeclared metric too
-    ///   many), `too_many_requests` (past the installation's hourly events), or the failure of
+    ///   model), `invalid_metric` (one undeclared metric too many), `invalid_events` (a version
+    ///   the model does not have), `too_many_requests` (past the installation's hourly events), or the failure of
     ///   its transaction when another of PostgreSQL's was committed.
     /// - Throws: ``DepotError`` when the transaction itself fails (then no batch was applied).
     func recordOutcomes(_ batches: [(model: ModelName, batch: OutcomeBatchRecord)]) async throws -> [Result<Bool, DepotError>]
@@ -53,10 +53,13 @@ extension OutcomeCatalog {
         }
     }
 
-    /// Forgets a metric's declaration (its data stays); `not_found` when none is declared.
+    /// Forgets a metric's name, declared or recorded without a declaration (its data stays, and
+    /// an undeclared name's slot is free again); `not_found` when the model has no such name.
     public func removeMetric(named metric: String, of name: ModelName) async throws {
         _ = try await write(model: name) { model in
-            guard model.declaredMetrics.contains(metric) else { throw CatalogRule.noMetric(metric, of: name) }
+            guard model.declaredMetrics.contains(metric) || model.undeclaredMetrics.contains(metric) else {
+                throw CatalogRule.noMetric(metric, of: name)
+            }
             model.removeMetric(named: metric)
         }
     }

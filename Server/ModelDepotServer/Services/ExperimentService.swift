@@ -53,11 +53,20 @@ struct ExperimentService {
         }
     }
 
-    /// Stores an accepted batch with the others waiting (``OutcomeWriter``).
+    /// Stores an accepted batch with the others waiting (``OutcomeWriter``). A batch refused
+    /// because the model has no room for a new undeclared app metric is stored again without the
+    /// events of the names the model does not have (each listed as refused), so that an app
+    /// metric never takes the model-health events beside it down.
     /// - Returns: The receipt: how many events were applied, or that the batch was applied before.
-    /// - Throws: ``DepotError``: `too_many_requests`, `not_found`.
+    /// - Throws: ``DepotError``: `too_many_requests`, `not_found`, `invalid_events`.
     func ingest(_ record: OutcomeBatchRecord, of model: ModelName) async throws -> OutcomeReceipt {
-        record.receipt(applied: try await writer.record(record, of: model))
+        do {
+            return record.receipt(applied: try await writer.record(record, of: model))
+        } catch let error as DepotError where error.code == .invalidMetric {
+            let known = Set(try await catalog.appMetrics(of: model).map(\.metric.name))
+            let kept = record.withoutAppMetrics(except: known, because: error.message)
+            return kept.receipt(applied: try await writer.record(kept, of: model))
+        }
     }
 
     /// ``ingest(_:of:)`` without a task, for an event loop: `completion` runs on `eventLoop`.

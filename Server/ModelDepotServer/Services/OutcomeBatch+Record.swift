@@ -42,6 +42,7 @@ extension OutcomeBatch {
         var exposureKeys = KeyPositions<ExposureKey>(), exposures: [OutcomeBatchRecord.Exposure] = []
         var appMetrics: Set<String> = []
         var refused: [OutcomeReceipt.Refusal] = []
+        var appMetricEvents: [String: [Int]] = [:]
         // The SDK sends one arm for all of a batch's events: read once while it stays the same.
         var lastArm: (text: String, arm: CountedArm)?
         for (index, event) in events.enumerated() {
@@ -58,7 +59,10 @@ extension OutcomeBatch {
                     continue
                 }
             }
-            if health == nil { appMetrics.insert(event.metric) }
+            if health == nil {
+                appMetrics.insert(event.metric)
+                appMetricEvents[event.metric, default: []].append(index)
+            }
             let hour = event.at / 3_600
             let count = event.count ?? 1
             let value = event.value ?? Double(count)
@@ -81,7 +85,7 @@ extension OutcomeBatch {
         }
         return OutcomeBatchRecord(
             id: id, installation: UsageCounter.hashLowercased(installation), receivedHour: Int(seconds / 3_600), events: events.count,
-            totals: totals, exposures: exposures, appMetrics: appMetrics, refused: refused)
+            totals: totals, exposures: exposures, appMetrics: appMetrics, refused: refused, appMetricEvents: appMetricEvents)
     }
 
     /// Cheap comparisons first: the version and hour before the texts.

@@ -101,13 +101,14 @@ public struct OutcomeBatch: Sendable, Hashable, Codable {
 /// The server's answer to a batch.
 public struct OutcomeReceipt: Sendable, Hashable, Codable {
     /// An event the server refused while keeping the rest of its batch: its exposure token did
-    /// not check. Sending it again would be refused again.
+    /// not check, or its app metric is a new undeclared name the model has no room for. Sending
+    /// it again would be refused again.
     public struct Refusal: Sendable, Hashable, Codable {
         /// Its index in the batch's events.
         public var event: Int
-        /// The HTTP status the refusal stands for (403).
+        /// The HTTP status the refusal stands for (403 for a token, 400 for a metric).
         public var status: Int
-        /// `invalid_exposure` or `expired_exposure`.
+        /// `invalid_exposure`, `expired_exposure` or `invalid_metric`.
         public var error: String
         public var message: String
 

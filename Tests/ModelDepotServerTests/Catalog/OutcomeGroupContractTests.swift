@@ -57,7 +57,7 @@ import Testing
             #expect(
                 answers(results) == [
                     "true", "too_many_requests", "true", "false", "invalid_events", "invalid_events", "true",
-                    "invalid_events", "true", "not_found", "true", "true",
+                    "invalid_metric", "true", "not_found", "true", "true",
                 ])
 
             let installed = try await catalog.outcomes(of: flowers)["installed"]?[.default] ?? []

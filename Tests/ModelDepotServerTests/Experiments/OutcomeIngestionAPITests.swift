@@ -125,8 +125,8 @@ import Testing
             let badName = try await client.json(.put, "/v1/admin/models/flowers/metrics/Accepted!", ["kind": "sum"])
             #expect(badName.error?.code == .invalidMetric)
 
-            // Sixteen names recorded without declaring them are kept; the seventeenth is refused
-            // with its whole batch.
+            // Sixteen names recorded without declaring them are kept; the seventeenth's events are
+            // refused, and the rest of their batch (a declared metric, model health) is kept.
             for index in 0..<ExperimentMetric.maximumUndeclared {
                 let batch = OutcomeBatch(
                     batch: UUID().uuidString, installation: "device-1",
@@ -138,23 +138,34 @@ import Testing
                 events: [
                     .init(metric: "accepted", version: 1, arm: arm, at: Self.now),
                     .init(metric: "one-too-many", version: 1, arm: arm, at: Self.now),
+                    .init(metric: "load_failed", version: 1, arm: arm, at: Self.now, code: "unsupported_model"),
+                    .init(metric: "one-too-many", version: 1, arm: arm, at: Self.now - 3_600),
                 ])
-            let refused = try await send(client, key, overflow)
-            #expect(refused.status == .badRequest && refused.error?.code == .invalidEvents)
+            let answer = try await send(client, key, overflow)
+            #expect(answer.status == .ok, "\(answer.text)")
+            let receipt = try answer.decode(OutcomeReceipt.self)
+            #expect(receipt.accepted == 2 && receipt.refused?.map(\.event) == [1, 3], "\(receipt)")
+            let refusal = try #require(receipt.refused?.first)
+            #expect(refusal.status == 400 && refusal.error == "invalid_metric")
             #expect(
-                refused.error?.message.contains("'one-too-many'") == true
-                    && refused.error?.message.contains("depot experiment metric add flowers one-too-many") == true)
+                refusal.message.contains("'one-too-many'") && refusal.message.contains("depot experiment metric add flowers one-too-many"),
+                "\(refusal.message)")
+            // An undeclared name can be removed: its slot is free again.
+            #expect(try await client.request(.delete, "/v1/admin/models/flowers/metrics/free-0").status == .noContent)
+            let again = OutcomeBatch(
+                batch: UUID().uuidString, installation: "device-1",
+                events: [.init(metric: "one-too-many", version: 1, arm: arm, at: Self.now)])
+            #expect(try await send(client, key, again).decode(OutcomeReceipt.self).refused == nil)
 
             let metrics = try await client.request(.get, "/v1/admin/models/flowers/metrics").decode([ExperimentMetric].self)
             #expect(metrics.prefix(ExperimentMetric.health.count) == ExperimentMetric.health[...])
             let app = metrics.dropFirst(ExperimentMetric.health.count)
             #expect(app.count == 17 && app.first { $0.name == "accepted" }?.kind == .proportion)
+            #expect(!app.contains { $0.name == "free-0" } && app.contains { $0.name == "one-too-many" })
             #expect(app.filter { $0.name.hasPrefix("free-") }.allSatisfy { $0.kind == .sum })
             #expect(try await client.request(.delete, "/v1/admin/models/flowers/metrics/accepted").status == .noContent)
             #expect(try await client.request(.delete, "/v1/admin/models/flowers/metrics/accepted").error?.code == .notFound)
-            #expect(
-                try await client.request(.delete, "/v1/admin/models/flowers/metrics/free-1").error?.code == .notFound,
-                "only a declaration is removed")
+            #expect(try await client.request(.delete, "/v1/admin/models/flowers/metrics/nothing").error?.code == .notFound)
         }
     }
 

@@ -16,7 +16,11 @@ extension PostgresModelCatalog {
                 guards: try await Self.guardDocument(model: model.id, connection, logger: logger),
                 declaredMetrics: Set(
                     try await connection.column(
-                        "SELECT name FROM experiment_metric WHERE model_id = \(model.id) AND declared", as: String.self, logger: logger)))
+                        "SELECT name FROM experiment_metric WHERE model_id = \(model.id) AND declared", as: String.self, logger: logger)),
+                undeclaredMetrics: Set(
+                    try await connection.column(
+                        "SELECT name FROM experiment_metric WHERE model_id = \(model.id) AND NOT declared", as: String.self, logger: logger)
+                ))
             let value = try body(&transaction)
             var released: Set<String> = []
             for write in transaction.writes {
@@ -110,7 +114,7 @@ extension PostgresModelCatalog {
             return []
         case .removeMetric(let metric):
             try await connection.query(
-                "DELETE FROM experiment_metric WHERE model_id = \(model) AND name = \(metric) AND declared", logger: logger)
+                "DELETE FROM experiment_metric WHERE model_id = \(model) AND name = \(metric)", logger: logger)
             return []
         }
     }

@@ -19,7 +19,9 @@ extension SQLiteModelCatalog {
                 rollout: try RolloutRecord.fetchOne(db, key: model.id)?.document ?? Rollout(),
                 guards: try RolloutGuardRecord.fetchOne(db, key: model.id)?.document ?? [],
                 declaredMetrics: try String.fetchSet(
-                    db, sql: "SELECT name FROM experiment_metric WHERE model_id = ? AND declared", arguments: [model.id]))
+                    db, sql: "SELECT name FROM experiment_metric WHERE model_id = ? AND declared", arguments: [model.id]),
+                undeclaredMetrics: try String.fetchSet(
+                    db, sql: "SELECT name FROM experiment_metric WHERE model_id = ? AND NOT declared", arguments: [model.id]))
             let value = try body(&transaction)
             var released: Set<String> = []
             for write in transaction.writes { released.formUnion(try apply(write, to: model, db)) }
@@ -98,7 +100,7 @@ extension SQLiteModelCatalog {
                 ])
             return []
         case .removeMetric(let metric):
-            try db.execute(sql: "DELETE FROM experiment_metric WHERE model_id = ? AND name = ? AND declared", arguments: [modelID, metric])
+            try db.execute(sql: "DELETE FROM experiment_metric WHERE model_id = ? AND name = ?", arguments: [modelID, metric])
             return []
         }
     }
