@@ -110,7 +110,13 @@ import Testing
         #expect(try ExperimentMetric.Cap("p99.9") == .percentile(0.999))
         #expect(try ExperimentMetric.Cap("5000") == .absolute(5_000))
         #expect(ExperimentMetric.Cap.percentile(0.999).description == "p99.9" && ExperimentMetric.Cap.absolute(5_000).description == "5000")
-        for bad in ["", "p", "p100", "p10", "0", "-5", "1e3", "p99%", "inf", "nan", "abc", "p 99"] {
+        for cap in [
+            ExperimentMetric.Cap.absolute(1e-5), .absolute(1e16), .absolute(0.1), .absolute(5_000), .percentile(0.9999), .percentile(0.5),
+        ] {
+            #expect(try ExperimentMetric.Cap(cap.description) == cap, "\(cap.description) reads back")
+        }
+        #expect(try ExperimentMetric.Cap("1e3") == .absolute(1_000))
+        for bad in ["", "p", "p100", "p10", "0", "-5", "1e400", "p99%", "inf", "nan", "abc", "p 99", "p1e2"] {
             #expect(throws: DepotError.self, "\(bad)") { try ExperimentMetric.Cap(bad) }
         }
         #expect(throws: DepotError.self) { try ExperimentMetric(name: "accepted", kind: .proportion, cap: .absolute(1)) }

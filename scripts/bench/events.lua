@@ -6,7 +6,11 @@
 local key = os.getenv("EVENTS_KEY")
 local arm = os.getenv("EVENTS_ARM")
 local installations = tonumber(os.getenv("EVENTS_INSTALLATIONS") or "100000")
-local exposures = dofile(os.getenv("EVENTS_EXPOSURES"))
+local exposures = {}
+for line in io.lines(os.getenv("EVENTS_EXPOSURES")) do
+    local version, token = line:match("^(%d+) (%S+)$")
+    table.insert(exposures, {tonumber(version), token})
+end
 local threads = {}
 accepted, refused = 0, 0
 

@@ -4,9 +4,10 @@
     events_exposures.py SERVER APP_KEY COUNT OUT
 
 Asks the server for model `events`' manifest once for each installation device-1 … device-COUNT
-(8 threads, keep-alive), and writes OUT, a Lua table events.lua loads: per installation the
-version its bucket got and the `Depot-Exposure` token of the answer, which the SDK sends with
-each of the version's events. Exits non-zero when a check is not a 200 with a token.
+(8 threads, keep-alive), and writes OUT, which events.lua reads line by line (a table of 100,000
+entries is past what LuaJIT compiles): per installation, the version its bucket got and the
+`Depot-Exposure` token of the answer, which the SDK sends with each of the version's events.
+Exits non-zero when a check is not a 200 with a token.
 """
 import base64
 import http.client
@@ -43,7 +44,5 @@ for thread in threads:
 if failures:
     sys.exit("manifest checks failed: " + "; ".join(failures[:5]))
 with open(out, "w") as file:
-    file.write("return {\n")
     for version, token in exposures:
-        file.write('{%d,"%s"},\n' % (version, token))
-    file.write("}\n")
+        file.write("%d %s\n" % (version, token))

@@ -120,6 +120,20 @@ public struct ExperimentResults: Sendable, Hashable, Codable {
             self.sampleRatio = sampleRatio
             self.metrics = metrics
         }
+
+        private enum CodingKeys: String, CodingKey { case arm, name, control, installations, uncounted, sampleRatio, metrics }
+
+        /// Reads results from a server from before uncounted installations (none listed).
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            arm = try container.decode(String.self, forKey: .arm)
+            name = try container.decodeIfPresent(String.self, forKey: .name)
+            control = try container.decode(Int.self, forKey: .control)
+            installations = try container.decode([String: Int].self, forKey: .installations)
+            uncounted = try container.decodeIfPresent([String: Int].self, forKey: .uncounted) ?? [:]
+            sampleRatio = try container.decodeIfPresent(SampleRatioCheck.self, forKey: .sampleRatio)
+            metrics = try container.decode([MetricResult].self, forKey: .metrics)
+        }
     }
 
     /// A fraction as a signed number of hundredths with one decimal, as results print effects

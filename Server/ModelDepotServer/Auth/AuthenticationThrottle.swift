@@ -9,8 +9,10 @@ import Synchronization
 ///   valid generated secret (`depot_…`, 256 random bits) is never refused for its address, so a
 ///   fleet behind one carrier NAT keeps working while someone there guesses.
 /// - Failures are counted apart for the admin API and the console (``Scope/admin``) and for the
-///   device routes (``Scope/device``). Only an admin key's success ends an address's admin count,
-///   so devices succeeding from the same NAT cannot keep resetting a guesser's count.
+///   device routes (``Scope/device``); a secret not of the generated form can only be an
+///   operator's admin token and counts as admin wherever it is sent. Only an admin key's success
+///   ends an address's admin count, so devices succeeding from the same NAT cannot keep resetting
+///   a guesser's count.
 /// - A key id (the one a generated secret names) that gets `allowance` wrong secrets is throttled
 ///   the same way, but only for wrong secrets: its right secret still works, so nobody can lock a
 ///   fleet's app key out by sending guesses that name its id.
@@ -46,7 +48,8 @@ final class AuthenticationThrottle: Sendable {
     /// request skip the table (and need no address).
     private let anyFailure = Atomic<Bool>(false)
     private let anyBackoff = Atomic<Bool>(false)
-    /// Whether the table was full at the last failure it could not count.
+    /// Whether the table was ever full at a failure (it may have room again): until then the
+    /// admin checks skip the table too.
     private let full = Atomic<Bool>(false)
 
     /// The clock backoffs are measured on (tests hold it still).

@@ -33,10 +33,10 @@ struct Authenticator: Sendable {
     }
 
     /// The key of a bearer header when it is cached and right; `nil` leaves the request to the
-    /// router (which answers with ``key(authorization:client:)``, failures included).
+    /// router (which answers with ``key(authorization:client:scope:)``, failures included).
     func cachedKey(authorization header: String, client: @autoclosure () -> String?) -> (key: AccessKey, generation: Int)? {
         guard let secret = Self.bearerSecret(header), let found = keys.cachedKey(secret),
-            AccessKeySecret(text: String(secret)).embeddedID != nil || throttle.wait(address: client(), scope: .device) == nil
+            AccessKeySecret(text: String(secret)).embeddedID != nil || throttle.wait(address: client(), scope: .admin) == nil
         else { return nil }
         throttle.succeeded(address: client(), kind: found.key.kind)
         return found
@@ -56,14 +56,16 @@ struct Authenticator: Sendable {
 
     /// The console session a `depot_console` cookie names, with its admin key; `nil` without a
     /// cookie.
-    /// - Throws: ``ThrottledError`` while the address must wait; ``DepotError`` (`unauthorized`)
+    /// - Throws: ``ThrottledError`` for a cookie that names no live session while its address
+    ///   must wait; ``DepotError`` (`unauthorized`)
     ///   for a cookie that names no live session of a working admin key, counted as a failure.
     func session(cookie: Substring?, client: String?) async throws -> (session: ConsoleSession, key: AccessKey)? {
         guard let cookie else { return nil }
-        try checkThrottle(client, .admin)
+        // A cookie holds 256 random bits: a live one is never refused for its address.
         guard let session = ConsoleSession(cookieValue: cookie), let keyID = try await sessions.keyID(of: session),
             let key = try await keys.workingKey(id: keyID), key.kind == .admin
         else {
+            try checkThrottle(client, .admin)
             throw failed(
                 client, keyID: nil, .admin,
                 DepotError(
@@ -84,9 +86,11 @@ struct Authenticator: Sendable {
     }
 
     /// A generated secret is checked first: right, it is never refused for its address. Any
-    /// other text (an operator's admin token, a guess) waits out its address's backoff first.
-    private func key(secret: String, client: String?, scope: AuthenticationThrottle.Scope) async throws -> AccessKey {
+    /// other text can only be an operator's admin token (or a guess at one): it waits out, and
+    /// counts in, its address's admin backoff, on whichever route it is sent.
+    private func key(secret: String, client: String?, scope routeScope: AuthenticationThrottle.Scope) async throws -> AccessKey {
         let keyID = AccessKeySecret(text: secret).embeddedID
+        let scope = keyID == nil ? .admin : routeScope
         if keyID == nil { try checkThrottle(client, scope) }
         do {
             let key = try await keys.authenticate(secret)

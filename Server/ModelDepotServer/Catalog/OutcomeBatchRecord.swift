@@ -41,11 +41,29 @@ public struct OutcomeBatchRecord: Sendable, Hashable {
     public var appMetrics: Set<String>
     /// The events left out because their exposure token did not check (or their app metric
     /// could not be added: ``withoutAppMetrics(except:because:)``).
-    public var refused: [OutcomeReceipt.Refusal] = []
+    public var refused = OutcomeRefusals()
     /// The index of each event of an app metric, by name.
     public var appMetricEvents: [String: [Int]] = [:]
     /// The versions it names.
     public var versions: Set<Int> { Set(exposures.map(\.version)) }
+}
+
+/// The events of a batch refused while the rest is kept, grouped by reason (so that a receipt
+/// stays small however many were refused: the first message, then the indices).
+public struct OutcomeRefusals: Sendable, Hashable {
+    public private(set) var grouped: [OutcomeReceipt.Refusal] = []
+    /// How many events were refused.
+    public private(set) var count = 0
+
+    /// Refuses event `index` for `error`.
+    mutating func add(_ index: Int, _ error: DepotError) {
+        count += 1
+        if let position = grouped.firstIndex(where: { $0.error == error.code.rawValue }) {
+            grouped[position].events.append(index)
+        } else {
+            grouped.append(.init(events: [index], status: Int(error.status.code), error: error.code.rawValue, message: error.message))
+        }
+    }
 }
 
 /// A metric of the app's, as the catalog keeps it.
@@ -87,16 +105,32 @@ extension OutcomeBatchRecord {
         let dropped = appMetrics.subtracting(known)
         kept.totals.removeAll { dropped.contains($0.metric) }
         kept.appMetrics.subtract(dropped)
-        kept.refused += dropped.flatMap { appMetricEvents[$0] ?? [] }.sorted().map {
-            OutcomeReceipt.Refusal(event: $0, status: 400, error: DepotError.Code.invalidMetric.rawValue, message: message)
+        for index in dropped.flatMap({ appMetricEvents[$0] ?? [] }).sorted() {
+            kept.refused.add(index, DepotError(.invalidMetric, message))
+        }
+        // An installation reported a version through an arm only where events of it are kept.
+        kept.exposures = []
+        for total in kept.totals {
+            if let position = kept.exposures.firstIndex(where: { $0.arm == total.arm && $0.version == total.version }) {
+                kept.exposures[position].hour = min(kept.exposures[position].hour, total.hour)
+                kept.exposures[position].network = max(kept.exposures[position].network, total.network)
+            } else {
+                kept.exposures.append(.init(arm: total.arm, version: total.version, hour: total.hour, network: total.network))
+            }
         }
         return kept
+    }
+
+    /// The batch with every event counted apart (its network past its hourly installations).
+    mutating func uncount() {
+        for index in totals.indices { totals[index].network = 0 }
+        for index in exposures.indices { exposures[index].network = 0 }
     }
 
     /// The answer to the device: the events applied, or that the batch was applied before.
     func receipt(applied: Bool) -> OutcomeReceipt {
         OutcomeReceipt(
             batch: id, accepted: applied ? events - refused.count : 0, duplicate: !applied,
-            refused: applied && !refused.isEmpty ? refused : nil)
+            refused: applied && refused.count > 0 ? refused.grouped : nil)
     }
 }

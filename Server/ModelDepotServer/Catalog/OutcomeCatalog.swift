@@ -38,7 +38,7 @@ public protocol OutcomeCatalog: ModelTransactions {
     func appMetrics(of model: ModelName) async throws -> [AppMetric]
     /// Forgets the batch ids and hourly event counts from before `batchesBefore` (a device does
     /// not send a batch again after ``OutcomeBatch/maximumAge``), and the outcome rows from before
-    /// `rowsBefore` (the retention window, `depot serve --outcome-retention`).
+    /// `rowsBefore` (the retention window, `depot serve --outcome-retention-days`).
     func pruneOutcomes(batchesBefore: Int, rowsBefore: Int) async throws
 }
 

@@ -11,7 +11,7 @@ struct OutcomeSubmission: Sendable {
 
 extension FastPaths {
     /// A batch sent to `POST /v1/models/{name}/events`, read and checked by the service as the
-    /// route does (``ExperimentService/accept(_:of:key:)``), or `nil` for the router: another
+    /// route does (``ExperimentService/accept(_:of:key:from:)``), or `nil` for the router: another
     /// request, a key that does not verify, or a batch the service refused (the router answers
     /// with the reason).
     func outcomeBatch(

@@ -3,7 +3,7 @@ import ModelDepotShared
 /// Reads an ``OutcomeBatch`` from JSON without `JSONDecoder`: only the plain JSON the SDK writes
 /// is read here — the batch's and each event's known fields once each, strings of printable ASCII
 /// without escapes, integers of at most 18 digits, numbers of at most 32 characters. Anything
-/// else, valid JSON or not, is `nil`: ``ExperimentService/accept(_:of:key:)`` then decodes it with
+/// else, valid JSON or not, is `nil`: ``ExperimentService/accept(_:of:key:from:)`` then decodes it with
 /// `JSONDecoder` (whose error names what is wrong). For every body read here,
 /// `JSONDecoder` reads the same batch (tested, and fuzzed by `scripts/fuzz outcome-batch-json`).
 enum OutcomeBatchReader {

@@ -38,19 +38,28 @@ struct ExperimentService {
         try key.checkMayRead(model)
         let batch = try body.withUnsafeReadableBytes(OutcomeBatchReader.read) ?? JSONBody.decode(OutcomeBatch.self, from: body)
         let now = clock()
-        var network: Int64 = 0
-        if batch.events.contains(where: { $0.exposure != nil }) {
-            let candidate = signer.clientNetwork(of: address, prefixes)
-            let installation = UsageCounter.hashLowercased(batch.installation)
-            if budget.admits(model: model, network: candidate, installation: installation, hour: Int(now.timeIntervalSince1970 / 3_600)) {
-                network = candidate
-            }
-        }
+        let network = batch.events.contains(where: { $0.exposure != nil }) ? ClientNetwork.id(address, prefixes) : 0
         let (signer, today, installation) = (signer, ExposureToken.day(now), batch.installation)
-        return try batch.record(now: now, network: network) { token, event throws(DepotError) in
-            try signer.checkExposure(
-                token, model: model, version: event.version, arm: event.arm, installation: installation, today: today)
+        // A batch's events mostly share their version, arm and token: each is checked once.
+        struct Checked: Hashable { let token: String, version: Int, arm: String }
+        var checked: [Checked: Result<Bool, DepotError>] = [:]
+        var record = try batch.record(now: now, network: network) { token, event throws(DepotError) in
+            let key = Checked(token: token, version: event.version, arm: event.arm)
+            if let known = checked[key] { return try known.get() }
+            let result = Result { () throws(DepotError) in
+                try signer.checkExposure(
+                    token, model: model, version: event.version, arm: event.arm, installation: installation, today: today)
+            }
+            checked[key] = result
+            return try result.get()
         }
+        // Only a batch with an event that counts takes one of its network's places in the hour.
+        if record.totals.contains(where: { $0.network != 0 }),
+            !budget.admits(model: model, network: network, installation: record.installation, hour: record.receivedHour)
+        {
+            record.uncount()
+        }
+        return record
     }
 
     /// Stores an accepted batch with the others waiting (``OutcomeWriter``). A batch refused

@@ -9,11 +9,12 @@ extension OutcomeBatch {
     ///     ``maximumSkew`` are refused.
     ///   - network: The client network an event with an exposure token counts for (0: none,
     ///     its events are kept apart as those without a token are).
-    ///   - exposure: Checks an event's exposure token (``ExposureToken``); an event whose token
-    ///     it refuses is left out and listed in ``OutcomeBatchRecord/refused``, the rest kept.
+    ///   - exposure: Checks an event's exposure token (``ExposureToken``): `true` counts the event,
+    ///     `false` keeps it apart (a key the server no longer holds); an event whose token it
+    ///     refuses is left out and listed in ``OutcomeBatchRecord/refused``, the rest kept.
     /// - Throws: ``DepotError`` (`invalid_events`) naming the first event or field that breaks a
     ///   rule, and what to send instead.
-    func record(now: Date, network: Int64 = 0, exposure: (_ token: String, _ event: Event) throws(DepotError) -> Void) throws
+    func record(now: Date, network: Int64 = 0, exposure: (_ token: String, _ event: Event) throws(DepotError) -> Bool) throws
         -> OutcomeBatchRecord
     {
         guard let id = Self.lowercasedID(batch) else {
@@ -41,7 +42,7 @@ extension OutcomeBatch {
         var totalKeys = KeyPositions<TotalKey>(), totals: [OutcomeBatchRecord.Total] = []
         var exposureKeys = KeyPositions<ExposureKey>(), exposures: [OutcomeBatchRecord.Exposure] = []
         var appMetrics: Set<String> = []
-        var refused: [OutcomeReceipt.Refusal] = []
+        var refused = OutcomeRefusals()
         var appMetricEvents: [String: [Int]] = [:]
         // The SDK sends one arm for all of a batch's events: read once while it stays the same.
         var lastArm: (text: String, arm: CountedArm)?
@@ -52,10 +53,9 @@ extension OutcomeBatch {
             var counted: Int64 = 0
             if let token = event.exposure {
                 do {
-                    try exposure(token, event)
-                    counted = network
+                    if try exposure(token, event) { counted = network }
                 } catch {
-                    refused.append(.init(event: index, status: Int(error.status.code), error: error.code.rawValue, message: error.message))
+                    refused.add(index, error)
                     continue
                 }
             }

@@ -132,14 +132,12 @@ final class ManifestSigner: Sendable {
     }
 
     /// Checks an event's exposure token (``ExposureToken/check(_:model:version:arm:installation:today:keys:)``).
-    func checkExposure(_ token: String, model: ModelName, version: Int, arm: String, installation: String, today: Int) throws(DepotError) {
+    func checkExposure(_ token: String, model: ModelName, version: Int, arm: String, installation: String, today: Int) throws(DepotError)
+        -> Bool
+    {
         let keys = state.withLock { $0.exposureKeys }
-        try ExposureToken.check(token, model: model, version: version, arm: arm, installation: installation, today: today, keys: keys)
-    }
-
-    /// The id of the client network of `address` (``ClientNetwork``).
-    func clientNetwork(of address: String?, _ prefixes: NetworkPrefixes) -> Int64 {
-        ClientNetwork.id(prefix: ClientNetwork.prefix(of: address, prefixes), key: state.withLock { $0.exposureKeys[0] })
+        return try ExposureToken.check(
+            token, model: model, version: version, arm: arm, installation: installation, today: today, keys: keys)
     }
 
     /// Stores the key for the next rotation (or returns the one made before); the signer takes

@@ -26,10 +26,15 @@ public struct NetworkPrefixes: Sendable, Hashable {
 
 /// The client network an outcome batch came from, as guards count networks: by default the /24
 /// of an IPv4 address (IPv4-mapped IPv6 too) and the /64 of an IPv6 one — what one home, office or
-/// small provider holds (`depot serve --outcome-network-prefixes`). Kept as a keyed 63-bit id
-/// (HMAC-SHA256 under a key derived from the manifest signing key, so replicas agree and the
-/// catalog holds no address), never 0: 0 marks outcomes that guards and results do not read.
+/// small provider holds (`depot serve --outcome-network-prefixes`). Kept as a 63-bit id, the first
+/// bits of the SHA-256 of the prefix, never 0 (0 marks outcomes that guards and results do not
+/// read): the same on every replica and across key rotations, and no more than the truncated
+/// address analytics tools keep to anonymise a client.
 enum ClientNetwork {
+    /// The id of the network of `address` under `prefixes`.
+    static func id(_ address: String?, _ prefixes: NetworkPrefixes) -> Int64 {
+        id(prefix: prefix(of: address, prefixes))
+    }
 
     /// The bytes of the network holding `address` under `prefixes` (the last byte masked), with
     /// the prefix length after them; empty without an address (a request with no peer, as under
@@ -43,9 +48,9 @@ enum ClientNetwork {
     }
 
     /// The id of the network with `prefix`.
-    static func id(prefix: [UInt8], key: ExposureToken.Key) -> Int64 {
-        let mac = Array(HMAC<SHA256>.authenticationCode(for: prefix, using: key.networkSecret))
-        let value = mac.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } & 0x7FFF_FFFF_FFFF_FFFF
+    static func id(prefix: [UInt8]) -> Int64 {
+        let digest = Array(SHA256.hash(data: prefix))
+        let value = digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } & 0x7FFF_FFFF_FFFF_FFFF
         return Int64(max(value, 1))
     }
 }

@@ -3,10 +3,30 @@ import Foundation
 /// The text of the MACs the server hands out in tokens (``ArmToken``, ``ExposureToken``):
 /// unpadded base64url, compared in constant time.
 enum TokenText {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// `bytes` as unpadded base64url (RFC 4648 §5), appended to `text`: on the manifest path, per
+    /// request, so without Foundation's encoder and string replacing.
+    static func appendBase64URL(_ bytes: some Collection<UInt8>, to text: inout [UInt8]) {
+        var group = 0, bits = 0
+        for byte in bytes {
+            group = group << 8 | Int(byte)
+            bits += 8
+            while bits >= 6 {
+                bits -= 6
+                text.append(alphabet[(group >> bits) & 63])
+            }
+            group &= (1 << bits) - 1
+        }
+        if bits > 0 { text.append(alphabet[(group << (6 - bits)) & 63]) }
+    }
+
     /// `bytes` as unpadded base64url (RFC 4648 §5).
-    static func base64URL(_ bytes: some Sequence<UInt8>) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    static func base64URL(_ bytes: some Collection<UInt8>) -> String {
+        var text: [UInt8] = []
+        text.reserveCapacity((bytes.count * 4 + 2) / 3)
+        appendBase64URL(bytes, to: &text)
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// The bytes of unpadded base64url text (RFC 4648 §5), or `nil` for a character outside it

@@ -41,7 +41,7 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
             }
         }
 
-        /// `5000` or `p99` (`p99.9`).
+        /// `5000`, `1e-05` or `p99` (`p99.9`): text ``init(_:)`` reads back as the same cap.
         public var description: String {
             switch self {
             case .absolute(let limit): Self.number(limit)
@@ -49,12 +49,12 @@ public struct ExperimentMetric: Sendable, Hashable, Codable {
             }
         }
 
-        /// Reads `5000` or `p99`.
+        /// Reads `5000`, `1e-05` or `p99` (what ``description`` writes, among others).
         /// - Throws: ``DepotError`` (`invalid_metric`) for any other text, or a cap out of range.
         public init(_ text: String) throws(DepotError) {
             if text.hasPrefix("p"), let percent = Double(text.dropFirst()), text.dropFirst().allSatisfy({ $0.isNumber || $0 == "." }) {
                 self = try Cap.percentile((percent * 100).rounded() / 10_000).checked()
-            } else if let limit = Double(text), text.allSatisfy({ $0.isNumber || $0 == "." }) {
+            } else if let limit = Double(text), text.allSatisfy({ $0.isNumber || ".eE+-".contains($0) }) {
                 self = try Cap.absolute(limit).checked()
             } else {
                 throw DepotError(

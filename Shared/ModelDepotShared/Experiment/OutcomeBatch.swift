@@ -100,20 +100,21 @@ public struct OutcomeBatch: Sendable, Hashable, Codable {
 
 /// The server's answer to a batch.
 public struct OutcomeReceipt: Sendable, Hashable, Codable {
-    /// An event the server refused while keeping the rest of its batch: its exposure token did
-    /// not check, or its app metric is a new undeclared name the model has no room for. Sending
-    /// it again would be refused again.
+    /// Events the server refused for one reason while keeping the rest of their batch: their
+    /// exposure tokens did not check, or their app metric is a new undeclared name the model has
+    /// no room for. Sending them again would be refused again.
     public struct Refusal: Sendable, Hashable, Codable {
-        /// Its index in the batch's events.
-        public var event: Int
+        /// Their indices in the batch's events, in order.
+        public var events: [Int]
         /// The HTTP status the refusal stands for (403 for a token, 400 for a metric).
         public var status: Int
         /// `invalid_exposure`, `expired_exposure` or `invalid_metric`.
         public var error: String
+        /// What is wrong with the first of them.
         public var message: String
 
-        public init(event: Int, status: Int, error: String, message: String) {
-            self.event = event
+        public init(events: [Int], status: Int, error: String, message: String) {
+            self.events = events
             self.status = status
             self.error = error
             self.message = message
@@ -126,7 +127,7 @@ public struct OutcomeReceipt: Sendable, Hashable, Codable {
     public var accepted: Int
     /// Whether the server had applied this batch before.
     public var duplicate: Bool
-    /// The events refused, when any were (absent otherwise).
+    /// The events refused, one entry per reason, when any were (absent otherwise).
     public var refused: [Refusal]?
 
     /// Creates a receipt.

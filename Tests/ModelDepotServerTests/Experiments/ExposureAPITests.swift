@@ -76,9 +76,14 @@ import Testing
             #expect(response.status == .ok, "\(response.text)")
             let receipt = try response.decode(OutcomeReceipt.self)
             #expect(receipt.accepted == 2)
-            #expect(receipt.refused?.map(\.event) == [1, 2, 3, 4])
+            #expect(receipt.refused?.map(\.events) == [[1, 2, 3, 4]], "one entry per reason")
             #expect(receipt.refused?.allSatisfy { $0.status == 403 && $0.error == "invalid_exposure" } == true)
             #expect(receipt.refused?.first?.message.contains("not one this server made for this installation") == true)
+
+            // A thousand refused events make a receipt of a few kilobytes (the SDK reads at most 64 KiB).
+            let many = try await send(client, key, installation: "device-1", Array(repeating: event(exposure: copied), count: 1_000))
+            let refusedMany = try many.decode(OutcomeReceipt.self).refused
+            #expect(many.body.readableBytes < 8_192 && refusedMany?.first?.events.count == 1_000, "\(many.body.readableBytes) bytes")
 
             // An installation with events but no token is kept apart, not compared.
             #expect(try await send(client, key, installation: "device-3", [event(version: 2, exposure: nil)]).status == .ok)
@@ -98,6 +103,12 @@ import Testing
         server.configuration.outcomeInstallationsPerNetwork = 2
         try await server.run { client in
             let key = try await prepare(client)
+            // Forged tokens from the network take none of its places.
+            for forged in 0..<3 {
+                let receipt = try await send(
+                    client, key, installation: "forged-\(forged)", [event(exposure: "20789.AAAAAAAAAAAAAAAAAAAAAA")])
+                #expect(try receipt.decode(OutcomeReceipt.self).refused?.first?.error == "invalid_exposure")
+            }
             var tokens: [String] = []
             for device in 0..<4 {
                 tokens.append(try #require(try await manifest(client, key, installation: "device-\(device)").headers[Self.exposure]))

@@ -63,7 +63,7 @@ import Testing
                     count: Bool.random(using: &random) ? Int.random(in: 1...1_000, using: &random) : nil)
             }
             let record = try OutcomeBatch(batch: UUID().uuidString, installation: "Device-1", events: events).record(now: Self.now) {
-                _, _ in
+                _, _ in true
             }
 
             var totals: [String: (count: Int, sum: Double)] = [:]
@@ -104,7 +104,7 @@ import Testing
             OutcomeBatch.Event(metric: "accepted", version: 1, arm: "rule:R 1", at: at),
         ]
         #expect {
-            try OutcomeBatch(batch: UUID().uuidString, installation: "device-1", events: events).record(now: Self.now) { _, _ in }
+            try OutcomeBatch(batch: UUID().uuidString, installation: "device-1", events: events).record(now: Self.now) { _, _ in true }
         } throws: { error in
             let message = (error as? DepotError)?.message ?? ""
             return message.hasPrefix("Event 2 ") && message.contains("arm 'rule:R 1'")

@@ -144,7 +144,7 @@ import Testing
             let answer = try await send(client, key, overflow)
             #expect(answer.status == .ok, "\(answer.text)")
             let receipt = try answer.decode(OutcomeReceipt.self)
-            #expect(receipt.accepted == 2 && receipt.refused?.map(\.event) == [1, 3], "\(receipt)")
+            #expect(receipt.accepted == 2 && receipt.refused?.map(\.events) == [[1, 3]], "\(receipt)")
             let refusal = try #require(receipt.refused?.first)
             #expect(refusal.status == 400 && refusal.error == "invalid_metric")
             #expect(

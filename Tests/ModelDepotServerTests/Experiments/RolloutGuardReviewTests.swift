@@ -63,7 +63,9 @@ import Testing
             rows(version: 1, count: 200, first: 0, networks: many, failing: false)
             + rows(version: 2, count: 200, first: 1_000, networks: many, failing: false)
         let uncounted = rows(version: 2, count: 5_000, first: 5_000, networks: [0], failing: true)
-        #expect(review(real + uncounted, try guarded()).decision == .advance)
+        #expect(
+            review(real + uncounted, try guarded(minimumNetworks: 1)).decision == .advance,
+            "read whole (one network trusted), the uncounted failures are still not read")
     }
 
     @Test func aRegressionOnTooFewInstallationsOrNetworksPausesInsteadOfRollingBack() throws {

@@ -273,15 +273,15 @@ enum PostgresCatalogMigrations {
         (
             13, "outcomes that count",
             [
-                // See the SQLite migration v17. Rows of one installation with and without a
-                // network stay apart.
+                // See the SQLite migration v17. Only columns are added, so that replicas of the
+                // version before, still serving during a rolling upgrade, keep writing: their
+                // rows count 0 (no network), and they keep `running` up to date, which this
+                // version reads beside `has_work` and writes as well.
                 "ALTER TABLE outcome ADD COLUMN network bigint NOT NULL DEFAULT 0",
-                "ALTER TABLE outcome DROP CONSTRAINT outcome_pkey",
-                "ALTER TABLE outcome ADD PRIMARY KEY (model_id, installation, metric, arm, version, hour, network)",
                 "ALTER TABLE outcome_exposure ADD COLUMN network bigint NOT NULL DEFAULT 0",
                 "ALTER TABLE experiment_metric ADD COLUMN cap text",
-                "ALTER TABLE rollout_guard RENAME COLUMN running TO has_work",
-                "UPDATE rollout_guard SET has_work = true WHERE document::text LIKE '%nextAttempt%'",
+                "ALTER TABLE rollout_guard ADD COLUMN has_work boolean NOT NULL DEFAULT false",
+                "UPDATE rollout_guard SET has_work = running OR document::text LIKE '%nextAttempt%'",
             ]
         ),
     ]

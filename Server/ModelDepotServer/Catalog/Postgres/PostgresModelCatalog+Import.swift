@@ -79,7 +79,7 @@ extension PostgresModelCatalog {
             for entry in snapshot.guards {
                 try await connection.query(
                     """
-                    INSERT INTO rollout_guard (model_id, document, has_work) VALUES (\(try id(entry.model)), \(try Self.json(entry.guards))::jsonb, \(entry.hasWork))
+                    INSERT INTO rollout_guard (model_id, document, has_work, running) VALUES (\(try id(entry.model)), \(try Self.json(entry.guards))::jsonb, \(entry.hasWork), \(entry.hasWork))
                     """, logger: logger)
             }
             for change in snapshot.changes {

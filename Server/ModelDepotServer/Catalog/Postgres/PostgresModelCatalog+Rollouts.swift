@@ -21,7 +21,7 @@ extension PostgresModelCatalog {
         try await run { [logger] connection in
             try await connection.column(
                 """
-                SELECT name FROM model JOIN rollout_guard ON rollout_guard.model_id = model.id WHERE has_work ORDER BY name
+                SELECT name FROM model JOIN rollout_guard ON rollout_guard.model_id = model.id WHERE has_work OR running ORDER BY name
                 """, as: String.self, logger: logger
             ).map { try ModelName($0) }
         }

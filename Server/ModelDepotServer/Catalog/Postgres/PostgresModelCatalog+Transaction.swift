@@ -98,8 +98,8 @@ extension PostgresModelCatalog {
         case .saveGuards(let guards, let hasWork):
             try await connection.query(
                 """
-                INSERT INTO rollout_guard (model_id, document, has_work) VALUES (\(model), \(try json(guards))::jsonb, \(hasWork))
-                ON CONFLICT (model_id) DO UPDATE SET document = excluded.document, has_work = excluded.has_work
+                INSERT INTO rollout_guard (model_id, document, has_work, running) VALUES (\(model), \(try json(guards))::jsonb, \(hasWork), \(hasWork))
+                ON CONFLICT (model_id) DO UPDATE SET document = excluded.document, has_work = excluded.has_work, running = excluded.running
                 """, logger: logger)
             return []
         case .declareMetric(let metric):

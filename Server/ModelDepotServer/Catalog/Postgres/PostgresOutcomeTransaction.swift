@@ -127,11 +127,8 @@ struct PostgresOutcomeTransaction {
         let arm: String
         let version: Int
         let hour: Int
-        let network: Int64
         static func < (a: Self, b: Self) -> Bool {
-            (a.installation, a.metric, a.arm, a.version, a.hour, a.network) < (
-                b.installation, b.metric, b.arm, b.version, b.hour, b.network
-            )
+            (a.installation, a.metric, a.arm, a.version, a.hour) < (b.installation, b.metric, b.arm, b.version, b.hour)
         }
     }
 
@@ -145,16 +142,15 @@ struct PostgresOutcomeTransaction {
     /// The accepted batches' outcome rows and exposures, added up per key first (one statement
     /// may not change a row twice), in key order.
     private func writeRows(_ id: Int64, _ connection: PostgresConnection, logger: Logger) async throws {
-        var totals: [RowKey: (count: Int, sum: Double)] = [:]
+        var totals: [RowKey: (count: Int, sum: Double, network: Int64)] = [:]
         var exposures: [ExposureKey: (hour: Int, network: Int64)] = [:]
         for index in batches.indices where accepted(index) {
             let batch = batches[index]
             for total in batch.totals {
                 let key = RowKey(
-                    installation: batch.installation, metric: total.metric, arm: total.arm.stored, version: total.version, hour: total.hour,
-                    network: total.network)
-                let known = totals[key] ?? (0, 0)
-                totals[key] = (known.count + total.count, known.sum + total.sum)
+                    installation: batch.installation, metric: total.metric, arm: total.arm.stored, version: total.version, hour: total.hour)
+                let known = totals[key] ?? (0, 0, 0)
+                totals[key] = (known.count + total.count, known.sum + total.sum, max(known.network, total.network))
             }
             for exposure in batch.exposures {
                 let key = ExposureKey(arm: exposure.arm.stored, version: exposure.version, installation: batch.installation)
@@ -169,11 +165,12 @@ struct PostgresOutcomeTransaction {
                 INSERT INTO outcome (model_id, metric, arm, version, hour, installation, network, count, sum)
                 SELECT \(id), u.metric, u.arm, u.version, u.hour, u.installation, u.network, u.count, u.sum
                 FROM unnest(\(rows.map(\.key.metric))::text[], \(rows.map(\.key.arm))::text[], \(rows.map(\.key.version))::bigint[],
-                            \(rows.map(\.key.hour))::bigint[], \(rows.map(\.key.installation))::bigint[], \(rows.map(\.key.network))::bigint[],
+                            \(rows.map(\.key.hour))::bigint[], \(rows.map(\.key.installation))::bigint[], \(rows.map(\.value.network))::bigint[],
                             \(rows.map(\.value.count))::bigint[], \(rows.map(\.value.sum))::double precision[])
                      AS u(metric, arm, version, hour, installation, network, count, sum)
-                ON CONFLICT (model_id, installation, metric, arm, version, hour, network)
-                DO UPDATE SET count = outcome.count + excluded.count, sum = outcome.sum + excluded.sum
+                ON CONFLICT (model_id, installation, metric, arm, version, hour)
+                DO UPDATE SET count = outcome.count + excluded.count, sum = outcome.sum + excluded.sum,
+                    network = GREATEST(outcome.network, excluded.network)
                 """, logger: logger)
         }
         let first = exposures.sorted { $0.key < $1.key }

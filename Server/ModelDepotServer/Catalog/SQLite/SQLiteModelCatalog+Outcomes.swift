@@ -82,7 +82,8 @@ extension SQLiteModelCatalog {
                     """
             ).execute(arguments: [model.id, metric])
         }
-        // Appended (read back added up), up to 8 rows a statement: the SDK's hour of model health is about that many.
+        // Appended (read back added up per installation, metric, arm, version and hour, with the
+        // largest network of the rows, as PostgreSQL keeps them), up to 8 rows a statement: the SDK's hour of model health is about that many.
         // A batch's rows mostly have one arm: its text is made once while it stays the same.
         var arm = (value: CountedArm.default, text: CountedArm.default.stored)
         for start in stride(from: 0, to: batch.totals.count, by: 8) {
@@ -121,8 +122,8 @@ extension SQLiteModelCatalog {
             let cursor = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT metric, arm, version, hour, installation, network, SUM(count) AS count, SUM(sum) AS sum FROM outcome
-                    WHERE model_id = ? GROUP BY metric, arm, version, hour, installation, network
+                    SELECT metric, arm, version, hour, installation, MAX(network) AS network, SUM(count) AS count, SUM(sum) AS sum
+                    FROM outcome WHERE model_id = ? GROUP BY metric, arm, version, hour, installation
                     """, arguments: [model.id])
             while let row = try cursor.next() {
                 rows[row["metric"], default: [:]][CountedArm(stored: row["arm"]), default: []].append(
@@ -144,9 +145,10 @@ extension SQLiteModelCatalog {
             let cursor = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT metric, version, hour, installation, network, SUM(count) AS count, SUM(sum) AS sum FROM outcome
-                    WHERE model_id = ? AND arm = ? AND hour >= ? AND network != 0 AND version IN (\(versions.map { _ in "?" }.joined(separator: ", ")))
-                    GROUP BY metric, version, hour, installation, network
+                    SELECT metric, version, hour, installation, MAX(network) AS network, SUM(count) AS count, SUM(sum) AS sum
+                    FROM outcome
+                    WHERE model_id = ? AND arm = ? AND hour >= ? AND version IN (\(versions.map { _ in "?" }.joined(separator: ", ")))
+                    GROUP BY metric, version, hour, installation HAVING MAX(network) != 0
                     """, arguments: StatementArguments([model.id, arm.stored, hour] as [any DatabaseValueConvertible] + versions.sorted()))
             while let row = try cursor.next() {
                 rows[row["metric"], default: []].append(

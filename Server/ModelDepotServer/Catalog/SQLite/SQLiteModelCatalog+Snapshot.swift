@@ -60,8 +60,9 @@ extension SQLiteModelCatalog {
             snapshot.outcomes = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT model_id, metric, arm, version, hour, installation, network, SUM(count) AS count, SUM(sum) AS sum FROM outcome
-                    GROUP BY model_id, metric, arm, version, hour, installation, network
+                    SELECT model_id, metric, arm, version, hour, installation, MAX(network) AS network, SUM(count) AS count,
+                        SUM(sum) AS sum
+                    FROM outcome GROUP BY model_id, metric, arm, version, hour, installation
                     """
             ).map {
                 .init(
