@@ -161,6 +161,31 @@ import Testing
         }
     }
 
+    /// v17: a model whose guard ended with a webhook delivery still due has work (its retries
+    /// go on), and the outcomes stored before exposure tokens count for no network.
+    @Test func aV16CatalogsPendingDeliveriesHaveWorkAndItsOutcomesAreUncounted() async throws {
+        try await withDatabaseFile { path in
+            let old = try DatabasePool(path: path)
+            try SQLiteCatalogMigrations.migrator.migrate(old, upTo: "v16: the PostgreSQL catalog's names")
+            try await old.write { db in
+                for sql in [
+                    "INSERT INTO model (name, created_at) VALUES ('flowers', '2026-11-27 00:00:00')",
+                    "INSERT INTO model (name, created_at) VALUES ('birds', '2026-11-27 00:00:00')",
+                    #"INSERT INTO rollout_guard (model_id, document, running) VALUES (1, '[{"delivery":{"nextAttempt":1}}]', 0)"#,
+                    #"INSERT INTO rollout_guard (model_id, document, running) VALUES (2, '[{"delivery":{"delivered":1}}]', 0)"#,
+                    "INSERT INTO outcome (model_id, metric, arm, version, hour, installation, count, sum) VALUES (1, 'installed', 'default', 1, 4, 9, 1, 1)",
+                ] {
+                    try db.execute(sql: sql)
+                }
+            }
+            try old.close()
+            let catalog = try SQLiteModelCatalog(path: path)
+            #expect(try await catalog.modelsWithGuardWork().map(\.rawValue) == ["flowers"], "the delivery still due, not the delivered one")
+            let rows = try await catalog.outcomes(of: CatalogFixtures.name("flowers"))["installed"]?[.default] ?? []
+            #expect(rows.map(\.network) == [0])
+        }
+    }
+
     @Test func aNewCatalogHasThePostgreSQLCatalogsTablesInSnakeCase() async throws {
         let names = try await withDatabaseFile { path in
             try await SQLiteModelCatalog(path: path).database.read { db in

@@ -43,6 +43,9 @@ import Testing
                     body: Data(bytes.readableBytesView))
                 return Response(status: await self.take(delivery))
             }
+            router.post("large") { _, _ -> Response in
+                Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(repeating: UInt8(ascii: "x"), count: 200 << 10)))
+            }
             router.post("moved") { _, _ -> Response in
                 Response(status: .temporaryRedirect, headers: [.location: "/hook"])
             }
@@ -79,6 +82,10 @@ import Testing
             #expect(failure == "the receiver answered 307")
             #expect(await receiver.received.isEmpty, "the redirect's target was never posted to")
             #expect(await GuardWebhook().send(Self.payload, to: url, secret: Self.secret, at: Date()) == nil)
+            let large = url.deletingLastPathComponent().appendingPathComponent("large")
+            #expect(
+                await GuardWebhook().send(Self.payload, to: large, secret: Self.secret, at: Date()) == nil,
+                "a 2xx with a 200 KiB answer is delivered (the body is not judged)")
         }
     }
 
