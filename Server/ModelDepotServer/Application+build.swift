@@ -27,11 +27,13 @@ public func buildApplication(
     if let warning = signer.startupWarning(now: configuration.clock()) { logger.warning("\(warning)") }
 
     let clock = configuration.clock
-    let usage = UsageCounter(clock: clock)
+    let identifiers = try IdentifierKey(secret: try await deployment.signingKeys.identifierSecret())
+    let usage = UsageCounter(identifiers: identifiers, clock: clock)
     let requestLog = RequestLog(isEnabled: configuration.logLevel <= .info)
     let built = buildRouter(
         configuration: configuration, deployment: deployment, index: index, signer: signer, usage: usage,
-        clock: clock, requestLog: requestLog, templates: try await ConsoleController.loadTemplates(), logger: logger)
+        identifiers: identifiers, clock: clock, requestLog: requestLog, templates: try await ConsoleController.loadTemplates(),
+        logger: logger)
     // Blobs a crash left without a version (stored, but the row never committed) go before the
     // first request; then every interval.
     _ = try await built.collector.collect(wait: true)
@@ -88,7 +90,7 @@ public func buildApplication(
 /// and the hot paths that answer manifests and blobs before it from the same caches.
 func buildRouter(
     configuration: ServerConfiguration, deployment: Deployment, index: BlobIndex, signer: ManifestSigner,
-    usage: UsageCounter, clock: @escaping @Sendable () -> Date,
+    usage: UsageCounter, identifiers: IdentifierKey, clock: @escaping @Sendable () -> Date,
     requestLog: RequestLog, templates: MustacheLibrary, logger: Logger = Logger(label: "depot")
 )
     -> BuiltRouter
@@ -131,7 +133,7 @@ func buildRouter(
     signing.registerPublic(in: client)
     let experimentService = ExperimentService(
         catalog: catalog, signer: signer, budget: NetworkBudget(perHour: configuration.outcomeInstallationsPerNetwork),
-        prefixes: configuration.outcomeNetworkPrefixes, clock: clock)
+        prefixes: configuration.outcomeNetworkPrefixes, identifiers: identifiers, clock: clock)
     let experiments = ExperimentController(service: experimentService, proxies: authenticator.proxies)
     let guards = RolloutGuardService(
         catalog: catalog, caches: caches, experiments: experimentService, lock: deployment.guardLock,
@@ -167,7 +169,7 @@ func buildRouter(
         caches: caches, collector: collector, guards: guards, patches: patches)
 }
 
-/// What ``buildRouter(configuration:deployment:index:signer:usage:clock:requestLog:templates:logger:)``
+/// What ``buildRouter(configuration:deployment:index:signer:usage:identifiers:clock:requestLog:templates:logger:)``
 /// makes: the routes, the hot paths that answer before them from the same caches, and the services
 /// the application's periodic work runs.
 struct BuiltRouter {

@@ -85,6 +85,19 @@ import Testing
         await #expect(
             try Command.depot(["experiment", "show", "flowers", "--json"], environment: replica.environment)
                 .decode(ExperimentResults.self).arms == results.arms, "a batch applied before the move is not counted again")
+        // An installation seen before the move is the same one after it: its id is stored under
+        // the identifier key, which moved with the catalog.
+        let again0 = OutcomeBatch(
+            batch: "00000000-0000-4000-8000-000000000100", installation: "device-0",
+            events: [
+                .init(
+                    metric: "accepted", version: 1, arm: "default", at: now,
+                    exposure: try await Self.exposure(of: "device-0", from: replica, key: key))
+            ])
+        try await Self.send(again0, to: replica, key: key)
+        await #expect(
+            try Command.depot(["experiment", "show", "flowers", "--json"], environment: replica.environment)
+                .decode(ExperimentResults.self).arms.first?.installations == ["1": 3], "device-0 is not a new installation")
         let downloader = try ModelDownloader(
             configuration: ModelDownloaderConfiguration(
                 serverURL: replica.url, appKey: key, trustedRoot: .publicKey(root.publicKey),

@@ -55,11 +55,12 @@ import Testing
                 catalog: catalog, blobs: blobs, signingKeys: SigningKeyFiles(storage: storage),
                 collectionLock: LocalBlobCollectionLock(), guardLock: LocalReplicaWorkLock(),
                 patchLock: LocalReplicaWorkLock(), changes: nil)
+            let identifiers = try IdentifierKey(secret: IdentifierKey.newSecret())
             let routes = buildRouter(
                 configuration: server.configuration, deployment: deployment,
                 index: BlobIndex(catalog: catalog, blobs: blobs),
                 signer: try await ManifestSigner(keys: SigningKeyFiles(storage: storage), catalog: catalog),
-                usage: UsageCounter(clock: { Date() }), clock: { Date() },
+                usage: UsageCounter(identifiers: identifiers, clock: { Date() }), identifiers: identifiers, clock: { Date() },
                 requestLog: RequestLog(isEnabled: false), templates: try await ConsoleController.loadTemplates()
             ).routes.paths
                 // The console is HTML for people, not API; ConsoleTests covers its routes.

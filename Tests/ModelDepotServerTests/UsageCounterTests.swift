@@ -19,7 +19,7 @@ import Testing
         _ = try await catalog.createModel(ModelCreation(name: flowers), at: CatalogFixtures.instant)
         _ = try await catalog.addVersion(CatalogFixtures.upload("a"), to: flowers, publish: true, at: CatalogFixtures.instant)
         let now = Mutex(Date())
-        let usage = UsageCounter(clock: { now.withLock { $0 } })
+        let usage = UsageCounter(identifiers: try IdentifierKey(secret: IdentifierKey.newSecret()), clock: { now.withLock { $0 } })
         let devices = (0..<(UsageCounter.installationsPerWrite * 2 + 500)).map { "device-\($0)" }
         func seeAll(_ ids: [String]) {
             for id in ids {

@@ -12,17 +12,19 @@ struct ExperimentService {
     let signer: ManifestSigner
     let budget: NetworkBudget
     let prefixes: NetworkPrefixes
+    let identifiers: IdentifierKey
     let clock: @Sendable () -> Date
 
     init(
         catalog: any ModelCatalog, signer: ManifestSigner, budget: NetworkBudget, prefixes: NetworkPrefixes,
-        clock: @escaping @Sendable () -> Date
+        identifiers: IdentifierKey, clock: @escaping @Sendable () -> Date
     ) {
         self.catalog = catalog
         writer = OutcomeWriter(catalog: catalog)
         self.signer = signer
         self.budget = budget
         self.prefixes = prefixes
+        self.identifiers = identifiers
         self.clock = clock
     }
 
@@ -38,12 +40,12 @@ struct ExperimentService {
         try key.checkMayRead(model)
         let batch = try body.withUnsafeReadableBytes(OutcomeBatchReader.read) ?? JSONBody.decode(OutcomeBatch.self, from: body)
         let now = clock()
-        let network = batch.events.contains(where: { $0.exposure != nil }) ? ClientNetwork.id(address, prefixes) : 0
+        let network = batch.events.contains(where: { $0.exposure != nil }) ? ClientNetwork.id(address, prefixes, key: identifiers) : 0
         let (signer, today, installation) = (signer, ExposureToken.day(now), batch.installation)
         // A batch's events mostly share their version, arm and token: each is checked once.
         struct Checked: Hashable { let token: String, version: Int, arm: String }
         var checked: [Checked: Result<Bool, DepotError>] = [:]
-        var record = try batch.record(now: now, network: network) { token, event throws(DepotError) in
+        var record = try batch.record(now: now, identifiers: identifiers, network: network) { token, event throws(DepotError) in
             let key = Checked(token: token, version: event.version, arm: event.arm)
             if let known = checked[key] { return try known.get() }
             let result = Result { () throws(DepotError) in

@@ -7,6 +7,7 @@ extension OutcomeBatch {
     /// - Parameters:
     ///   - now: The server's clock: events older than ``maximumAge`` or further ahead than
     ///     ``maximumSkew`` are refused.
+    ///   - identifiers: What the installation id is stored as.
     ///   - network: The client network an event with an exposure token counts for (0: none,
     ///     its events are kept apart as those without a token are).
     ///   - exposure: Checks an event's exposure token (``ExposureToken``): `true` counts the event,
@@ -14,7 +15,9 @@ extension OutcomeBatch {
     ///     refuses is left out and listed in ``OutcomeBatchRecord/refused``, the rest kept.
     /// - Throws: ``DepotError`` (`invalid_events`) naming the first event or field that breaks a
     ///   rule, and what to send instead.
-    func record(now: Date, network: Int64 = 0, exposure: (_ token: String, _ event: Event) throws(DepotError) -> Bool) throws
+    func record(
+        now: Date, identifiers: IdentifierKey, network: Int64 = 0, exposure: (_ token: String, _ event: Event) throws(DepotError) -> Bool
+    ) throws
         -> OutcomeBatchRecord
     {
         guard let id = Self.lowercasedID(batch) else {
@@ -84,7 +87,7 @@ extension OutcomeBatch {
             }
         }
         return OutcomeBatchRecord(
-            id: id, installation: UsageCounter.hashLowercased(installation), receivedHour: Int(seconds / 3_600), events: events.count,
+            id: id, installation: identifiers.installation(installation), receivedHour: Int(seconds / 3_600), events: events.count,
             totals: totals, exposures: exposures, appMetrics: appMetrics, refused: refused, appMetricEvents: appMetricEvents)
     }
 

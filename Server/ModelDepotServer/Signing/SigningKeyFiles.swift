@@ -11,7 +11,8 @@ import ModelDepotShared
 #endif
 
 /// The server's online manifest keys on disk: `keys/<keyid>.ed25519` (mode 0600, in a 0700
-/// folder) and `keys/signing.json`, which names the active key and a pending one.
+/// folder) and `keys/signing.json`, which names the active key and a pending one; and the
+/// ``IdentifierKey``'s secret, `keys/identifiers.key` (its 32 bytes, mode 0600).
 struct SigningKeyFiles: Sendable {
     /// What `signing.json` holds.
     struct State: Codable {
@@ -25,8 +26,7 @@ struct SigningKeyFiles: Sendable {
 
     /// Reads the keys, creating the folder and a first active key when there is none.
     func load() throws(DepotError) -> (active: Curve25519.Signing.PrivateKey, pending: Curve25519.Signing.PrivateKey?) {
-        guard mkdir(directory, 0o700) == 0 || errno == EEXIST else { throw FileSystemBlobStore.failure("create", directory) }
-        guard chmod(directory, 0o700) == 0 else { throw FileSystemBlobStore.failure("restrict the permissions of", directory) }
+        try makeDirectory()
         guard let data = FileManager.default.contents(atPath: directory + "/signing.json") else {
             let key = Curve25519.Signing.PrivateKey()
             try write(key)
@@ -37,6 +37,28 @@ struct SigningKeyFiles: Sendable {
             throw DepotError(.internalError, "'\(directory)/signing.json' is damaged; restore it from a backup.")
         }
         return (try read(state.active), try state.pending.map { keyid throws(DepotError) in try read(keyid) })
+    }
+
+    /// The identifier secret, made and written on first use.
+    func loadIdentifierSecret() throws(DepotError) -> [UInt8] {
+        try makeDirectory()
+        let path = identifierSecretPath
+        if let data = FileManager.default.contents(atPath: path) { return Array(data) }
+        let secret = IdentifierKey.newSecret()
+        try writePrivately(Data(secret), to: path)
+        return secret
+    }
+
+    /// The identifier secret when one was made, without making one.
+    func storedIdentifierSecret() -> [UInt8]? {
+        FileManager.default.contents(atPath: identifierSecretPath).map { Array($0) }
+    }
+
+    private var identifierSecretPath: String { directory + "/identifiers.key" }
+
+    private func makeDirectory() throws(DepotError) {
+        guard mkdir(directory, 0o700) == 0 || errno == EEXIST else { throw FileSystemBlobStore.failure("create", directory) }
+        guard chmod(directory, 0o700) == 0 else { throw FileSystemBlobStore.failure("restrict the permissions of", directory) }
     }
 
     /// Writes a new private key file (mode 0600, fsynced).

@@ -1,9 +1,10 @@
 import Crypto
 import ModelDepotShared
 
-/// Where the online manifest keys live: files under the storage directory for one server
-/// (``SigningKeyFiles``), the shared catalog for replicas (``PostgresModelCatalog``), so that
-/// every replica signs with the same key and a rotation made through one reaches all.
+/// Where the online manifest keys and the ``IdentifierKey``'s secret live: files under the storage
+/// directory for one server (``SigningKeyFiles``), the shared catalog for replicas
+/// (``PostgresModelCatalog``), so that every replica signs with the same key, a rotation made
+/// through one reaches all, and all store identifiers alike.
 protocol SigningKeyStore: Sendable {
     /// The active key (made and stored on first use) and the pending one, if any.
     func loadKeys() async throws -> (active: Curve25519.Signing.PrivateKey, pending: Curve25519.Signing.PrivateKey?)
@@ -12,6 +13,8 @@ protocol SigningKeyStore: Sendable {
     func addPendingKey(_ key: Curve25519.Signing.PrivateKey) async throws -> Curve25519.Signing.PrivateKey
     /// Makes the key `keyid` (the active or the pending one) active and forgets every other.
     func activateKey(_ keyid: String) async throws
+    /// The ``IdentifierKey``'s secret, made and stored on first use (once, whichever replica asks first).
+    func identifierSecret() async throws -> [UInt8]
 }
 
 extension SigningKeyFiles: SigningKeyStore {
@@ -33,5 +36,9 @@ extension SigningKeyFiles: SigningKeyStore {
         for key in [active, pending].compactMap({ $0 }) where PublicSigningKey.keyID(of: key.publicKey) != keyid {
             remove(PublicSigningKey.keyID(of: key.publicKey))
         }
+    }
+
+    func identifierSecret() async throws -> [UInt8] {
+        try loadIdentifierSecret()
     }
 }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import ModelDepotShared
 
@@ -26,31 +25,24 @@ public struct NetworkPrefixes: Sendable, Hashable {
 
 /// The client network an outcome batch came from, as guards count networks: by default the /24
 /// of an IPv4 address (IPv4-mapped IPv6 too) and the /64 of an IPv6 one — what one home, office or
-/// small provider holds (`depot serve --outcome-network-prefixes`). Kept as a 63-bit id, the first
-/// bits of the SHA-256 of the prefix, never 0 (0 marks outcomes that guards and results do not
-/// read): the same on every replica and across key rotations, and no more than the truncated
-/// address analytics tools keep to anonymise a client.
+/// small provider holds (`depot serve --outcome-network-prefixes`). Kept as a 63-bit value of the
+/// prefix under the deployment's ``IdentifierKey``, never 0 (0 marks outcomes that guards and
+/// results do not read): the same on every replica and across signing key rotations, and not
+/// readable back into an address.
 enum ClientNetwork {
     /// The id of the network of `address` under `prefixes`.
-    static func id(_ address: String?, _ prefixes: NetworkPrefixes) -> Int64 {
-        id(prefix: prefix(of: address, prefixes))
+    static func id(_ address: String?, _ prefixes: NetworkPrefixes, key: IdentifierKey) -> Int64 {
+        key.network(prefix: prefix(of: address, prefixes))
     }
 
     /// The bytes of the network holding `address` under `prefixes` (the last byte masked), with
     /// the prefix length after them; empty without an address (a request with no peer, as under
     /// the router tester), which is then one network.
-    static func prefix(of address: String?, _ prefixes: NetworkPrefixes = NetworkPrefixes()) -> [UInt8] {
+    private static func prefix(of address: String?, _ prefixes: NetworkPrefixes) -> [UInt8] {
         guard let address, let bytes = AddressRange.bytes(address) else { return [] }
         let length = bytes.count == 4 ? prefixes.ipv4 : prefixes.ipv6
         var network = Array(bytes.prefix((length + 7) / 8))
         if length % 8 != 0 { network[network.count - 1] &= ~(0xFF >> UInt8(length % 8)) }
         return network + [UInt8(length)]
-    }
-
-    /// The id of the network with `prefix`.
-    static func id(prefix: [UInt8]) -> Int64 {
-        let digest = Array(SHA256.hash(data: prefix))
-        let value = digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } & 0x7FFF_FFFF_FFFF_FFFF
-        return Int64(max(value, 1))
     }
 }

@@ -31,7 +31,7 @@ public final class UsageCounter: Sendable {
         public var kind: UsageKind { subject.kind }
     }
 
-    /// An installation seen with an arm and version of a model (its id as a 64-bit hash).
+    /// An installation seen with an arm and version of a model (its id as ``IdentifierKey`` stores it).
     public struct Installation: Sendable, Hashable {
         public let model: ModelName
         public let arm: CountedArm
@@ -79,8 +79,10 @@ public final class UsageCounter: Sendable {
     private let counts = Mutex<[Key: Int]>([:])
     private let installations = Mutex(Installations())
     private let clock: @Sendable () -> Date
+    private let identifiers: IdentifierKey
 
-    init(clock: @escaping @Sendable () -> Date) {
+    init(identifiers: IdentifierKey, clock: @escaping @Sendable () -> Date) {
+        self.identifiers = identifiers
         self.clock = clock
     }
 
@@ -91,7 +93,7 @@ public final class UsageCounter: Sendable {
 
     /// Notes that an installation got `version` of `model` through `arm`.
     func record(installation id: String, model: ModelName, version: Int, arm: CountedArm) {
-        let key = Installation(model: model, arm: arm, version: version, installation: Self.hash(id))
+        let key = Installation(model: model, arm: arm, version: version, installation: identifiers.installation(id))
         let written = key.hashValue
         let now = clock()
         let minute = Int(now.timeIntervalSince1970 / 60)
@@ -101,26 +103,6 @@ public final class UsageCounter: Sendable {
             else { return }
             installations.seen[key] = minute
         }
-    }
-
-    /// FNV-1a (64 bits) of the id's UTF-8 bytes (``DeviceContext`` lower-cased it already, as
-    /// devices are bucketed).
-    static func hash(_ id: String) -> Int64 {
-        hash(bytes: id.utf8)
-    }
-
-    /// ``hash(_:)`` of `id.lowercased()`, without making that text when `id` is ASCII.
-    static func hashLowercased(_ id: String) -> Int64 {
-        guard id.utf8.allSatisfy({ $0 < 0x80 }) else { return hash(id.lowercased()) }
-        return hash(bytes: id.utf8.lazy.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0 })
-    }
-
-    private static func hash(bytes: some Sequence<UInt8>) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-        return Int64(bitPattern: hash)
     }
 
     /// Writes what was counted, the installations in transactions of ``installationsPerWrite``

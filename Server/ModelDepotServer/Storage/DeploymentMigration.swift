@@ -4,7 +4,8 @@ import NIOCore
 
 /// Moves a one-server deployment (SQLite and files under a storage directory) into the
 /// replicated shape (PostgreSQL and an S3 store): every blob is hashed again on its way into the
-/// store, then the whole catalog and the online manifest keys are written in one transaction.
+/// store, then the whole catalog, the online manifest keys and the identifier secret are written
+/// in one transaction.
 /// The source is only read.
 public enum DeploymentMigration {
     /// - Throws: ``DepotError``: `not_found` for a directory without a catalog, `conflict` for a
@@ -45,7 +46,8 @@ public enum DeploymentMigration {
             bytes += try await copy(digest, from: files, to: store, storage: storage)
         }
         progress("catalog: \(snapshot.models.count) model(s), \(snapshot.versions.count) version(s), \(snapshot.keys.count) key(s)")
-        try await target.importSnapshot(snapshot, active: keys?.active, pending: keys?.pending)
+        try await target.importSnapshot(
+            snapshot, active: keys?.active, pending: keys?.pending, identifierSecret: keyFiles.storedIdentifierSecret())
         return MigrationReport(
             models: snapshot.models.count, versions: snapshot.versions.count, keys: snapshot.keys.count,
             blobs: digests.count, bytes: bytes)

@@ -85,7 +85,8 @@ import Testing
     }
 
     @Test func aNetworkIsAnIPv4Slash24OrAnIPv6Slash64UnlessToldOtherwise() throws {
-        func id(_ address: String?) -> Int64 { ClientNetwork.id(address, NetworkPrefixes()) }
+        let key = try IdentifierKey(secret: IdentifierKey.newSecret())
+        func id(_ address: String?) -> Int64 { ClientNetwork.id(address, NetworkPrefixes(), key: key) }
         #expect(id("203.0.113.7") == id("203.0.113.250"))
         #expect(id("203.0.113.7") == id("::ffff:203.0.113.9"), "an IPv4-mapped address is its IPv4 network")
         #expect(id("203.0.113.7") != id("203.0.114.7"))
@@ -96,11 +97,12 @@ import Testing
         #expect(Set(ids).count == 2_000 && ids.allSatisfy { $0 > 0 })
 
         let wide = try NetworkPrefixes("20,48")
-        func wideID(_ address: String) -> Int64 { ClientNetwork.id(address, wide) }
+        func wideID(_ address: String) -> Int64 { ClientNetwork.id(address, wide, key: key) }
         #expect(wideID("2001:db8:1:2::1") == wideID("2001:db8:1:ffff::1") && wideID("2001:db8:1::1") != wideID("2001:db8:2::1"))
         #expect(wideID("203.0.113.7") == wideID("203.0.127.7") && wideID("203.0.113.7") != wideID("203.0.128.7"), "a /20")
         #expect(
-            id("203.0.0.0") != ClientNetwork.id("203.0.0.0", try NetworkPrefixes("16,64")), "a /16 is another network than its first /24")
+            id("203.0.0.0") != ClientNetwork.id("203.0.0.0", try NetworkPrefixes("16,64"), key: key),
+            "a /16 is another network than its first /24")
         for bad in ["", "24", "24,", "7,64", "24,129", "33,64", "24,64,1", "a,b", " 24,64"] {
             #expect(throws: DepotError.self, "\(bad)") { try NetworkPrefixes(bad) }
         }

@@ -9,6 +9,7 @@ import Testing
 /// computation and against Foundation's reading of a UUID.
 @Suite struct OutcomeBatchRecordTests {
     static let now = Date(timeIntervalSince1970: 1_764_064_800)
+    static let identifiers = try! IdentifierKey(secret: IdentifierKey.newSecret())
 
     /// A batch id is a UUID in its 36-character form, any case, stored in lower case: whatever is
     /// read, `UUID(uuidString:)` reads the same. Foundation also takes some texts with a space or
@@ -62,9 +63,9 @@ import Testing
                     value: Bool.random(using: &random) ? Double(Int.random(in: 0...5_000, using: &random)) / 8 : 1,
                     count: Bool.random(using: &random) ? Int.random(in: 1...1_000, using: &random) : nil)
             }
-            let record = try OutcomeBatch(batch: UUID().uuidString, installation: "Device-1", events: events).record(now: Self.now) {
-                _, _ in true
-            }
+            let record = try OutcomeBatch(batch: UUID().uuidString, installation: "Device-1", events: events).record(
+                now: Self.now, identifiers: Self.identifiers
+            ) { _, _ in true }
 
             var totals: [String: (count: Int, sum: Double)] = [:]
             var exposures: [String: Int] = [:]
@@ -83,16 +84,10 @@ import Testing
             }
             #expect(record.exposures.count == exposures.count)
             #expect(record.exposures.allSatisfy { exposures["\($0.arm.stored) \($0.version)"] == $0.hour })
-            #expect(record.events == events.count && record.installation == UsageCounter.hash("device-1"))
+            #expect(record.events == events.count && record.installation == Self.identifiers.installation("device-1"))
             #expect(record.appMetrics == Set(events.map(\.metric)).intersection(["accepted", "thumbs_up"]))
         }
         #expect(longest > 2 * KeyPositions<Int>.linearCount)
-    }
-
-    /// A batch's installation is hashed as its lower-cased text is, whether ASCII or not.
-    @Test(arguments: ["device-1", "8D1E5F0C-1B3D-4C5E-9F7A-0123456789AB", "Dévice-Ä", "İSTANBUL-1", "", "ǅ-ß-Σ"])
-    func installationsAreHashedLowerCased(_ installation: String) {
-        #expect(UsageCounter.hashLowercased(installation) == UsageCounter.hash(installation.lowercased()))
     }
 
     /// An arm is checked whenever its text changes: a bad one after good ones is refused, naming its event.
@@ -104,7 +99,9 @@ import Testing
             OutcomeBatch.Event(metric: "accepted", version: 1, arm: "rule:R 1", at: at),
         ]
         #expect {
-            try OutcomeBatch(batch: UUID().uuidString, installation: "device-1", events: events).record(now: Self.now) { _, _ in true }
+            try OutcomeBatch(batch: UUID().uuidString, installation: "device-1", events: events).record(
+                now: Self.now, identifiers: Self.identifiers
+            ) { _, _ in true }
         } throws: { error in
             let message = (error as? DepotError)?.message ?? ""
             return message.hasPrefix("Event 2 ") && message.contains("arm 'rule:R 1'")

@@ -284,6 +284,10 @@ enum PostgresCatalogMigrations {
                 "UPDATE rollout_guard SET has_work = running OR document::text LIKE '%nextAttempt%'",
             ]
         ),
+        (
+            14, "the key installation ids and client networks are stored under",
+            ["CREATE TABLE identifier_secret (id integer PRIMARY KEY CHECK (id = 1), secret bytea NOT NULL)"]
+        ),
     ]
 
     /// Applies every migration the database lacks.

@@ -20,10 +20,12 @@ extension PostgresModelCatalog {
         return String(summary.dropLast())
     }
 
-    /// Writes a whole snapshot and the online manifest keys in one transaction.
-    func importSnapshot(_ snapshot: CatalogSnapshot, active: Curve25519.Signing.PrivateKey?, pending: Curve25519.Signing.PrivateKey?)
-        async throws
-    {
+    /// Writes a whole snapshot, the online manifest keys and the identifier secret its
+    /// installations and networks are stored under (``IdentifierKey``) in one transaction.
+    func importSnapshot(
+        _ snapshot: CatalogSnapshot, active: Curve25519.Signing.PrivateKey?, pending: Curve25519.Signing.PrivateKey?,
+        identifierSecret: [UInt8]?
+    ) async throws {
         try await transaction { [logger] connection in
             var ids: [String: Int64] = [:]
             func id(_ model: String) throws -> Int64 {
@@ -148,6 +150,13 @@ extension PostgresModelCatalog {
                 try await connection.query(
                     """
                     INSERT INTO signing_key (keyid, role, private_key) VALUES (\(PublicSigningKey.keyID(of: key.publicKey)), \(role), \(key.rawRepresentation))
+                    """, logger: logger)
+            }
+            if let identifierSecret {
+                try await connection.query(
+                    """
+                    INSERT INTO identifier_secret (id, secret) VALUES (1, \(Data(identifierSecret)))
+                    ON CONFLICT (id) DO UPDATE SET secret = EXCLUDED.secret
                     """, logger: logger)
             }
         }

@@ -43,6 +43,15 @@ extension PostgresModelCatalog: SigningKeyStore {
         }
     }
 
+    func identifierSecret() async throws -> [UInt8] {
+        try await run { [logger] connection in
+            try await connection.query(
+                "INSERT INTO identifier_secret (id, secret) VALUES (1, \(Data(IdentifierKey.newSecret()))) ON CONFLICT (id) DO NOTHING",
+                logger: logger)
+            return Array(try await connection.column("SELECT secret FROM identifier_secret WHERE id = 1", as: Data.self, logger: logger)[0])
+        }
+    }
+
     private static func signingKeys(_ connection: PostgresConnection, logger: Logger) async throws
         -> (active: Curve25519.Signing.PrivateKey?, pending: Curve25519.Signing.PrivateKey?)
     {
