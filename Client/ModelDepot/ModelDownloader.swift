@@ -267,7 +267,8 @@ public actor ModelDownloader {
         let fetched: (Data, HTTPURLResponse)
         do {
             fetched = try await configuration.transport.data(
-                for: manifestRequest(model, etag: current?.cached.etag),
+                for: manifestRequest(
+                    model, etag: current?.cached.etag, exposure: current.flatMap { outcomes.exposure(for: $0.model.manifest) }),
                 limits: limits(maximumBytes: ModelManifest.maximumSize))
         } catch is TransferLimitExceeded {
             throw DepotError(
@@ -322,7 +323,7 @@ public actor ModelDownloader {
             } catch let error as DepotError where [.notFound, .forbidden].contains(error.code) {
                 // The download URL expired or the blob went away: ask again which version to use.
                 let (data, response) = try await configuration.transport.data(
-                    for: manifestRequest(model, etag: nil),
+                    for: manifestRequest(model, etag: nil, exposure: nil),
                     limits: limits(maximumBytes: ModelManifest.maximumSize))
                 guard response.statusCode == 200 else { throw Self.serverError(data, response) }
                 manifest = try await verifiedManifest(data, response, for: model)
@@ -367,13 +368,15 @@ public actor ModelDownloader {
         if let token = response.value(forHTTPHeaderField: DepotHeader.exposure) { outcomes.expose(token, manifest: manifest) }
     }
 
-    private func manifestRequest(_ model: ModelName, etag: String?) -> URLRequest {
+    /// - Parameter exposure: The token held for the version and arm `etag` names: a `304` then
+    ///   brings a new one only when the held one is from another day.
+    private func manifestRequest(_ model: ModelName, etag: String?, exposure: String?) -> URLRequest {
         var request = URLRequest(url: configuration.serverURL.appendingPathComponent(String(DeviceRoute.manifest(of: model).dropFirst())))
         let headers: [(String, String?)] = [
             ("Authorization", "Bearer \(configuration.appKey)"), (DepotHeader.installationID, installationID),
             (DepotHeader.platform, device.platform), (DepotHeader.appVersion, device.appVersion), (DepotHeader.osVersion, device.osVersion),
             (DepotHeader.sdkVersion, device.sdkVersion), (DepotHeader.country, device.country), ("If-None-Match", etag),
-            (DepotHeader.attributes, DeviceAttributes.encode(device.attributes)),
+            (DepotHeader.attributes, DeviceAttributes.encode(device.attributes)), (DepotHeader.exposure, exposure),
         ]
         for case let (name, value?) in headers { request.setValue(value, forHTTPHeaderField: name) }
         return request

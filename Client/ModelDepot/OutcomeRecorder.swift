@@ -170,6 +170,12 @@ public final class OutcomeRecorder: Sendable {
         }
     }
 
+    /// The exposure token held for `manifest`'s version and arm, if any.
+    func exposure(for manifest: ModelManifest) -> String? {
+        guard isEnabled else { return nil }
+        return state.withLock { $0.exposures[Exposure(model: manifest.model, version: manifest.version, arm: manifest.arm)] }
+    }
+
     /// The batches to send: those sent before without an answer; when there are none, the queue's
     /// entries as new batches of at most `OutcomeBatch/maximumEvents` (one entry is one event with
     /// its count). So an offline device holds at most one generation of batches besides the queue.

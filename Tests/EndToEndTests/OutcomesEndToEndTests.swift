@@ -75,6 +75,27 @@ import Testing
         #expect(text.text.split(separator: "\n").contains { $0.hasPrefix("accepted") && $0.contains(" 2 ") }, "\(text.text)")
     }
 
+    /// A device sends the token it holds with each check (the server's `304` then brings no new
+    /// one while it is from today: `ExposureAPITests`) and keeps it for its events.
+    @Test func aDeviceSendsItsTokenWithItsChecksAndA304BringsNoNewOne() async throws {
+        let published = try await PublishedModel()
+        let transport = RecordingTransport()
+        let downloader = try published.downloader {
+            $0.transport = transport
+            $0.installationID = "device-1"
+        }
+        let model = try await downloader.model(named: "flowers")
+        let token = try #require(downloader.outcomes.exposure(for: model.manifest))
+        _ = try await downloader.model(named: "flowers")
+        let checks = transport.calls.withLock { $0.filter { !$0.isDownload && $0.request.url?.path.hasSuffix("/manifest") == true } }
+        #expect(checks.count == 2)
+        #expect(checks.first?.request.value(forHTTPHeaderField: DepotHeader.exposure) == nil, "nothing held before the first answer")
+        #expect(checks.last?.request.value(forHTTPHeaderField: DepotHeader.exposure) == token)
+        #expect(checks.last?.request.value(forHTTPHeaderField: "If-None-Match") != nil, "the second check is conditional")
+        #expect(downloader.outcomes.exposure(for: model.manifest) == token, "kept through the 304")
+        #expect(try await downloader.sendOutcomes() > 0, "its events, with that token, are accepted")
+    }
+
     @Test func theQueueSurvivesARestartIsSentByAChecksBackgroundSendAndCanBeTurnedOff() async throws {
         let published = try await PublishedModel(["float_classifier"])
         let model = try await published.downloader { $0.recordsOutcomes = false }.model(named: "flowers")

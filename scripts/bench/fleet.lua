@@ -2,8 +2,9 @@
 -- knows which installation its one outstanding request is for. Thread k draws installations at
 -- random from its own table (FLEET_DEVICES_PREFIX-k.lua, written by fleet_devices.py), each
 -- request with the SDK's full header set: 94% conditional manifest checks (If-None-Match with
--- the ETag the installation last got; a 200 replaces it, as the SDK does), 5% first checks (no
--- ETag: a 200), 1% a 64 KiB range of the installation's blob. With FLEET_EVENT_PERCENT=p, p% of
+-- the ETag the installation last got and Depot-Exposure with the token it holds; an answer's
+-- ETag and token replace them, as the SDK does), 5% first checks (no ETag: a 200), 1% a 64 KiB
+-- range of the installation's blob. With FLEET_EVENT_PERCENT=p, p% of
 -- the requests are instead outcome batches as the SDK sends them (POST /v1/models/fleet/events:
 -- the installation's hour of model health and one app metric, 7 entries, a fresh batch id), taken
 -- from the conditional checks' share. Devices build their batches on their own CPUs, so the batch
@@ -57,7 +58,10 @@ function request()
         return wrk.format("POST", "/v1/models/fleet/events", headers, '{"batch":"' .. batchID() .. current[12])
     end
     if roll <= 99 then
-        if roll <= 94 then headers["If-None-Match"] = current[7] end
+        if roll <= 94 then
+            headers["If-None-Match"] = current[7]
+            if current[13] ~= "" then headers["Depot-Exposure"] = current[13] end
+        end
         return wrk.format("GET", "/v1/models/fleet/manifest", headers)
     end
     local size = current[9]
@@ -77,6 +81,8 @@ function response(status, headers, body)
     else
         answeredOther = answeredOther + 1
     end
+    local exposure = headers["Depot-Exposure"] or headers["depot-exposure"]
+    if exposure then current[13] = exposure end
     if status == 200 then
         local etag = headers["ETag"] or headers["etag"]
         if etag and string.sub(etag, 1, 1) == '"' and #body < 100000 and string.find(body, '"payload"', 1, true) then

@@ -109,5 +109,5 @@ for part in range(parts):
         file.write("return {\n")
         for device in devices[part::parts]:
             fields = [device[name] for name in ("id", "platform", "app", "os", "country", "attributes", "etag", "download")]
-            file.write("{" + ",".join(lua(field) for field in fields) + ",%d,%s,%d,%s},\n" % (device["size"], lua(device["arm"]), device["version"], lua(batch_tail(device))))
+            file.write("{" + ",".join(lua(field) for field in fields) + ",%d,%s,%d,%s,%s},\n" % (device["size"], lua(device["arm"]), device["version"], lua(batch_tail(device)), lua(device["exposure"] or "")))
         file.write("}\n")

@@ -6,6 +6,8 @@ import HTTPTypes
 enum DeviceField: Int, CaseIterable, Sendable {
     case authorization, ifNoneMatch, range, ifRange
     case installationID, platform, appVersion, osVersion, sdkVersion, country, attributes, cloudflareCountry, cloudFrontCountry
+    /// The exposure token the device holds for the version it has (``ExposureToken/isMadeToday(_:today:key:)``).
+    case exposure
     /// Read only from a trusted proxy, for the client's address (``TrustedProxies``).
     case forwardedFor
 
@@ -24,6 +26,7 @@ enum DeviceField: Int, CaseIterable, Sendable {
         case .attributes: .depotAttributes
         case .cloudflareCountry: .cloudflareCountry
         case .cloudFrontCountry: .cloudFrontCountry
+        case .exposure: .depotExposure
         case .forwardedFor: .xForwardedFor
         }
     }

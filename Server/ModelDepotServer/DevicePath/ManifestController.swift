@@ -82,23 +82,33 @@ struct ManifestController {
         guard case .manifest(let manifest) = entry else {
             throw DepotError(.notFound, "Model '\(name)' has no published version yet. Publish one with 'depot publish \(name) VERSION'.")
         }
-        return .answer(answer(manifest, model: name, arm: arm, device: device, ifNoneMatch: headers[device: .ifNoneMatch]))
+        return .answer(
+            answer(
+                manifest, model: name, arm: arm, device: device, ifNoneMatch: headers[device: .ifNoneMatch],
+                heldExposure: headers[device: .exposure]))
     }
 
     /// A `304` when `If-None-Match` holds the manifest's tag, else the `200`, either with the
     /// installation's exposure token; counted as usage (a `200` also records the device's
-    /// installation with its arm) and in the metrics.
+    /// installation with its arm) and in the metrics. A `304` to a device that sent a token made
+    /// today under the current key (`heldExposure`, for the version and arm the tag names) carries
+    /// none: the device has what a new one would give, and most checks cost no MAC.
     private func answer(
         _ manifest: ManifestCache.Manifest, model: ModelName, arm: CountedArm, device: DeviceContext,
-        ifNoneMatch: String?
+        ifNoneMatch: String?, heldExposure: String?
     ) -> FastPathAnswer {
         usage.record(.manifest(model: model, version: manifest.version), arm: arm)
-        let exposure = device.installationID.map {
-            signer.exposure(model: model, version: manifest.version, arm: arm, installation: $0, day: ExposureToken.day(clock()))
-        }
+        let today = ExposureToken.day(clock())
         if EntityTag.ifNoneMatch(ifNoneMatch, matches: manifest.etag) {
             metrics.recordManifest(notModified: true)
-            return exposure.map(manifest.notModified.exposing) ?? manifest.notModified
+            guard let installation = device.installationID, !signer.isMadeToday(heldExposure, today: today) else {
+                return manifest.notModified
+            }
+            return manifest.notModified.exposing(
+                signer.exposure(model: model, version: manifest.version, arm: arm, installation: installation, day: today))
+        }
+        let exposure = device.installationID.map {
+            signer.exposure(model: model, version: manifest.version, arm: arm, installation: $0, day: today)
         }
         metrics.recordManifest(notModified: false)
         // An installation is handed its version with a 200; its 304s only confirm what it has.

@@ -131,6 +131,12 @@ final class ManifestSigner: Sendable {
             model: model, version: version, arm: arm, installation: installation, day: day, key: state.withLock { $0.exposureKeys[0] })
     }
 
+    /// Whether `token` was made today under the key new tokens are made with (its MAC unchecked).
+    func isMadeToday(_ token: String?, today: Int) -> Bool {
+        guard let token else { return false }
+        return ExposureToken.isMadeToday(token, today: today, key: state.withLock { $0.exposureKeys[0] })
+    }
+
     /// Checks an event's exposure token (``ExposureToken/check(_:model:version:arm:installation:today:keys:)``).
     func checkExposure(_ token: String, model: ModelName, version: Int, arm: String, installation: String, today: Int) throws(DepotError)
         -> Bool

@@ -50,12 +50,7 @@ enum ExposureToken {
             message.append(UInt8(ascii: "\n"))
             message += arm.utf8
             message.append(UInt8(ascii: "\n"))
-            // In lower case, as buckets read it; ASCII (every SDK's id) without making a new text.
-            if installation.utf8.allSatisfy({ $0 < 0x80 }) {
-                message += installation.utf8.lazy.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0 }
-            } else {
-                message += installation.lowercased().utf8
-            }
+            message += InstallationID.lowercasedUTF8(installation)
             message.append(UInt8(ascii: "\n"))
             message += String(day).utf8
             var hmac = prepared
@@ -72,6 +67,25 @@ enum ExposureToken {
         var text = Array("\(day).\(key.hint).".utf8)
         TokenText.appendBase64URL(key.mac(model: model, version: version, arm: arm.stored, installation: installation, day: day), to: &text)
         return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Whether `token` reads as one made on `today` under `key`, its MAC unchecked: a device that
+    /// sends one with a manifest check needs no new one with a `304`. Checking nothing more is
+    /// safe: a device that sends another's token only goes without its own.
+    static func isMadeToday(_ token: String, today: Int, key: Key) -> Bool {
+        var bytes = token.utf8.makeIterator()
+        var day = 0
+        var digits = 0
+        while let byte = bytes.next(), byte != UInt8(ascii: ".") {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte), digits < 9 else { return false }
+            day = day * 10 + Int(byte - UInt8(ascii: "0"))
+            digits += 1
+        }
+        guard digits > 0, day == today else { return false }
+        for expected in key.hint.utf8 {
+            guard bytes.next() == expected else { return false }
+        }
+        return bytes.next() == UInt8(ascii: ".")
     }
 
     /// Checks `token` for an event of `version` through `arm` from `installation`.

@@ -38,12 +38,9 @@ struct IdentifierKey: Sendable {
         SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
     }
 
-    /// The value an installation id is stored as, of the id in lower case (as buckets read it),
-    /// without making a new text when it is ASCII (every SDK's id).
+    /// The value an installation id is stored as, of the id in lower case (as buckets read it).
     func installation(_ id: String) -> Int64 {
-        guard id.utf8.allSatisfy({ $0 < 0x80 }) else { return Int64(bitPattern: installations.hash(id.lowercased().utf8)) }
-        return Int64(
-            bitPattern: installations.hash(id.utf8.lazy.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0 }))
+        Int64(bitPattern: installations.hash(InstallationID.lowercasedUTF8(id)))
     }
 
     /// The value a client network's prefix is stored as: 63 bits, never 0 (0 marks outcomes that

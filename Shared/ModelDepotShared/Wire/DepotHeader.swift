@@ -16,7 +16,8 @@ public enum DepotHeader {
     public static let rootVersion = "Depot-Root-Version"
     /// Sent with a manifest answer to a request with an installation id: the server's token that
     /// it gave this installation the version through the arm; the SDK sends it back with the
-    /// version's outcome events, which count only with it.
+    /// version's outcome events, which count only with it. The SDK also sends the token it holds
+    /// with a conditional manifest check: a `304` then carries a new one only on another day.
     public static let exposure = "Depot-Exposure"
     /// Sent with an upload: the file's SHA-256, which the stored bytes must match; as a header,
     /// or as a trailer after a chunked body (declared in `Trailer`), so that a client can hash the

@@ -24,12 +24,14 @@ import Testing
         return try await client.appKey()
     }
 
-    func manifest(_ client: TestServer.Client, _ key: HTTPFields, model: String = "flowers", installation: String?, etag: String? = nil)
-        async throws -> TestServer.Response
-    {
+    func manifest(
+        _ client: TestServer.Client, _ key: HTTPFields, model: String = "flowers", installation: String?, etag: String? = nil,
+        held: String? = nil
+    ) async throws -> TestServer.Response {
         var headers = key
         if let installation { headers[HTTPField.Name(DepotHeader.installationID)!] = installation }
         if let etag { headers[.ifNoneMatch] = etag }
+        if let held { headers[Self.exposure] = held }
         return try await client.request(.get, "/v1/models/\(model)/manifest", headers: headers)
     }
 
@@ -56,6 +58,33 @@ import Testing
             #expect(unchanged.status == .notModified && unchanged.headers[Self.exposure] == token, "a 304 carries it too, any case")
             let other = try await manifest(client, key, installation: "device-2")
             #expect(other.headers[Self.exposure] != token)
+        }
+    }
+
+    /// A device that sends today's token under the current key with its check gets a `304`
+    /// without a new one (no MAC made); a token of another day or key, text that is no token, and
+    /// every `200` get today's.
+    @Test(arguments: DepotBackend.allCases) func aCheckHoldingTodaysTokenGetsA304WithoutANewOne(_ backend: DepotBackend) async throws {
+        try await TestServer(backend).run(live: true) { client in
+            let key = try await prepare(client)
+            let full = try await manifest(client, key, installation: "device-1")
+            let token = try #require(full.headers[Self.exposure])
+            let etag = try #require(full.headers[.eTag])
+            let held = try await manifest(client, key, installation: "device-1", etag: etag, held: token)
+            #expect(held.status == .notModified && held.headers[Self.exposure] == nil)
+            let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            let (day, hint, mac) = (try #require(Int(parts[0])), parts[1], parts[2])
+            let otherHint = hint == "ffff" ? "0000" : "ffff"
+            for stale in [
+                "\(day - 1).\(hint).\(mac)", "\(day + 1).\(hint).\(mac)", "\(day).\(otherHint).\(mac)", "\(day)", "\(day).\(hint)",
+                "\(day).\(hint)x\(mac)", "x\(token)", String(repeating: "9", count: 30) + ".\(hint).\(mac)", "-\(token)",
+                "\(day).\(hint.uppercased()).\(mac)",
+            ] where stale != token {
+                let answer = try await manifest(client, key, installation: "device-1", etag: etag, held: stale)
+                #expect(answer.status == .notModified && answer.headers[Self.exposure] == token, "held '\(stale)'")
+            }
+            let changed = try await manifest(client, key, installation: "device-1", held: token)
+            #expect(changed.status == .ok && changed.headers[Self.exposure] == token, "a 200 always carries one")
         }
     }
 
