@@ -109,8 +109,8 @@ func buildRouter(
     let rolloutService = RolloutService(catalog: catalog, caches: caches, clock: clock)
     let patches = PatchService(
         catalog: catalog, blobs: blobs, lock: deployment.patchLock, collectionLock: deployment.collectionLock,
-        caches: caches, sources: configuration.patchSources, maximumSize: configuration.patchMaximumSize, logger: logger,
-        clock: clock)
+        caches: caches, sources: configuration.patchSources, maximumSize: configuration.patchMaximumSize,
+        metrics: metrics, logger: logger, clock: clock)
 
     let routes = RouteInventory(router: Router(context: AppRequestContext.self))
     routes.add(middleware: RequestLogMiddleware(metrics: metrics, log: requestLog))

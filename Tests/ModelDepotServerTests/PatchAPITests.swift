@@ -7,6 +7,8 @@ import ModelDepotShared
 import TestSupport
 import Testing
 
+@testable import ModelDepotServer
+
 /// Patches made in the background when a version is published: from the published versions
 /// before it, listed per version, offered in the signed manifest when worth it, served as blobs,
 /// and gone with their versions.
@@ -73,7 +75,19 @@ import Testing
             #expect(
                 try Self.patched(try Fixtures.bytes("float_classifier"), with: bytes, size: second.size)
                     == (try Fixtures.bytes("float_classifier_labels")))
+            try await Self.expectCounted(client, .offered, bytes: patch.size, fileBytes: second.size)
         }
+    }
+
+    /// `/metrics` counts the one patch made: its result, its bytes and its file's, some time.
+    static func expectCounted(_ client: TestServer.Client, _ result: ServerMetrics.PatchResult, bytes: Int, fileBytes: Int) async throws {
+        let metrics = try await client.request(.get, "/metrics", headers: [:]).text
+        for other in ServerMetrics.PatchResult.allCases {
+            #expect(metrics.contains(#"depot_patches_made_total{result="\#(other.rawValue)"} \#(other == result ? 1 : 0)"#), "\(other)")
+        }
+        #expect(metrics.contains("depot_patch_bytes_total \(bytes)\n") && metrics.contains("depot_patch_file_bytes_total \(fileBytes)\n"))
+        let seconds = metrics.split(separator: "\n").first { $0.hasPrefix("depot_patch_seconds_total ") }?.split(separator: " ").last
+        #expect(seconds.flatMap { Double($0) }.map { $0 > 0 } == true, "\(String(describing: seconds))")
     }
 
     @Test(arguments: DepotBackend.allCases) func patchesComeFromTheFewPublishedVersionsBefore(_ backend: DepotBackend) async throws {
@@ -121,6 +135,7 @@ import Testing
             let manifest = try await client.request(.get, "/v1/models/detector/manifest", headers: try await client.appKey()).manifest()
             #expect(manifest.version == 2 && manifest.patches.isEmpty && manifest.files.first?.patches == [])
             #expect(Set(try await client.storedBlobs()) == Set([first.sha256, first.files[0].sha256, second.files[0].sha256]))
+            try await Self.expectCounted(client, .tooLarge, bytes: patch.size, fileBytes: new.count)
         }
     }
 

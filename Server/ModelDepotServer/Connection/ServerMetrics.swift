@@ -3,7 +3,8 @@ import Synchronization
 
 /// Counters for `/metrics` in Prometheus' text format: requests by route, method and status,
 /// blob bytes served, uploads, the share of manifest checks answered `304`, failed and throttled
-/// authentications, connections closed by timeouts and limits, and request log lines dropped.
+/// authentications, connections closed by timeouts and limits, request log lines dropped, and
+/// the patches made (how many, their bytes against their files', the time making them).
 /// Counted in memory; no request writes to the database for it.
 final class ServerMetrics: Sendable {
     private struct RequestKey: Hashable {
@@ -29,6 +30,17 @@ final class ServerMetrics: Sendable {
         var authenticationFailures = 0
         var throttled = 0
         var closed: [ConnectionGuard.Reason: Int] = [:]
+        var patches: [PatchResult: Int] = [:]
+        var patchBytes = 0
+        var patchFileBytes = 0
+        var patchSeconds = 0.0
+    }
+
+    /// What became of a patch made: offered to devices, too large to offer, or not making its file.
+    enum PatchResult: String, CaseIterable {
+        case offered
+        case tooLarge = "too_large"
+        case broken
     }
 
     private let counts = Mutex(Counts())
@@ -59,6 +71,16 @@ final class ServerMetrics: Sendable {
     func recordThrottled() { counts.withLock { $0.throttled += 1 } }
 
     func recordConnectionClosed(_ reason: ConnectionGuard.Reason) { counts.withLock { $0.closed[reason, default: 0] += 1 } }
+
+    /// A patch made: its result, its size, the size of the file it makes, and how long making it took.
+    func recordPatch(_ result: PatchResult, bytes: Int, fileBytes: Int, seconds: Double) {
+        counts.withLock { counts in
+            counts.patches[result, default: 0] += 1
+            counts.patchBytes += bytes
+            counts.patchFileBytes += fileBytes
+            counts.patchSeconds += seconds
+        }
+    }
 
     func exposition() -> String {
         let counts = counts.withLock { $0 }
@@ -103,6 +125,22 @@ final class ServerMetrics: Sendable {
             lines.append("depot_connections_closed_total{reason=\"\(reason.rawValue)\"} \(counts.closed[reason] ?? 0)")
         }
         lines += [
+            "# HELP depot_patches_made_total Patches made between versions, by result: offered, too_large (above the share offered), broken (not making their file).",
+            "# TYPE depot_patches_made_total counter",
+        ]
+        for result in PatchResult.allCases {
+            lines.append("depot_patches_made_total{result=\"\(result.rawValue)\"} \(counts.patches[result] ?? 0)")
+        }
+        lines += [
+            "# HELP depot_patch_bytes_total Bytes of the patches made; against depot_patch_file_bytes_total, their share of the files they make.",
+            "# TYPE depot_patch_bytes_total counter",
+            "depot_patch_bytes_total \(counts.patchBytes)",
+            "# HELP depot_patch_file_bytes_total Bytes of the files the patches made make.",
+            "# TYPE depot_patch_file_bytes_total counter",
+            "depot_patch_file_bytes_total \(counts.patchFileBytes)",
+            "# HELP depot_patch_seconds_total Seconds spent making patches (and checking that each makes its file).",
+            "# TYPE depot_patch_seconds_total counter",
+            "depot_patch_seconds_total \(counts.patchSeconds)",
             "# HELP depot_request_log_dropped_total Request log lines dropped because requests came faster than the log was written.",
             "# TYPE depot_request_log_dropped_total counter",
             "depot_request_log_dropped_total \(requestLog.dropped)",

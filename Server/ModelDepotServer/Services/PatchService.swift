@@ -23,6 +23,7 @@ public struct PatchService: Sendable {
     let sources: Int
     /// The largest file (old or new) that gets patches.
     let maximumSize: Int
+    let metrics: ServerMetrics
     let logger: Logger
     let clock: @Sendable () -> Date
     /// The jobs that failed, tried again later and later.
@@ -33,7 +34,8 @@ public struct PatchService: Sendable {
 
     init(
         catalog: any ModelCatalog, blobs: any BlobStore, lock: any ReplicaWorkLock, collectionLock: any BlobCollectionLock,
-        caches: CatalogCaches, sources: Int, maximumSize: Int, logger: Logger, clock: @escaping @Sendable () -> Date
+        caches: CatalogCaches, sources: Int, maximumSize: Int, metrics: ServerMetrics, logger: Logger,
+        clock: @escaping @Sendable () -> Date
     ) {
         self.catalog = catalog
         self.blobs = blobs
@@ -42,6 +44,7 @@ public struct PatchService: Sendable {
         self.caches = caches
         self.sources = sources
         self.maximumSize = maximumSize
+        self.metrics = metrics
         self.logger = logger
         self.clock = clock
         (wakeUps, wakeUp) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -85,9 +88,11 @@ public struct PatchService: Sendable {
         } ?? []
     }
 
-    /// Makes one patch and records it; `nil` when a version went meanwhile.
+    /// Makes one patch, logs and counts it (``ServerMetrics/recordPatch(_:bytes:fileBytes:seconds:)``)
+    /// and records it; `nil` when a version went meanwhile.
     private func make(_ job: PatchPlan.Job) async throws -> StoredPatch? {
         let directory = FileManager.default.temporaryDirectory
+        let start = ContinuousClock.now
         let (bytes, makesTheFile) = try await blobs.withLocalFile(of: job.fromSha256, size: job.fromSize, in: directory) { old in
             try await blobs.withLocalFile(of: job.sha256, size: job.size, in: directory) { new in
                 try await DedicatedThread.run(background: true) { () throws(DepotError) in
@@ -99,14 +104,22 @@ public struct PatchService: Sendable {
         var patch = StoredPatch(
             model: job.model, version: job.version, fromVersion: job.fromVersion, file: job.file, fromSha256: job.fromSha256,
             sha256: nil, size: bytes.count)
-        if !makesTheFile {
-            logger.error(
-                "a patch made does not make its file; it is recorded as not offered",
-                metadata: [
-                    "model": "\(job.model)", "version": "\(job.version)", "from": "\(job.fromVersion)", "file": "\(job.file)",
-                ])
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let result: ServerMetrics.PatchResult =
+            !makesTheFile ? .broken : Double(bytes.count) <= Self.largestOffered * Double(job.size) ? .offered : .tooLarge
+        metrics.recordPatch(result, bytes: bytes.count, fileBytes: job.size, seconds: seconds)
+        let metadata: Logger.Metadata = [
+            "model": "\(job.model)", "version": "\(job.version)", "from": "\(job.fromVersion)", "file": "\(job.file)",
+            "bytes": "\(bytes.count)", "share": "\(String(format: "%.4f", Double(bytes.count) / Double(max(job.size, 1))))",
+            "seconds": "\(String(format: "%.3f", seconds))", "result": "\(result.rawValue)",
+        ]
+        if makesTheFile {
+            logger.info("made a patch", metadata: metadata)
+        } else {
+            logger.error("a patch made does not make its file; it is recorded as not offered", metadata: metadata)
         }
-        guard makesTheFile, Double(bytes.count) <= Self.largestOffered * Double(job.size) else {
+        guard result == .offered else {
             return try await catalog.addPatch(patch) ? patch : nil
         }
         let upload = try blobs.beginUpload()
