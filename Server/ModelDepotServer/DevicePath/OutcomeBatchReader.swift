@@ -46,13 +46,15 @@ enum OutcomeBatchReader {
             var events: [OutcomeBatch.Event] = []
             if take(UInt8(ascii: "]")) { return events }
             repeat {
-                guard events.count < OutcomeBatch.maximumEvents, let event = event() else { return nil }
+                guard events.count < OutcomeBatch.maximumEvents, let event = event(after: events.last) else { return nil }
                 events.append(event)
             } while take(UInt8(ascii: ","))
             return take(UInt8(ascii: "]")) ? events : nil
         }
 
-        private mutating func event() -> OutcomeBatch.Event? {
+        /// An event; its arm and exposure token share the text of `previous`'s when they are the
+        /// same (the SDK sends one of each for most of a batch), so that neither is made again.
+        private mutating func event(after previous: OutcomeBatch.Event?) -> OutcomeBatch.Event? {
             var metric: String?, version: Int?, arm: String?, at: Int?
             var value: Double??, code: String??, count: Int??, exposure: String??
             let complete = object { reader, key in
@@ -64,7 +66,7 @@ enum OutcomeBatchReader {
                     version = reader.integer()
                     return version != nil
                 case "arm" where arm == nil:
-                    arm = reader.string()
+                    arm = reader.string(reusing: previous?.arm)
                     return arm != nil
                 case "at" where at == nil:
                     at = reader.integer()
@@ -76,7 +78,7 @@ enum OutcomeBatchReader {
                     code = reader.nullable { $0.string() }
                     return code != nil
                 case "exposure" where exposure == nil:
-                    exposure = reader.nullable { $0.string() }
+                    exposure = reader.nullable { $0.string(reusing: previous?.exposure) }
                     return exposure != nil
                 case "count" where count == nil:
                     count = reader.nullable { $0.integer() }
@@ -114,15 +116,17 @@ enum OutcomeBatchReader {
             return read(&self).map { .some($0) }
         }
 
-        /// A string of printable ASCII without escapes.
-        mutating func string() -> String? {
+        /// A string of printable ASCII without escapes: `known` when it has the same bytes.
+        mutating func string(reusing known: String? = nil) -> String? {
             guard take(UInt8(ascii: "\"")) else { return nil }
             let start = offset
             while offset < bytes.count {
                 let byte = bytes[offset]
                 if byte == UInt8(ascii: "\"") {
                     offset += 1
-                    return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<(offset - 1)]), as: UTF8.self)
+                    let text = UnsafeRawBufferPointer(rebasing: bytes[start..<(offset - 1)])
+                    if let known, known.utf8.elementsEqual(text) { return known }
+                    return String(decoding: text, as: UTF8.self)
                 }
                 guard byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\\") else { return nil }
                 offset += 1

@@ -42,17 +42,24 @@ struct ExperimentService {
         let now = clock()
         let network = batch.events.contains(where: { $0.exposure != nil }) ? ClientNetwork.id(address, prefixes, key: identifiers) : 0
         let (signer, today, installation) = (signer, ExposureToken.day(now), batch.installation)
-        // A batch's events mostly share their version, arm and token: each is checked once.
+        // A batch's events mostly share their version, arm and token: each is checked once, and
+        // an event like the one before is not even looked up.
         struct Checked: Hashable { let token: String, version: Int, arm: String }
         var checked: [Checked: Result<Bool, DepotError>] = [:]
+        var last: (key: Checked, result: Result<Bool, DepotError>)?
         var record = try batch.record(now: now, identifiers: identifiers, network: network) { token, event throws(DepotError) in
             let key = Checked(token: token, version: event.version, arm: event.arm)
-            if let known = checked[key] { return try known.get() }
+            if let last, last.key == key { return try last.result.get() }
+            if let known = checked[key] {
+                last = (key, known)
+                return try known.get()
+            }
             let result = Result { () throws(DepotError) in
                 try signer.checkExposure(
                     token, model: model, version: event.version, arm: event.arm, installation: installation, today: today)
             }
             checked[key] = result
+            last = (key, result)
             return try result.get()
         }
         // Only a batch with an event that counts takes one of its network's places in the hour.

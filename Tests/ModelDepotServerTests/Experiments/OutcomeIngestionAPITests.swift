@@ -137,9 +137,9 @@ import Testing
                 batch: UUID().uuidString, installation: "device-1",
                 events: [
                     .init(metric: "accepted", version: 1, arm: arm, at: Self.now),
-                    .init(metric: "one-too-many", version: 1, arm: arm, at: Self.now),
+                    .init(metric: "one-too-many", version: 2, arm: arm, at: Self.now),
                     .init(metric: "load_failed", version: 1, arm: arm, at: Self.now, code: "unsupported_model"),
-                    .init(metric: "one-too-many", version: 1, arm: arm, at: Self.now - 3_600),
+                    .init(metric: "one-too-many", version: 2, arm: arm, at: Self.now - 3_600),
                 ])
             let answer = try await send(client, key, overflow)
             #expect(answer.status == .ok, "\(answer.text)")
@@ -150,6 +150,14 @@ import Testing
             #expect(
                 refusal.message.contains("'one-too-many'") && refusal.message.contains("depot experiment metric add flowers one-too-many"),
                 "\(refusal.message)")
+            // The refused events were the batch's only ones of version 2: its installation is
+            // exposed to version 1 alone (an arm is listed once two versions have installations).
+            let exposed = try await results(client).arms
+            #expect(exposed.isEmpty, "\(exposed)")
+            let other = OutcomeBatch(
+                batch: UUID().uuidString, installation: "device-2", events: [.init(metric: "accepted", version: 2, arm: arm, at: Self.now)])
+            #expect(try await send(client, key, other).status == .ok)
+            #expect(try await results(client).arms.first?.uncounted == ["1": 1, "2": 1])
             // An undeclared name can be removed: its slot is free again.
             #expect(try await client.request(.delete, "/v1/admin/models/flowers/metrics/free-0").status == .noContent)
             let again = OutcomeBatch(

@@ -48,7 +48,13 @@ extension PostgresModelCatalog: SigningKeyStore {
             try await connection.query(
                 "INSERT INTO identifier_secret (id, secret) VALUES (1, \(Data(IdentifierKey.newSecret()))) ON CONFLICT (id) DO NOTHING",
                 logger: logger)
-            return Array(try await connection.column("SELECT secret FROM identifier_secret WHERE id = 1", as: Data.self, logger: logger)[0])
+            guard
+                let secret = try await connection.column("SELECT secret FROM identifier_secret WHERE id = 1", as: Data.self, logger: logger)
+                    .first
+            else {
+                throw DepotError(.internalError, "The catalog's identifier_secret row is missing after it was made; check the database.")
+            }
+            return Array(secret)
         }
     }
 
