@@ -1,5 +1,11 @@
 import ModelDepotShared
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Reads an ``OutcomeBatch`` from JSON without `JSONDecoder`: only the plain JSON the SDK writes
 /// is read here — the batch's and each event's known fields once each, strings of printable ASCII
 /// without escapes, integers of at most 18 digits, numbers of at most 32 characters. Anything
@@ -116,22 +122,18 @@ enum OutcomeBatchReader {
             return read(&self).map { .some($0) }
         }
 
-        /// A string of printable ASCII without escapes: `known` when it has the same bytes.
+        /// A string of printable ASCII without escapes: `known` when it has the same bytes. The
+        /// closing quote is found with `memchr`, then the bytes before it are checked.
         mutating func string(reusing known: String? = nil) -> String? {
-            guard take(UInt8(ascii: "\"")) else { return nil }
-            let start = offset
-            while offset < bytes.count {
-                let byte = bytes[offset]
-                if byte == UInt8(ascii: "\"") {
-                    offset += 1
-                    let text = UnsafeRawBufferPointer(rebasing: bytes[start..<(offset - 1)])
-                    if let known, known.utf8.elementsEqual(text) { return known }
-                    return String(decoding: text, as: UTF8.self)
-                }
-                guard byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\\") else { return nil }
-                offset += 1
-            }
-            return nil
+            guard take(UInt8(ascii: "\"")), offset < bytes.count, let base = bytes.baseAddress,
+                let quote = memchr(base + offset, Int32(UInt8(ascii: "\"")), bytes.count - offset)
+            else { return nil }
+            let end = base.distance(to: UnsafeRawPointer(quote))
+            let text = UnsafeRawBufferPointer(rebasing: bytes[offset..<end])
+            for byte in text where byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\\") { return nil }
+            offset = end + 1
+            if let known, known.utf8.count == text.count, known.utf8.elementsEqual(text) { return known }
+            return String(decoding: text, as: UTF8.self)
         }
 
         /// An integer of 1 to 18 digits, optionally negative, without leading zeros.
