@@ -64,7 +64,8 @@ import Testing
             "\(day).\(hint).\(mac).\(mac)", "\(day).\(hint.uppercased()).\(mac)", "\(day).\(hint)0.\(mac)", "\(day).\(mac)",
             String(repeating: "9", count: 40) + ".\(hint).\(mac)", made + String(repeating: "A", count: 64), "\u{0}\(made)",
         ]
-        for text in forged {
+        // A hint of digits only reads the same upper-cased: that case is then the token itself.
+        for text in forged where text != made {
             #expect(refusal(text) == .invalidExposure, "\(text)")
         }
     }
