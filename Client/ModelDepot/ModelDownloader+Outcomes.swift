@@ -65,8 +65,8 @@ extension ModelDownloader {
         do {
             request.httpBody = try JSONEncoder().encode(
                 OutcomeBatch(
-                    batch: batch.id, installation: installationID, events: batch.events,
-                    dropped: batch.dropped))
+                    batch: batch.id, installation: installationID, events: batch.events, dropped: batch.dropped,
+                    exposures: batch.exposures ?? []))
         } catch {
             throw DepotError(.internalError, "Could not encode outcome batch \(batch.id): \(error).")
         }

@@ -46,9 +46,11 @@ public final class OutcomeRecorder: Sendable {
         var model: ModelName
         var events: [OutcomeBatch.Event]
         var dropped: Int
+        /// The tokens of the events' versions and arms (`nil` in a batch saved by SDK 1.x).
+        var exposures: [OutcomeBatch.Exposure]?
     }
 
-    /// A version of a model handed out through an arm, whose events carry its exposure token.
+    /// A version of a model handed out through an arm, whose events' batches carry its exposure token.
     struct Exposure: Codable, Hashable {
         var model: ModelName
         var version: Int
@@ -185,17 +187,19 @@ public final class OutcomeRecorder: Sendable {
             for (model, entries) in Dictionary(grouping: state.entries, by: \.key.model) {
                 let events = entries.sorted { $0.value.at < $1.value.at }.map { entry, totals in
                     OutcomeBatch.Event(
-                        metric: entry.metric, version: entry.version, arm: entry.arm, at: totals.at,
-                        value: totals.sum, code: entry.code,
-                        exposure: state.exposures[Exposure(model: entry.model, version: entry.version, arm: entry.arm)],
+                        metric: entry.metric, version: entry.version, arm: entry.arm, at: totals.at, value: totals.sum, code: entry.code,
                         count: totals.count)
                 }
                 for start in stride(from: 0, to: events.count, by: OutcomeBatch.maximumEvents) {
+                    let part = Array(events[start..<min(start + OutcomeBatch.maximumEvents, events.count)])
+                    let exposed = Set(part.map { Exposure(model: model, version: $0.version, arm: $0.arm) })
+                    let exposures = exposed.compactMap { exposure in
+                        state.exposures[exposure].map { OutcomeBatch.Exposure(version: exposure.version, arm: exposure.arm, token: $0) }
+                    }
                     state.batches.append(
                         Batch(
-                            id: OutcomeBatch.makeID(), model: model,
-                            events: Array(events[start..<min(start + OutcomeBatch.maximumEvents, events.count)]),
-                            dropped: start == 0 ? state.dropped[model] ?? 0 : 0))
+                            id: OutcomeBatch.makeID(), model: model, events: part, dropped: start == 0 ? state.dropped[model] ?? 0 : 0,
+                            exposures: exposures.sorted { ($0.version, $0.arm) < ($1.version, $1.arm) }))
                 }
                 state.dropped[model] = nil
             }

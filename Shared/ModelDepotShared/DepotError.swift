@@ -61,11 +61,11 @@ public struct DepotError: Error, Sendable, Hashable, Codable, CustomStringConver
         case invalidEvents = "invalid_events"
         /// A metric's name, kind, direction or tolerance breaks a rule, or too many metrics are declared.
         case invalidMetric = "invalid_metric"
-        /// An outcome event's exposure token is not one this server made for the batch's
-        /// installation, the model, and the event's version and arm (forged, copied, or for
-        /// another model).
+        /// The exposure token of an outcome event's version and arm is not one this server made
+        /// for the batch's installation, the model, and that version and arm (forged, copied, or
+        /// for another model).
         case invalidExposure = "invalid_exposure"
-        /// An outcome event's exposure token is older than the server accepts (8 days): the
+        /// The exposure token of an outcome event's version and arm is older than the server accepts (8 days): the
         /// device fetches a new one with its next manifest check.
         case expiredExposure = "expired_exposure"
 

@@ -44,9 +44,9 @@ import Testing
                 OutcomeBatch(
                     batch: "00000000-0000-4000-8000-\(String(format: "%012d", device))", installation: "device-\(device)",
                     events: [
-                        .init(metric: "accepted", version: device < 3 ? 1 : 2, arm: "default", at: now, exposure: exposure),
-                        .init(metric: "free", version: device < 3 ? 1 : 2, arm: "default", at: now, exposure: exposure),
-                    ]))
+                        .init(metric: "accepted", version: device < 3 ? 1 : 2, arm: "default", at: now),
+                        .init(metric: "free", version: device < 3 ? 1 : 2, arm: "default", at: now),
+                    ], exposures: exposure.map { [.init(version: 1, arm: "default", token: $0)] } ?? []))
         }
         for batch in batches { try await Self.send(batch, to: single!, key: key) }
         let results = try await Command.depot(["experiment", "show", "flowers", "--json"], environment: env).decode(ExperimentResults.self)
@@ -89,11 +89,8 @@ import Testing
         // the identifier key, which moved with the catalog.
         let again0 = OutcomeBatch(
             batch: "00000000-0000-4000-8000-000000000100", installation: "device-0",
-            events: [
-                .init(
-                    metric: "accepted", version: 1, arm: "default", at: now,
-                    exposure: try await Self.exposure(of: "device-0", from: replica, key: key))
-            ])
+            events: [.init(metric: "accepted", version: 1, arm: "default", at: now)],
+            exposures: [.init(version: 1, arm: "default", token: try await Self.exposure(of: "device-0", from: replica, key: key))])
         try await Self.send(again0, to: replica, key: key)
         await #expect(
             try Command.depot(["experiment", "show", "flowers", "--json"], environment: replica.environment)

@@ -68,7 +68,7 @@ import Testing
         #expect(events[1].count == 1 && events[1].value == 1 && events[1].code == "unsupported_model")
     }
 
-    @Test func eventsCarryTheExposureTokenOfTheirVersionAndArm() throws {
+    @Test func aBatchCarriesTheExposureTokenOfEachVersionAndArmOfItsEvents() throws {
         let directory = try folder()
         defer { try? FileManager.default.removeItem(at: directory) }
         let recorder = OutcomeRecorder(directory: directory, enabled: true, clock: { Date(timeIntervalSince1970: 1_800_000_000) })
@@ -83,10 +83,9 @@ import Testing
         recorder.record(.loadSucceeded, manifest: otherArm)
         let batch = try #require(recorder.takeBatches().first)
         recorder.finished(batch.id)
-        let events = batch.events
-        #expect(events.first { $0.version == 3 && $0.arm == "rule:r-1" }?.exposure == "20833.newest", "the newest token of the version")
-        #expect(events.first { $0.version == 4 }.map { $0.exposure == nil } == true, "no token for a version the server never gave")
-        #expect(events.first { $0.arm == "default" }.map { $0.exposure == nil } == true, "nor for another arm")
+        #expect(batch.events.count == 3)
+        // The newest token of the version; none for a version the server never gave, nor for another arm.
+        #expect(batch.exposures == [.init(version: 3, arm: "rule:r-1", token: "20833.newest")])
 
         // Many versions of a model keep at most 8 tokens, and always the newest.
         for version in 10..<30 {
@@ -101,7 +100,7 @@ import Testing
                 last.version = 29
                 return last
             }())
-        #expect(try #require(recorder.takeBatches().first).events.first?.exposure == "20833.v29")
+        #expect(try #require(recorder.takeBatches().first).exposures == [.init(version: 29, arm: "rule:r-1", token: "20833.v29")])
     }
 
     @Test func aQueueSavedBeforeTokensIsStillRead() throws {

@@ -43,12 +43,12 @@ function request()
     for hour = 0, 4 do
         for _, metric in ipairs(metrics) do
             local count = math.random(1, 30)
-            table.insert(parts, string.format('{"metric":"%s","version":%d,"arm":"%s","at":%d,"count":%d,"value":%.2f,"exposure":"%s"}',
-                metric, version, arm, now - hour * 3600, count, count * (5 + math.random() * 20), exposure))
+            table.insert(parts, string.format('{"metric":"%s","version":%d,"arm":"%s","at":%d,"count":%d,"value":%.2f}',
+                metric, version, arm, now - hour * 3600, count, count * (5 + math.random() * 20)))
         end
     end
-    local body = string.format('{"batch":"%s","installation":"device-%d","dropped":0,"events":[%s]}', uuid(), device,
-        table.concat(parts, ","))
+    local body = string.format('{"batch":"%s","installation":"device-%d","dropped":0,"events":[%s],"exposures":[{"version":%d,"arm":"%s","token":"%s"}]}',
+        uuid(), device, table.concat(parts, ","), version, arm, exposure)
     return wrk.format("POST", "/v1/models/events/events", {["Authorization"] = "Bearer " .. key, ["Content-Type"] = "application/json"}, body)
 end
 

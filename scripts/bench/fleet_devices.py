@@ -9,7 +9,7 @@ threads, keep-alive), and writes PARTS Lua tables for fleet.lua (OUT_PREFIX-1.lu
 wrk thread, installation i in part i mod PARTS + 1): per installation its headers, the ETag it
 got, its blob's download URL (with the arm token) and size, its arm and version, and the outcome
 batch it sends (its hour of model health and one app metric, 7 entries, as the SDK adds them up,
-each with the exposure token of the first check's answer, as the SDK 2.0 sends them)
+with the exposure token of the first check's answer for its version and arm, as the SDK 2.0 sends it)
 after the batch id, so that the load generator does not build it for every request. Prints how
 the installations landed on the arms.
 Exits non-zero when a first check is not a 200.
@@ -94,10 +94,11 @@ def batch_tail(device):
     at = int(time.time()) - generator.randrange(3001)
     entries = [("installed", 1, 1), ("download_finished", 1, 1), ("load_succeeded", 1, 1), ("inferences", 40, 40),
                ("inference_latency_ms", 40, round(40 * (10 + generator.random() * 5), 3)), ("inference_failed", 1, 1), ("accepted", 3, 3)]
-    events = [{"metric": metric, "version": device["version"], "arm": device["arm"], "at": at, "count": count, "value": value,
-               "exposure": device["exposure"]}
+    events = [{"metric": metric, "version": device["version"], "arm": device["arm"], "at": at, "count": count, "value": value}
               for metric, count, value in entries]
-    return '",' + json.dumps({"installation": device["id"], "dropped": 0, "events": events}, separators=(",", ":"))[1:]
+    exposures = [{"version": device["version"], "arm": device["arm"], "token": device["exposure"]}] if device["exposure"] else []
+    return '",' + json.dumps({"installation": device["id"], "dropped": 0, "events": events, "exposures": exposures},
+                             separators=(",", ":"))[1:]
 
 
 def lua(text):

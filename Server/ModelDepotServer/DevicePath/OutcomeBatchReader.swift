@@ -25,7 +25,7 @@ enum OutcomeBatchReader {
         var offset = 0
 
         mutating func batch() -> OutcomeBatch? {
-            var id: String?, installation: String?, events: [OutcomeBatch.Event]?, dropped: Int?
+            var id: String?, installation: String?, events: [OutcomeBatch.Event]?, dropped: Int?, exposures: [OutcomeBatch.Exposure]?
             let complete = object { reader, key in
                 switch key {
                 case "batch" where id == nil:
@@ -38,31 +38,56 @@ enum OutcomeBatchReader {
                     dropped = reader.integer()
                     return dropped != nil
                 case "events" where events == nil:
-                    events = reader.eventList()
+                    events = reader.list { read, before in read.event(after: before.last) }
                     return events != nil
+                case "exposures" where exposures == nil:
+                    exposures = reader.list { read, _ in read.exposure() }
+                    return exposures != nil
                 default: return false
                 }
             }
             guard complete, let id, let installation, let events, let dropped else { return nil }
-            return OutcomeBatch(batch: id, installation: installation, events: events, dropped: dropped)
+            return OutcomeBatch(batch: id, installation: installation, events: events, dropped: dropped, exposures: exposures ?? [])
         }
 
-        mutating func eventList() -> [OutcomeBatch.Event]? {
+        /// `[element, …]` of at most ``OutcomeBatch/maximumEvents`` elements, each read by
+        /// `element` from the reader and the elements before it.
+        private mutating func list<Element>(_ element: (inout Reader, [Element]) -> Element?) -> [Element]? {
             guard take(UInt8(ascii: "[")) else { return nil }
-            var events: [OutcomeBatch.Event] = []
-            if take(UInt8(ascii: "]")) { return events }
+            var elements: [Element] = []
+            if take(UInt8(ascii: "]")) { return elements }
             repeat {
-                guard events.count < OutcomeBatch.maximumEvents, let event = event(after: events.last) else { return nil }
-                events.append(event)
+                guard elements.count < OutcomeBatch.maximumEvents, let next = element(&self, elements) else { return nil }
+                elements.append(next)
             } while take(UInt8(ascii: ","))
-            return take(UInt8(ascii: "]")) ? events : nil
+            return take(UInt8(ascii: "]")) ? elements : nil
         }
 
-        /// An event; its arm and exposure token share the text of `previous`'s when they are the
-        /// same (the SDK sends one of each for most of a batch), so that neither is made again.
+        private mutating func exposure() -> OutcomeBatch.Exposure? {
+            var version: Int?, arm: String?, token: String?
+            let complete = object { reader, key in
+                switch key {
+                case "version" where version == nil:
+                    version = reader.integer()
+                    return version != nil
+                case "arm" where arm == nil:
+                    arm = reader.string()
+                    return arm != nil
+                case "token" where token == nil:
+                    token = reader.string()
+                    return token != nil
+                default: return false
+                }
+            }
+            guard complete, let version, let arm, let token else { return nil }
+            return OutcomeBatch.Exposure(version: version, arm: arm, token: token)
+        }
+
+        /// An event; its arm shares the text of `previous`'s when they are the same (the SDK
+        /// sends one arm for most of a batch), so that it is not made again.
         private mutating func event(after previous: OutcomeBatch.Event?) -> OutcomeBatch.Event? {
             var metric: String?, version: Int?, arm: String?, at: Int?
-            var value: Double??, code: String??, count: Int??, exposure: String??
+            var value: Double??, code: String??, count: Int??
             let complete = object { reader, key in
                 switch key {
                 case "metric" where metric == nil:
@@ -83,9 +108,6 @@ enum OutcomeBatchReader {
                 case "code" where code == nil:
                     code = reader.nullable { $0.string() }
                     return code != nil
-                case "exposure" where exposure == nil:
-                    exposure = reader.nullable { $0.string(reusing: previous?.exposure) }
-                    return exposure != nil
                 case "count" where count == nil:
                     count = reader.nullable { $0.integer() }
                     return count != nil
@@ -94,8 +116,7 @@ enum OutcomeBatchReader {
             }
             guard complete, let metric, let version, let arm, let at else { return nil }
             return OutcomeBatch.Event(
-                metric: metric, version: version, arm: arm, at: at, value: value ?? nil, code: code ?? nil, exposure: exposure ?? nil,
-                count: count ?? nil)
+                metric: metric, version: version, arm: arm, at: at, value: value ?? nil, code: code ?? nil, count: count ?? nil)
         }
 
         /// `{"key": value, …}`, each value read by `member`, which returns `false` for a key it

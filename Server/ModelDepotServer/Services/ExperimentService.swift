@@ -32,35 +32,19 @@ struct ExperimentService {
     /// the SDK's plain JSON with ``OutcomeBatchReader``, anything else with `JSONDecoder` (whose
     /// errors say what is wrong). The one reading of a batch, for the route and the fast path.
     ///
-    /// Each event's exposure token is checked (``ExposureToken``): one that does not check is
-    /// refused alone. Events with a token count for the address's network (``ClientNetwork``)
+    /// The exposure token of each version and arm is checked (``ExposureToken``): the events of
+    /// one that does not check are refused alone. Events with a token count for the address's network (``ClientNetwork``)
     /// while the installation is within the network's hourly installations (``NetworkBudget``).
     /// - Throws: ``DepotError``: `forbidden`, `bad_request`, `invalid_events`.
     func accept(_ body: ByteBuffer, of model: ModelName, key: AccessKey, from address: String?) throws -> OutcomeBatchRecord {
         try key.checkMayRead(model)
         let batch = try body.withUnsafeReadableBytes(OutcomeBatchReader.read) ?? JSONBody.decode(OutcomeBatch.self, from: body)
         let now = clock()
-        let network = batch.events.contains(where: { $0.exposure != nil }) ? ClientNetwork.id(address, prefixes, key: identifiers) : 0
+        let network = batch.exposures.isEmpty ? 0 : ClientNetwork.id(address, prefixes, key: identifiers)
         let (signer, today, installation) = (signer, ExposureToken.day(now), batch.installation)
-        // A batch's events mostly share their version, arm and token: each is checked once, and
-        // an event like the one before is not even looked up.
-        struct Checked: Hashable { let token: String, version: Int, arm: String }
-        var checked: [Checked: Result<Bool, DepotError>] = [:]
-        var last: (key: Checked, result: Result<Bool, DepotError>)?
-        var record = try batch.record(now: now, identifiers: identifiers, network: network) { token, event throws(DepotError) in
-            let key = Checked(token: token, version: event.version, arm: event.arm)
-            if let last, last.key == key { return try last.result.get() }
-            if let known = checked[key] {
-                last = (key, known)
-                return try known.get()
-            }
-            let result = Result { () throws(DepotError) in
-                try signer.checkExposure(
-                    token, model: model, version: event.version, arm: event.arm, installation: installation, today: today)
-            }
-            checked[key] = result
-            last = (key, result)
-            return try result.get()
+        var record = try batch.record(now: now, identifiers: identifiers, network: network) { exposure throws(DepotError) in
+            try signer.checkExposure(
+                exposure.token, model: model, version: exposure.version, arm: exposure.arm, installation: installation, today: today)
         }
         // Only a batch with an event that counts takes one of its network's places in the hour.
         if record.totals.contains(where: { $0.network != 0 }),

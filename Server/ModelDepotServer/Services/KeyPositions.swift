@@ -5,7 +5,7 @@ struct KeyPositions<Key: Hashable> {
     /// The most keys looked through one by one.
     static var linearCount: Int { 16 }
 
-    private var keys: [Key] = []
+    private(set) var keys: [Key] = []
     private var index: [Key: Int] = [:]
 
     /// The key's position, and whether it was added (at the end) by this call.

@@ -10,13 +10,15 @@ extension OutcomeBatch {
     ///   - identifiers: What the installation id is stored as.
     ///   - network: The client network an event with an exposure token counts for (0: none,
     ///     its events are kept apart as those without a token are).
-    ///   - exposure: Checks an event's exposure token (``ExposureToken``): `true` counts the event,
-    ///     `false` keeps it apart (a key the server no longer holds); an event whose token it
-    ///     refuses is left out and listed in ``OutcomeBatchRecord/refused``, the rest kept.
+    ///   - exposure: Checks the exposure token of a version and arm (``ExposureToken``), once for
+    ///     all their events: `true` counts them, `false` keeps them apart (a key the server no
+    ///     longer holds); events whose token it refuses are left out and listed in
+    ///     ``OutcomeBatchRecord/refused``, the rest kept. Events whose version and arm have no
+    ///     token in ``exposures`` are kept apart.
     /// - Throws: ``DepotError`` (`invalid_events`) naming the first event or field that breaks a
     ///   rule, and what to send instead.
     func record(
-        now: Date, identifiers: IdentifierKey, network: Int64 = 0, exposure: (_ token: String, _ event: Event) throws(DepotError) -> Bool
+        now: Date, identifiers: IdentifierKey, network: Int64 = 0, exposure verify: (Exposure) throws(DepotError) -> Bool
     ) throws
         -> OutcomeBatchRecord
     {
@@ -37,36 +39,51 @@ extension OutcomeBatch {
         guard (0...Int(Int32.max)).contains(dropped) else {
             throw DepotError(.invalidEvents, "dropped=\(dropped) is not a count from 0 to \(Int32.max).")
         }
+        let tokens = try exposureTokens()
         let seconds = now.timeIntervalSince1970
         let oldest = Int(seconds - Self.maximumAge)
         let newest = Int(seconds + Self.maximumSkew)
         // Keyed by the arm's text, which names one arm (``CountedArm/init(stored:)``), so that
         // no arm's text is made again to compare or hash it.
         var totalKeys = KeyPositions<TotalKey>(), totals: [OutcomeBatchRecord.Total] = []
-        var exposureKeys = KeyPositions<ExposureKey>(), exposures: [OutcomeBatchRecord.Exposure] = []
+        // Each version and arm: its arm read once, its token checked once, the hour it was first seen.
+        var pairKeys = KeyPositions<ExposureKey>(), pairs: [Pair] = []
         var appMetrics: Set<String> = []
         var refused = OutcomeRefusals()
         var appMetricEvents: [String: [Int]] = [:]
-        // The SDK sends one arm for all of a batch's events: read once while it stays the same.
-        var lastArm: (text: String, arm: CountedArm)?
+        // The SDK sends one version and arm for most of a batch's events: not looked up again.
+        var last: (version: Int, arm: String, pair: Int)?
         for (index, event) in events.enumerated() {
-            let (arm, health) = try check(
-                event, at: index, oldest: oldest, newest: newest, arm: lastArm?.text == event.arm ? lastArm?.arm : nil)
-            lastArm = (event.arm, arm)
-            var counted: Int64 = 0
-            if let token = event.exposure {
-                do {
-                    if try exposure(token, event) { counted = network }
-                } catch {
-                    refused.add(index, error)
-                    continue
-                }
+            let position: (position: Int, inserted: Bool)
+            if let last, last.version == event.version, last.arm == event.arm {
+                position = (last.pair, false)
+            } else {
+                position = pairKeys.position(of: ExposureKey(version: event.version, arm: event.arm))
             }
+            let (arm, health) = try check(
+                event, at: index, oldest: oldest, newest: newest, arm: position.inserted ? nil : pairs[position.position].arm)
+            last = (event.version, event.arm, position.position)
+            let hour = event.at / 3_600
+            if position.inserted {
+                let token = tokens[ExposureKey(version: event.version, arm: event.arm)]
+                let verdict = Result { () throws(DepotError) -> Int64 in
+                    guard let token else { return 0 }
+                    return try verify(Exposure(version: event.version, arm: event.arm, token: token)) ? network : 0
+                }
+                pairs.append(Pair(arm: arm, verdict: verdict, hour: hour))
+            }
+            let counted: Int64
+            switch pairs[position.position].verdict {
+            case .success(let network): counted = network
+            case .failure(let error):
+                refused.add(index, error)
+                continue
+            }
+            pairs[position.position].hour = min(hour, pairs[position.position].hour)
             if health == nil {
                 appMetrics.insert(event.metric)
                 appMetricEvents[event.metric, default: []].append(index)
             }
-            let hour = event.at / 3_600
             let count = event.count ?? 1
             let value = event.value ?? Double(count)
             let total = totalKeys.position(
@@ -78,17 +95,41 @@ extension OutcomeBatch {
                 totals[total.position].count += count
                 totals[total.position].sum += value
             }
-            let first = exposureKeys.position(of: ExposureKey(version: event.version, arm: event.arm))
-            if first.inserted {
-                exposures.append(.init(arm: arm, version: event.version, hour: hour, network: counted))
-            } else {
-                exposures[first.position].hour = min(hour, exposures[first.position].hour)
-                exposures[first.position].network = max(counted, exposures[first.position].network)
-            }
+        }
+        let exposures = zip(pairKeys.keys, pairs).compactMap { key, pair -> OutcomeBatchRecord.Exposure? in
+            guard case .success(let network) = pair.verdict else { return nil }
+            return .init(arm: pair.arm, version: key.version, hour: pair.hour, network: network)
         }
         return OutcomeBatchRecord(
             id: id, installation: identifiers.installation(installation), receivedHour: Int(seconds / 3_600), events: events.count,
             totals: totals, exposures: exposures, appMetrics: appMetrics, refused: refused, appMetricEvents: appMetricEvents)
+    }
+
+    /// The batch's tokens by version and arm.
+    /// - Throws: ``DepotError`` (`invalid_events`) for more tokens than events may have, or two for one version and arm.
+    private func exposureTokens() throws(DepotError) -> [ExposureKey: String] {
+        guard exposures.count <= Self.maximumEvents else {
+            throw DepotError(
+                .invalidEvents, "The batch lists \(exposures.count) exposures; send at most one per version and arm of its events.")
+        }
+        var tokens: [ExposureKey: String] = [:]
+        for exposure in exposures
+        where tokens.updateValue(exposure.token, forKey: ExposureKey(version: exposure.version, arm: exposure.arm)) != nil {
+            throw DepotError(
+                .invalidEvents,
+                "The batch lists two exposure tokens for version \(exposure.version) through arm '\(exposure.arm.prefix(80))'; send the newest one only."
+            )
+        }
+        return tokens
+    }
+
+    /// A version and arm of the batch's events.
+    private struct Pair {
+        let arm: CountedArm
+        /// The network its events count for, or why they are refused.
+        let verdict: Result<Int64, DepotError>
+        /// The hour of its first kept event.
+        var hour: Int
     }
 
     /// Cheap comparisons first: the version and hour before the texts.

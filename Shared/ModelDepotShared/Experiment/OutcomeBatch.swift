@@ -5,6 +5,7 @@ import Foundation
 ///
 /// ```json
 /// {"batch": "5f0c…", "installation": "8d1e…", "dropped": 0,
+///  "exposures": [{"version": 3, "arm": "rule:r-1a2b3c4d", "token": "20424.9f2c….Kq3…"}],
 ///  "events": [{"metric": "load_failed", "version": 3, "arm": "rule:r-1a2b3c4d", "at": 1764064800, "code": "unsupported_model"},
 ///             {"metric": "inference_latency_ms", "version": 3, "arm": "rule:r-1a2b3c4d", "at": 1764064801, "value": 12.5}]}
 /// ```
@@ -27,19 +28,13 @@ public struct OutcomeBatch: Sendable, Hashable, Codable {
         /// How many events of the same hour this one stands for (1 to ``maximumCount``; `nil` is 1):
         /// the SDK adds up its events per hour before sending them.
         public var count: Int?
-        /// The `Depot-Exposure` token of the manifest answer that gave the device this version
-        /// through this arm. An event with a token the server did not make for this installation,
-        /// model, version and arm is refused; one without is kept but counted apart (an SDK from
-        /// before tokens): results and guards read only events with a token.
-        public var exposure: String?
 
         /// The largest ``count``.
         public static let maximumCount = 1_000_000
 
         /// Creates an event.
         public init(
-            metric: String, version: Int, arm: String, at: Int, value: Double? = nil, code: String? = nil, exposure: String? = nil,
-            count: Int? = nil
+            metric: String, version: Int, arm: String, at: Int, value: Double? = nil, code: String? = nil, count: Int? = nil
         ) {
             self.metric = metric
             self.version = version
@@ -47,8 +42,28 @@ public struct OutcomeBatch: Sendable, Hashable, Codable {
             self.at = at
             self.value = value
             self.code = code
-            self.exposure = exposure
             self.count = count
+        }
+    }
+
+    /// The `Depot-Exposure` token of the manifest answer that gave the device a version through
+    /// an arm: it stands for every event of that version and arm in the batch. Events with a
+    /// token the server did not make for this installation, model, version and arm are refused;
+    /// events without one are kept but counted apart (an SDK from before tokens): results and
+    /// guards read only events with a token.
+    public struct Exposure: Sendable, Hashable, Codable {
+        /// The version the manifest gave.
+        public var version: Int
+        /// The manifest's arm.
+        public var arm: String
+        /// The answer's `Depot-Exposure` value.
+        public var token: String
+
+        /// Creates an exposure.
+        public init(version: Int, arm: String, token: String) {
+            self.version = version
+            self.arm = arm
+            self.token = token
         }
     }
 
@@ -60,6 +75,9 @@ public struct OutcomeBatch: Sendable, Hashable, Codable {
     public var events: [Event]
     /// Events the device dropped because its queue was full, since its last batch.
     public var dropped: Int
+    /// The exposure tokens of the events' versions and arms, at most one per version and arm
+    /// (absent from a batch of an SDK from before tokens).
+    public var exposures: [Exposure]
 
     /// The most events in one batch (each may stand for ``Event/maximumCount`` of one hour).
     public static let maximumEvents = 1_000
@@ -89,12 +107,32 @@ public struct OutcomeBatch: Sendable, Hashable, Codable {
         return [text[0..<8], text[8..<12], text[12..<16], text[16..<20], text[20..<32]].map { String($0) }.joined(separator: "-")
     }
 
-    /// Creates a batch.
+    /// Creates a batch without exposure tokens (its events are kept but not counted).
     public init(batch: String, installation: String, events: [Event], dropped: Int = 0) {
+        self.init(batch: batch, installation: installation, events: events, dropped: dropped, exposures: [])
+    }
+
+    /// Creates a batch with the exposure tokens of its events' versions and arms.
+    public init(batch: String, installation: String, events: [Event], dropped: Int = 0, exposures: [Exposure]) {
         self.batch = batch
         self.installation = installation
         self.events = events
         self.dropped = dropped
+        self.exposures = exposures
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case batch, installation, events, dropped, exposures
+    }
+
+    /// Reads a batch; one without `exposures` (an SDK from before tokens) has none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        batch = try container.decode(String.self, forKey: .batch)
+        installation = try container.decode(String.self, forKey: .installation)
+        events = try container.decode([Event].self, forKey: .events)
+        dropped = try container.decode(Int.self, forKey: .dropped)
+        exposures = try container.decodeIfPresent([Exposure].self, forKey: .exposures) ?? []
     }
 }
 

@@ -35,15 +35,21 @@ import Testing
         return try await client.request(.get, "/v1/models/\(model)/manifest", headers: headers)
     }
 
-    func event(version: Int = 1, exposure: String?) -> String {
-        let token = exposure.map { #","exposure":"\#($0)""# } ?? ""
-        return #"{"metric":"installed","version":\#(version),"arm":"default","at":\#(Int(Date().timeIntervalSince1970))\#(token)}"#
+    func event(version: Int = 1, at: Date = Date()) -> String {
+        #"{"metric":"installed","version":\#(version),"arm":"default","at":\#(Int(at.timeIntervalSince1970))}"#
     }
 
-    func send(_ client: TestServer.Client, _ key: HTTPFields, installation: String, _ events: [String]) async throws -> TestServer.Response
-    {
-        let body =
-            #"{"batch":"\#(UUID().uuidString)","installation":"\#(installation)","dropped":0,"events":[\#(events.joined(separator: ","))]}"#
+    func exposure(version: Int = 1, _ token: String) -> String {
+        #"{"version":\#(version),"arm":"default","token":"\#(token)"}"#
+    }
+
+    func send(
+        _ client: TestServer.Client, _ key: HTTPFields, installation: String, _ events: [String], exposures: [String] = []
+    ) async throws -> TestServer.Response {
+        let body = #"""
+            {"batch":"\#(UUID().uuidString)","installation":"\#(installation)","dropped":0,"events":[\#(events.joined(separator: ","))],\#
+            "exposures":[\#(exposures.joined(separator: ","))]}
+            """#
         return try await client.request(.post, "/v1/models/flowers/events", headers: key, body: ByteBuffer(string: body))
     }
 
@@ -88,7 +94,9 @@ import Testing
         }
     }
 
-    @Test(arguments: DepotBackend.allCases) func onlyTheTokenMadeForAnEventCountsItAndARefusalTakesOnlyThatEvent(_ backend: DepotBackend)
+    @Test(arguments: DepotBackend.allCases) func onlyTheTokenMadeForAVersionCountsItsEventsAndARefusalTakesOnlyThose(
+        _ backend: DepotBackend
+    )
         async throws
     {
         try await TestServer(backend).run { client in
@@ -96,26 +104,30 @@ import Testing
             let own = try #require(try await manifest(client, key, installation: "device-1").headers[Self.exposure])
             let copied = try #require(try await manifest(client, key, installation: "device-2").headers[Self.exposure])
             let birds = try #require(try await manifest(client, key, model: "birds", installation: "device-1").headers[Self.exposure])
+            // Version 1's token is its own; version 2's was made for version 1.
             let response = try await send(
-                client, key, installation: "device-1",
-                [
-                    event(exposure: own), event(exposure: copied), event(exposure: birds), event(version: 2, exposure: own),
-                    event(exposure: "20424.AAAAAAAAAAAAAAAAAAAAAA"), event(exposure: nil),
-                ])
+                client, key, installation: "device-1", [event(), event(version: 2), event(), event(version: 2)],
+                exposures: [exposure(own), exposure(version: 2, own)])
             #expect(response.status == .ok, "\(response.text)")
             let receipt = try response.decode(OutcomeReceipt.self)
             #expect(receipt.accepted == 2)
-            #expect(receipt.refused?.map(\.events) == [[1, 2, 3, 4]], "one entry per reason")
+            #expect(receipt.refused?.map(\.events) == [[1, 3]], "one entry per reason")
             #expect(receipt.refused?.allSatisfy { $0.status == 403 && $0.error == "invalid_exposure" } == true)
             #expect(receipt.refused?.first?.message.contains("not one this server made for this installation") == true)
+            for token in [copied, birds, "20424.AAAAAAAAAAAAAAAAAAAAAA"] {
+                let refused = try await send(client, key, installation: "device-1", [event(), event()], exposures: [exposure(token)])
+                let receipt = try refused.decode(OutcomeReceipt.self)
+                #expect(receipt.accepted == 0 && receipt.refused?.map(\.events) == [[0, 1]], "\(token): \(receipt)")
+            }
 
             // A thousand refused events make a receipt of a few kilobytes (the SDK reads at most 64 KiB).
-            let many = try await send(client, key, installation: "device-1", Array(repeating: event(exposure: copied), count: 1_000))
+            let many = try await send(
+                client, key, installation: "device-1", Array(repeating: event(), count: 1_000), exposures: [exposure(copied)])
             let refusedMany = try many.decode(OutcomeReceipt.self).refused
             #expect(many.body.readableBytes < 8_192 && refusedMany?.first?.events.count == 1_000, "\(many.body.readableBytes) bytes")
 
             // An installation with events but no token is kept apart, not compared.
-            #expect(try await send(client, key, installation: "device-3", [event(version: 2, exposure: nil)]).status == .ok)
+            #expect(try await send(client, key, installation: "device-3", [event(version: 2)]).status == .ok)
             let results = try await client.request(.get, "/v1/admin/models/flowers/experiment").decode(ExperimentResults.self)
             let arm = try #require(results.arms.first)
             #expect(arm.installations == ["1": 1] && arm.uncounted == ["2": 1], "\(arm)")
@@ -135,7 +147,7 @@ import Testing
             // Forged tokens from the network take none of its places.
             for forged in 0..<3 {
                 let receipt = try await send(
-                    client, key, installation: "forged-\(forged)", [event(exposure: "20789.AAAAAAAAAAAAAAAAAAAAAA")])
+                    client, key, installation: "forged-\(forged)", [event()], exposures: [exposure("20789.AAAAAAAAAAAAAAAAAAAAAA")])
                 #expect(try receipt.decode(OutcomeReceipt.self).refused?.first?.error == "invalid_exposure")
             }
             var tokens: [String] = []
@@ -143,22 +155,20 @@ import Testing
                 tokens.append(try #require(try await manifest(client, key, installation: "device-\(device)").headers[Self.exposure]))
             }
             for device in 0..<3 {
-                let receipt = try await send(client, key, installation: "device-\(device)", [event(exposure: tokens[device])])
-                    .decode(OutcomeReceipt.self)
+                let receipt = try await send(
+                    client, key, installation: "device-\(device)", [event()], exposures: [exposure(tokens[device])]
+                )
+                .decode(OutcomeReceipt.self)
                 #expect(receipt.accepted == 1 && receipt.refused == nil, "kept, whether counted or not")
             }
             // A second version in the arm (without a token) makes the arm show in the results.
-            #expect(try await send(client, key, installation: "device-9", [event(version: 2, exposure: nil)]).status == .ok)
+            #expect(try await send(client, key, installation: "device-9", [event(version: 2)]).status == .ok)
             let results = try await client.request(.get, "/v1/admin/models/flowers/experiment").decode(ExperimentResults.self)
             let arm = try #require(results.arms.first)
             #expect(arm.installations == ["1": 2] && arm.uncounted == ["1": 1, "2": 1], "the third of one network is kept apart: \(arm)")
 
             clock.advance(by: 9 * 86_400)
-            let late = try await send(
-                client, key, installation: "device-3",
-                [
-                    #"{"metric":"installed","version":1,"arm":"default","at":\#(Int(clock.now.timeIntervalSince1970)),"exposure":"\#(tokens[3])"}"#
-                ])
+            let late = try await send(client, key, installation: "device-3", [event(at: clock.now)], exposures: [exposure(tokens[3])])
             let refusal = try #require(try late.decode(OutcomeReceipt.self).refused?.first)
             #expect(refusal.error == "expired_exposure" && refusal.status == 403, "\(refusal)")
         }

@@ -55,10 +55,9 @@ struct ForgedInstallations: Sendable {
         let batch = OutcomeBatch(
             batch: UUID().uuidString, installation: "forged-\(index)",
             events: events.map {
-                .init(
-                    metric: $0.metric, version: manifest.version, arm: manifest.arm, at: now, value: $0.value, code: $0.code,
-                    exposure: exposure)
-            })
+                .init(metric: $0.metric, version: manifest.version, arm: manifest.arm, at: now, value: $0.value, code: $0.code)
+            },
+            exposures: [.init(version: manifest.version, arm: manifest.arm, token: exposure)])
         let receipt = try await client.json(.post, "/v1/models/flowers/events", batch, headers: sent)
         guard receipt.status == .ok, try receipt.decode(OutcomeReceipt.self).refused == nil else {
             throw TestServer.Failure("forged events: \(receipt.status) \(receipt.text)")

@@ -135,8 +135,7 @@ final class GuardedRolloutFleet: Sendable {
         guard does.reports else { return manifest.version }
         func event(_ metric: String, value: Double? = nil, code: String? = nil, count: Int? = nil) -> OutcomeBatch.Event {
             OutcomeBatch.Event(
-                metric: metric, version: manifest.version, arm: manifest.arm, at: now, value: value, code: code, exposure: exposure,
-                count: count)
+                metric: metric, version: manifest.version, arm: manifest.arm, at: now, value: value, code: code, count: count)
         }
         var events = [event("installed")]
         if does.loadFails {
@@ -148,7 +147,9 @@ final class GuardedRolloutFleet: Sendable {
             ]
         }
         if does.accepts { events.append(event("accepted")) }
-        let batch = OutcomeBatch(batch: UUID().uuidString, installation: "sim-device-\(device)", events: events)
+        let batch = OutcomeBatch(
+            batch: UUID().uuidString, installation: "sim-device-\(device)", events: events,
+            exposures: exposure.map { [.init(version: manifest.version, arm: manifest.arm, token: $0)] } ?? [])
         let answer = try await client.json(.post, "/v1/models/flowers/events", batch, headers: sent)
         guard answer.status == .ok, try answer.decode(OutcomeReceipt.self).refused == nil else {
             throw TestServer.Failure("events: \(answer.status) \(answer.text)")

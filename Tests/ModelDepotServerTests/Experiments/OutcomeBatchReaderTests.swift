@@ -27,9 +27,13 @@ import Testing
                 code: Bool.random(using: &random) ? "unsupported_model" : nil,
                 count: Bool.random(using: &random) ? Int.random(in: 1...1_000_000, using: &random) : nil)
         }
+        let exposures = Set(events.map { [String($0.version), $0.arm] }).filter { _ in Bool.random(using: &random) }.map {
+            OutcomeBatch.Exposure(
+                version: Int($0[0])!, arm: $0[1], token: "20424.\(UInt32.random(in: 0...UInt32.max, using: &random)).Kq3-_x")
+        }
         return OutcomeBatch(
             batch: UUID().uuidString.lowercased(), installation: UUID().uuidString, events: events,
-            dropped: Int.random(in: 0...50, using: &random))
+            dropped: Int.random(in: 0...50, using: &random), exposures: exposures)
     }
 
     /// What the SDK sends (`JSONEncoder`, any key order, with or without whitespace) is read as
@@ -58,6 +62,8 @@ import Testing
         #"{"batch":"b","installation":"i","dropped":0,"events":[{"metric":"m","version":1,"arm":"a","at":5,"value":0.1}]}"#,
         #"{"batch":"b","installation":"i","dropped":0,"events":[{"metric":"m","version":1,"arm":"a","at":5,"value":-0}]}"#,
         #"{"batch":"b","installation":"i","dropped":999999999999999999,"events":[]}"#,
+        #"{"batch":"b","installation":"i","dropped":0,"events":[],"exposures":[]}"#,
+        #"{"exposures":[{"token":"t","arm":"pin","version":2},{"version":3,"arm":"a","token":"u"}],"batch":"b","installation":"i","dropped":0,"events":[]}"#,
     ])
     func readsPlainJSONAsJSONDecoderDoes(_ text: String) throws {
         let fast = try #require(read(text))
@@ -109,6 +115,11 @@ import Testing
         #"{"batch":"b","installation":"i","dropped":0,"events":[{"metric":"m","version":1,"arm":"a","at":5,"value":"1"}]}"#,
         #"{"batch":"b","installation":"i","dropped":0,"events":[{"metric":"m","version":1,"arm":"a","at":5}"#,
         #"[{"batch":"b","installation":"i","dropped":0,"events":[]}]"#,
+        #"{"batch":"b","installation":"i","dropped":0,"events":[],"exposures":null}"#,
+        #"{"batch":"b","installation":"i","dropped":0,"events":[],"exposures":[{"version":1,"arm":"a"}]}"#,
+        #"{"batch":"b","installation":"i","dropped":0,"events":[],"exposures":[{"version":1,"arm":"a","token":"t","token":"u"}]}"#,
+        #"{"batch":"b","installation":"i","dropped":0,"events":[],"exposures":{"version":1,"arm":"a","token":"t"}}"#,
+        #"{"batch":"b","installation":"i","dropped":0,"events":[],"exposures":[],"exposures":[]}"#,
         "",
     ])
     func leavesAnythingElseToTheRouter(_ text: String) {

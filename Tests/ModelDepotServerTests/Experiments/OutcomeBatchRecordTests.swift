@@ -44,7 +44,10 @@ import Testing
     }
 
     /// Random batches are added up per metric, arm, version and hour as the plain computation
-    /// does; the installation's first hour per arm and version is the least hour of its events.
+    /// does; the installation's first hour per arm and version is the least hour of its kept
+    /// events. Each version and arm's token is checked once: a good one counts its events for
+    /// the network, one from a key no longer held keeps them apart, a bad one refuses them (and
+    /// only them), and events without one are kept apart.
     @Test func randomBatchesAreAddedUpAsThePlainComputationDoes() throws {
         var random = SeededGenerator(seed: 28)
         let metrics = ["installed", "load_failed", "inference_latency_ms", "accepted", "thumbs_up"]
@@ -63,29 +66,51 @@ import Testing
                     value: Bool.random(using: &random) ? Double(Int.random(in: 0...5_000, using: &random)) / 8 : 1,
                     count: Bool.random(using: &random) ? Int.random(in: 1...1_000, using: &random) : nil)
             }
-            let record = try OutcomeBatch(batch: UUID().uuidString, installation: "Device-1", events: events).record(
-                now: Self.now, identifiers: Self.identifiers
-            ) { _, _ in true }
+            var tokens: [String: String] = [:]
+            for pair in Set(events.map { "\($0.arm) \($0.version)" }) {
+                tokens[pair] = ["good", "old", "bad", nil].randomElement(using: &random)!
+            }
+            let listed = tokens.map { pair, token in
+                let parts = pair.split(separator: " ")
+                return OutcomeBatch.Exposure(version: Int(parts[1])!, arm: String(parts[0]), token: token)
+            }
+            var checks: [String] = []
+            let record = try OutcomeBatch(batch: UUID().uuidString, installation: "Device-1", events: events, exposures: listed.shuffled())
+                .record(now: Self.now, identifiers: Self.identifiers, network: 7) { exposure throws(DepotError) in
+                    checks.append("\(exposure.arm) \(exposure.version)")
+                    guard exposure.token != "bad" else { throw DepotError(.invalidExposure, "bad") }
+                    return exposure.token == "good"
+                }
+            #expect(checks.sorted() == tokens.keys.sorted(), "each listed pair is checked once")
 
             var totals: [String: (count: Int, sum: Double)] = [:]
             var exposures: [String: Int] = [:]
-            for event in events {
-                let key = "\(event.metric) \(event.arm) \(event.version) \(event.at / 3_600)"
+            for (index, event) in events.enumerated() {
+                let pair = "\(event.arm) \(event.version)"
+                guard tokens[pair] != "bad" else {
+                    #expect(record.refused.grouped.first?.events.contains(index) == true)
+                    continue
+                }
+                let network = tokens[pair] == "good" ? 7 : 0
+                let key = "\(event.metric) \(pair) \(event.at / 3_600) \(network)"
                 let count = event.count ?? 1
                 totals[key] = ((totals[key]?.count ?? 0) + count, (totals[key]?.sum ?? 0) + (event.value ?? Double(count)))
-                let exposure = "\(event.arm) \(event.version)"
-                exposures[exposure] = min(exposures[exposure] ?? .max, event.at / 3_600)
+                exposures[pair] = min(exposures[pair] ?? .max, event.at / 3_600)
             }
+            #expect(record.refused.count == events.count { tokens["\($0.arm) \($0.version)"] == "bad" })
             #expect(record.totals.count == totals.count)
             longest = max(longest, totals.count)
             for total in record.totals {
-                let expected = totals["\(total.metric) \(total.arm.stored) \(total.version) \(total.hour)"]
+                let expected = totals["\(total.metric) \(total.arm.stored) \(total.version) \(total.hour) \(total.network)"]
                 #expect(expected?.count == total.count && expected?.sum == total.sum)
             }
             #expect(record.exposures.count == exposures.count)
             #expect(record.exposures.allSatisfy { exposures["\($0.arm.stored) \($0.version)"] == $0.hour })
+            #expect(
+                record.exposures.allSatisfy { $0.network == (tokens["\($0.arm.stored) \($0.version)"] == "good" ? 7 : 0) })
             #expect(record.events == events.count && record.installation == Self.identifiers.installation("device-1"))
-            #expect(record.appMetrics == Set(events.map(\.metric)).intersection(["accepted", "thumbs_up"]))
+            let kept = events.filter { tokens["\($0.arm) \($0.version)"] != "bad" }
+            #expect(record.appMetrics == Set(kept.map(\.metric)).intersection(["accepted", "thumbs_up"]))
         }
         #expect(longest > 2 * KeyPositions<Int>.linearCount)
     }
@@ -101,10 +126,27 @@ import Testing
         #expect {
             try OutcomeBatch(batch: UUID().uuidString, installation: "device-1", events: events).record(
                 now: Self.now, identifiers: Self.identifiers
-            ) { _, _ in true }
+            ) { _ in true }
         } throws: { error in
             let message = (error as? DepotError)?.message ?? ""
             return message.hasPrefix("Event 2 ") && message.contains("arm 'rule:R 1'")
+        }
+    }
+
+    /// Two tokens for one version and arm, or more tokens than a batch may have events, refuse the batch.
+    @Test func aBatchListingTwoTokensForOneVersionAndArmIsRefused() {
+        let at = Int(Self.now.timeIntervalSince1970)
+        let events = [OutcomeBatch.Event(metric: "installed", version: 1, arm: "default", at: at)]
+        let twice = [OutcomeBatch.Exposure](repeating: .init(version: 1, arm: "default", token: "t"), count: 2)
+        let many = (1...OutcomeBatch.maximumEvents + 1).map { OutcomeBatch.Exposure(version: $0, arm: "default", token: "t") }
+        for (exposures, says) in [(twice, "two exposure tokens for version 1 through arm 'default'"), (many, "1001 exposures")] {
+            #expect {
+                try OutcomeBatch(batch: UUID().uuidString, installation: "device-1", events: events, exposures: exposures).record(
+                    now: Self.now, identifiers: Self.identifiers
+                ) { _ in true }
+            } throws: { error in
+                (error as? DepotError)?.code == .invalidEvents && (error as? DepotError)?.message.contains(says) == true
+            }
         }
     }
 }

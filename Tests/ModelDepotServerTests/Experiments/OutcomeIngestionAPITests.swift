@@ -66,19 +66,20 @@ import Testing
                 let version = index % 2 + 1
                 let fails = version == 1 ? index / 2 % 50 < 2 : index / 2 % 10 < 3
                 let (device, exposure) = try await installation(on: version, client, key, prefix: "device-\(index)")
-                var events = [OutcomeBatch.Event(metric: "installed", version: version, arm: arm, at: Self.now - 60, exposure: exposure)]
+                var events = [OutcomeBatch.Event(metric: "installed", version: version, arm: arm, at: Self.now - 60)]
                 events.append(
                     .init(
                         metric: fails ? "load_failed" : "load_succeeded", version: version, arm: arm, at: Self.now - 50,
-                        code: fails ? "unsupported_model" : nil, exposure: exposure))
+                        code: fails ? "unsupported_model" : nil))
                 if !fails {
                     events += (0..<3).map { _ in
                         OutcomeBatch.Event(
-                            metric: "inference_latency_ms", version: version, arm: arm, at: Self.now - 40, value: Double(10 + index % 7),
-                            exposure: exposure)
+                            metric: "inference_latency_ms", version: version, arm: arm, at: Self.now - 40, value: Double(10 + index % 7))
                     }
                 }
-                let batch = OutcomeBatch(batch: UUID().uuidString, installation: device, events: events)
+                let batch = OutcomeBatch(
+                    batch: UUID().uuidString, installation: device, events: events,
+                    exposures: [.init(version: version, arm: arm, token: exposure)])
                 let receipt = try await send(client, key, batch).decode(OutcomeReceipt.self)
                 #expect(receipt.accepted == events.count && !receipt.duplicate)
                 sent.append(batch)
@@ -188,13 +189,13 @@ import Testing
                 let (device, exposure) = try await installation(on: version, client, key, prefix: "device-\(index)")
                 let latency = index == 0 ? 1e12 : Double(20 + index % 5)
                 let events = [
-                    OutcomeBatch.Event(
-                        metric: "inference_latency_ms", version: version, arm: arm, at: Self.now, value: latency, exposure: exposure),
-                    OutcomeBatch.Event(
-                        metric: "session_seconds", version: version, arm: arm, at: Self.now, value: latency, exposure: exposure),
+                    OutcomeBatch.Event(metric: "inference_latency_ms", version: version, arm: arm, at: Self.now, value: latency),
+                    OutcomeBatch.Event(metric: "session_seconds", version: version, arm: arm, at: Self.now, value: latency),
                 ]
-                #expect(
-                    try await send(client, key, OutcomeBatch(batch: UUID().uuidString, installation: device, events: events)).status == .ok)
+                let batch = OutcomeBatch(
+                    batch: UUID().uuidString, installation: device, events: events,
+                    exposures: [.init(version: version, arm: arm, token: exposure)])
+                #expect(try await send(client, key, batch).status == .ok)
             }
             for body in [
                 #"{"kind":"sum","cap":{"absolute":-1}}"#, #"{"kind":"sum","cap":{"percentile":1.5}}"#, #"{"kind":"sum","cap":{}}"#,
@@ -227,10 +228,13 @@ import Testing
             let good = #"{"metric":"installed","version":1,"arm":"\#(arm)","at":\#(Self.now)}"#
             let one = try await installation(on: 1, client, key, prefix: "device")
             let two = try await installation(on: 2, client, key, prefix: "other")
-            func batch(_ events: String, id: String = UUID().uuidString, installation: String = "device-1", dropped: String = "0") -> String
-            {
-                #"{"batch":"\#(id)","installation":"\#(installation)","dropped":\#(dropped),"events":[\#(events)]}"#
+            func batch(
+                _ events: String, id: String = UUID().uuidString, installation: String = "device-1", dropped: String = "0",
+                exposures: String = "[]"
+            ) -> String {
+                #"{"batch":"\#(id)","installation":"\#(installation)","dropped":\#(dropped),"events":[\#(events)],"exposures":\#(exposures)}"#
             }
+            func exposure(_ version: Int, _ token: String) -> String { #"{"version":\#(version),"arm":"\#(arm)","token":"\#(token)"}"# }
             func event(_ replacing: String, with: String) -> String { good.replacingOccurrences(of: replacing, with: with) }
             let cases: [(body: String, code: DepotError.Code, says: String)] = [
                 (batch(good, id: "not-a-uuid"), .invalidEvents, "is not a UUID"),
@@ -248,6 +252,17 @@ import Testing
                 (batch(event("}", with: ",\"value\":1e300}")), .invalidEvents, "finite number"),
                 (batch(event("}", with: ",\"code\":\"Bad Code\"}")), .invalidEvents, "is not an error code"),
                 (batch(event("installed", with: "inference_latency_ms")), .invalidEvents, "latency needs a value"),
+                (
+                    batch(good, installation: one.id, exposures: "[\(exposure(1, one.exposure)),\(exposure(1, one.exposure))]"),
+                    .invalidEvents,
+                    "two exposure tokens for version 1"
+                ),
+                (
+                    batch(good, exposures: "[" + (1...1_001).map { exposure($0, "t") }.joined(separator: ",") + "]"), .invalidEvents,
+                    "1001 exposures"
+                ),
+                (batch(good, exposures: #""\#(one.exposure)""#), .badRequest, "wrong type at 'exposures'"),
+                (batch(good, exposures: #"[{"version":1,"arm":"\#(arm)"}]"#), .badRequest, "token"),
                 (batch(event("\"version\":1", with: "\"version\":1e400")), .badRequest, "not valid JSON"),
                 (batch(event("\"version\":1", with: "\"version\":99999999999999999999")), .badRequest, "not valid JSON"),
                 (batch(event("\"at\":\(Self.now)", with: "\"at\":\"now\"")), .badRequest, "wrong type at 'events[0].at'"),
@@ -265,16 +280,17 @@ import Testing
             // The first event is fine, the second is not: neither is stored, and the batch id is
             // still free (sending the batch fixed is applied).
             let id = UUID().uuidString
-            let exposed = event("}", with: #","exposure":"\#(one.exposure)"}"#)
+            let exposed = "[\(exposure(1, one.exposure))]"
             let mixed = try await raw(
-                client, key, batch(exposed + "," + event("\"version\":1", with: "\"version\":9"), id: id, installation: one.id))
+                client, key,
+                batch(good + "," + event("\"version\":1", with: "\"version\":9"), id: id, installation: one.id, exposures: exposed))
             #expect(mixed.error?.code == .invalidEvents)
             #expect(try await results(client).arms.isEmpty, "no refused event was stored")
-            let fixed = try await raw(client, key, batch(exposed, id: id, installation: one.id))
+            let fixed = try await raw(client, key, batch(good, id: id, installation: one.id, exposures: exposed))
             #expect(try fixed.decode(OutcomeReceipt.self) == OutcomeReceipt(batch: id.lowercased(), accepted: 1, duplicate: false))
-            let second = event("\"version\":1", with: "\"version\":2").replacingOccurrences(
-                of: "}", with: #","exposure":"\#(two.exposure)"}"#)
-            #expect(try await raw(client, key, batch(second, installation: two.id)).status == .ok)
+            let second = event("\"version\":1", with: "\"version\":2")
+            #expect(
+                try await raw(client, key, batch(second, installation: two.id, exposures: "[\(exposure(2, two.exposure))]")).status == .ok)
             #expect(try await results(client).arms.first?.installations == ["1": 1, "2": 1])
         }
     }
@@ -327,11 +343,8 @@ import Testing
                         let version = index % 3 == 0 ? 7 : index % 2 + 1
                         let batch = OutcomeBatch(
                             batch: UUID().uuidString, installation: devices[index].id,
-                            events: [
-                                .init(
-                                    metric: "installed", version: version, arm: arm, at: Self.now,
-                                    exposure: version == 7 ? nil : devices[index].exposure)
-                            ])
+                            events: [.init(metric: "installed", version: version, arm: arm, at: Self.now)],
+                            exposures: version == 7 ? [] : [.init(version: version, arm: arm, token: devices[index].exposure)])
                         return (index, try await send(client, key, batch).error)
                     }
                 }
