@@ -1,9 +1,9 @@
 import ModelDepotShared
 
-/// DEFLATE (RFC 1951) with the fixed Huffman codes: LZ77 matches found through hash chains over
-/// a 32 KiB window, each block of 32 KiB coded with the fixed codes or stored, whichever is
-/// smaller. Enough for patch streams, which are mostly runs of zeros (a run of 258 costs 13
-/// bits); the device inflates them with the project's own inflater, so neither side needs zlib.
+/// DEFLATE (RFC 1951): LZ77 matches found through hash chains over a 32 KiB window, each block
+/// of ``blockSize`` coded with Huffman codes made for it, with the fixed codes, or stored,
+/// whichever is smallest. The device inflates it with the project's own inflater (which keeps
+/// the 32 KiB window and the codes' tables, whatever the block), so neither side needs zlib.
 public enum Deflater {
     static let window = 1 << 15
     static let blockSize = 1 << 15
@@ -18,11 +18,17 @@ public enum Deflater {
         var start = 0
         repeat {
             let end = min(start + blockSize, input.count)
-            let tokens = matcher.tokens(input, start..<end)
+            var frequencies = [Int](repeating: 0, count: 256)
+            for index in start..<end { frequencies[Int(input[index])] += 1 }
+            let literalBits = HuffmanCode(frequencies: frequencies, limit: 15).lengths
+            let tokens = matcher.tokens(input, start..<end, literalBits: literalBits)
             let last = end == input.count
             let fixedBits = 3 + tokens.reduce(7) { $0 + Token.fixedBits($1) }
             let storedBits = 3 + 7 + 32 + (end - start) * 8
-            if fixedBits <= storedBits {
+            let dynamic = DynamicBlock(tokens)
+            if dynamic.bits < min(fixedBits, storedBits) {
+                dynamic.write(tokens, last: last, to: &writer)
+            } else if fixedBits <= storedBits {
                 writer.write(last ? 1 : 0, bits: 1)
                 writer.write(1, bits: 2)
                 for token in tokens { Token.writeFixed(token, to: &writer) }
@@ -105,8 +111,12 @@ public enum Deflater {
             }
         }
 
-        /// Greedy parsing of `range`, with matches reaching back into earlier blocks.
-        mutating func tokens(_ input: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> [Token] {
+        /// Greedy parsing of `range`, with matches reaching back into earlier blocks. A match is
+        /// taken only where it costs fewer bits (with the fixed codes) than its bytes as literals
+        /// would (`literalBits`, each byte's code length with a code made for the range's
+        /// bytes): in data of few distinct values, such as small differences, a short match far
+        /// back costs more than the bytes it stands for.
+        mutating func tokens(_ input: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, literalBits: [Int]) -> [Token] {
             var tokens: [Token] = []
             var i = range.lowerBound
             while i < range.upperBound {
@@ -130,7 +140,11 @@ public enum Deflater {
                         tried += 1
                     }
                 }
+                var literalCost = 0
                 if bestLength >= 3 {
+                    for index in i..<(i + bestLength) { literalCost += literalBits[Int(input[index])] }
+                }
+                if bestLength >= 3, Token.fixedBits(.match(length: bestLength, distance: bestDistance)) < literalCost {
                     tokens.append(.match(length: bestLength, distance: bestDistance))
                     i += bestLength
                 } else {

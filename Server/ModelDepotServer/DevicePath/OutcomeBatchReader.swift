@@ -143,8 +143,10 @@ enum OutcomeBatchReader {
             return read(&self).map { .some($0) }
         }
 
-        /// A string of printable ASCII without escapes: `known` when it has the same bytes. The
-        /// closing quote is found with `memchr`, then the bytes before it are checked.
+        /// A string of printable ASCII without escapes: `known` when it has the same bytes and is
+        /// too long to be stored inline (more than 15 bytes; a shorter one is made without an
+        /// allocation, for less than the comparison costs). The closing quote is found with
+        /// `memchr`, then the bytes before it are checked.
         mutating func string(reusing known: String? = nil) -> String? {
             guard take(UInt8(ascii: "\"")), offset < bytes.count, let base = bytes.baseAddress,
                 let quote = memchr(base + offset, Int32(UInt8(ascii: "\"")), bytes.count - offset)
@@ -153,7 +155,11 @@ enum OutcomeBatchReader {
             let text = UnsafeRawBufferPointer(rebasing: bytes[offset..<end])
             for byte in text where byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\\") { return nil }
             offset = end + 1
-            if let known, known.utf8.count == text.count, known.utf8.elementsEqual(text) { return known }
+            if text.count > 15, let known, known.utf8.count == text.count,
+                known.utf8.withContiguousStorageIfAvailable({ memcmp($0.baseAddress!, text.baseAddress!, text.count) == 0 }) == true
+            {
+                return known
+            }
             return String(decoding: text, as: UTF8.self)
         }
 

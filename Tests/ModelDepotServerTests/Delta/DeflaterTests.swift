@@ -29,7 +29,20 @@ import Testing
             ("text", Array(String(repeating: "the quick brown fox jumps over the lazy dog; ", count: 3_000).utf8)),
             ("a model", model),
             ("mostly zeros", (0..<200_000).map { $0 % 997 == 0 ? UInt8.random(in: 1...255, using: &generator) : 0 }),
+            ("small deltas", Self.smallDeltas(count: 200_000)),
+            ("two symbols", (0..<50_000).map { _ in UInt8.random(in: 0...1, using: &generator) * 200 }),
         ]
+    }
+
+    /// Bytes as a patch's added bytes are: mostly 0, else small differences either way (1, 255,
+    /// 2, 254, …), each about half as likely as the one before.
+    static func smallDeltas(count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in
+            var size = 0
+            while size < 40, Bool.random(using: &generator) { size += 1 }
+            return UInt8(truncatingIfNeeded: Bool.random(using: &generator) ? size : -size)
+        }
     }
 
     @Test func everythingInflatesBackWithTheProjectsInflater() throws {
@@ -66,5 +79,20 @@ import Testing
         #expect(Self.compress(random).count <= random.count + random.count / 1_000 + 16, "stored, not expanded")
         #expect(Self.compress(inputs["text"]!).count < inputs["text"]!.count / 20)
         #expect(Self.compress([]).count == 2, "one empty final block: 10 bits")
+    }
+
+    /// Where some bytes are far more frequent than others, the block's own codes beat the fixed
+    /// ones (8 or 9 bits a byte): close to the bytes' entropy.
+    @Test func skewedBytesCostAboutTheirEntropy() {
+        let bytes = Self.smallDeltas(count: 200_000)
+        var counts = [Int](repeating: 0, count: 256)
+        for byte in bytes { counts[Int(byte)] += 1 }
+        let entropy = counts.filter { $0 > 0 }.reduce(0.0) {
+            let p = Double($1) / Double(bytes.count)
+            return $0 - p * log2(p)
+        }
+        let bits = Double(Self.compress(bytes).count * 8) / Double(bytes.count)
+        #expect(bits < entropy * 1.1 + 0.05, "\(bits) bits a byte against an entropy of \(entropy)")
+        #expect(bits < 4, "the fixed codes would take 8 or more: \(bits)")
     }
 }
