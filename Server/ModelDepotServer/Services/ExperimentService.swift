@@ -32,9 +32,10 @@ struct ExperimentService {
     /// the SDK's plain JSON with ``OutcomeBatchReader``, anything else with `JSONDecoder` (whose
     /// errors say what is wrong). The one reading of a batch, for the route and the fast path.
     ///
-    /// The exposure token of each version and arm is checked (``ExposureToken``): the events of
-    /// one that does not check are refused alone. Events with a token count for the address's network (``ClientNetwork``)
-    /// while the installation is within the network's hourly installations (``NetworkBudget``).
+    /// The exposure token of each version and arm is checked once (``ExposureToken``): the events
+    /// of one that does not check are refused alone. Events with a token count for the address's
+    /// network (``ClientNetwork``) while the installation is within the network's hourly
+    /// installations (``NetworkBudget``).
     /// - Throws: ``DepotError``: `forbidden`, `bad_request`, `invalid_events`.
     func accept(_ body: ByteBuffer, of model: ModelName, key: AccessKey, from address: String?) throws -> OutcomeBatchRecord {
         try key.checkMayRead(model)
