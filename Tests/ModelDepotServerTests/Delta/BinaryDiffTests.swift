@@ -34,6 +34,28 @@ import Testing
         }
     }
 
+    /// The search's compare orders bytes as `memcmp` does: below, at and above its 8-byte word;
+    /// equal, one byte changed, all bytes different (where a little-endian word would disagree),
+    /// and the word equal with a difference after it.
+    @Test func compareOrdersAsMemcmpDoes() {
+        var generator = SystemRandomNumberGenerator()
+        func sign(_ value: Int32) -> Int32 { value < 0 ? -1 : value > 0 ? 1 : 0 }
+        var disagreements = 0
+        for round in 0..<4_000 {
+            let count = Int.random(in: 0...20, using: &generator)
+            let a = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            var b = a
+            switch round % 4 {
+            case 1 where count > 0: b[Int.random(in: 0..<count, using: &generator)] &+= 1
+            case 2: b = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            case 3 where count > 8: b[Int.random(in: 8..<count, using: &generator)] &-= 1
+            default: break
+            }
+            if sign(BinaryDiff.compare(a, b, count: count)) != sign(memcmp(a, b, count)) { disagreements += 1 }
+        }
+        #expect(disagreements == 0)
+    }
+
     @Test func randomEditsRoundTripAndCostAboutWhatChanged() throws {
         var generator = SystemRandomNumberGenerator()
         for round in 0..<40 {
