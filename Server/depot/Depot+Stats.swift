@@ -47,9 +47,12 @@ struct StatsText {
                 [$0.arm.map(arm) ?? "", "\($0.version)", "\($0.installations)", "\($0.manifests)", "\($0.downloads)"]
             }
         ).rendered
+        let unreachableRules = rollout.unreachableRules
         var rows: [[String]] = []
         for check in stats.sampleRatio {
-            let verdict = check.pValue == nil ? "not enough traffic yet" : check.mismatch ? "SAMPLE RATIO MISMATCH" : "ok"
+            let verdict =
+                unreachableRules[check.rule] != nil
+                ? "unreachable" : check.pValue == nil ? "not enough traffic yet" : check.mismatch ? "SAMPLE RATIO MISMATCH" : "ok"
             let statistic = check.pValue.map { String(format: "chi2 %.2f, p %.4g", check.chiSquared ?? 0, $0) } ?? ""
             for (index, version) in check.expected.keys.sorted(by: { Int($0) ?? 0 < Int($1) ?? 0 }).enumerated() {
                 rows.append([
@@ -58,7 +61,6 @@ struct StatsText {
                 ])
             }
         }
-        let unreachableRules = rollout.unreachableRules
         let unreachable = rollout.rules.compactMap { rule in
             unreachableRules[rule.id].map { "rule \(rule.name): unreachable, rule '\($0)' before it takes all its devices" }
         }

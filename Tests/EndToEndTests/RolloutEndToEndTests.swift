@@ -140,6 +140,10 @@ import Testing
         let restarted = try await ServerProcess(storage: server.storage)
         let stats = try await Command.depot(["stats", "f"], environment: restarted.environment).text
         #expect(stats.contains("rule main") && stats.contains("rule abtest: unreachable"), "\(stats)")
+        let abtestRows = stats.split(separator: "\n").filter { $0.hasPrefix("rule abtest ") }
+        #expect(
+            !abtestRows.isEmpty && abtestRows.allSatisfy { $0.contains("unreachable") && !$0.contains("not enough traffic") },
+            "its sample-ratio check says it is unreachable: \(stats)")
         #expect(
             stats.contains("SAMPLE RATIO") && !stats.contains("[\"") && !stats.contains("rule:r-"),
             "aligned tables, rules by name: \(stats)")
@@ -150,6 +154,16 @@ import Testing
             typo.error.contains("Error: '1=ninety' is not VERSION=PERCENT") && typo.error.contains("Usage: depot rollout set ")
                 && typo.error.contains("See 'depot rollout set --help'"), "the subcommand's usage: \(typo.error)")
         let misspelt = try await Command.depot(["rollout", "set", "f", "--splt", "1=90"], environment: restarted.environment)
-        #expect(misspelt.status == 1 && misspelt.error.contains("Unknown option '--splt'"), "the typo is named: \(misspelt.error)")
+        #expect(
+            misspelt.status == 1 && misspelt.error.contains("Unknown option '--splt'")
+                && misspelt.error.contains("Usage: depot rollout set "), "the typo is named, with its command's usage: \(misspelt.error)")
+        var tokenless = restarted.environment
+        tokenless["DEPOT_TOKEN"] = nil
+        tokenless["DEPOT_CONFIG"] = scratch.url.appendingPathComponent("no-login.json").path
+        let noToken = try await Command.depot(["models", "list"], environment: tokenless)
+        #expect(
+            noToken.status == 1 && noToken.error.contains("No admin token: pass --token")
+                && noToken.error.contains("Usage: depot models list ") && !noToken.error.contains("SUBCOMMANDS"),
+            "a missing token shows the command's usage, not the top level's: \(noToken.error)")
     }
 }

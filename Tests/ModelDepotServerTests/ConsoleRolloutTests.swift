@@ -227,6 +227,12 @@ import Testing
             #expect(
                 page.contains(
                     "<li>rule &#39;ios&#39; (platform=ios): unreachable, rule &#39;everyone&#39; before it takes all its devices</li>"))
+            let results = try await client.request(.get, "/console/models/flowers/results", headers: cookie).text
+            #expect(
+                results.contains(
+                    "Unreachable: rule &#39;everyone&#39; comes before it and takes all its devices, so no device is counted here."),
+                "the results mark its sample-ratio check: \(results)")
+            #expect(results.components(separatedBy: "Unreachable: ").count == 2, "only the unreachable rule's check says so")
             #expect(try await client.request(.delete, "/v1/admin/models/flowers/rollout/rules/ios").status == .ok)
 
             let removal = try await ConsoleTests.post(

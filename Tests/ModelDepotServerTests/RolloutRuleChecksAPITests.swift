@@ -133,6 +133,16 @@ import Testing
             #expect(guarded.status == .conflict && guarded.text.contains("a guard on it would watch no device"), "\(guarded.text)")
             let guards = try await client.request(.get, "/v1/admin/models/flowers/rollout/guards").decode(RolloutGuards.self).guards
             #expect(guards.isEmpty)
+
+            // A guarded rule stays reachable: widening the rule before it, even with allowShadowed, is refused.
+            let mainGuard = try await client.request(
+                .put, "/v1/admin/models/flowers/rollout/guards/main", body: ByteBuffer(string: #"{"to": 2}"#))
+            #expect(mainGuard.status == .created || mainGuard.status == .ok, "\(mainGuard.text)")
+            let guardedBefore = try await state(client)
+            let widened = try await setRule(
+                client, "ios", #"{"conditions": [], "shares": [{"version": 1, "basisPoints": 10000}], "allowShadowed": true}"#)
+            #expect(widened.status == .conflict && widened.text.contains("reachable by no device"), "\(widened.text)")
+            #expect(try await state(client) == guardedBefore, "the refused change changed the rollout")
         }
     }
 

@@ -48,7 +48,7 @@ extension ConsolePages.ArmSection {
         control = arm.control
         let versions = arm.installations.keys.compactMap(Int.init).sorted()
         installations = versions.map { "v\($0) \(arm.installations["\($0)"] ?? 0)" }.joined(separator: " · ")
-        check = arm.sampleRatio.map(ConsolePages.CheckRow.init)
+        check = arm.sampleRatio.map { ConsolePages.CheckRow($0, shadowedBy: rollout.unreachableRules[$0.rule]) }
         let measured = arm.metrics.filter { result in result.effects.contains { $0.verdict != .notEnoughData } }
         tiles = measured.enumerated().map { ConsolePages.MetricTile($0.element, id: "arm-\(number)-metric-\($0.offset)") }
         let unmeasured = arm.metrics.filter { !measured.contains($0) }.map(\.metric.name)

@@ -81,7 +81,8 @@ extension ConsolePages {
                 ).svg
             legend = labels.enumerated().map { LegendItem(label: $0.element, seriesClass: "series-\($0.offset % 8)") }
 
-            checks = stats.sampleRatio.map(CheckRow.init)
+            let unreachableRules = rollout.unreachableRules
+            checks = stats.sampleRatio.map { CheckRow($0, shadowedBy: unreachableRules[$0.rule]) }
             hasChecks = !checks.isEmpty
         }
     }
@@ -95,20 +96,23 @@ extension ConsolePages {
         case .pin: return "pinned devices"
         case .rule(let id):
             guard let rule = rollout.rules.first(where: { $0.id == id }) else { return "removed rule \(id)" }
-            return "rule '\(rule.name)'"
+            return rollout.unreachableRules[id] == nil ? "rule '\(rule.name)'" : "rule '\(rule.name)' (unreachable)"
         case .unknown, .unrecognized: return arm.stored
         }
     }
 }
 
 extension ConsolePages.CheckRow {
-    init(_ check: SampleRatioCheck) {
+    /// `shadowedBy`: the earlier rule that takes all of this rule's devices, when no device can reach it.
+    init(_ check: SampleRatioCheck, shadowedBy earlier: String?) {
         name = check.name
         let versions = check.expected.keys.compactMap(Int.init).sorted()
         expected = versions.map { "v\($0) \(RolloutPreview.percent(check.expected["\($0)"] ?? 0))" }.joined(separator: " · ")
         observed = versions.map { "v\($0) \(check.observed["\($0)"] ?? 0)" }.joined(separator: " · ")
         mismatch = check.mismatch
-        if let p = check.pValue {
+        if let earlier {
+            verdict = "Unreachable: rule '\(earlier)' comes before it and takes all its devices, so no device is counted here."
+        } else if let p = check.pValue {
             let shown = p < 0.0001 ? String(format: "%.1e", p) : String(format: "%.4f", p)
             verdict =
                 check.mismatch

@@ -187,15 +187,23 @@ enum RolloutGuardMoves {
         return (rollout, guards)
     }
 
-    /// Refuses a hand-made change to the split of a rule a guard owns (or its removal).
+    /// Refuses a hand-made change to the split of a rule a guard owns (or its removal), and one that
+    /// leaves such a rule reachable by no device (an earlier rule, `--allow-shadowed`, taking all of
+    /// its devices): a guard must keep watching devices.
     static func checkUnguarded(before: Rollout, after: Rollout, guards: [StoredRolloutGuard]) throws {
         for owner in guards.map(\.rolloutGuard) where owner.state.ownsRule {
             let old = before.rules.first { $0.id == owner.rule }
             let new = after.rules.first { $0.id == owner.rule }
+            let guarded =
+                "Rule '\(owner.ruleName)' is under a guarded rollout of version \(owner.target) (\(owner.state.rawValue) at \(RolloutGuardSettings.percent(owner.share)))"
             guard old?.split == new?.split else {
                 throw DepotError(
+                    .conflict, "\(guarded); stop the guard first with 'depot rollout guard stop MODEL --rule \(owner.ruleName)'.")
+            }
+            if let earlier = after.unreachableRules[owner.rule] {
+                throw DepotError(
                     .conflict,
-                    "Rule '\(owner.ruleName)' is under a guarded rollout of version \(owner.target) (\(owner.state.rawValue) at \(RolloutGuardSettings.percent(owner.share))); stop the guard first with 'depot rollout guard stop MODEL --rule \(owner.ruleName)'."
+                    "\(guarded); this change would leave it reachable by no device, since rule '\(earlier)' would come before it and match every device it matches. Keep a condition '\(earlier)' does not cover, or stop the guard first with 'depot rollout guard stop MODEL --rule \(owner.ruleName)'."
                 )
             }
         }
