@@ -53,9 +53,10 @@ extension Depot {
                       depot rollout set flowers --split 7=90,8=10 --when platform=ios --rule ios-canary
                       depot rollout set flowers --split 7=50,8=50 --when 'appVersion>=3.2.0' --rule new-app
 
-                    Changing a rule's percentages keeps the devices of versions whose share stays or grows. Name the
-                    control first: devices without an installation id get the rule's first version. A rule that an
-                    earlier rule leaves no device to is refused (--allow-shadowed keeps it, listed as unreachable).
+                    Changing a rule's percentages keeps the devices of versions whose share stays or grows. In a new
+                    rule, name the control first: devices without an installation id get the version holding the
+                    rule's first bucket ('depot rollout show' says which, for each rule). A rule that an earlier rule
+                    leaves no device to is refused (--allow-shadowed keeps it, listed as unreachable).
                     """
             )
             @OptionGroup var connection: ConnectionOptions

@@ -225,23 +225,36 @@ extension Depot {
             }
             try resolveObjectStore(environment, into: &configuration)
             if let port = try port ?? environment["DEPOT_PORT"].map({ try number($0, "DEPOT_PORT") }) {
-                guard (0...65535).contains(port) else { throw ValidationError("Port \(port) is not between 0 and 65535.") }
+                guard (0...65535).contains(port) else {
+                    throw ValidationError("The port (--port, DEPOT_PORT) must be 0 to 65535, not \(port).")
+                }
                 configuration.port = port
             }
             if let size = try maxUploadSize ?? environment["DEPOT_MAX_UPLOAD_SIZE"].map({ try number($0, "DEPOT_MAX_UPLOAD_SIZE") }) {
-                guard size > 0 else { throw ValidationError("The maximum upload size must be positive, not \(size).") }
+                guard size > 0 else {
+                    throw ValidationError(
+                        "The maximum upload size (--max-upload-size, DEPOT_MAX_UPLOAD_SIZE) must be positive, not \(size).")
+                }
                 configuration.maximumUploadSize = size
             }
             if let size = try maxAssociatedFilesSize
                 ?? environment["DEPOT_MAX_ASSOCIATED_FILES_SIZE"].map({ try number($0, "DEPOT_MAX_ASSOCIATED_FILES_SIZE") })
             {
-                guard size >= 0 else { throw ValidationError("The maximum size of associated files must be 0 or more bytes, not \(size).") }
+                guard size >= 0 else {
+                    throw ValidationError(
+                        "The maximum size of associated files (--max-associated-files-size, DEPOT_MAX_ASSOCIATED_FILES_SIZE) must be 0 or more bytes, not \(size)."
+                    )
+                }
                 configuration.verificationPolicy.maximumAssociatedFilesSize = size
             }
             if let lifetime = try manifestLifetime
                 ?? environment["DEPOT_MANIFEST_LIFETIME"].map({ try number($0, "DEPOT_MANIFEST_LIFETIME") })
             {
-                guard lifetime >= 60 else { throw ValidationError("The manifest lifetime must be at least 60 seconds, not \(lifetime).") }
+                guard lifetime >= 60 else {
+                    throw ValidationError(
+                        "The manifest lifetime (--manifest-lifetime, DEPOT_MANIFEST_LIFETIME) must be at least 60 seconds, not \(lifetime)."
+                    )
+                }
                 configuration.manifestLifetime = TimeInterval(lifetime)
             }
             if let seconds = try guardReviewInterval
@@ -288,19 +301,23 @@ extension Depot {
                 ?? environment["DEPOT_AUTH_FAILURE_ALLOWANCE"].map({ try number($0, "DEPOT_AUTH_FAILURE_ALLOWANCE") })
             {
                 guard allowance >= 1 else {
-                    throw ValidationError("The authentication failure allowance must be at least 1, not \(allowance).")
+                    throw ValidationError(
+                        "The authentication failure allowance (--auth-failure-allowance, DEPOT_AUTH_FAILURE_ALLOWANCE) must be at least 1, not \(allowance)."
+                    )
                 }
                 configuration.authenticationFailureAllowance = allowance
             }
             if let level = logLevel ?? environment["DEPOT_LOG_LEVEL"] {
                 guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
-                    throw ValidationError("Log level '\(level)' is unknown; use trace, debug, info, notice, warning, error or critical.")
+                    throw ValidationError(
+                        "Log level '\(level)' (--log-level, DEPOT_LOG_LEVEL) is unknown; use trace, debug, info, notice, warning, error or critical."
+                    )
                 }
                 configuration.logLevel = parsed
             }
             if let adminTokenFile {
                 guard let text = try? String(contentsOfFile: adminTokenFile, encoding: .utf8) else {
-                    throw ValidationError("Could not read the admin token file '\(adminTokenFile)'.")
+                    throw ValidationError("Could not read the admin token file '\(adminTokenFile)' (--admin-token-file).")
                 }
                 configuration.initialAdminToken = text.trimmingCharacters(in: .whitespacesAndNewlines)
             } else {
@@ -325,12 +342,16 @@ extension Depot {
                 limits[keyPath: path] = .seconds(seconds)
             }
             if let maximum = try maxConnections ?? environment["DEPOT_MAX_CONNECTIONS"].map({ try number($0, "DEPOT_MAX_CONNECTIONS") }) {
-                guard maximum >= 1 else { throw ValidationError("The maximum number of connections must be at least 1, not \(maximum).") }
+                guard maximum >= 1 else {
+                    throw ValidationError(
+                        "The maximum number of connections (--max-connections, DEPOT_MAX_CONNECTIONS) must be at least 1, not \(maximum).")
+                }
                 limits.maximumConnections = maximum
             }
             if let size = try maxHeadSize ?? environment["DEPOT_MAX_HEAD_SIZE"].map({ try number($0, "DEPOT_MAX_HEAD_SIZE") }) {
                 guard (1024...1 << 20).contains(size) else {
-                    throw ValidationError("The maximum request head size must be 1024 to 1048576 bytes, not \(size).")
+                    throw ValidationError(
+                        "The maximum request head size (--max-head-size, DEPOT_MAX_HEAD_SIZE) must be 1024 to 1048576 bytes, not \(size).")
                 }
                 limits.maximumHeadSize = size
             }

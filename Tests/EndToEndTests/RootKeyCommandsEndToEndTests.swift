@@ -103,11 +103,20 @@ import Testing
         #expect(offline.error.contains("Could not reach the server"))
     }
 
-    @Test func aManifestLifetimeOutsideItsRangeIsRefusedAtStart() async throws {
+    @Test func aSettingOutsideItsRangeIsRefusedAtStartNamingItsFlag() async throws {
         let scratch = try Scratch()
         for (flag, environment, message) in [
-            (["--manifest-lifetime", "30"], [String: String](), "The manifest lifetime must be at least 60 seconds, not 30."),
+            (
+                ["--manifest-lifetime", "30"], [String: String](),
+                "The manifest lifetime (--manifest-lifetime, DEPOT_MANIFEST_LIFETIME) must be at least 60 seconds, not 30."
+            ),
             ([], ["DEPOT_MANIFEST_LIFETIME": "a week"], "DEPOT_MANIFEST_LIFETIME='a week' is not a whole number."),
+            // Every refused setting names its flag and its variable.
+            (["--port", "70000"], [:], "The port (--port, DEPOT_PORT) must be 0 to 65535, not 70000."),
+            ([], ["DEPOT_MAX_UPLOAD_SIZE": "0"], "(--max-upload-size, DEPOT_MAX_UPLOAD_SIZE) must be positive, not 0."),
+            (["--max-connections", "0"], [:], "(--max-connections, DEPOT_MAX_CONNECTIONS) must be at least 1, not 0."),
+            (["--max-head-size", "10"], [:], "(--max-head-size, DEPOT_MAX_HEAD_SIZE) must be 1024 to 1048576 bytes, not 10."),
+            (["--log-level", "loud"], [:], "Log level 'loud' (--log-level, DEPOT_LOG_LEVEL) is unknown"),
         ] {
             let serve = try await Command.depot(
                 ["serve", "--port", "0", "--storage", scratch.path("storage")] + flag, environment: environment)

@@ -264,7 +264,7 @@ import Testing
                 (batch(good, exposures: #""\#(one.exposure)""#), .badRequest, "wrong type at 'exposures'"),
                 (batch(good, exposures: #"[{"version":1,"arm":"\#(arm)"}]"#), .badRequest, "token"),
                 (batch(event("\"version\":1", with: "\"version\":1e400")), .badRequest, "not valid JSON"),
-                (batch(event("\"version\":1", with: "\"version\":99999999999999999999")), .badRequest, "not valid JSON"),
+                (batch(event("\"version\":1", with: "\"version\":99999999999999999999")), .badRequest, "does not fit its field"),
                 (batch(event("\"at\":\(Self.now)", with: "\"at\":\"now\"")), .badRequest, "wrong type at 'events[0].at'"),
                 (#"{"batch":1}"#, .badRequest, "wrong type at 'batch'"),
                 (String(repeating: "[", count: 10_000), .badRequest, "not valid JSON"),

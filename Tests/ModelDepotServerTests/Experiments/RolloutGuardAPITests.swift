@@ -44,7 +44,7 @@ import Testing
                 (#"{"to": 9}"#, "main", .badRequest, "has no published version 9"),
                 (#"{"to": 3}"#, "main", .badRequest, "has no published version 3"),
                 (#"{"to": "2"}"#, "main", .badRequest, "to"),
-                (#"{"to": 99999999999999999999999}"#, "main", .badRequest, "not valid JSON"),
+                (#"{"to": 99999999999999999999999}"#, "main", .badRequest, "99999999999999999999999 at 'to'"),
                 (
                     #"{"to": 2, "settings": {"stages": [500, 100, 10000]}}"#, "main", .badRequest,
                     "Stage 2 (1 %) is not above the stage before"
