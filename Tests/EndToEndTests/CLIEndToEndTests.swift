@@ -4,6 +4,31 @@ import Testing
 
 /// The real `depot` CLI against a real `depot serve`.
 @Suite struct CLIEndToEndTests {
+    /// Every command's `--help` starts with examples of that command (as `gh`'s do; a default
+    /// subcommand's may leave its name out); the tree is read from ArgumentParser's own dump, so a
+    /// new command without them fails here.
+    @Test func everyCommandsHelpHasExamplesOfItself() async throws {
+        let dump = try await Command.depot(["--experimental-dump-help"], environment: [:])
+        let root = try #require(try JSONSerialization.jsonObject(with: dump.output) as? [String: Any])
+        var leaves: [(path: String, discussion: String)] = []
+        func walk(_ command: [String: Any], _ path: [String]) {
+            let subcommands = command["subcommands"] as? [[String: Any]] ?? []
+            if subcommands.isEmpty, path.last != "help" {
+                leaves.append((path.joined(separator: " "), command["discussion"] as? String ?? ""))
+            }
+            for subcommand in subcommands { walk(subcommand, path + [subcommand["commandName"] as? String ?? "?"]) }
+        }
+        walk(try #require(root["command"] as? [String: Any]), ["depot"])
+        #expect(leaves.count >= 40, "\(leaves.map(\.path))")
+        for leaf in leaves {
+            #expect(
+                leaf.discussion.hasPrefix("Examples:")
+                    && (leaf.discussion.contains("\n  \(leaf.path) ") || leaf.discussion.contains("\n  \(leaf.path)\n")
+                        || leaf.path == "depot rollout guard start" && leaf.discussion.contains("\n  depot rollout guard ")),
+                "'\(leaf.path) --help' has no examples of itself: \(leaf.discussion.prefix(200))")
+        }
+    }
+
     @Test func modelLifecycleThroughTheCLI() async throws {
         let scratch = try Scratch()
         let server = try await ServerProcess(storage: scratch.url.appendingPathComponent("storage"))

@@ -155,6 +155,9 @@ struct ClassifyExampleEndToEndTests {
         let published = try await PublishedModel(["float_classifier"])
         defer { withExtendedLifetime(published) {} }
         let image = Binaries.repository.appendingPathComponent("Tests/Fixtures/images/scene_50x37.png").path
+        let frames = published.scratch.url.appendingPathComponent("frames")
+        try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: image, toPath: frames.appendingPathComponent("frame0.png").path)
         for _ in 0..<3 {
             let output = try await Program.run(
                 Binaries.depot.deletingLastPathComponent().appendingPathComponent("depot-classify"),
@@ -165,6 +168,17 @@ struct ClassifyExampleEndToEndTests {
                 ])
             #expect(output.status == 1, "exits with the error's code, not a signal: \(output.status) \(output.error.suffix(300))")
             #expect(output.error.contains("unsupported_model"), "\(output.error.suffix(300))")
+        }
+        // The detect and track examples too, with the classifier where a detector belongs.
+        for (example, model) in [("depot-detect", "--model"), ("depot-track", "--detector")] {
+            let output = try await Program.run(
+                Binaries.depot.deletingLastPathComponent().appendingPathComponent(example),
+                [
+                    "--server", published.server.url.absoluteString, "--key", published.appKey, "--root-key", published.root.publicKey,
+                    model, "flowers", "--litert", await LiteRTRuntime.libraryPath(), "--cache", published.scratch.path("cache-\(example)"),
+                ] + (example == "depot-detect" ? ["--image", image] : ["--frames", published.scratch.path("frames")]))
+            #expect(output.status == 1, "\(example) exits with the error's code: \(output.status) \(output.error.suffix(300))")
+            #expect(output.error.contains("unsupported_model"), "\(example): \(output.error.suffix(300))")
         }
     }
 

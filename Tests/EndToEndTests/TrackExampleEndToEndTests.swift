@@ -108,23 +108,23 @@ import Testing
         let cut = published.scratch.path("cut.nv12")
         try Data(try Data(contentsOf: URL(fileURLWithPath: file)).dropLast(100)).write(to: URL(fileURLWithPath: cut))
         let truncated = try await track(published, ["--nv12", cut, "--width", "320", "--height", "240"])
-        #expect(truncated.status != 0)
+        #expect(truncated.status == 64)
         #expect(truncated.error.contains("ends within a frame: 115100 bytes of 115200"), "\(truncated.error)")
         let huge = try await track(published, ["--nv12", file, "--width", "\(Int.max)", "--height", "3"])
-        #expect(huge.status != 0 && huge.error.contains("more than the"), "\(huge.error)")
+        #expect(huge.status == 64 && huge.error.contains("more than the"), "\(huge.error)")
         let turned = try await track(published, ["--nv12", file, "--width", "320", "--height", "240", "--rotation", "45"])
-        #expect(turned.status != 0 && turned.error.contains("--rotation is 45; give 0, 90, 180 or 270."), "\(turned.error)")
+        #expect(turned.status == 64 && turned.error.contains("--rotation is 45; give 0, 90, 180 or 270."), "\(turned.error)")
         let neither = try await track(published, [])
-        #expect(neither.status != 0 && neither.error.contains("Give either --frames DIR or --nv12 FILE."))
+        #expect(neither.status == 64 && neither.error.contains("Give either --frames DIR or --nv12 FILE."))
         let noLabels = try await track(published, ["--nv12", file, "--width", "320", "--height", "240", "--max-labels", "0"])
-        #expect(noLabels.status != 0 && noLabels.error.contains("--max-labels is 0; give 1 or more."), "\(noLabels.error)")
+        #expect(noLabels.status == 64 && noLabels.error.contains("--max-labels is 0; give 1 or more."), "\(noLabels.error)")
         let bundledAlone = try await track(published, ["--nv12", file, "--width", "320", "--height", "240", "--bundled-classifier", file])
         #expect(
-            bundledAlone.status != 0 && bundledAlone.error.contains("--bundled-classifier needs --classifier NAME."),
+            bundledAlone.status == 64 && bundledAlone.error.contains("--bundled-classifier needs --classifier NAME."),
             "\(bundledAlone.error)")
         let empty = published.scratch.path("no-frames")
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
         let noPNGs = try await track(published, ["--frames", empty])
-        #expect(noPNGs.status != 0 && noPNGs.error.contains("holds no .png files"), "\(noPNGs.error)")
+        #expect(noPNGs.status == 64 && noPNGs.error.contains("holds no .png files"), "\(noPNGs.error)")
     }
 }
