@@ -73,6 +73,17 @@ import Testing
         #expect(text.status == 0)
         #expect(text.text.contains("rule half (\(arm.arm)) — control: version 1"), "the arm by its rule's name: \(text.text)")
         #expect(text.text.split(separator: "\n").contains { $0.hasPrefix("accepted") && $0.contains(" 2 ") }, "\(text.text)")
+        // An aligned table: every row's cells start where the header's columns do.
+        let lines = text.text.split(separator: "\n").map { Array($0) }
+        let header = try #require(lines.first { String($0).hasPrefix("METRIC ") })
+        let starts = header.indices.filter { $0 > 0 && header[$0] != " " && header[$0 - 1] == " " && header[$0 - 2] == " " }
+        let rows = lines.filter { String($0).hasPrefix("accepted ") }
+        #expect(starts.count == 6 && rows.count >= 2, "\(text.text)")
+        for row in rows {
+            #expect(
+                starts.prefix(3).allSatisfy { $0 < row.count && row[$0] != " " && row[$0 - 1] == " " },
+                "the version, installations and mean columns line up: \(text.text)")
+        }
     }
 
     /// A device sends the token it holds with each check (the server's `304` then brings no new

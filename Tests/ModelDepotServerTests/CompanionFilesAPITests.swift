@@ -56,6 +56,14 @@ import Testing
             let served = try await client.request(.get, manifest.files[0].downloadURL, headers: try await client.appKey())
             #expect(served.status == .ok)
             #expect(Array(buffer: served.body) == Self.labels)
+
+            // The console's version page lists them as `depot versions` does.
+            let (cookie, _) = try await ConsoleTests.signIn(client)
+            let page = try await client.request(.get, "/console/models/detector/versions/1", headers: cookie).text
+            for file in files {
+                #expect(page.contains("  \(file.name)  \(file.size) bytes, sha256 \(file.sha256)"), "\(page)")
+            }
+            #expect(!page.contains("companion files: none"))
         }
     }
 

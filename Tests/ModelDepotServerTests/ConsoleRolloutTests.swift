@@ -43,6 +43,39 @@ import Testing
         }
     }
 
+    /// Each empty page names the next step (the command, the link, the SDK call), and once a rule
+    /// splits, the model's and rollout's pages say what devices with and without an id get.
+    @Test(arguments: DepotBackend.allCases) func emptyPagesSayWhatToDoNextAndEachSegmentIsShownWhatItGets(_ backend: DepotBackend)
+        async throws
+    {
+        try await TestServer(backend).run { client in
+            let (cookie, _) = try await ConsoleTests.signIn(client)
+            func page(_ path: String) async throws -> String { try await client.request(.get, path, headers: cookie).text }
+            let models = try await page("/console/models")
+            #expect(
+                models.contains("<code>depot models create NAME</code>") && models.contains("<a href=\"/console/keys\">Keys</a>")
+                    && models.contains("<code>depot keys root init</code>"), "\(models)")
+            try await client.createModel("flowers")
+            let model = try await page("/console/models/flowers")
+            #expect(
+                model.contains("depot upload flowers model.tflite --publish")
+                    && model.contains("try await downloader.model(named: \"flowers\")"), "\(model)")
+            #expect(!(try await page("/console/models")).contains("No models yet."))
+            _ = try await client.upload("float_classifier", to: "flowers")
+            _ = try await client.upload("int8_conv", to: "flowers")
+            #expect(
+                try await page("/console/models/flowers/experiment").contains("<code>depot rollout set flowers --split 1=90,2=10</code>"))
+            #expect(try await page("/console/models/flowers/results").contains("Depot-Installation-ID: test-device"))
+
+            let split = RolloutRuleChange(
+                conditions: [], shares: [.init(version: 1, basisPoints: 9_000), .init(version: 2, basisPoints: 1_000)])
+            #expect(try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/main", split).status == .ok)
+            let segment = "rule &#39;main&#39; (all devices): with an installation id v1 90%, v2 10%; without one v1"
+            #expect(try await page("/console/models/flowers/rollout").contains(segment))
+            #expect(try await page("/console/models/flowers").contains(segment))
+        }
+    }
+
     @Test(arguments: DepotBackend.allCases) func uploadsNeedTheSessionAndItsCSRFHeaderAndShowTheVerifiersError(_ backend: DepotBackend)
         async throws
     {
