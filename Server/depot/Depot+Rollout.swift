@@ -56,7 +56,8 @@ extension Depot {
                     Changing a rule's percentages keeps the devices of versions whose share stays or grows. In a new
                     rule, name the control first: devices without an installation id get the version holding the
                     rule's first bucket ('depot rollout show' says which, for each rule). A rule that an earlier rule
-                    leaves no device to is refused (--allow-shadowed keeps it, listed as unreachable).
+                    leaves no device to is refused (--allow-shadowed keeps it, listed as unreachable). With --default
+                    and --split, the split is saved first: a refused split leaves the default as it was.
                     """
             )
             @OptionGroup var connection: ConnectionOptions
@@ -77,14 +78,15 @@ extension Depot {
                 if split == nil, !when.isEmpty { throw ValidationError("--when applies to a rule's --split; add --split.") }
                 let client = try connection.client()
                 var rollout: Rollout?
-                if let version = `default` {
-                    rollout = try await client.put(
-                        try Rollouts.path(model, "/default"), json: RolloutVersionChoice(version: version), as: Rollout.self)
-                }
+                // The split first: the checks it meets are many, and one it fails leaves the default unchanged too.
                 if let split {
                     var change = RolloutRuleChange(conditions: when, shares: try Self.shares(split))
                     change.allowShadowed = allowShadowed ? true : nil
                     rollout = try await client.put(try Rollouts.path(model, "/rules/\(rule)"), json: change, as: Rollout.self)
+                }
+                if let version = `default` {
+                    rollout = try await client.put(
+                        try Rollouts.path(model, "/default"), json: RolloutVersionChoice(version: version), as: Rollout.self)
                 }
                 if let rollout { print(json ? try JSONOutput.string(rollout) : RolloutText(rollout: rollout).rendered) }
             }

@@ -117,6 +117,11 @@ import Testing
         #expect(
             shadowed.status == 1 && shadowed.error.contains("Rule 'abtest' could never be used: rule 'main' comes before it"),
             "\(shadowed.error)")
+        let both = try await Command.depot(
+            ["rollout", "set", "f", "--default", "2", "--split", "1=50,2=50", "--rule", "abtest"], environment: env)
+        #expect(both.status == 1 && both.error.contains("could never be used"), "\(both.error)")
+        let afterBoth = try await Command.depot(["rollout", "show", "f", "--json"], environment: env).decode(Rollout.self)
+        #expect(afterBoth.defaultVersion == nil && afterBoth.rules.map(\.name) == ["main"], "a refused split changed nothing")
         let unknown = try await Command.depot(["rollout", "set", "f", "--split", "1=90,2=10,4=0"], environment: env)
         #expect(unknown.status == 1 && unknown.error.contains("has no published version 4"), "\(unknown.error)")
         let kept = try await Command.depot(
