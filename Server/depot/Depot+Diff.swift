@@ -23,38 +23,55 @@ extension Depot {
         @Argument(help: "The file devices hold.") var old: String
         @Argument(help: "The file of the new version.") var new: String
         @Option(help: "Write the patch to this file.") var out: String?
-        @Flag(help: "Print JSON (oldSize, newSize, patchSize, share, offered, seconds).") var json = false
+        @Flag(help: "Stop as the server does, as soon as the patch is known to be over 80% of the new file.") var stopOverLimit = false
+        @Flag(help: "Print JSON (oldSize, newSize, patchSize, share, offered, stopped, seconds).") var json = false
 
         struct Result: Codable {
             var oldSize: Int
             var newSize: Int
+            /// The patch's size; when stopped, the bytes it had reached (it would be larger).
             var patchSize: Int
             /// The patch's size as a share of the new file (0 to 1 and more).
             var share: Double
             var offered: Bool
+            /// Whether it was stopped over the limit (`--stop-over-limit`).
+            var stopped: Bool
             var seconds: Double
         }
 
+        func validate() throws {
+            if stopOverLimit, out != nil { throw ValidationError("--out writes the whole patch; leave out --stop-over-limit.") }
+        }
+
         func run() throws {
-            let start = ContinuousClock.now
-            let patch = try PatchMaker.patch(fromFileAt: old, toFileAt: new)
-            let elapsed = ContinuousClock.now - start
             let sizes = try [old, new].map { path throws(DepotError) in try MappedFile(path: path).count }
-            if let out {
-                guard FileManager.default.createFile(atPath: out, contents: Data(patch)) else {
-                    throw DepotError(.fileUnreadable, "Could not write the patch to '\(out)'.")
+            let start = ContinuousClock.now
+            let made = try PatchMaker.patch(
+                fromFileAt: old, toFileAt: new, limit: stopOverLimit ? PatchService.offerLimit(forFileOf: sizes[1]) : .max)
+            let elapsed = ContinuousClock.now - start
+            let size: Int
+            switch made {
+            case .success(let patch):
+                size = patch.count
+                if let out {
+                    guard FileManager.default.createFile(atPath: out, contents: Data(patch)) else {
+                        throw DepotError(.fileUnreadable, "Could not write the patch to '\(out)'.")
+                    }
                 }
+            case .failure(let overLimit): size = overLimit.atLeast
             }
-            let share = sizes[1] > 0 ? Double(patch.count) / Double(sizes[1]) : 1
+            let share = sizes[1] > 0 ? Double(size) / Double(sizes[1]) : 1
+            let stopped = if case .failure = made { true } else { false }
             let result = Result(
-                oldSize: sizes[0], newSize: sizes[1], patchSize: patch.count, share: share,
-                offered: share <= PatchService.largestOffered,
+                oldSize: sizes[0], newSize: sizes[1], patchSize: size, share: share,
+                offered: !stopped && size <= PatchService.offerLimit(forFileOf: sizes[1]), stopped: stopped,
                 seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
             if json { return print(try JSONOutput.string(result)) }
+            let verb = stopped ? "stopped over 80% in" : "made in"
             print(
                 String(
-                    format: "patch: %d bytes, %.2f%% of the new file's %d (made in %.2f s); %@", patch.count, share * 100, sizes[1],
-                    result.seconds,
+                    format: "patch: %@%d bytes, %.2f%% of the new file's %d (%@ %.2f s); %@", stopped ? "over " : "", size, share * 100,
+                    sizes[1], verb, result.seconds,
                     result.offered
                         ? "devices holding the old file would download it instead of the file"
                         : "over 80%: not offered, devices would download the file"))

@@ -198,6 +198,31 @@ import Testing
         #expect(missing.status == 1 && missing.error.contains("absent.tflite"), "\(missing.error)")
     }
 
+    /// `--stop-over-limit` stops as the server does: a patch under the limit is made whole, one
+    /// that cannot come under it stops with the size it had reached, less than the whole patch.
+    @Test func depotDiffStopsOverTheLimitAsTheServerDoes() async throws {
+        struct Result: Decodable { let newSize: Int, patchSize: Int, offered: Bool, stopped: Bool }
+        let scratch = try Scratch()
+        var generator = SystemRandomNumberGenerator()
+        let oldBytes = (0..<600_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        var newBytes: [UInt8] = []
+        for island in stride(from: 0, to: 600_000, by: 4_096) {
+            newBytes += (0..<4_000).map { _ in UInt8.random(in: 0...255, using: &generator) } + oldBytes[island..<(island + 96)]
+        }
+        let (old, new) = (scratch.path("old.bin"), scratch.path("new.bin"))
+        try Data(oldBytes).write(to: URL(fileURLWithPath: old))
+        try Data(newBytes).write(to: URL(fileURLWithPath: new))
+        let whole = try await Command.depot(["diff", old, new, "--json"], environment: [:]).decode(Result.self)
+        let stopped = try await Command.depot(["diff", old, new, "--stop-over-limit", "--json"], environment: [:]).decode(Result.self)
+        #expect(!whole.stopped && !whole.offered && stopped.stopped && !stopped.offered)
+        #expect(stopped.patchSize > newBytes.count * 8 / 10 && stopped.patchSize < whole.patchSize, "\(stopped) \(whole)")
+        let small = (Binaries.fixture("float_classifier"), Binaries.fixture("float_classifier_labels"))
+        let kept = try await Command.depot(["diff", small.0, small.1, "--stop-over-limit", "--json"], environment: [:]).decode(Result.self)
+        #expect(kept.offered && !kept.stopped)
+        let both = try await Command.depot(["diff", old, new, "--stop-over-limit", "--out", scratch.path("p")], environment: [:])
+        #expect(both.status == 1 && both.error.contains("--out writes the whole patch"), "\(both.error)")
+    }
+
     @Test func aDeviceTooFarBehindForAnyPatchDownloadsTheFile() async throws {
         let published = try await PublishedModel(arguments: ["--patch-from", "1"])
         let downloader = try published.downloader()

@@ -139,6 +139,32 @@ import Testing
         }
     }
 
+    /// A new file of new bytes but for a stretch of the old one every 4 KiB: the server stops
+    /// making its patch once what it has compressed passes 80 % of the file, and records it, not
+    /// offered, with the size it had reached: less than the whole patch, more than the limit.
+    @Test(arguments: DepotBackend.allCases) func aPatchThatCannotComeUnderTheLimitIsStoppedEarly(_ backend: DepotBackend) async throws {
+        try await Self.server(backend).run { client in
+            try await client.createModel("detector")
+            var generator = SystemRandomNumberGenerator()
+            let old = (0..<600_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            var new: [UInt8] = []
+            for island in stride(from: 0, to: 600_000, by: 4_096) {
+                new += (0..<4_000).map { _ in UInt8.random(in: 0...255, using: &generator) } + old[island..<(island + 96)]
+            }
+            for file in [old, new] {
+                #expect(
+                    try await CompanionFilesAPITests.upload(
+                        client, announced: [try CompanionFilesAPITests.file("noise", file)], parts: [file]
+                    ).status == .created)
+            }
+            let patch = try #require(try await Self.patches(client, "detector", 2, count: 1).first)
+            let whole = try PatchMaker.patch(from: old, to: new).get().count
+            #expect(!patch.offered && patch.sha256 == nil)
+            #expect(patch.size > PatchService.offerLimit(forFileOf: new.count) && patch.size < whole, "\(patch.size) of \(whole)")
+            try await Self.expectCounted(client, .tooLarge, bytes: patch.size, fileBytes: new.count)
+        }
+    }
+
     @Test(arguments: DepotBackend.allCases) func aCompanionFileGetsItsOwnPatchAndAnUnchangedModelNone(_ backend: DepotBackend) async throws
     {
         try await Self.server(backend).run { client in

@@ -17,8 +17,10 @@ enum BinaryDiff {
     }
 
     /// Hands each step of the difference that turns `old` into `new` to `body`, in order, keeping
-    /// none: memory is the old file's suffix array and one step.
-    static func forEachStep(from old: UnsafeBufferPointer<UInt8>, to new: UnsafeBufferPointer<UInt8>, _ body: (Step) -> Void) {
+    /// none: memory is the old file's suffix array and one step. An error `body` throws ends it.
+    static func forEachStep<Failure: Error>(
+        from old: UnsafeBufferPointer<UInt8>, to new: UnsafeBufferPointer<UInt8>, _ body: (Step) throws(Failure) -> Void
+    ) throws(Failure) {
         let order = SuffixArray.of(old)
         let buckets = PrefixBuckets(old)
         var scan = 0, length = 0, position = 0
@@ -66,7 +68,7 @@ enum BinaryDiff {
             }
             let added = (0..<forward).map { new[lastScan + $0] &- old[lastPosition + $0] }
             let inserted = Array(new[(lastScan + forward)..<(scan - backward)])
-            body(Step(added: added, inserted: inserted, seek: (position - backward) - (lastPosition + forward)))
+            try body(Step(added: added, inserted: inserted, seek: (position - backward) - (lastPosition + forward)))
             lastScan = scan - backward
             lastPosition = position - backward
             lastOffset = position - scan
@@ -74,7 +76,7 @@ enum BinaryDiff {
     }
 
     /// The longest prefix of `new[start...]` found in `old`, and where: binary search over the
-    /// sorted suffixes (within those sharing its first bytes, each comparison one `memcmp`),
+    /// sorted suffixes (within those sharing its first bytes, each comparison ``compare(_:_:count:)``),
     /// then the better of the two neighbours it ends between.
     static func longestMatch(
         of new: UnsafeBufferPointer<UInt8>, from start: Int, in old: UnsafeBufferPointer<UInt8>,

@@ -18,33 +18,40 @@ public enum Deflater {
         var start = 0
         repeat {
             let end = min(start + blockSize, input.count)
-            var frequencies = [Int](repeating: 0, count: 256)
-            for index in start..<end { frequencies[Int(input[index])] += 1 }
-            let literalBits = HuffmanCode(frequencies: frequencies, limit: 15).lengths
-            let tokens = matcher.tokens(input, start..<end, literalBits: literalBits)
-            let last = end == input.count
-            let fixedBits = 3 + tokens.reduce(7) { $0 + Token.fixedBits($1) }
-            let storedBits = 3 + 7 + 32 + (end - start) * 8
-            let dynamic = DynamicBlock(tokens)
-            if dynamic.bits < min(fixedBits, storedBits) {
-                dynamic.write(tokens, last: last, to: &writer)
-            } else if fixedBits <= storedBits {
-                writer.write(last ? 1 : 0, bits: 1)
-                writer.write(1, bits: 2)
-                for token in tokens { Token.writeFixed(token, to: &writer) }
-                writer.writeFixedSymbol(256)
-            } else {
-                writer.write(last ? 1 : 0, bits: 1)
-                writer.write(0, bits: 2)
-                writer.alignToByte()
-                writer.write(end - start, bits: 16)
-                writer.write(~(end - start) & 0xFFFF, bits: 16)
-                for i in start..<end { writer.write(Int(input[i]), bits: 8) }
-            }
+            writeBlock(input, start..<end, last: end == input.count, matcher: &matcher, writer: &writer)
             start = end
         } while start < input.count
         writer.alignToByte()
         return writer.bytes
+    }
+
+    /// One block of `input`: with Huffman codes made for it, the fixed codes, or stored, whichever
+    /// is smallest; its matches may reach back into the blocks `matcher` has seen.
+    static func writeBlock(
+        _ input: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, last: Bool, matcher: inout Matcher, writer: inout BitWriter
+    ) {
+        var frequencies = [Int](repeating: 0, count: 256)
+        for index in range { frequencies[Int(input[index])] += 1 }
+        let literalBits = HuffmanCode(frequencies: frequencies, limit: 15).lengths
+        let tokens = matcher.tokens(input, range, literalBits: literalBits)
+        let fixedBits = 3 + tokens.reduce(7) { $0 + Token.fixedBits($1) }
+        let storedBits = 3 + 7 + 32 + range.count * 8
+        let dynamic = DynamicBlock(tokens)
+        if dynamic.bits < min(fixedBits, storedBits) {
+            dynamic.write(tokens, last: last, to: &writer)
+        } else if fixedBits <= storedBits {
+            writer.write(last ? 1 : 0, bits: 1)
+            writer.write(1, bits: 2)
+            for token in tokens { Token.writeFixed(token, to: &writer) }
+            writer.writeFixedSymbol(256)
+        } else {
+            writer.write(last ? 1 : 0, bits: 1)
+            writer.write(0, bits: 2)
+            writer.alignToByte()
+            writer.write(range.count, bits: 16)
+            writer.write(~range.count & 0xFFFF, bits: 16)
+            for i in range { writer.write(Int(input[i]), bits: 8) }
+        }
     }
 
     /// A literal byte, or a match of `length` bytes `distance` back.

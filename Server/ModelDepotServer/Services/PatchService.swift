@@ -88,38 +88,53 @@ public struct PatchService: Sendable {
         } ?? []
     }
 
-    /// Makes one patch, logs and counts it (``ServerMetrics/recordPatch(_:bytes:fileBytes:seconds:)``)
-    /// and records it; `nil` when a version went meanwhile.
+    /// The most bytes a patch offered for a file of `size` bytes may have.
+    public static func offerLimit(forFileOf size: Int) -> Int { Int((largestOffered * Double(size)).rounded(.down)) }
+
+    /// Makes one patch (stopped once it cannot come under the offer limit), logs and counts it
+    /// (``ServerMetrics/recordPatch(_:bytes:fileBytes:seconds:)``) and records it; `nil` when a
+    /// version went meanwhile. A stopped patch is recorded, not offered, with the size it had
+    /// reached (it could only have been larger).
     private func make(_ job: PatchPlan.Job) async throws -> StoredPatch? {
         let directory = FileManager.default.temporaryDirectory
         let start = ContinuousClock.now
-        let (bytes, makesTheFile) = try await blobs.withLocalFile(of: job.fromSha256, size: job.fromSize, in: directory) { old in
+        let limit = Self.offerLimit(forFileOf: job.size)
+        let (made, makesTheFile) = try await blobs.withLocalFile(of: job.fromSha256, size: job.fromSize, in: directory) { old in
             try await blobs.withLocalFile(of: job.sha256, size: job.size, in: directory) { new in
                 try await DedicatedThread.run(background: true) { () throws(DepotError) in
-                    let patch = try PatchMaker.patch(fromFileAt: old, toFileAt: new)
-                    return (patch, try Self.applies(patch, to: old, making: job, in: directory))
+                    let made = try PatchMaker.patch(fromFileAt: old, toFileAt: new, limit: limit)
+                    guard case .success(let patch) = made else { return (made, true) }
+                    return (made, try Self.applies(patch, to: old, making: job, in: directory))
                 }
             }
         }
+        let size: Int
+        var stopped: PatchMaker.OverLimit?
+        switch made {
+        case .success(let bytes): size = bytes.count
+        case .failure(let overLimit): (size, stopped) = (overLimit.atLeast, overLimit)
+        }
         var patch = StoredPatch(
             model: job.model, version: job.version, fromVersion: job.fromVersion, file: job.file, fromSha256: job.fromSha256,
-            sha256: nil, size: bytes.count)
+            sha256: nil, size: size)
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let result: ServerMetrics.PatchResult =
-            !makesTheFile ? .broken : Double(bytes.count) <= Self.largestOffered * Double(job.size) ? .offered : .tooLarge
-        metrics.recordPatch(result, bytes: bytes.count, fileBytes: job.size, seconds: seconds)
-        let metadata: Logger.Metadata = [
+        let result: ServerMetrics.PatchResult = !makesTheFile ? .broken : size <= limit ? .offered : .tooLarge
+        metrics.recordPatch(result, bytes: size, fileBytes: job.size, seconds: seconds)
+        var metadata: Logger.Metadata = [
             "model": "\(job.model)", "version": "\(job.version)", "from": "\(job.fromVersion)", "file": "\(job.file)",
-            "bytes": "\(bytes.count)", "share": "\(String(format: "%.4f", Double(bytes.count) / Double(max(job.size, 1))))",
+            "bytes": "\(size)", "share": "\(String(format: "%.4f", Double(size) / Double(max(job.size, 1))))",
             "seconds": "\(String(format: "%.3f", seconds))", "result": "\(result.rawValue)",
         ]
-        if makesTheFile {
+        if let stopped {
+            metadata["stopped"] = "\(String(format: "%.4f", Double(stopped.newBytesDone) / Double(max(job.size, 1))))"
+            logger.info("stopped making a patch over the offer limit", metadata: metadata)
+        } else if makesTheFile {
             logger.info("made a patch", metadata: metadata)
         } else {
             logger.error("a patch made does not make its file; it is recorded as not offered", metadata: metadata)
         }
-        guard result == .offered else {
+        guard result == .offered, case .success(let bytes) = made else {
             return try await catalog.addPatch(patch) ? patch : nil
         }
         let upload = try blobs.beginUpload()

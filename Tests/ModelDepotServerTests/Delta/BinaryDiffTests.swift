@@ -20,7 +20,7 @@ import Testing
 
     /// The new file, from `old` and the patch the server makes from `diff`'s pair.
     static func roundTrip(_ old: [UInt8], _ new: [UInt8]) throws -> [UInt8] {
-        try PatchTests.apply(PatchMaker.patch(from: old, to: new), to: old, newSize: new.count)
+        try PatchTests.apply(PatchMaker.patch(from: old, to: new).get(), to: old, newSize: new.count)
     }
 
     @Test func emptyTinyGrowingAndShrinkingFilesRoundTrip() throws {

@@ -50,17 +50,17 @@ import Testing
             ("labels added", try Fixtures.bytes("float_classifier"), try Fixtures.bytes("float_classifier_labels")),
         ]
         for (name, old, new) in pairs {
-            let patch = PatchMaker.patch(from: old, to: new)
+            let patch = try PatchMaker.patch(from: old, to: new).get()
             #expect(try Self.apply(patch, to: old, newSize: new.count) == new, "\(name)")
         }
-        let patch = PatchMaker.patch(from: random, to: edited)
+        let patch = try PatchMaker.patch(from: random, to: edited).get()
         #expect(patch.count < 1_000, "a 4-byte insertion and a 100-byte cut: \(patch.count) bytes")
     }
 
     @Test func damagedOrHostilePatchesAreRefused() throws {
         let old = try Fixtures.bytes("float_classifier")
         let new = try Fixtures.bytes("float_classifier_labels")
-        let patch = PatchMaker.patch(from: old, to: new)
+        let patch = try PatchMaker.patch(from: old, to: new).get()
         var badMagic = patch
         badMagic[0] = 0x4E
         var truncated = patch
