@@ -33,7 +33,7 @@ struct PatchStreams {
         looked = max(0, pendingAdded.count - 3)
     }
 
-    /// The last place in `bytes`, at `from` or after, where a record of ``ZeroRuns`` starts
+    /// The last place in `bytes` after `from` (0: anywhere) where a record of ``ZeroRuns`` starts
     /// whatever comes after: three zeros after a byte that is not (a literal stretch ends there,
     /// and the next record's zeros begin). The runs of the bytes before it and of those from it
     /// make, one after the other, the runs of all.
