@@ -205,10 +205,7 @@ import Testing
         let scratch = try Scratch()
         var generator = SystemRandomNumberGenerator()
         let oldBytes = (0..<600_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        var newBytes: [UInt8] = []
-        for island in stride(from: 0, to: 600_000, by: 4_096) {
-            newBytes += (0..<4_000).map { _ in UInt8.random(in: 0...255, using: &generator) } + oldBytes[island..<(island + 96)]
-        }
+        let newBytes = renewedBytes(from: oldBytes, count: 600_000, using: &generator)
         let (old, new) = (scratch.path("old.bin"), scratch.path("new.bin"))
         try Data(oldBytes).write(to: URL(fileURLWithPath: old))
         try Data(newBytes).write(to: URL(fileURLWithPath: new))

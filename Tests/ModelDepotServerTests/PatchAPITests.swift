@@ -147,10 +147,7 @@ import Testing
             try await client.createModel("detector")
             var generator = SystemRandomNumberGenerator()
             let old = (0..<600_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            var new: [UInt8] = []
-            for island in stride(from: 0, to: 600_000, by: 4_096) {
-                new += (0..<4_000).map { _ in UInt8.random(in: 0...255, using: &generator) } + old[island..<(island + 96)]
-            }
+            let new = renewedBytes(from: old, count: 600_000, using: &generator)
             for file in [old, new] {
                 #expect(
                     try await CompanionFilesAPITests.upload(

@@ -1,5 +1,6 @@
 import Foundation
 import ModelDepotShared
+import TestSupport
 import Testing
 
 @testable import ModelDepotServer
@@ -106,15 +107,12 @@ import Testing
         // structure): each stretch ends a step, and the limit of 80 % stops the patch, about as
         // large as the file, before the steps have made all of it. (Without steps, as between
         // unrelated files, nothing is known before the end.)
-        var renewed: [UInt8] = []
-        for island in stride(from: 0, to: 600_000, by: 4_096) {
-            let from = island % 100_000
-            renewed += (0..<4_000).map { _ in UInt8.random(in: 0...255, using: &generator) } + old[from..<(from + 96)]
-        }
+        let noise = (0..<200_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let renewed = renewedBytes(from: noise, count: 600_000, using: &generator)
         let limit = PatchService.offerLimit(forFileOf: renewed.count)
-        let whole = Self.madeAtOnce(old, renewed).count
+        let whole = Self.madeAtOnce(noise, renewed).count
         #expect(whole > limit)
-        guard case .failure(let stopped) = PatchMaker.patch(from: old, to: renewed, limit: limit) else {
+        guard case .failure(let stopped) = PatchMaker.patch(from: noise, to: renewed, limit: limit) else {
             Issue.record("a patch of \(whole) bytes was not stopped at \(limit)")
             return
         }
