@@ -49,22 +49,21 @@ extension Depot {
             let made = try PatchMaker.patch(
                 fromFileAt: old, toFileAt: new, limit: stopOverLimit ? PatchService.offerLimit(forFileOf: sizes[1]) : .max)
             let elapsed = ContinuousClock.now - start
-            let size: Int
+            let (size, stopped): (Int, Bool)
             switch made {
             case .success(let patch):
-                size = patch.count
+                (size, stopped) = (patch.count, false)
                 if let out {
                     guard FileManager.default.createFile(atPath: out, contents: Data(patch)) else {
                         throw DepotError(.fileUnreadable, "Could not write the patch to '\(out)'.")
                     }
                 }
-            case .failure(let overLimit): size = overLimit.atLeast
+            case .failure(let overLimit): (size, stopped) = (overLimit.atLeast, true)
             }
             let share = sizes[1] > 0 ? Double(size) / Double(sizes[1]) : 1
-            let stopped = if case .failure = made { true } else { false }
             let result = Result(
                 oldSize: sizes[0], newSize: sizes[1], patchSize: size, share: share,
-                offered: !stopped && size <= PatchService.offerLimit(forFileOf: sizes[1]), stopped: stopped,
+                offered: size <= PatchService.offerLimit(forFileOf: sizes[1]), stopped: stopped,
                 seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
             if json { return print(try JSONOutput.string(result)) }
             let verb = stopped ? "stopped over 80% in" : "made in"

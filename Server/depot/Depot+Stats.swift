@@ -41,13 +41,16 @@ struct StatsText {
     let rollout: Rollout
 
     var rendered: String {
+        let unreachableRules = rollout.unreachableRules
         let counts = TextTable(
             ["ARM", "VERSION", "INSTALLATIONS", "MANIFESTS", "DOWNLOADS"],
             stats.arms.map {
-                [$0.arm.map(arm) ?? "", "\($0.version)", "\($0.installations)", "\($0.manifests)", "\($0.downloads)"]
+                [
+                    $0.arm.map { arm($0, unreachable: unreachableRules) } ?? "", "\($0.version)", "\($0.installations)",
+                    "\($0.manifests)", "\($0.downloads)",
+                ]
             }
         ).rendered
-        let unreachableRules = rollout.unreachableRules
         var rows: [[String]] = []
         for check in stats.sampleRatio {
             let verdict =
@@ -71,9 +74,9 @@ struct StatsText {
     }
 
     /// A rule's arm by its name (`rule main`); one no longer in the rollout by its stored text.
-    private func arm(_ arm: CountedArm) -> String {
+    private func arm(_ arm: CountedArm, unreachable: [String: String]) -> String {
         guard case .rule(let id) = arm else { return arm.stored }
         guard let rule = rollout.rules.first(where: { $0.id == id }) else { return "\(arm.stored) (removed)" }
-        return rollout.unreachableRules[id] == nil ? "rule \(rule.name)" : "rule \(rule.name) (unreachable)"
+        return unreachable[id] == nil ? "rule \(rule.name)" : "rule \(rule.name) (unreachable)"
     }
 }

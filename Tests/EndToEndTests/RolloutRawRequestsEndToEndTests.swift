@@ -44,11 +44,11 @@ import Testing
             ),
             (
                 "main", Array(#"{"conditions":[],"shares":[{"version":1,"basisPoints":10000},{"version":4,"basisPoints":0}]}"#.utf8), 400,
-                "4"
+                "has no published version 4"
             ),
             (
                 "main", Array(#"{"conditions":[],"shares":[{"version":1,"basisPoints":9000},{"version":3,"basisPoints":1000}]}"#.utf8), 400,
-                "3"
+                "has no published version 3"
             ),
             (
                 "main", Array(#"{"conditions":[],"shares":[{"version":1,"basisPoints":1e309}]}"#.utf8), 400,
@@ -63,8 +63,8 @@ import Testing
                 "10000.5 at 'shares[0].basisPoints'"
             ),
             ("main", Array(#"{"conditions":[],"shares":[{"version":1,"basisPoints":-10000}]}"#.utf8), 400, "shares are 0% to 100%"),
-            ("main", Array(#"{"conditions":["platform=ios"],"shares":[{"version":1,"basisPoints":10000}]"#.utf8), 400, "JSON"),
-            ("main", [0x7B, 0x22, 0xFF, 0xFE, 0x22, 0x3A, 0x31, 0x7D], 400, "JSON"),
+            ("main", Array(#"{"conditions":["platform=ios"],"shares":[{"version":1,"basisPoints":10000}]"#.utf8), 400, "not valid JSON"),
+            ("main", [0x7B, 0x22, 0xFF, 0xFE, 0x22, 0x3A, 0x31, 0x7D], 400, "not valid JSON"),
             ("main", Array(repeating: UInt8(ascii: "["), count: 60_000), 400, "not valid JSON"),
             ("main", Array(repeating: UInt8(ascii: "["), count: 70_000), 413, "larger than 64 KiB"),
             ("main", Array(#"{"conditions":[7],"shares":[{"version":1,"basisPoints":10000}]}"#.utf8), 400, "conditions"),

@@ -36,19 +36,22 @@ extension ConsolePages {
             self.csrf = csrf
             self.error = error
             self.name = name
-            arms = results.arms.enumerated().map { ArmSection($0.element, number: $0.offset, rollout: rollout) }
+            let unreachableRules = rollout.unreachableRules
+            arms = results.arms.enumerated().map {
+                ArmSection($0.element, number: $0.offset, rollout: rollout, unreachable: unreachableRules)
+            }
             hasArms = !arms.isEmpty
         }
     }
 }
 
 extension ConsolePages.ArmSection {
-    init(_ arm: ExperimentResults.Arm, number: Int, rollout: Rollout) {
-        title = arm.name.map { "rule '\($0)'" } ?? ConsolePages.arm(CountedArm(stored: arm.arm), rollout: rollout)
+    init(_ arm: ExperimentResults.Arm, number: Int, rollout: Rollout, unreachable: [String: String]) {
+        title = arm.name.map { "rule '\($0)'" } ?? ConsolePages.arm(CountedArm(stored: arm.arm), rollout: rollout, unreachable: unreachable)
         control = arm.control
         let versions = arm.installations.keys.compactMap(Int.init).sorted()
         installations = versions.map { "v\($0) \(arm.installations["\($0)"] ?? 0)" }.joined(separator: " · ")
-        check = arm.sampleRatio.map { ConsolePages.CheckRow($0, shadowedBy: rollout.unreachableRules[$0.rule]) }
+        check = arm.sampleRatio.map { ConsolePages.CheckRow($0, shadowedBy: unreachable[$0.rule]) }
         let measured = arm.metrics.filter { result in result.effects.contains { $0.verdict != .notEnoughData } }
         tiles = measured.enumerated().map { ConsolePages.MetricTile($0.element, id: "arm-\(number)-metric-\($0.offset)") }
         let unmeasured = arm.metrics.filter { !measured.contains($0) }.map(\.metric.name)

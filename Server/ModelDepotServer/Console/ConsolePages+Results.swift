@@ -34,10 +34,14 @@ extension ConsolePages {
             self.error = error
             self.name = name
             periods = ConsoleController.periods.map { Option(value: "\($0.hours)", label: $0.label, selected: $0.hours == hours) }
-            let label = { (count: ModelStats.Count) in "\(ConsolePages.arm(count.arm, rollout: rollout)), v\(count.version)" }
+            let unreachableRules = rollout.unreachableRules
+            let label = { (count: ModelStats.Count) in
+                "\(ConsolePages.arm(count.arm, rollout: rollout, unreachable: unreachableRules)), v\(count.version)"
+            }
             arms = stats.arms.map {
                 ArmRow(
-                    arm: ConsolePages.arm($0.arm, rollout: rollout), version: $0.version, manifests: $0.manifests,
+                    arm: ConsolePages.arm($0.arm, rollout: rollout, unreachable: unreachableRules), version: $0.version,
+                    manifests: $0.manifests,
                     downloads: $0.downloads, installations: $0.installations)
             }
             hasTraffic = !stats.arms.isEmpty
@@ -81,14 +85,14 @@ extension ConsolePages {
                 ).svg
             legend = labels.enumerated().map { LegendItem(label: $0.element, seriesClass: "series-\($0.offset % 8)") }
 
-            let unreachableRules = rollout.unreachableRules
             checks = stats.sampleRatio.map { CheckRow($0, shadowedBy: unreachableRules[$0.rule]) }
             hasChecks = !checks.isEmpty
         }
     }
 
     /// An arm for people: `rule 'ios-canary'` rather than `rule:r-1a2b3c4d`.
-    static func arm(_ arm: CountedArm?, rollout: Rollout) -> String {
+    /// `unreachable`: the rollout's ``Rollout/unreachableRules``, worked out once by the page.
+    static func arm(_ arm: CountedArm?, rollout: Rollout, unreachable: [String: String]) -> String {
         guard let arm else { return "all" }
         switch arm {
         case .latest: return "newest published (no default set)"
@@ -96,7 +100,7 @@ extension ConsolePages {
         case .pin: return "pinned devices"
         case .rule(let id):
             guard let rule = rollout.rules.first(where: { $0.id == id }) else { return "removed rule \(id)" }
-            return rollout.unreachableRules[id] == nil ? "rule '\(rule.name)'" : "rule '\(rule.name)' (unreachable)"
+            return unreachable[id] == nil ? "rule '\(rule.name)'" : "rule '\(rule.name)' (unreachable)"
         case .unknown, .unrecognized: return arm.stored
         }
     }

@@ -1,6 +1,6 @@
-/// DEFLATE of bytes that arrive in pieces, byte for byte what ``Deflater/compress(_:)`` makes of
-/// them all: a block is compressed once three bytes after it are in (by then the matcher has
-/// hashed each of its positions, as in one pass). What is written so far only grows, so
+/// DEFLATE of bytes that arrive in pieces, the same bytes however they are cut: a block is
+/// compressed once three bytes after it are in (by then the matcher has hashed each of its
+/// positions, as if all had come at once). What is written so far only grows, so
 /// ``compressedCount`` is a lower bound of the whole stream's compressed size.
 struct DeflateStream {
     private var input: [UInt8] = []

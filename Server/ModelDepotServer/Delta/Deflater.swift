@@ -11,18 +11,11 @@ public enum Deflater {
     /// How many earlier positions with the same hash are tried for a match.
     static let chainLimit = 64
 
-    /// The raw DEFLATE stream (no zlib or gzip wrapper) of `input`.
+    /// The raw DEFLATE stream (no zlib or gzip wrapper) of `input`: ``DeflateStream`` given it whole.
     public static func compress(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        var writer = BitWriter()
-        var matcher = Matcher()
-        var start = 0
-        repeat {
-            let end = min(start + blockSize, input.count)
-            writeBlock(input, start..<end, last: end == input.count, matcher: &matcher, writer: &writer)
-            start = end
-        } while start < input.count
-        writer.alignToByte()
-        return writer.bytes
+        var stream = DeflateStream()
+        stream.append(input)
+        return stream.finish()
     }
 
     /// One block of `input`: with Huffman codes made for it, the fixed codes, or stored, whichever

@@ -103,6 +103,7 @@ public struct PatchService: Sendable {
             try await blobs.withLocalFile(of: job.sha256, size: job.size, in: directory) { new in
                 try await DedicatedThread.run(background: true) { () throws(DepotError) in
                     let made = try PatchMaker.patch(fromFileAt: old, toFileAt: new, limit: limit)
+                    // A stopped patch is not broken: there is nothing to apply.
                     guard case .success(let patch) = made else { return (made, true) }
                     return (made, try Self.applies(patch, to: old, making: job, in: directory))
                 }

@@ -191,6 +191,7 @@ enum RolloutGuardMoves {
     /// leaves such a rule reachable by no device (an earlier rule, `--allow-shadowed`, taking all of
     /// its devices): a guard must keep watching devices.
     static func checkUnguarded(before: Rollout, after: Rollout, guards: [StoredRolloutGuard]) throws {
+        let unreachable = after.unreachableRules
         for owner in guards.map(\.rolloutGuard) where owner.state.ownsRule {
             let old = before.rules.first { $0.id == owner.rule }
             let new = after.rules.first { $0.id == owner.rule }
@@ -200,7 +201,7 @@ enum RolloutGuardMoves {
                 throw DepotError(
                     .conflict, "\(guarded); stop the guard first with 'depot rollout guard stop MODEL --rule \(owner.ruleName)'.")
             }
-            if let earlier = after.unreachableRules[owner.rule] {
+            if let earlier = unreachable[owner.rule] {
                 throw DepotError(
                     .conflict,
                     "\(guarded); this change would leave it reachable by no device, since rule '\(earlier)' would come before it and match every device it matches. Keep a condition '\(earlier)' does not cover, or stop the guard first with 'depot rollout guard stop MODEL --rule \(owner.ruleName)'."
