@@ -75,10 +75,12 @@ import Testing
         try Self.largeModel(scratch.path("large.tflite"), megabytes: 8, seed: 9)
         let server = try await ServerProcess(storage: storage)
         try await Command.depot(["models", "create", "flowers"], environment: server.environment).succeeded()
+        // About eight seconds in flight, so that a look at tmp/ comes while it is, also when a busy
+        // machine holds the test's threads for seconds (at 2 MB/s a full run once missed it).
         let upload = try await RunningProgram.start(
             "curl",
             [
-                "-sS", "--fail", "--limit-rate", "2M", "-X", "POST", "-H", "Authorization: Bearer \(ServerProcess.adminToken)",
+                "-sS", "--fail", "--limit-rate", "1M", "-X", "POST", "-H", "Authorization: Bearer \(ServerProcess.adminToken)",
                 "-o", scratch.path("response.json"), "--data-binary", "@" + scratch.path("large.tflite"),
                 "\(server.url.absoluteString)/v1/admin/models/flowers/versions",
             ])
