@@ -16,15 +16,68 @@ enum BinaryDiff {
         var seek: Int
     }
 
+    /// A stretch of the new file made by adding bytes to the same number of the old file's from
+    /// `old` (``TensorAnchors``): taken as it is, not searched for.
+    struct Anchor: Sendable, Hashable {
+        var new: Range<Int>
+        var old: Int
+    }
+
+    /// The most bytes an anchor's step adds: a larger anchor takes several steps.
+    static let anchorPiece = 1 << 20
+
     /// Hands each step of the difference that turns `old` into `new` to `body`, in order, keeping
-    /// none: memory is the old file's suffix array and one step. An error `body` throws ends it.
+    /// none: memory is the old file's suffix array and one step. The `anchors` (in order, not
+    /// overlapping; any other is ignored) become steps as they are, and the search covers the
+    /// stretches between them, each starting where the old file's last stretch ended. An error
+    /// `body` throws ends it.
     static func forEachStep<Failure: Error>(
-        from old: UnsafeBufferPointer<UInt8>, to new: UnsafeBufferPointer<UInt8>, _ body: (Step) throws(Failure) -> Void
+        from old: UnsafeBufferPointer<UInt8>, to new: UnsafeBufferPointer<UInt8>, anchors: [Anchor] = [],
+        _ body: (Step) throws(Failure) -> Void
     ) throws(Failure) {
         let order = SuffixArray.of(old)
         let buckets = PrefixBuckets(old)
+        // A step's seek is only known once the next step's start in the old file is. Applying
+        // starts at the old file's start: a first step from elsewhere needs an empty one to seek.
+        var pending: (step: Step, oldStart: Int)?
+        func emit(_ step: Step, oldStart: Int) throws(Failure) {
+            if pending == nil, oldStart != 0 { pending = (Step(added: [], inserted: [], seek: 0), 0) }
+            if let (last, lastStart) = pending {
+                var last = last
+                last.seek = oldStart - (lastStart + last.added.count)
+                try body(last)
+            }
+            pending = (step, oldStart)
+        }
+        var newStart = 0, oldStart = 0
+        for anchor in anchors {
+            guard anchor.new.lowerBound >= newStart, anchor.new.upperBound <= new.count, anchor.old >= 0,
+                anchor.old <= old.count - anchor.new.count
+            else { continue }
+            try searchSteps(
+                from: old, to: UnsafeBufferPointer(rebasing: new[newStart..<anchor.new.lowerBound]), startingAt: oldStart, order: order,
+                buckets: buckets, emit)
+            for start in stride(from: 0, to: anchor.new.count, by: anchorPiece) {
+                let count = min(anchorPiece, anchor.new.count - start)
+                let (newPiece, oldPiece) = (anchor.new.lowerBound + start, anchor.old + start)
+                try emit(
+                    Step(added: (0..<count).map { new[newPiece + $0] &- old[oldPiece + $0] }, inserted: [], seek: 0), oldStart: oldPiece)
+            }
+            (newStart, oldStart) = (anchor.new.upperBound, anchor.old + anchor.new.count)
+        }
+        try searchSteps(
+            from: old, to: UnsafeBufferPointer(rebasing: new[newStart...]), startingAt: oldStart, order: order, buckets: buckets, emit)
+        if let (last, _) = pending { try body(last) }
+    }
+
+    /// The steps that make `new` (a stretch of the new file) from `old`, found by search, the
+    /// first adding from `oldStart`: each handed to `emit` with where its added bytes start.
+    private static func searchSteps<Failure: Error>(
+        from old: UnsafeBufferPointer<UInt8>, to new: UnsafeBufferPointer<UInt8>, startingAt oldStart: Int, order: [Int32],
+        buckets: PrefixBuckets, _ emit: (Step, Int) throws(Failure) -> Void
+    ) throws(Failure) {
         var scan = 0, length = 0, position = 0
-        var lastScan = 0, lastPosition = 0, lastOffset = 0
+        var lastScan = 0, lastPosition = oldStart, lastOffset = oldStart
         while scan < new.count {
             var oldScore = 0
             scan += length
@@ -68,7 +121,7 @@ enum BinaryDiff {
             }
             let added = (0..<forward).map { new[lastScan + $0] &- old[lastPosition + $0] }
             let inserted = Array(new[(lastScan + forward)..<(scan - backward)])
-            try body(Step(added: added, inserted: inserted, seek: (position - backward) - (lastPosition + forward)))
+            try emit(Step(added: added, inserted: inserted, seek: (position - backward) - (lastPosition + forward)), lastPosition)
             lastScan = scan - backward
             lastPosition = position - backward
             lastOffset = position - scan

@@ -23,7 +23,8 @@ public enum PatchMaker {
         var streams = PatchStreams()
         var done = 0
         do {
-            try BinaryDiff.forEachStep(from: old, to: new) { (step: BinaryDiff.Step) throws(OverLimit) in
+            try BinaryDiff.forEachStep(from: old, to: new, anchors: TensorAnchors.between(old, new)) {
+                (step: BinaryDiff.Step) throws(OverLimit) in
                 streams.append(step)
                 done += step.added.count + step.inserted.count
                 if streams.compressedCount > limit { throw OverLimit(atLeast: streams.compressedCount, newBytesDone: done) }

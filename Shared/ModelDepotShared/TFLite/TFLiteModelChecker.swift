@@ -11,10 +11,12 @@ struct TFLiteModelChecker {
 
     private struct Tensor {
         let description: TFLiteTensor
-        /// Whether the tensor's buffer holds data (a weight or other constant).
-        let isConstant: Bool
         /// The product of the dimensions (checked not to overflow).
         let elementCount: Int
+        /// Where its constant data (a weight or other constant) is in the file, when it has some.
+        let data: Range<Int>?
+
+        var isConstant: Bool { data != nil }
     }
 
     let model: FlatBufferTable
@@ -22,6 +24,8 @@ struct TFLiteModelChecker {
     let policy: TFLiteVerificationPolicy
     private(set) var buffers: [FlatBufferTable] = []
     private(set) var bufferSizes: [Int] = []
+    /// Every tensor with constant data, and where the data is: filled by ``check(structureExtent:subgraphReferences:)``.
+    private(set) var constants: [TFLiteConstantTensor] = []
     private var externalEnd = 0
 
     init(model: FlatBufferTable, fileSize: Int, policy: TFLiteVerificationPolicy) {
@@ -59,7 +63,14 @@ struct TFLiteModelChecker {
             let path = "Model.subgraphs[\(index)]"
             let tensors = try checkTensors(of: subgraph, path: path)
             let tensorCount = tensors.count
-            try checkOperators(of: subgraph, tensors: tensors, operators: operators, path: path)
+            let uses = try checkOperators(of: subgraph, tensors: tensors, operators: operators, path: path)
+            for (tensorIndex, tensor) in tensors.enumerated() {
+                guard let data = tensor.data else { continue }
+                constants.append(
+                    TFLiteConstantTensor(
+                        subgraph: index, name: tensor.description.name, type: tensor.description.type, data: data,
+                        firstUse: uses[tensorIndex]))
+            }
             let inputs = try indices(
                 subgraph.integers(Schema.SubGraph.inputs, as: Int32.self), below: tensorCount, path: "\(path).inputs", what: "tensors")
             let outputs = try indices(
@@ -218,7 +229,9 @@ struct TFLiteModelChecker {
             index: index, name: tensor.string(Schema.Tensor.name) ?? "", type: type, shape: shape,
             shapeSignature: signature,
             quantization: try quantization(of: tensor, shape: shape, path: path))
-        return Tensor(description: description, isConstant: dataSize > 0, elementCount: elementCount)
+        return Tensor(
+            description: description, elementCount: elementCount,
+            data: dataSize > 0 ? bufferRange(Int(bufferIndex)) : nil)
     }
 
     private func elementCount(of shape: [Int], type: TFLiteTensorType, path: String) throws(DepotError) -> Int {
@@ -257,8 +270,13 @@ struct TFLiteModelChecker {
         return TFLiteQuantization(scales: scales, zeroPoints: zeroPoints, quantizedDimension: dimension)
     }
 
-    private func checkOperators(of subgraph: FlatBufferTable, tensors: [Tensor], operators: [Operator], path: String) throws(DepotError) {
+    /// Checks every operator of a subgraph. Returns where each tensor is first read: by which
+    /// operator, as which input.
+    private func checkOperators(of subgraph: FlatBufferTable, tensors: [Tensor], operators: [Operator], path: String) throws(DepotError)
+        -> [Int: TFLiteConstantTensor.Use]
+    {
         let tensorCount = tensors.count
+        var uses: [Int: TFLiteConstantTensor.Use] = [:]
         for (index, op) in subgraph.tables(Schema.SubGraph.operators).enumerated() {
             let opPath = "\(path).operators[\(index)]"
             let opcode: UInt32 = op.scalar(Schema.Operator.opcodeIndex)
@@ -284,7 +302,11 @@ struct TFLiteModelChecker {
                 )
             }
             try checkConstantDequantization(operators[Int(opcode)], inputs: inputs, outputs: outputs, tensors: tensors, path: opPath)
+            for (slot, input) in inputs.enumerated() where input >= 0 && uses[input] == nil {
+                uses[input] = TFLiteConstantTensor.Use(operatorIndex: index, inputIndex: slot)
+            }
         }
+        return uses
     }
 
     /// LiteRT's CPU path (XNNPack) converts a constant that DEQUANTIZE reads (fp16 or int8

@@ -36,7 +36,15 @@ public struct TFLiteVerifier: Sendable {
     /// - Returns: What the model holds.
     /// - Throws: ``DepotError`` naming the first check that failed and where.
     public func verify(_ bytes: UnsafeRawBufferPointer) throws(DepotError) -> TFLiteModelDescription {
-        try verify(FlatBufferBytes(raw: bytes))
+        try check(FlatBufferBytes(raw: bytes)).description
+    }
+
+    /// Verifies a whole model file and lists its tensors with constant data, in subgraph and
+    /// tensor order.
+    /// - Parameter bytes: The complete file.
+    /// - Throws: ``DepotError`` naming the first check that failed and where.
+    public func constantTensors(in bytes: UnsafeRawBufferPointer) throws(DepotError) -> [TFLiteConstantTensor] {
+        try check(FlatBufferBytes(raw: bytes)).constants
     }
 
     /// Verifies a model read in pages on demand (one in an object store): only the pages that
@@ -46,14 +54,16 @@ public struct TFLiteVerifier: Sendable {
     /// - Throws: ``DepotError`` naming the first check that failed and where; when a page could
     ///   not be read, that failure (a `DepotError`, or `unavailable` for another error) instead.
     public func verify(_ pages: PagedBytes) throws(DepotError) -> TFLiteModelDescription {
-        let result = Result { () throws(DepotError) in try verify(FlatBufferBytes(pages: pages)) }
+        let result = Result { () throws(DepotError) in try check(FlatBufferBytes(pages: pages)).description }
         if let failure = pages.failure {
             throw failure as? DepotError ?? DepotError(.unavailable, "Could not read the model to verify it: \(failure).")
         }
         return try result.get()
     }
 
-    private func verify(_ buffer: FlatBufferBytes) throws(DepotError) -> TFLiteModelDescription {
+    private func check(_ buffer: FlatBufferBytes) throws(DepotError) -> (
+        description: TFLiteModelDescription, constants: [TFLiteConstantTensor]
+    ) {
         guard buffer.count >= Self.minimumSize else {
             throw DepotError(
                 .modelTooSmall,
@@ -79,7 +89,8 @@ public struct TFLiteVerifier: Sendable {
         try structure.verifyRoot(TFLiteSchema.TableID.model)
         let model = FlatBufferTable(bytes: buffer, position: buffer.target(ofOffsetAt: 0))
         var checker = TFLiteModelChecker(model: model, fileSize: buffer.count, policy: policy)
-        return try checker.check(structureExtent: structure.extent, subgraphReferences: structure.subgraphReferences)
+        let description = try checker.check(structureExtent: structure.extent, subgraphReferences: structure.subgraphReferences)
+        return (description, checker.constants)
     }
 
     /// Verifies a whole model held in an array.

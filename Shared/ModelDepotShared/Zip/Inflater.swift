@@ -20,7 +20,7 @@ struct Inflater {
     /// A canonical Huffman code: how many codes of each length, and the symbols in code order;
     /// plus a table that decodes every code of up to ``fastBits`` bits in one look-up.
     private struct Huffman {
-        static let fastBits = 9
+        static let fastBits = 11
         var counts = [Int](repeating: 0, count: 16)
         var symbols: [Int] = []
         /// By the next ``fastBits`` bits of input: `symbol << 4 | length`, or 0 for a longer code.
