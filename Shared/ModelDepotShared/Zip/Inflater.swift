@@ -15,6 +15,8 @@ struct Inflater {
 
     private static let window = 32 << 10
     private static let flushSize = 1 << 20
+    /// The output held at most: a flush's worth, the window, and a longest match.
+    private static let capacity = flushSize + window + 258
     private static let codeLengthOrder = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
 
     /// A canonical Huffman code: how many codes of each length, and the symbols in code order;
@@ -71,7 +73,10 @@ struct Inflater {
     private var position = 0
     private var bitBuffer: UInt64 = 0
     private var bitCount = 0
-    private var output: [UInt8] = []
+    /// The output not yet handed to the sink: at least the window's worth once there was that
+    /// much, at most ``capacity``.
+    private let output: UnsafeMutablePointer<UInt8>
+    private var count = 0
     private var produced = 0
     private let sink: ([UInt8]) -> Void
 
@@ -82,8 +87,10 @@ struct Inflater {
     ///   - sink: Receives the output in order, in pieces.
     /// - Returns: How many bytes were produced, or why inflating stopped.
     static func inflate(_ input: FlatBufferBytes, limit: Int, into sink: ([UInt8]) -> Void) -> Result<Int, Failure> {
-        withoutActuallyEscaping(sink) { sink in
-            var inflater = Inflater(input: input, limit: limit, sink: sink)
+        let output = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        defer { output.deallocate() }
+        return withoutActuallyEscaping(sink) { sink in
+            var inflater = Inflater(input: input, limit: limit, output: output, sink: sink)
             return Result { () throws(Failure) in
                 try inflater.run()
                 return inflater.produced
@@ -91,9 +98,10 @@ struct Inflater {
         }
     }
 
-    private init(input: FlatBufferBytes, limit: Int, sink: @escaping ([UInt8]) -> Void) {
+    private init(input: FlatBufferBytes, limit: Int, output: UnsafeMutablePointer<UInt8>, sink: @escaping ([UInt8]) -> Void) {
         self.input = input
         self.limit = limit
+        self.output = output
         self.sink = sink
     }
 
@@ -108,8 +116,8 @@ struct Inflater {
             default: throw Failure.damaged("block type 3 at byte \(position) is reserved")
             }
         }
-        sink(output)
-        output = []
+        sink(Array(UnsafeBufferPointer(start: output, count: count)))
+        count = 0
     }
 
     /// Fills the bit buffer with whole bytes, as far as the input goes.
@@ -142,16 +150,20 @@ struct Inflater {
 
     private mutating func emit(_ byte: UInt8) throws(Failure) {
         guard produced < limit else { throw Failure.tooLarge }
-        output.append(byte)
+        output[count] = byte
+        count += 1
         produced += 1
         flushIfFull()
     }
 
-    /// Hands all but the window back-references may reach to the sink, once there is enough.
+    /// Hands all but the window back-references may reach to the sink, once there is enough:
+    /// after it, fewer than ``flushSize`` and the window are held, so a match of up to 258 bytes
+    /// fits in ``capacity``.
     private mutating func flushIfFull() {
-        guard output.count >= Self.flushSize + Self.window else { return }
-        sink(Array(output[..<Self.flushSize]))
-        output.removeFirst(Self.flushSize)
+        guard count >= Self.flushSize + Self.window else { return }
+        sink(Array(UnsafeBufferPointer(start: output, count: Self.flushSize)))
+        count -= Self.flushSize
+        UnsafeMutableRawPointer(output).copyMemory(from: output + Self.flushSize, byteCount: count)
     }
 
     private mutating func stored() throws(Failure) {
@@ -212,7 +224,10 @@ struct Inflater {
                 throw Failure.damaged("a back-reference reaches \(distance) bytes back, before the start of the data")
             }
             guard length <= limit - produced else { throw Failure.tooLarge }
-            for _ in 0..<length { output.append(output[output.count - distance]) }
+            // The window holds the last 32 KiB produced (or all of it), and a distance is at most 32 KiB.
+            let from = output + (count - distance)
+            for index in 0..<length { output[count + index] = from[index] }
+            count += length
             produced += length
             flushIfFull()
         }

@@ -52,6 +52,33 @@ import Testing
         }
     }
 
+    /// Output past the inflater's 1 MiB flushes, with back-references reaching across each flush
+    /// into the window it keeps: a 20 KB stretch repeated, a byte changed in each copy.
+    @Test func backReferencesAcrossFlushesInflateBack() throws {
+        var generator = SeededGenerator(seed: 9)
+        let stretch = (0..<20_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        var bytes: [UInt8] = []
+        for copy in 0..<170 {
+            var piece = stretch
+            piece[copy * 97 % stretch.count] &+= 1
+            bytes += piece
+        }
+        var pieces: [Int] = []
+        let compressed = Self.compress(bytes)
+        var output: [UInt8] = []
+        let result = compressed.withUnsafeBytes {
+            Inflater.inflate(FlatBufferBytes(raw: $0), limit: bytes.count) { piece in
+                pieces.append(piece.count)
+                output += piece
+            }
+        }
+        #expect(try result.get() == bytes.count)
+        let same = output == bytes
+        #expect(same, "\(output.count) bytes inflated, \(bytes.count) compressed")
+        #expect(compressed.count < bytes.count / 20, "the copies are back-references: \(compressed.count) bytes")
+        #expect(pieces.count >= 3 && pieces.dropLast().allSatisfy { $0 == 1 << 20 }, "\(pieces)")
+    }
+
     @Test func zlibInflatesItToo() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("deflate-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
