@@ -24,14 +24,18 @@ struct TFLiteModelChecker {
     let policy: TFLiteVerificationPolicy
     private(set) var buffers: [FlatBufferTable] = []
     private(set) var bufferSizes: [Int] = []
-    /// Every tensor with constant data, and where the data is: filled by ``check(structureExtent:subgraphReferences:)``.
+    /// Whether ``check(structureExtent:subgraphReferences:)`` lists ``constants`` (a patch maker's
+    /// need; verification alone skips the work).
+    let listsConstants: Bool
+    /// Every tensor with constant data, where the data is, and its first use, when ``listsConstants``.
     private(set) var constants: [TFLiteConstantTensor] = []
     private var externalEnd = 0
 
-    init(model: FlatBufferTable, fileSize: Int, policy: TFLiteVerificationPolicy) {
+    init(model: FlatBufferTable, fileSize: Int, policy: TFLiteVerificationPolicy, listsConstants: Bool = false) {
         self.model = model
         self.fileSize = fileSize
         self.policy = policy
+        self.listsConstants = listsConstants
     }
 
     mutating func check(
@@ -64,7 +68,7 @@ struct TFLiteModelChecker {
             let tensors = try checkTensors(of: subgraph, path: path)
             let tensorCount = tensors.count
             let uses = try checkOperators(of: subgraph, tensors: tensors, operators: operators, path: path)
-            for (tensorIndex, tensor) in tensors.enumerated() {
+            for (tensorIndex, tensor) in tensors.enumerated() where listsConstants {
                 guard let data = tensor.data else { continue }
                 constants.append(
                     TFLiteConstantTensor(
@@ -270,13 +274,13 @@ struct TFLiteModelChecker {
         return TFLiteQuantization(scales: scales, zeroPoints: zeroPoints, quantizedDimension: dimension)
     }
 
-    /// Checks every operator of a subgraph. Returns where each tensor is first read: by which
-    /// operator, as which input.
+    /// Checks every operator of a subgraph. Returns, when ``listsConstants``, where each constant
+    /// tensor is first read: by which operator, as which input (by tensor index; else empty).
     private func checkOperators(of subgraph: FlatBufferTable, tensors: [Tensor], operators: [Operator], path: String) throws(DepotError)
-        -> [Int: TFLiteConstantTensor.Use]
+        -> [TFLiteConstantTensor.Use?]
     {
         let tensorCount = tensors.count
-        var uses: [Int: TFLiteConstantTensor.Use] = [:]
+        var uses = [TFLiteConstantTensor.Use?](repeating: nil, count: listsConstants ? tensorCount : 0)
         for (index, op) in subgraph.tables(Schema.SubGraph.operators).enumerated() {
             let opPath = "\(path).operators[\(index)]"
             let opcode: UInt32 = op.scalar(Schema.Operator.opcodeIndex)
@@ -302,7 +306,7 @@ struct TFLiteModelChecker {
                 )
             }
             try checkConstantDequantization(operators[Int(opcode)], inputs: inputs, outputs: outputs, tensors: tensors, path: opPath)
-            for (slot, input) in inputs.enumerated() where input >= 0 && uses[input] == nil {
+            for (slot, input) in inputs.enumerated() where listsConstants && input >= 0 && tensors[input].isConstant && uses[input] == nil {
                 uses[input] = TFLiteConstantTensor.Use(operatorIndex: index, inputIndex: slot)
             }
         }

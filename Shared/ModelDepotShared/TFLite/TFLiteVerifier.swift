@@ -44,7 +44,7 @@ public struct TFLiteVerifier: Sendable {
     /// - Parameter bytes: The complete file.
     /// - Throws: ``DepotError`` naming the first check that failed and where.
     public func constantTensors(in bytes: UnsafeRawBufferPointer) throws(DepotError) -> [TFLiteConstantTensor] {
-        try check(FlatBufferBytes(raw: bytes)).constants
+        try check(FlatBufferBytes(raw: bytes), listingConstants: true).constants
     }
 
     /// Verifies a model read in pages on demand (one in an object store): only the pages that
@@ -61,7 +61,7 @@ public struct TFLiteVerifier: Sendable {
         return try result.get()
     }
 
-    private func check(_ buffer: FlatBufferBytes) throws(DepotError) -> (
+    private func check(_ buffer: FlatBufferBytes, listingConstants: Bool = false) throws(DepotError) -> (
         description: TFLiteModelDescription, constants: [TFLiteConstantTensor]
     ) {
         guard buffer.count >= Self.minimumSize else {
@@ -88,7 +88,7 @@ public struct TFLiteVerifier: Sendable {
             rootName: "Model")
         try structure.verifyRoot(TFLiteSchema.TableID.model)
         let model = FlatBufferTable(bytes: buffer, position: buffer.target(ofOffsetAt: 0))
-        var checker = TFLiteModelChecker(model: model, fileSize: buffer.count, policy: policy)
+        var checker = TFLiteModelChecker(model: model, fileSize: buffer.count, policy: policy, listsConstants: listingConstants)
         let description = try checker.check(structureExtent: structure.extent, subgraphReferences: structure.subgraphReferences)
         return (description, checker.constants)
     }
