@@ -15,8 +15,9 @@ extension Depot {
                   depot diff flowers-7.tflite flowers-8.tflite --out flowers-7-to-8.patch
 
                 The server makes these patches itself after a publish (depot serve --patch-from); this shows beforehand what
-                an update by patch would cost devices. A patch over 80% of the new file is not offered. Exits 1 for a file
-                that cannot be read.
+                an update by patch would cost devices. A patch over 80% of the new file is not offered. Between two TFLite
+                models, each tensor whose weights changed a little is added to its old self, wherever either moved; the
+                output says how many. Exits 1 for a file that cannot be read.
                 """
         )
 
@@ -24,7 +25,7 @@ extension Depot {
         @Argument(help: "The file of the new version.") var new: String
         @Option(help: "Write the patch to this file.") var out: String?
         @Flag(help: "Stop as the server does, as soon as the patch is known to be over 80% of the new file.") var stopOverLimit = false
-        @Flag(help: "Print JSON (oldSize, newSize, patchSize, share, offered, stopped, seconds).") var json = false
+        @Flag(help: "Print JSON (oldSize, newSize, patchSize, share, offered, stopped, seconds, alignedTensors).") var json = false
 
         struct Result: Codable {
             var oldSize: Int
@@ -37,6 +38,8 @@ extension Depot {
             /// Whether it was stopped over the limit (`--stop-over-limit`).
             var stopped: Bool
             var seconds: Double
+            /// How many changed tensors of a TFLite model the patch adds to their old selves.
+            var alignedTensors: Int
         }
 
         func validate() throws {
@@ -64,13 +67,18 @@ extension Depot {
             let result = Result(
                 oldSize: sizes[0], newSize: sizes[1], patchSize: size, share: share,
                 offered: size <= PatchService.offerLimit(forFileOf: sizes[1]), stopped: stopped,
-                seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                alignedTensors: try PatchMaker.alignedTensors(fromFileAt: old, toFileAt: new))
             if json { return print(try JSONOutput.string(result)) }
             let verb = stopped ? "stopped over 80% in" : "made in"
+            let aligned =
+                result.alignedTensors > 0
+                ? "; \(result.alignedTensors) changed tensor\(result.alignedTensors == 1 ? "" : "s") added to \(result.alignedTensors == 1 ? "its" : "their") old \(result.alignedTensors == 1 ? "self" : "selves")"
+                : ""
             print(
                 String(
-                    format: "patch: %@%d bytes, %.2f%% of the new file's %d (%@ %.2f s); %@", stopped ? "over " : "", size, share * 100,
-                    sizes[1], verb, result.seconds,
+                    format: "patch: %@%d bytes, %.2f%% of the new file's %d (%@ %.2f s%@); %@", stopped ? "over " : "", size, share * 100,
+                    sizes[1], verb, result.seconds, aligned,
                     result.offered
                         ? "devices holding the old file would download it instead of the file"
                         : "over 80%: not offered, devices would download the file"))

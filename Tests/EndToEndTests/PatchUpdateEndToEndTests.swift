@@ -198,6 +198,30 @@ import Testing
         #expect(missing.status == 1 && missing.error.contains("absent.tflite"), "\(missing.error)")
     }
 
+    /// A fine-tuned model (every weight moved a little, and elsewhere in the file): the server's
+    /// patch adds each weight to its old self, as `depot diff` says, and the device installs the
+    /// signed file from it.
+    @Test func aFineTunedModelUpdatesByAPatchOfItsWeights() async throws {
+        struct Result: Decodable { let patchSize: Int, offered: Bool, alignedTensors: Int }
+        let (old, new) = (Binaries.fixture("delta/base"), Binaries.fixture("delta/finetuned"))
+        let published = try await PublishedModel(["delta/base"], arguments: ["--patch-from", "1"])
+        let downloader = try published.downloader()
+        #expect(try await downloader.model(named: "flowers").version == 1)
+        let (v2, patches) = try await Self.publish(new, on: published.server)
+        let patch = try #require(patches.first)
+        let diff = try await Command.depot(["diff", old, new, "--json"], environment: [:]).decode(Result.self)
+        #expect(diff.alignedTensors == 4 && diff.offered)
+        #expect(patch.offered && patch.size == diff.patchSize, "the server's patch is depot diff's: \(patch.size), \(diff.patchSize)")
+        let text = try await Command.depot(["diff", old, new], environment: [:])
+        #expect(text.text.contains("4 changed tensors added to their old selves"), "\(text.text)")
+
+        let before = try await published.server.metric(Self.served)
+        let model = try await downloader.model(named: "flowers")
+        #expect(model.version == 2 && model.sha256 == v2.sha256)
+        #expect(try Data(contentsOf: model.fileURL) == Data(contentsOf: URL(fileURLWithPath: new)))
+        await #expect(try published.server.metric(Self.served) - before == patch.size, "only the patch went out")
+    }
+
     /// `--stop-over-limit` stops as the server does: a patch under the limit is made whole, one
     /// that cannot come under it stops with the size it had reached, less than the whole patch.
     @Test func depotDiffStopsOverTheLimitAsTheServerDoes() async throws {

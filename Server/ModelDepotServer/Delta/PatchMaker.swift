@@ -35,6 +35,17 @@ public enum PatchMaker {
         return .success(streams.finish(oldSize: old.count, newSize: new.count))
     }
 
+    /// How many changed tensors of the model at `new` a patch from the model at `old` adds to
+    /// their old selves (``TensorAnchors``): 0 when either is not a valid model.
+    /// - Throws: ``DepotError`` `file_unreadable` for a file that cannot be read.
+    public static func alignedTensors(fromFileAt old: String, toFileAt new: String) throws(DepotError) -> Int {
+        try MappedFile(path: old).withBytes { (old) throws(DepotError) in
+            try MappedFile(path: new).withBytes { new in
+                TensorAnchors.between(old.assumingMemoryBound(to: UInt8.self), new.assumingMemoryBound(to: UInt8.self)).count
+            }
+        }
+    }
+
     /// The patch from the file at `old` to the file at `new`, both mapped, not copied, or
     /// ``OverLimit`` once it is known to be over `limit` bytes.
     /// - Throws: ``DepotError`` `file_unreadable` for a file that cannot be read.
