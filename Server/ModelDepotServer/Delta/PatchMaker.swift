@@ -39,11 +39,7 @@ public enum PatchMaker {
     /// their old selves (``TensorAnchors``): 0 when either is not a valid model.
     /// - Throws: ``DepotError`` `file_unreadable` for a file that cannot be read.
     public static func alignedTensors(fromFileAt old: String, toFileAt new: String) throws(DepotError) -> Int {
-        try MappedFile(path: old).withBytes { (old) throws(DepotError) in
-            try MappedFile(path: new).withBytes { new in
-                TensorAnchors.between(old.assumingMemoryBound(to: UInt8.self), new.assumingMemoryBound(to: UInt8.self)).count
-            }
-        }
+        try withMapped(old, new) { TensorAnchors.between($0, $1).count }
     }
 
     /// The patch from the file at `old` to the file at `new`, both mapped, not copied, or
@@ -52,9 +48,16 @@ public enum PatchMaker {
     public static func patch(fromFileAt old: String, toFileAt new: String, limit: Int = .max) throws(DepotError) -> Result<
         [UInt8], OverLimit
     > {
+        try withMapped(old, new) { patch(from: $0, to: $1, limit: limit) }
+    }
+
+    /// `body` of the files at `old` and `new`, both mapped.
+    private static func withMapped<T>(
+        _ old: String, _ new: String, _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> T
+    ) throws(DepotError) -> T {
         try MappedFile(path: old).withBytes { (old) throws(DepotError) in
             try MappedFile(path: new).withBytes { new in
-                patch(from: old.assumingMemoryBound(to: UInt8.self), to: new.assumingMemoryBound(to: UInt8.self), limit: limit)
+                body(old.assumingMemoryBound(to: UInt8.self), new.assumingMemoryBound(to: UInt8.self))
             }
         }
     }
