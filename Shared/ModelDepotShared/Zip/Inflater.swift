@@ -87,7 +87,8 @@ struct Inflater {
     ///   - sink: Receives the output in order, in pieces.
     /// - Returns: How many bytes were produced, or why inflating stopped.
     static func inflate(_ input: FlatBufferBytes, limit: Int, into sink: ([UInt8]) -> Void) -> Result<Int, Failure> {
-        let output = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        // Output under `limit` never reaches a flush: a small one needs no more than itself and a match.
+        let output = UnsafeMutablePointer<UInt8>.allocate(capacity: limit < capacity - 258 ? max(limit, 0) + 258 : capacity)
         defer { output.deallocate() }
         return withoutActuallyEscaping(sink) { sink in
             var inflater = Inflater(input: input, limit: limit, output: output, sink: sink)

@@ -52,6 +52,17 @@ import Testing
         }
     }
 
+    /// A limit of exactly the output's size is enough; one byte less is `tooLarge`, for literals
+    /// and for matches alike, and the output held never passes what the limit allows.
+    @Test func theLimitIsExact() throws {
+        for (name, bytes) in Self.inputs where !bytes.isEmpty {
+            let compressed = Self.compress(bytes)
+            #expect(try Self.inflate(compressed, limit: bytes.count) == bytes, "\(name)")
+            let short = compressed.withUnsafeBytes { Inflater.inflate(FlatBufferBytes(raw: $0), limit: bytes.count - 1) { _ in } }
+            #expect(short == .failure(.tooLarge), "\(name)")
+        }
+    }
+
     /// Output past the inflater's 1 MiB flushes, with back-references reaching across each flush
     /// into the window it keeps: a 20 KB stretch repeated, a byte changed in each copy.
     @Test func backReferencesAcrossFlushesInflateBack() throws {
