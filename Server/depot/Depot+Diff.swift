@@ -72,9 +72,11 @@ extension Depot {
             if json { return print(try JSONOutput.string(result)) }
             let verb = stopped ? "stopped over 80% in" : "made in"
             let aligned =
-                result.alignedTensors > 0
-                ? "; \(result.alignedTensors) changed tensor\(result.alignedTensors == 1 ? "" : "s") added to \(result.alignedTensors == 1 ? "its" : "their") old \(result.alignedTensors == 1 ? "self" : "selves")"
-                : ""
+                switch result.alignedTensors {
+                case 0: ""
+                case 1: "; 1 changed tensor added to its old self"
+                case let count: "; \(count) changed tensors added to their old selves"
+                }
             print(
                 String(
                     format: "patch: %@%d bytes, %.2f%% of the new file's %d (%@ %.2f s%@); %@", stopped ? "over " : "", size, share * 100,

@@ -182,7 +182,7 @@ import Testing
     }
 
     @Test func depotDiffShowsThePatchAnUpdateWouldCost() async throws {
-        struct Result: Decodable { let oldSize: Int, newSize: Int, patchSize: Int, share: Double, offered: Bool }
+        struct Result: Decodable { let oldSize: Int, newSize: Int, patchSize: Int, share: Double, offered: Bool, alignedTensors: Int }
         let scratch = try Scratch()
         let (old, new) = (Binaries.fixture("float_classifier"), Binaries.fixture("float_classifier_labels"))
         let result = try await Command.depot(["diff", old, new, "--out", scratch.path("patch"), "--json"], environment: [:]).decode(
@@ -190,9 +190,11 @@ import Testing
         let written = try Data(contentsOf: scratch.url.appendingPathComponent("patch"))
         #expect(result.patchSize == written.count && result.oldSize == 992 && result.newSize == 1127 && result.offered)
         #expect(abs(result.share - Double(written.count) / 1127) < 1e-9)
+        #expect(result.alignedTensors == 0, "labels added, no weight changed")
         let text = try await Command.depot(["diff", old, new], environment: [:])
         #expect(
-            text.status == 0 && text.text.contains("\(written.count) bytes") && text.text.contains("of the new file's 1127"), "\(text.text)"
+            text.status == 0 && text.text.contains("\(written.count) bytes") && text.text.contains("of the new file's 1127")
+                && !text.text.contains("changed tensor"), "\(text.text)"
         )
         let missing = try await Command.depot(["diff", scratch.path("absent.tflite"), new], environment: [:])
         #expect(missing.status == 1 && missing.error.contains("absent.tflite"), "\(missing.error)")
@@ -225,7 +227,7 @@ import Testing
     /// `--stop-over-limit` stops as the server does: a patch under the limit is made whole, one
     /// that cannot come under it stops with the size it had reached, less than the whole patch.
     @Test func depotDiffStopsOverTheLimitAsTheServerDoes() async throws {
-        struct Result: Decodable { let newSize: Int, patchSize: Int, offered: Bool, stopped: Bool }
+        struct Result: Decodable { let newSize: Int, patchSize: Int, offered: Bool, stopped: Bool, alignedTensors: Int }
         let scratch = try Scratch()
         var generator = SystemRandomNumberGenerator()
         let oldBytes = (0..<600_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -236,6 +238,7 @@ import Testing
         let whole = try await Command.depot(["diff", old, new, "--json"], environment: [:]).decode(Result.self)
         let stopped = try await Command.depot(["diff", old, new, "--stop-over-limit", "--json"], environment: [:]).decode(Result.self)
         #expect(!whole.stopped && !whole.offered && stopped.stopped && !stopped.offered)
+        #expect(whole.alignedTensors == 0, "not models: nothing to line up")
         #expect(stopped.patchSize > newBytes.count * 8 / 10 && stopped.patchSize < whole.patchSize, "\(stopped) \(whole)")
         let small = (Binaries.fixture("float_classifier"), Binaries.fixture("float_classifier_labels"))
         let kept = try await Command.depot(["diff", small.0, small.1, "--stop-over-limit", "--json"], environment: [:]).decode(Result.self)

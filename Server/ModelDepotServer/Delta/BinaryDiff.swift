@@ -171,9 +171,11 @@ enum BinaryDiff {
     static func commonPrefix(_ a: UnsafePointer<UInt8>, _ aCount: Int, _ b: UnsafePointer<UInt8>, _ bCount: Int) -> Int {
         let count = min(aCount, bCount)
         var length = 0
-        while length + 8 <= count,
-            UnsafeRawPointer(a + length).loadUnaligned(as: UInt64.self) == UnsafeRawPointer(b + length).loadUnaligned(as: UInt64.self)
-        {
+        while length + 8 <= count {
+            let difference =
+                UnsafeRawPointer(a + length).loadUnaligned(as: UInt64.self) ^ UnsafeRawPointer(b + length).loadUnaligned(as: UInt64.self)
+            // The first byte that differs is the lowest in memory: in a little-endian word, the lowest bits.
+            if difference != 0 { return length + UInt64(littleEndian: difference).trailingZeroBitCount / 8 }
             length += 8
         }
         while length < count, a[length] == b[length] { length += 1 }

@@ -111,26 +111,6 @@ public enum Deflater {
             }
         }
 
-        /// How many bytes from `a` and from `b` agree, at most `limit` (`b + limit` within `input`,
-        /// `a` before `b`): eight at a time, then the first that differs.
-        private static func commonLength(_ input: UnsafeBufferPointer<UInt8>, _ a: Int, _ b: Int, limit: Int) -> Int {
-            guard let base = input.baseAddress else { return 0 }
-            let (first, second) = (UnsafeRawPointer(base + a), UnsafeRawPointer(base + b))
-            var length = 0
-            while length + 8 <= limit {
-                let difference =
-                    first.loadUnaligned(fromByteOffset: length, as: UInt64.self)
-                    ^ second.loadUnaligned(fromByteOffset: length, as: UInt64.self)
-                if difference != 0 { return length + UInt64(littleEndian: difference).trailingZeroBitCount / 8 }
-                length += 8
-            }
-            while length < limit, first.load(fromByteOffset: length, as: UInt8.self) == second.load(fromByteOffset: length, as: UInt8.self)
-            {
-                length += 1
-            }
-            return length
-        }
-
         /// Greedy parsing of `range`, with matches reaching back into earlier blocks. A match is
         /// taken only where it costs fewer bits (with the fixed codes) than its bytes as literals
         /// would (`literalBits`, each byte's code length with a code made for the range's
@@ -142,14 +122,14 @@ public enum Deflater {
             while i < range.upperBound {
                 insert(input, upTo: i)
                 var bestLength = 0, bestDistance = 0
-                if i + 2 < range.upperBound {
+                if i + 2 < range.upperBound, let base = input.baseAddress {
                     var candidate = Int(head[Self.hash(input, i)])
                     var tried = 0
                     let limit = min(Deflater.longestMatch, range.upperBound - i)
                     while candidate >= 0, i - candidate <= Deflater.window, tried < Deflater.chainLimit {
                         // A candidate that differs where the best match so far ends is no longer.
                         if input[candidate + bestLength] == input[i + bestLength] {
-                            let length = Self.commonLength(input, candidate, i, limit: limit)
+                            let length = BinaryDiff.commonPrefix(base + candidate, limit, base + i, limit)
                             if length > bestLength {
                                 bestLength = length
                                 bestDistance = i - candidate
