@@ -2,8 +2,10 @@ import Foundation
 
 extension Patch {
     /// Applies `patch` to `old` and writes the new file to `output`. The three streams are
-    /// inflated into temporary files first, then read in step with the old file, 1 MiB at a
-    /// time: memory stays bounded whatever the files' sizes or the patch's claims.
+    /// inflated into temporary files first, then read in step with the old file through buffers
+    /// of 1 MiB, and the new file is written 1 MiB at a time: memory stays bounded whatever the
+    /// files' sizes or the patch's claims, and a patch of many short steps costs no system call
+    /// per step.
     /// - Parameters:
     ///   - patch: The patch's bytes, as the server made them.
     ///   - old: The file the patch starts from.
@@ -41,31 +43,20 @@ extension Patch {
         guard controls.size == header.steps * 24 else {
             throw invalid("its controls hold \(controls.size) bytes for \(header.steps) steps")
         }
+        let writer = OutputFile(output)
         var oldOffset = 0
         var written = 0
         for _ in 0..<header.steps {
-            let control = try controls.read(24)
-            let addedCount = Int(truncatingIfNeeded: control.withUnsafeBytes { number($0, at: 0) })
-            let insertedCount = Int(truncatingIfNeeded: control.withUnsafeBytes { number($0, at: 8) })
-            let seek = Int(truncatingIfNeeded: control.withUnsafeBytes { number($0, at: 16) })
+            let addedCount = Int(truncatingIfNeeded: try controls.number())
+            let insertedCount = Int(truncatingIfNeeded: try controls.number())
+            let seek = Int(truncatingIfNeeded: try controls.number())
             guard addedCount >= 0, insertedCount >= 0, addedCount <= newSize - written, insertedCount <= newSize - written - addedCount,
                 oldOffset >= 0, oldOffset <= old.count, addedCount <= old.count - oldOffset
             else {
                 throw invalid("a step reads outside the old file or writes past the new one")
             }
-            var done = 0
-            while done < addedCount {
-                var piece = try added.read(min(1 << 20, addedCount - done))
-                for i in piece.indices { piece[i] &+= old[oldOffset + done + i] }
-                try write(piece, to: output)
-                done += piece.count
-            }
-            done = 0
-            while done < insertedCount {
-                let piece = try inserted.read(min(1 << 20, insertedCount - done))
-                try write(piece, to: output)
-                done += piece.count
-            }
+            try added.add(UnsafeRawBufferPointer(rebasing: old[oldOffset..<(oldOffset + addedCount)]), into: writer)
+            try inserted.take(insertedCount) { (piece) throws(DepotError) in try writer.append(piece) }
             written += addedCount + insertedCount
             let (moved, overflow) = (oldOffset + addedCount).addingReportingOverflow(seek)
             guard !overflow else { throw invalid("a step moves outside the old file") }
@@ -74,61 +65,98 @@ extension Patch {
         guard written == newSize, added.isFinished, inserted.remaining == 0 else {
             throw invalid("its steps make \(written) bytes of \(newSize), with bytes left over")
         }
+        try writer.flush()
     }
 
-    private static func write(_ bytes: [UInt8], to output: FileHandle) throws(DepotError) {
-        do {
-            try output.write(contentsOf: bytes)
-        } catch {
-            throw DepotError(.fileUnreadable, "Could not write the patched file.", cause: "\(error)")
+    /// The new file, gathered in a buffer of 1 MiB and written when it fills.
+    private final class OutputFile {
+        private static let capacity = 1 << 20
+        private let handle: FileHandle
+        private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
+        private var count = 0
+
+        init(_ handle: FileHandle) { self.handle = handle }
+
+        deinit { buffer.deallocate() }
+
+        /// Writes `bytes` after those before.
+        func append(_ bytes: UnsafeRawBufferPointer) throws(DepotError) {
+            var done = 0
+            while done < bytes.count {
+                if count == Self.capacity { try flush() }
+                let taken = min(bytes.count - done, Self.capacity - count)
+                (buffer.baseAddress! + count).copyMemory(from: bytes.baseAddress! + done, byteCount: taken)
+                count += taken
+                done += taken
+            }
+        }
+
+        /// Writes the bytewise sums (modulo 256) of `added` and the old bytes `base`, as long.
+        func appendSums(_ added: UnsafeRawBufferPointer, _ base: UnsafeRawBufferPointer) throws(DepotError) {
+            var done = 0
+            while done < added.count {
+                if count == Self.capacity { try flush() }
+                let taken = min(added.count - done, Self.capacity - count)
+                for index in 0..<taken { buffer[count + index] = added[done + index] &+ base[done + index] }
+                count += taken
+                done += taken
+            }
+        }
+
+        /// Writes what the buffer holds.
+        func flush() throws(DepotError) {
+            do {
+                try handle.write(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            } catch {
+                throw DepotError(.fileUnreadable, "Could not write the patched file.", cause: "\(error)")
+            }
+            count = 0
         }
     }
 
     /// The added bytes, decoded from their runs (``ZeroRuns``) as the steps ask for them.
     private final class ZeroRunReader {
         private let stream: StreamFile
-        private var buffer: [UInt8] = []
-        private var position = 0
         private var zeros = 0
         private var literals = 0
 
         init(_ stream: StreamFile) { self.stream = stream }
 
         /// Whether every run was used up.
-        var isFinished: Bool { zeros == 0 && literals == 0 && position == buffer.count && stream.remaining == 0 }
+        var isFinished: Bool { zeros == 0 && literals == 0 && stream.remaining == 0 }
 
-        /// The next `count` added bytes (a patch whose runs hold fewer is invalid).
-        func read(_ count: Int) throws(DepotError) -> [UInt8] {
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(count)
-            while bytes.count < count {
+        /// Writes the next `base.count` added bytes, each added to its byte of `base` (the old
+        /// file's bytes the step starts from); a patch whose runs hold fewer is invalid.
+        func add(_ base: UnsafeRawBufferPointer, into output: OutputFile) throws(DepotError) {
+            var done = 0
+            while done < base.count {
                 if zeros == 0 && literals == 0 {
                     zeros = try number()
                     literals = try number()
                     continue
                 }
-                let wanted = count - bytes.count
+                let wanted = base.count - done
                 if zeros > 0 {
+                    // An added zero leaves the old byte as it is.
                     let taken = min(zeros, wanted)
-                    bytes.append(contentsOf: repeatElement(0, count: taken))
+                    try output.append(UnsafeRawBufferPointer(rebasing: base[done..<(done + taken)]))
                     zeros -= taken
+                    done += taken
                 } else {
-                    if position == buffer.count { try refill() }
-                    let taken = min(literals, wanted, buffer.count - position)
-                    bytes += buffer[position..<(position + taken)]
-                    position += taken
+                    let taken = min(literals, wanted)
+                    try stream.take(taken) { (piece) throws(DepotError) in
+                        try output.appendSums(piece, UnsafeRawBufferPointer(rebasing: base[done..<(done + piece.count)]))
+                        done += piece.count
+                    }
                     literals -= taken
                 }
             }
-            return bytes
         }
 
         private func number() throws(DepotError) -> Int {
             var value = 0
             for shift in stride(from: 0, to: 63, by: 7) {
-                if position == buffer.count { try refill() }
-                let byte = buffer[position]
-                position += 1
+                let byte = try stream.byte()
                 value |= Int(byte & 0x7F) << shift
                 if byte < 0x80 {
                     guard value >= 0 else { break }
@@ -137,21 +165,23 @@ extension Patch {
             }
             throw Patch.invalid("its added stream holds a count past 2^62")
         }
-
-        private func refill() throws(DepotError) {
-            guard stream.remaining > 0 else { throw Patch.invalid("a step needs more bytes than its streams hold") }
-            buffer = try stream.read(min(1 << 20, stream.remaining))
-            position = 0
-        }
     }
 
-    /// One of a patch's streams, inflated into a temporary file, read back in order.
+    /// One of a patch's streams, inflated into a temporary file, read back in order through a
+    /// buffer of 1 MiB.
     private final class StreamFile {
+        private static let capacity = 1 << 20
         let url: URL
         let size: Int
         private let handle: FileHandle
+        private let buffer: UnsafeMutableRawBufferPointer
+        /// The buffer's bytes not yet taken: `position..<end`.
+        private var position = 0
+        private var end = 0
+        /// Bytes read from the file into the buffer.
         private var read = 0
-        var remaining: Int { size - read }
+        /// Bytes not yet taken.
+        var remaining: Int { size - read + end - position }
 
         init(inflating compressed: UnsafeRawBufferPointer, limit: Int, name: String, in directory: URL) throws(DepotError) {
             url = directory.appendingPathComponent("patch-\(name)-\(UUID().uuidString)")
@@ -180,20 +210,52 @@ extension Patch {
             }
             size = produced
             handle = reader
+            buffer = .allocate(byteCount: Self.capacity, alignment: 16)
         }
 
-        /// The next `count` bytes (fewer is an invalid patch).
-        func read(_ count: Int) throws(DepotError) -> [UInt8] {
+        deinit { buffer.deallocate() }
+
+        /// The next byte.
+        func byte() throws(DepotError) -> UInt8 {
+            if position == end { try refill() }
+            defer { position += 1 }
+            return buffer[position]
+        }
+
+        /// The next 8 bytes as a little-endian number.
+        func number() throws(DepotError) -> UInt64 {
+            var value: UInt64 = 0
+            for index in 0..<8 { value |= UInt64(try byte()) << (8 * index) }
+            return value
+        }
+
+        /// Hands the next `count` bytes to `body`, in the pieces the buffer holds them in (fewer
+        /// than `count` left is an invalid patch).
+        func take(_ count: Int, _ body: (UnsafeRawBufferPointer) throws(DepotError) -> Void) throws(DepotError) {
             guard count <= remaining else { throw Patch.invalid("a step needs more bytes than its streams hold") }
+            var left = count
+            while left > 0 {
+                if position == end { try refill() }
+                let taken = min(left, end - position)
+                try body(UnsafeRawBufferPointer(rebasing: buffer[position..<(position + taken)]))
+                position += taken
+                left -= taken
+            }
+        }
+
+        /// Reads the file's next bytes into the buffer, which holds none still to be taken.
+        private func refill() throws(DepotError) {
+            guard read < size else { throw Patch.invalid("a step needs more bytes than its streams hold") }
             let data: Data?
             do {
-                data = try handle.read(upToCount: count)
+                data = try handle.read(upToCount: min(Self.capacity, size - read))
             } catch {
                 throw DepotError(.fileUnreadable, "Could not read back a temporary file while applying a patch.", cause: "\(error)")
             }
-            guard let data, data.count == count else { throw Patch.invalid("a stream ended early") }
-            read += count
-            return [UInt8](data)
+            guard let data, !data.isEmpty else { throw Patch.invalid("a stream ended early") }
+            buffer.copyBytes(from: data)
+            (position, end) = (0, data.count)
+            read += data.count
         }
 
         func remove() {

@@ -57,6 +57,51 @@ import Testing
         #expect(patch.count < 1_000, "a 4-byte insertion and a 100-byte cut: \(patch.count) bytes")
     }
 
+    /// Streams and steps larger than the applier's 1 MiB buffers, and thousands of short steps:
+    /// every byte lands where the steps say, whichever buffer boundary it crosses.
+    @Test func stepsAcrossTheBuffersComeBackByteForByte() throws {
+        var generator = SystemRandomNumberGenerator()
+        func noise(_ count: Int) -> [UInt8] {
+            var bytes = [UInt8](repeating: 0, count: count + 8)
+            bytes.withUnsafeMutableBytes {
+                for offset in stride(from: 0, to: count, by: 8) {
+                    $0.storeBytes(of: generator.next(), toByteOffset: offset, as: UInt64.self)
+                }
+            }
+            return Array(bytes.prefix(count))
+        }
+        let old = noise(3 << 20)
+        let steps =
+            [(added: 3 << 19, inserted: 700_000, seek: -(1 << 20))]
+            + Array(repeating: (added: 37, inserted: 11, seek: 3), count: 5_000) + [
+                (added: (1 << 20) + 13, inserted: (1 << 20) + 7, seek: 0)
+            ]
+        // Added bytes in runs: stretches of zeros and of other bytes, 1 to 64 bytes each.
+        var added = noise(steps.reduce(0) { $0 + $1.added })
+        var index = 0
+        while index < added.count {
+            let zeros = Int(added[index] & 63) + 1
+            for zero in index..<min(index + zeros, added.count) { added[zero] = 0 }
+            index += zeros + Int(added[min(index + zeros, added.count - 1)] & 63) + 1
+        }
+        // A stretch of other bytes across the first MiB written, where the output's buffer fills.
+        for index in ((1 << 20) - 100)..<((1 << 20) + 100) { added[index] |= 1 }
+        let inserted = noise(steps.reduce(0) { $0 + $1.inserted })
+        var expected: [UInt8] = []
+        var (oldOffset, addedOffset, insertedOffset) = (0, 0, 0)
+        for step in steps {
+            expected += (0..<step.added).map { added[addedOffset + $0] &+ old[oldOffset + $0] }
+            expected += inserted[insertedOffset..<(insertedOffset + step.inserted)]
+            (addedOffset, insertedOffset) = (addedOffset + step.added, insertedOffset + step.inserted)
+            oldOffset += step.added + step.seek
+        }
+        let patch = Self.handMade(steps: steps, added: added, inserted: inserted, oldSize: old.count)
+        #expect(ZeroRuns.encode(added).count > 1 << 20 && inserted.count > 1 << 20, "both streams outgrow a buffer")
+        let applied = try Self.apply(patch, to: old, newSize: expected.count)
+        #expect(applied.count == expected.count)
+        #expect(applied.indices.first { applied[$0] != expected[$0] } == nil, "the first byte that differs")
+    }
+
     @Test func damagedOrHostilePatchesAreRefused() throws {
         let old = try Fixtures.bytes("float_classifier")
         let new = try Fixtures.bytes("float_classifier_labels")
