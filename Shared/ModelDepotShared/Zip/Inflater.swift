@@ -206,10 +206,26 @@ struct Inflater {
     }
 
     private mutating func codes(literals: Huffman, distances: Huffman) throws(Failure) {
+        try literals.fast.withUnsafeBufferPointer { (fast) throws(Failure) in try codes(literals, fast: fast, distances: distances) }
+    }
+
+    /// ``codes(literals:distances:)`` with the literal code's look-up table at hand: a literal
+    /// whose code the table holds (nearly every one) is decoded and written in place.
+    private mutating func codes(_ literals: Huffman, fast: UnsafeBufferPointer<UInt16>, distances: Huffman) throws(Failure) {
         while true {
-            let symbol = try decode(literals)
+            if bitCount < Huffman.fastBits { refill() }
+            let entry = fast[Int(bitBuffer & UInt64((1 << Huffman.fastBits) - 1))]
+            let codeLength = Int(entry & 15)
+            let symbol: Int
+            if entry != 0, codeLength <= bitCount {
+                bitBuffer >>= UInt64(codeLength)
+                bitCount -= codeLength
+                symbol = Int(entry >> 4)
+            } else {
+                symbol = try decode(literals)
+            }
             if symbol < 256 {
-                try emit(UInt8(symbol))
+                try emit(UInt8(truncatingIfNeeded: symbol))
                 continue
             }
             if symbol == 256 { return }
