@@ -2,7 +2,8 @@ import ModelDepotShared
 
 /// DEFLATE (RFC 1951): LZ77 matches found through hash chains over a 32 KiB window, each block
 /// of ``blockSize`` coded with Huffman codes made for it, with the fixed codes, or stored,
-/// whichever is smallest. The device inflates it with the project's own inflater (which keeps
+/// whichever is smallest. A block's tokens are the cheapest path through its matches
+/// (``Matches/cheapestTokens(_:costs:)``), priced by the codes of a greedy parse, then by their own. The device inflates it with the project's own inflater (which keeps
 /// the 32 KiB window and the codes' tables, whatever the block), so neither side needs zlib.
 public enum Deflater {
     static let window = 1 << 15
@@ -19,17 +20,27 @@ public enum Deflater {
     }
 
     /// One block of `input`: with Huffman codes made for it, the fixed codes, or stored, whichever
-    /// is smallest; its matches may reach back into the blocks `matcher` has seen.
+    /// is smallest; its matches may reach back into the blocks `matcher` has seen. Its tokens are
+    /// the greedy ones, or the cheapest path priced by their codes (and once more by its own)
+    /// where that costs fewer bits.
     static func writeBlock(
         _ input: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, last: Bool, matcher: inout Matcher, writer: inout BitWriter
     ) {
         var frequencies = [Int](repeating: 0, count: 256)
         for index in range { frequencies[Int(input[index])] += 1 }
         let literalBits = HuffmanCode(frequencies: frequencies, limit: 15).lengths
-        let tokens = matcher.tokens(input, range, literalBits: literalBits)
+        let matches = matcher.matches(input, range)
+        let greedy = matches.greedyTokens(input, literalBits: literalBits)
+        // The cheapest path priced by the greedy tokens' codes, then by its own codes.
+        var (tokens, dynamic) = (greedy, DynamicBlock(greedy))
+        for _ in 0..<2 {
+            let cheapest = matches.cheapestTokens(input, costs: dynamic)
+            let cheapestBlock = DynamicBlock(cheapest)
+            guard cheapestBlock.bits < dynamic.bits else { break }
+            (tokens, dynamic) = (cheapest, cheapestBlock)
+        }
         let fixedBits = 3 + tokens.reduce(7) { $0 + Token.fixedBits($1) }
         let storedBits = 3 + 7 + 32 + range.count * 8
-        let dynamic = DynamicBlock(tokens)
         if dynamic.bits < min(fixedBits, storedBits) {
             dynamic.write(tokens, last: last, to: &writer)
         } else if fixedBits <= storedBits {
@@ -111,18 +122,19 @@ public enum Deflater {
             }
         }
 
-        /// Greedy parsing of `range`, with matches reaching back into earlier blocks. A match is
-        /// taken only where it costs fewer bits (with the fixed codes) than its bytes as literals
-        /// would (`literalBits`, each byte's code length with a code made for the range's
-        /// bytes): in data of few distinct values, such as small differences, a short match far
-        /// back costs more than the bytes it stands for.
-        mutating func tokens(_ input: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, literalBits: [Int]) -> [Token] {
-            var tokens: [Token] = []
-            var i = range.lowerBound
-            while i < range.upperBound {
+        /// The longest match at each position of `range` (reaching back into earlier blocks),
+        /// for ``Matches/greedyTokens(_:literalBits:)`` and ``Matches/cheapestTokens(_:costs:)``.
+        /// Inside a match of at least ``Matches/followed`` bytes, the next position's match is the
+        /// same one, a byte shorter, without a search: long repeats cost no search per byte.
+        mutating func matches(_ input: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Matches {
+            var matches = Matches(range: range)
+            var (followedLength, followedDistance) = (0, 0)
+            for i in range {
                 insert(input, upTo: i)
                 var bestLength = 0, bestDistance = 0
-                if i + 2 < range.upperBound, let base = input.baseAddress {
+                if followedLength > Matches.followed {
+                    (bestLength, bestDistance) = (followedLength - 1, followedDistance)
+                } else if i + 2 < range.upperBound, let base = input.baseAddress {
                     var candidate = Int(head[Self.hash(input, i)])
                     var tried = 0
                     let limit = min(Deflater.longestMatch, range.upperBound - i)
@@ -142,20 +154,11 @@ public enum Deflater {
                         tried += 1
                     }
                 }
-                var literalCost = 0
-                if bestLength >= 3 {
-                    for index in i..<(i + bestLength) { literalCost += literalBits[Int(input[index])] }
-                }
-                if bestLength >= 3, Token.fixedBits(.match(length: bestLength, distance: bestDistance)) < literalCost {
-                    tokens.append(.match(length: bestLength, distance: bestDistance))
-                    i += bestLength
-                } else {
-                    tokens.append(.literal(input[i]))
-                    i += 1
-                }
+                if bestLength >= 3 { matches.set(i, length: bestLength, distance: bestDistance) }
+                (followedLength, followedDistance) = (bestLength, bestDistance)
             }
             insert(input, upTo: range.upperBound)
-            return tokens
+            return matches
         }
     }
 

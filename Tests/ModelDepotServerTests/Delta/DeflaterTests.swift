@@ -133,4 +133,49 @@ import Testing
         #expect(bits < entropy * 1.1 + 0.05, "\(bits) bits a byte against an entropy of \(entropy)")
         #expect(bits < 4, "the fixed codes would take 8 or more: \(bits)")
     }
+
+    /// Where the longest match now leaves a worse one next, the cheapest path takes a literal
+    /// first: `abc` followed by `R` is a 3-byte match (`abcQ` far back) and then `R`, or `a` and one
+    /// match of `bcR` (`xbcR`). Its tokens make the block's bytes and cost fewer bits than the
+    /// greedy ones, priced by the greedy ones' own codes.
+    @Test func theCheapestPathBeatsTheLongestMatchFirst() throws {
+        var generator = SystemRandomNumberGenerator()
+        func noise(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 128...255, using: &generator) } }
+        let r = noise(200)
+        let bytes = Array("abcQ".utf8) + noise(2_000) + Array("xbc".utf8) + r + noise(2_000) + Array("abc".utf8) + r
+        var matcher = Deflater.Matcher()
+        let matches = bytes.withUnsafeBufferPointer { matcher.matches($0, 0..<bytes.count) }
+        var frequencies = [Int](repeating: 0, count: 256)
+        for byte in bytes { frequencies[Int(byte)] += 1 }
+        let literalBits = HuffmanCode(frequencies: frequencies, limit: 15).lengths
+        let greedy = bytes.withUnsafeBufferPointer { matches.greedyTokens($0, literalBits: literalBits) }
+        let code = Deflater.DynamicBlock(greedy)
+        let cheapest = bytes.withUnsafeBufferPointer { matches.cheapestTokens($0, costs: code) }
+        func replay(_ tokens: [Deflater.Token]) -> [UInt8] {
+            var output: [UInt8] = []
+            for token in tokens {
+                switch token {
+                case .literal(let byte): output.append(byte)
+                case .match(let length, let distance): for _ in 0..<length { output.append(output[output.count - distance]) }
+                }
+            }
+            return output
+        }
+        func priced(_ tokens: [Deflater.Token]) -> Int {
+            tokens.reduce(0) { total, token in
+                switch token {
+                case .literal(let byte): return total + code.literals.lengths[Int(byte)]
+                case .match(let length, let distance):
+                    let index = Deflater.Token.lengthIndex[length], distanceCode = Deflater.Token.distanceIndex(distance)
+                    return total + code.literals.lengths[257 + index] + DeflateCodes.lengthExtra[index]
+                        + code.distances.lengths[distanceCode] + DeflateCodes.distanceExtra[distanceCode]
+                }
+            }
+        }
+        #expect(replay(greedy) == bytes && replay(cheapest) == bytes)
+        #expect(greedy.suffix(2).map { if case .match(let length, _) = $0 { length } else { 0 } } == [3, 200], "greedy: abc, then R")
+        #expect(cheapest.suffix(2).map { if case .match(let length, _) = $0 { length } else { 0 } } == [0, 202], "cheapest: a, then bcR")
+        #expect(priced(cheapest) < priced(greedy))
+        #expect(try Self.inflate(Self.compress(bytes), limit: bytes.count) == bytes)
+    }
 }
