@@ -4,7 +4,7 @@ extension Deflater {
     /// A block's longest match at each position (``Matcher/matches(_:_:)``), and the two ways of
     /// choosing among them: greedily, or by the cheapest path through the block.
     struct Matches {
-        /// A match at least this long is followed into the next position instead of searched again.
+        /// A match longer than this is followed into the next position instead of searched again.
         static let followed = 32
         /// Past this length only the whole match is weighed against a literal (a long repeat's
         /// shorter matches would cost a pass each over most of their lengths).
@@ -63,9 +63,7 @@ extension Deflater {
                 let index = Token.lengthIndex[length]
                 return bits(costs.literals.lengths[257 + index]) + DeflateCodes.lengthExtra[index]
             }
-            let distanceCost = (0..<30).map {
-                bits(costs.distances.lengths.count > $0 ? costs.distances.lengths[$0] : 0) + DeflateCodes.distanceExtra[$0]
-            }
+            let distanceCost = (0..<30).map { bits(costs.distances.lengths[$0]) + DeflateCodes.distanceExtra[$0] }
             let count = range.count
             // cheapest[offset]: the least bits to code the block's first `offset` bytes; step[offset]: the last token's length.
             var cheapest = [Int](repeating: .max, count: count + 1)
