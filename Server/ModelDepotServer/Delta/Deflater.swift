@@ -3,8 +3,9 @@ import ModelDepotShared
 /// DEFLATE (RFC 1951): LZ77 matches found through hash chains over a 32 KiB window, each block
 /// of ``blockSize`` coded with Huffman codes made for it, with the fixed codes, or stored,
 /// whichever is smallest. A block's tokens are the cheapest path through its matches
-/// (``Matches/cheapestTokens(_:costs:)``), priced by the codes of a greedy parse, then by their own. The device inflates it with the project's own inflater (which keeps
-/// the 32 KiB window and the codes' tables, whatever the block), so neither side needs zlib.
+/// (``Matches/cheapestTokens(_:costs:)``), priced by the codes of a greedy parse, then by their
+/// own. The device inflates it with the project's own inflater (which keeps the 32 KiB window and
+/// the codes' tables, whatever the block), so neither side needs zlib.
 public enum Deflater {
     static let window = 1 << 15
     static let blockSize = 1 << 15
@@ -124,7 +125,7 @@ public enum Deflater {
 
         /// The longest match at each position of `range` (reaching back into earlier blocks),
         /// for ``Matches/greedyTokens(_:literalBits:)`` and ``Matches/cheapestTokens(_:costs:)``.
-        /// Inside a match of at least ``Matches/followed`` bytes, the next position's match is the
+        /// Inside a match longer than ``Matches/followed`` bytes, the next position's match is the
         /// same one, a byte shorter, without a search: long repeats cost no search per byte.
         mutating func matches(_ input: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Matches {
             var matches = Matches(range: range)

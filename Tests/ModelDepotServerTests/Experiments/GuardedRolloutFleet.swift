@@ -209,7 +209,9 @@ final class GuardedRolloutFleet: Sendable {
     }
 
     /// Whether the guard's stages (1, 5, 25 and 50 % for version 2) give version 2 as many of the
-    /// devices as the sample-ratio check accepts.
+    /// devices as the sample-ratio check accepts, and the first stage gives it at least 5 devices
+    /// on more networks than a guard asks for by default (it leaves out each version's largest).
+    /// For 1,000 devices about 1 salt in 30 gives fewer, and the first stage could never pass.
     private static func splitsEvenly(_ devices: Int, salt: String) throws -> Bool {
         let buckets = (0..<devices).map { RolloutBucket.bucket(salt: salt, installationID: "sim-device-\($0)") }
         var split = try RolloutSplit(shares: [(version: 1, basisPoints: 10_000)])
@@ -219,6 +221,11 @@ final class GuardedRolloutFleet: Sendable {
             for bucket in buckets { if let version = split.version(forBucket: bucket) { observed[version, default: 0] += 1 } }
             if SampleRatioCheck(rule: "main", name: "main", shares: [1: 10_000 - share, 2: share], observed: observed).mismatch {
                 return false
+            }
+            if share == 100, devices > 0 {
+                let treated = buckets.indices.filter { split.version(forBucket: buckets[$0]) == 2 }
+                let networks = Set(treated.map { address(of: $0).split(separator: ".").dropLast() })
+                guard treated.count >= 5, networks.count > RolloutGuardSettings.defaultMinimumNetworks else { return false }
             }
         }
         return true

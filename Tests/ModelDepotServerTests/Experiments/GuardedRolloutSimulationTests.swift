@@ -66,7 +66,8 @@ import Testing
             let fleet = GuardedRolloutFleet(client: client, key: key, clock: clock, devices: 1_000) { _, _ in .init() }
             try await fleet.hour()
             // The first stage gives version 2 about 10 of the 1,000 devices (the rule's salt is new
-            // each run): fewer than 5 happened once (about 3% of runs), fewer than 2 is about 0.05%.
+            // each run; `prepare` draws it again when they would be fewer than 5, or on too few
+            // networks for the guard).
             _ = try await GuardedRolloutFleet.start(client, minimumInstallations: 2)
             let (completed, shares) = try await fleet.simulate(hours: 10)
 
