@@ -49,7 +49,7 @@ extension Depot {
         func run() throws {
             let sizes = try [old, new].map { path throws(DepotError) in try MappedFile(path: path).count }
             let start = ContinuousClock.now
-            let made = try PatchMaker.patch(
+            let (made, alignedTensors) = try PatchMaker.patchCountingAlignedTensors(
                 fromFileAt: old, toFileAt: new, limit: stopOverLimit ? PatchService.offerLimit(forFileOf: sizes[1]) : .max)
             let elapsed = ContinuousClock.now - start
             let (size, stopped): (Int, Bool)
@@ -68,7 +68,7 @@ extension Depot {
                 oldSize: sizes[0], newSize: sizes[1], patchSize: size, share: share,
                 offered: size <= PatchService.offerLimit(forFileOf: sizes[1]), stopped: stopped,
                 seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-                alignedTensors: try PatchMaker.alignedTensors(fromFileAt: old, toFileAt: new))
+                alignedTensors: alignedTensors)
             if json { return print(try JSONOutput.string(result)) }
             let verb = stopped ? "stopped over 80% in" : "made in"
             let aligned =

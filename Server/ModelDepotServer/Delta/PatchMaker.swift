@@ -20,10 +20,17 @@ public enum PatchMaker {
 
     /// The patch, or ``OverLimit`` as soon as what it has compressed is over `limit` bytes.
     static func patch(from old: UnsafeBufferPointer<UInt8>, to new: UnsafeBufferPointer<UInt8>, limit: Int) -> Result<[UInt8], OverLimit> {
+        patch(from: old, to: new, anchors: TensorAnchors.between(old, new), limit: limit)
+    }
+
+    /// The patch with the changed tensors `anchors` added to their old selves.
+    private static func patch(
+        from old: UnsafeBufferPointer<UInt8>, to new: UnsafeBufferPointer<UInt8>, anchors: [BinaryDiff.Anchor], limit: Int
+    ) -> Result<[UInt8], OverLimit> {
         var streams = PatchStreams()
         var done = 0
         do {
-            try BinaryDiff.forEachStep(from: old, to: new, anchors: TensorAnchors.between(old, new)) {
+            try BinaryDiff.forEachStep(from: old, to: new, anchors: anchors) {
                 (step: BinaryDiff.Step) throws(OverLimit) in
                 streams.append(step)
                 done += step.added.count + step.inserted.count
@@ -35,11 +42,16 @@ public enum PatchMaker {
         return .success(streams.finish(oldSize: old.count, newSize: new.count))
     }
 
-    /// How many changed tensors of the model at `new` a patch from the model at `old` adds to
-    /// their old selves (``TensorAnchors``): 0 when either is not a valid model.
+    /// ``patch(fromFileAt:toFileAt:limit:)``, and how many changed tensors of the model at `new`
+    /// it adds to their old selves (``TensorAnchors``; 0 when either file is not a valid model).
     /// - Throws: ``DepotError`` `file_unreadable` for a file that cannot be read.
-    public static func alignedTensors(fromFileAt old: String, toFileAt new: String) throws(DepotError) -> Int {
-        try withMapped(old, new) { TensorAnchors.between($0, $1).count }
+    public static func patchCountingAlignedTensors(fromFileAt old: String, toFileAt new: String, limit: Int = .max) throws(DepotError)
+        -> (patch: Result<[UInt8], OverLimit>, alignedTensors: Int)
+    {
+        try withMapped(old, new) { old, new in
+            let anchors = TensorAnchors.between(old, new)
+            return (patch(from: old, to: new, anchors: anchors, limit: limit), anchors.count)
+        }
     }
 
     /// The patch from the file at `old` to the file at `new`, both mapped, not copied, or
