@@ -99,6 +99,18 @@ import Testing
         #expect(parse(text) == .other, "\(text.debugDescription)")
     }
 
+    /// A field name is a token: of the 128 ASCII bytes, one in a name is taken exactly when it is
+    /// one of RFC 9110's `tchar`s (a colon, CR and LF end the name or the line instead).
+    @Test func aFieldNameTakesExactlyTheTokenCharacters() {
+        let tchar = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-.^_`|~".utf8)
+        for byte in UInt8(0)...127 where ![UInt8(ascii: ":"), 0x0A, 0x0D].contains(byte) {
+            var head = ByteBuffer(string: "GET / HTTP/1.1\r\nHost: x\r\nX")
+            head.writeInteger(byte)
+            head.writeString("Y: z\r\n\r\n")
+            #expect((FastPathRequestHead.parse(head) != .other) == tchar.contains(byte), "byte \(byte)")
+        }
+    }
+
     /// A `POST` with a small body (an outcome batch) is read here with its fields: the lengths are
     /// the head's and, with the body, the request's.
     @Test func aPostWithASmallBodyIsReadWithItsLengths() {

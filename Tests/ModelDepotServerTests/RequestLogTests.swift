@@ -67,8 +67,30 @@ import Testing
     }
 
     @Test func durationsHaveThreeDecimals() {
-        #expect(RequestLog.milliseconds(.nanoseconds(80_000)) == "0.080")
-        #expect(RequestLog.milliseconds(.milliseconds(2500)) == "2500.000")
-        #expect(RequestLog.milliseconds(.microseconds(1005)) == "1.005")
+        func milliseconds(_ duration: Duration) -> String {
+            var text: [UInt8] = []
+            RequestLog.appendMilliseconds(duration, to: &text)
+            return String(decoding: text, as: UTF8.self)
+        }
+        #expect(milliseconds(.nanoseconds(80_000)) == "0.080")
+        #expect(milliseconds(.milliseconds(2500)) == "2500.000")
+        #expect(milliseconds(.microseconds(1005)) == "1.005")
+        #expect(milliseconds(.seconds(1_234_567) + .microseconds(890)) == "1234567000.890")
+        #expect(milliseconds(.zero) == "0.000")
+        #expect(milliseconds(.microseconds(-5)) == "0.000")
+    }
+
+    @Test func aLineLeavesOutTheQueryAndKeepsTheRequestID() throws {
+        let file = try LogFile()
+        let log = RequestLog(isEnabled: true, output: file.handle.fileDescriptor)
+        log.record(
+            RequestLog.Line(
+                seconds: RequestLog.now(), method: "POST", path: "/v1/blobs/sha256/ab?x-depot=1", route: "/v1/blobs/sha256/{hex}",
+                status: 500, elapsed: .milliseconds(12), key: "k2", error: "internal_error", requestID: "r-42"))
+        #expect(log.flush() == 1)
+        #expect(
+            file.lines.first?.hasSuffix(
+                " info depot: duration_ms=12.000 error=internal_error key=k2 method=POST path=/v1/blobs/sha256/ab request_id=r-42 route=/v1/blobs/sha256/{hex} status=500 [ModelDepotServer] request"
+            ) == true, "\(file.lines)")
     }
 }

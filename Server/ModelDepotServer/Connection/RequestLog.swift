@@ -42,8 +42,6 @@ final class RequestLog: Sendable {
     private let capacity: Int
     private let output: Int32
     private let pending: Mutex<Pending>
-    /// The formatted time of the last second seen, reused for every line of that second.
-    private let lastSecond = Mutex<(second: Int, text: String)>((-1, ""))
 
     init(isEnabled: Bool, capacity: Int = RequestLog.defaultCapacity, output: Int32 = STDERR_FILENO) {
         self.isEnabled = isEnabled
@@ -87,68 +85,91 @@ final class RequestLog: Sendable {
             return (taken, pending.dropped - pending.droppedReported)
         }
         guard !lines.isEmpty || newlyDropped > 0 else { return 0 }
-        var text = ""
-        text.reserveCapacity(lines.count * 200 + 100)
-        for line in lines { append(line, to: &text) }
+        var text: [UInt8] = []
+        text.reserveCapacity(lines.count * 200 + 200)
+        // The formatted second, reused for every line of that second.
+        var stamp = (second: -1, text: "")
+        for line in lines {
+            if line.seconds != stamp.second { stamp = (line.seconds, Self.timestamp(line.seconds)) }
+            append(line, stamp: stamp.text, to: &text)
+        }
         if newlyDropped > 0 {
-            text +=
-                "\(timestamp(Self.now())) warning depot: dropped=\(newlyDropped) [ModelDepotServer] request log lines dropped: more requests than the log could write\n"
+            text.append(
+                contentsOf:
+                    "\(Self.timestamp(Self.now())) warning depot: dropped=\(newlyDropped) [ModelDepotServer] request log lines dropped: more requests than the log could write\n"
+                    .utf8)
         }
         emit(text)
         return lines.count
     }
 
-    private func append(_ line: Line, to text: inout String) {
+    /// One line's bytes, without a `String` in between.
+    private func append(_ line: Line, stamp: String, to text: inout [UInt8]) {
         // swift-log's order: metadata keys sorted.
-        text += timestamp(line.seconds)
-        text += " info depot: duration_ms="
-        text += Self.milliseconds(line.elapsed)
+        text.append(contentsOf: stamp.utf8)
+        text.append(contentsOf: " info depot: duration_ms=".utf8)
+        Self.appendMilliseconds(line.elapsed, to: &text)
         if let error = line.error {
-            text += " error="
-            text += error
+            text.append(contentsOf: " error=".utf8)
+            text.append(contentsOf: error.utf8)
         }
         if let key = line.key {
-            text += " key="
-            text += key
+            text.append(contentsOf: " key=".utf8)
+            text.append(contentsOf: key.utf8)
         }
-        text += " method="
-        text += line.method
-        text += " path="
-        text += Substring(line.path.utf8.prefix { $0 != UInt8(ascii: "?") })
+        text.append(contentsOf: " method=".utf8)
+        text.append(contentsOf: line.method.utf8)
+        text.append(contentsOf: " path=".utf8)
+        text.append(contentsOf: line.path.utf8.prefix { $0 != UInt8(ascii: "?") })
         if let requestID = line.requestID {
-            text += " request_id="
-            text += requestID
+            text.append(contentsOf: " request_id=".utf8)
+            text.append(contentsOf: requestID.utf8)
         }
-        text += " route="
-        text += line.route
-        text += " status="
-        text += String(line.status)
-        text += " [ModelDepotServer] request\n"
+        text.append(contentsOf: " route=".utf8)
+        text.append(contentsOf: line.route.utf8)
+        text.append(contentsOf: " status=".utf8)
+        Self.appendDecimal(line.status, to: &text)
+        text.append(contentsOf: " [ModelDepotServer] request\n".utf8)
     }
 
-    /// Milliseconds with three decimals.
-    static func milliseconds(_ elapsed: Duration) -> String {
-        let microseconds = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
-        let fraction = String(microseconds % 1000)
-        return String(microseconds / 1000) + "." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    /// Milliseconds with three decimals (a negative duration as zero).
+    static func appendMilliseconds(_ elapsed: Duration, to text: inout [UInt8]) {
+        let microseconds = Int(max(0, elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000))
+        appendDecimal(microseconds / 1000, to: &text)
+        text.append(UInt8(ascii: "."))
+        appendDecimal(microseconds % 1000, digits: 3, to: &text)
     }
 
-    private func timestamp(_ second: Int) -> String {
-        lastSecond.withLock { last in
-            guard last.second != second else { return last.text }
-            var time = second
-            var local = tm()
-            localtime_r(&time, &local)
-            var buffer = [Int8](repeating: 0, count: 64)
-            strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S%z", &local)
-            last = (second, String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-            return last.text
+    /// `value` (at least 0) in decimal, padded with zeros to `digits`.
+    private static func appendDecimal(_ value: Int, digits: Int = 1, to text: inout [UInt8]) {
+        var count = 1
+        var rest = value / 10
+        while rest > 0 {
+            count += 1
+            rest /= 10
+        }
+        let end = text.count + max(count, digits)
+        text.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: max(count, digits)))
+        rest = value
+        var index = end - 1
+        while rest > 0 {
+            text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+            index -= 1
         }
     }
 
-    private func emit(_ text: String) {
-        var text = text
-        text.withUTF8 { bytes in
+    private static func timestamp(_ second: Int) -> String {
+        var time = second
+        var local = tm()
+        localtime_r(&time, &local)
+        var buffer = [Int8](repeating: 0, count: 64)
+        strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S%z", &local)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private func emit(_ text: [UInt8]) {
+        text.withUnsafeBufferPointer { bytes in
             var offset = 0
             while offset < bytes.count {
                 let written = write(output, bytes.baseAddress! + offset, bytes.count - offset)

@@ -55,6 +55,7 @@ enum FastPathRequestHead: Equatable {
             var reader = LineReader(bytes: bytes)
             guard let first = reader.nextLine() else { return reader.complete ? .other : .incomplete }
             guard let (method, target) = requestLine(first) else { return .other }
+            let roles = roles
             var fields = FastPathFields()
             var hasHost = false
             var bodyLength: Int?
@@ -139,17 +140,13 @@ enum FastPathRequestHead: Equatable {
         return (UnsafeRawBufferPointer(rebasing: line[..<colon]), value)
     }
 
-    /// RFC 9110's `tchar`: letters, digits and ``!#$%&'*+-.^_`|~``, as a bit per ASCII byte.
-    private static let tokenCharacters: (low: UInt64, high: UInt64) = {
-        var masks: (low: UInt64, high: UInt64) = (0, 0)
-        for byte in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-.^_`|~".utf8 {
-            if byte < 64 { masks.low |= 1 << UInt64(byte) } else { masks.high |= 1 << UInt64(byte - 64) }
-        }
-        return masks
-    }()
+    /// RFC 9110's `tchar` (letters, digits and ``!#$%&'*+-.^_`|~``) as a bit per ASCII byte:
+    /// bytes 0–63, then 64–127. Literal masks, so that no byte pays for a lazy initialisation.
+    private static let tokenCharactersLow: UInt64 = 0x03ff_6cfa_0000_0000
+    private static let tokenCharactersHigh: UInt64 = 0x57ff_ffff_c7ff_fffe
 
     private static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        byte < 64 ? tokenCharacters.low & (1 << UInt64(byte)) != 0 : byte < 128 && tokenCharacters.high & (1 << UInt64(byte - 64)) != 0
+        byte < 64 ? tokenCharactersLow & (1 << UInt64(byte)) != 0 : byte < 128 && tokenCharactersHigh & (1 << UInt64(byte - 64)) != 0
     }
 
     /// Whether `bytes` spell the lower-case ASCII `lower`, ignoring case.

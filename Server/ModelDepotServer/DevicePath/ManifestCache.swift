@@ -18,8 +18,8 @@ final class ManifestCache: Sendable {
     }
 
     /// A signed manifest with its two answers ready to send: the `200` with the envelope, and
-    /// the `304` for a device that has it.
-    struct Manifest: Sendable {
+    /// the `304` for a device that has it. A class: a look-up copies one reference, not each field.
+    final class Manifest: Sendable {
         let version: Int
         let etag: String
         let refreshAt: Date
