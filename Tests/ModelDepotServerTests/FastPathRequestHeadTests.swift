@@ -111,6 +111,23 @@ import Testing
         }
     }
 
+    /// Every byte at every place of a word of the eight-byte check, in a target and in a field's
+    /// value: taken exactly when visible ASCII (in a value also a space or a tab).
+    @Test func targetsAndValuesTakeExactlyVisibleASCII() {
+        for byte in UInt8(0)...255 where byte != 0x0A && byte != 0x0D {
+            for place in [1, 6, 7, 8, 13, 15, 16, 22] {
+                var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 24)
+                bytes[place] = byte
+                let inTarget = ByteBuffer(bytes: Array("GET /".utf8) + bytes + Array(" HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+                #expect((FastPathRequestHead.parse(inTarget) != .other) == (0x21...0x7E).contains(byte), "byte \(byte) at \(place)")
+                let inValue = ByteBuffer(bytes: Array("GET / HTTP/1.1\r\nHost: x\r\nX-A: ".utf8) + bytes + Array("\r\n\r\n".utf8))
+                #expect(
+                    (FastPathRequestHead.parse(inValue) != .other) == ((0x20...0x7E).contains(byte) || byte == 0x09),
+                    "byte \(byte) at \(place)")
+            }
+        }
+    }
+
     /// A `POST` with a small body (an outcome batch) is read here with its fields: the lengths are
     /// the head's and, with the body, the request's.
     @Test func aPostWithASmallBodyIsReadWithItsLengths() {

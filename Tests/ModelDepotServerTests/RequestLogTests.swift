@@ -54,6 +54,7 @@ import Testing
         #expect(file.lines.last?.contains(" warning depot: dropped=2 ") == true, "\(file.lines)")
         log.record(line(200))
         #expect(log.flush() == 1)
+        #expect(file.lines.filter { $0.contains(" status=200 ") }.count == 4, "the reused buffers hold no earlier line")
         #expect(file.lines.filter { $0.contains("dropped=") }.count == 1, "a drop is reported once")
         #expect(log.dropped == 2)
     }

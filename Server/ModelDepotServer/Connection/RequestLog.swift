@@ -30,6 +30,10 @@ final class RequestLog: Sendable {
 
     private struct Pending {
         var lines: [Line] = []
+        /// The lines and text of the last write, emptied: the next write's buffers, so that no
+        /// write allocates (and faults in) new ones.
+        var spare: [Line] = []
+        var spareText: [UInt8] = []
         var dropped = 0
         var droppedReported = 0
     }
@@ -77,21 +81,24 @@ final class RequestLog: Sendable {
     /// Formats and writes every line gathered since the last call; returns how many it wrote.
     @discardableResult
     func flush() -> Int {
-        let (lines, newlyDropped) = pending.withLock { pending -> ([Line], Int) in
-            var taken: [Line] = []
-            taken.reserveCapacity(min(capacity, max(pending.lines.count, 4096)))
-            swap(&taken, &pending.lines)
+        var lines: [Line] = []
+        var text: [UInt8] = []
+        let newlyDropped = pending.withLock { pending -> Int in
+            swap(&lines, &pending.spare)
+            swap(&text, &pending.spareText)
+            lines.reserveCapacity(min(capacity, max(pending.lines.count, 4096)))
+            swap(&lines, &pending.lines)
             defer { pending.droppedReported = pending.dropped }
-            return (taken, pending.dropped - pending.droppedReported)
+            return pending.dropped - pending.droppedReported
         }
         guard !lines.isEmpty || newlyDropped > 0 else { return 0 }
-        var text: [UInt8] = []
-        text.reserveCapacity(lines.count * 200 + 200)
+        let count = lines.count
+        text.reserveCapacity(count * 200 + 200)
         // The formatted second, reused for every line of that second.
         var stamp = (second: -1, text: "")
-        for line in lines {
-            if line.seconds != stamp.second { stamp = (line.seconds, Self.timestamp(line.seconds)) }
-            append(line, stamp: stamp.text, to: &text)
+        for index in lines.indices {
+            if lines[index].seconds != stamp.second { stamp = (lines[index].seconds, Self.timestamp(lines[index].seconds)) }
+            append(lines[index], stamp: stamp.text, to: &text)
         }
         if newlyDropped > 0 {
             text.append(
@@ -100,11 +107,17 @@ final class RequestLog: Sendable {
                     .utf8)
         }
         emit(text)
-        return lines.count
+        lines.removeAll(keepingCapacity: true)
+        text.removeAll(keepingCapacity: true)
+        pending.withLock { pending in
+            pending.spare = lines
+            pending.spareText = text
+        }
+        return count
     }
 
     /// One line's bytes, without a `String` in between.
-    private func append(_ line: Line, stamp: String, to text: inout [UInt8]) {
+    private func append(_ line: borrowing Line, stamp: String, to text: inout [UInt8]) {
         // swift-log's order: metadata keys sorted.
         text.append(contentsOf: stamp.utf8)
         text.append(contentsOf: " info depot: duration_ms=".utf8)

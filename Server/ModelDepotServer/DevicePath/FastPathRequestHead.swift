@@ -110,7 +110,7 @@ enum FastPathRequestHead: Equatable {
         for byte in method where !isTokenCharacter(byte) { return nil }
         let target = UnsafeRawBufferPointer(rebasing: line[(space + 1)..<(line.count - suffix.utf8CodeUnitCount)])
         guard target.first == UInt8(ascii: "/") else { return nil }
-        for byte in target where byte < 0x21 || byte > 0x7E { return nil }
+        guard isVisible(target, blanks: false) else { return nil }
         return (method.elementsEqual("GET".utf8) ? .get : method.elementsEqual("POST".utf8) ? .post : .other, target)
     }
 
@@ -136,8 +136,30 @@ enum FastPathRequestHead: Equatable {
         while start < end, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
         while end > start, line[end - 1] == 0x20 || line[end - 1] == 0x09 { end -= 1 }
         let value = UnsafeRawBufferPointer(rebasing: line[start..<end])
-        for byte in value where (byte < 0x20 && byte != 0x09) || byte > 0x7E { return nil }
+        guard isVisible(value, blanks: true) else { return nil }
         return (UnsafeRawBufferPointer(rebasing: line[..<colon]), value)
+    }
+
+    /// Whether each of `bytes` is visible ASCII (`0x21...0x7E`), or also a space or a tab when
+    /// `blanks`: eight bytes at a time, and one by one only in a word with a byte outside.
+    static func isVisible(_ bytes: UnsafeRawBufferPointer, blanks: Bool) -> Bool {
+        func fits(_ byte: UInt8) -> Bool { (0x21...0x7E).contains(byte) || (blanks && (byte == 0x20 || byte == 0x09)) }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs = ones &* 0x80
+        let lowest = ones &* (blanks ? 0x20 : 0x21)
+        var index = 0
+        while index + 8 <= bytes.count {
+            let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            // A byte below the lowest sets its high bit in the first term; one above 0x7E in the second.
+            let below = (word &- lowest) & ~word & highs
+            let above = ((word &+ ones) | word) & highs
+            if below | above != 0 {
+                for byte in UnsafeRawBufferPointer(rebasing: bytes[index..<(index + 8)]) where !fits(byte) { return false }
+            }
+            index += 8
+        }
+        for byte in UnsafeRawBufferPointer(rebasing: bytes[index...]) where !fits(byte) { return false }
+        return true
     }
 
     /// RFC 9110's `tchar` (letters, digits and ``!#$%&'*+-.^_`|~``) as a bit per ASCII byte:
