@@ -21,12 +21,20 @@ public struct DeviceContext: Sendable, Hashable, Codable {
         installationID: String? = nil, platform: String? = nil, appVersion: String? = nil, osVersion: String? = nil,
         sdkVersion: String? = nil, country: String? = nil, attributes: [String: String] = [:]
     ) {
-        self.installationID = installationID?.lowercased()
-        self.platform = platform?.lowercased()
+        self.installationID = installationID.map { Self.cased($0, upper: false) }
+        self.platform = platform.map { Self.cased($0, upper: false) }
         self.appVersion = appVersion
         self.osVersion = osVersion
         self.sdkVersion = sdkVersion
-        self.country = country?.uppercased()
+        self.country = country.map { Self.cased($0, upper: true) }
         self.attributes = attributes
+    }
+
+    /// `text` upper- or lower-cased: the same string when it is ASCII already in that case (as
+    /// the SDK sends it), which spares a copy for every request.
+    private static func cased(_ text: String, upper: Bool) -> String {
+        let other: ClosedRange<UInt8> = upper ? 0x61...0x7A : 0x41...0x5A
+        if text.utf8.allSatisfy({ $0 < 0x80 && !other.contains($0) }) { return text }
+        return upper ? text.uppercased() : text.lowercased()
     }
 }

@@ -96,21 +96,24 @@ public enum DeviceAttributes {
         while end > start, bytes[end - 1] == space { end -= 1 }
         let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
         guard text.contains(UInt8(ascii: "%")) else { return String(decoding: text, as: UTF8.self) }
-        var decoded: [UInt8] = []
-        decoded.reserveCapacity(text.count)
-        var index = 0
-        while index < text.count {
-            guard text[index] == UInt8(ascii: "%") else {
-                decoded.append(text[index])
-                index += 1
-                continue
+        // Decoded on the stack (a value is at most 4 KiB), then checked as UTF-8 into the string.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: text.count) { decoded -> String? in
+            var count = 0
+            var index = 0
+            while index < text.count {
+                guard text[index] == UInt8(ascii: "%") else {
+                    decoded[count] = text[index]
+                    count += 1
+                    index += 1
+                    continue
+                }
+                guard index + 2 < text.count, let high = text[index + 1].hexDigitValue, let low = text[index + 2].hexDigitValue
+                else { return nil }
+                decoded[count] = high << 4 | low
+                count += 1
+                index += 3
             }
-            guard index + 2 < text.count, let high = text[index + 1].hexDigitValue, let low = text[index + 2].hexDigitValue else {
-                return nil
-            }
-            decoded.append(high << 4 | low)
-            index += 3
+            return String(validating: UnsafeBufferPointer(rebasing: decoded[..<count]), as: UTF8.self)
         }
-        return String(validating: decoded, as: UTF8.self)
     }
 }
