@@ -142,7 +142,7 @@ enum FastPathRequestHead: Equatable {
 
     /// Whether each of `bytes` is visible ASCII (`0x21...0x7E`), or also a space or a tab when
     /// `blanks`: eight bytes at a time, and one by one only in a word with a byte outside.
-    static func isVisible(_ bytes: UnsafeRawBufferPointer, blanks: Bool) -> Bool {
+    private static func isVisible(_ bytes: UnsafeRawBufferPointer, blanks: Bool) -> Bool {
         func fits(_ byte: UInt8) -> Bool { (0x21...0x7E).contains(byte) || (blanks && (byte == 0x20 || byte == 0x09)) }
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs = ones &* 0x80
