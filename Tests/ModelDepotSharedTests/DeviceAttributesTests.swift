@@ -16,6 +16,16 @@ import Testing
                 == ["device": "iphone15,2", "city": "München", "key=": "a=b"])
     }
 
+    /// A value near the limit, escaped throughout, decodes whole (it is decoded in one temporary
+    /// buffer as long as the value).
+    @Test func aLongEscapedValueDecodesWhole() throws {
+        let value = String(repeating: "ü,", count: 400)
+        let header = try #require(DeviceAttributes.encode(["k": value]))
+        #expect(header.utf8.count > 3_500 && header.utf8.count <= DeviceAttributes.maximumLength, "\(header.utf8.count)")
+        #expect(try DeviceAttributes.decode(header) == ["k": value])
+        #expect(throws: DepotError.self) { try DeviceAttributes.decode(header + "%F") }
+    }
+
     @Test func malformedOrOverlongValuesAreRefusedByName() {
         for malformed in ["tier", "=gold", "bad=%zz", "cut=%4", "notUTF8=%FF%FE"] {
             let error = #expect(throws: DepotError.self, "\(malformed)") { try DeviceAttributes.decode(malformed) }

@@ -97,7 +97,8 @@ final class RequestLog: Sendable {
         // The formatted second, reused for every line of that second.
         var stamp = (second: -1, text: "")
         for index in lines.indices {
-            if lines[index].seconds != stamp.second { stamp = (lines[index].seconds, Self.timestamp(lines[index].seconds)) }
+            let second = lines[index].seconds
+            if second != stamp.second { stamp = (second, Self.timestamp(second)) }
             append(lines[index], stamp: stamp.text, to: &text)
         }
         if newlyDropped > 0 {

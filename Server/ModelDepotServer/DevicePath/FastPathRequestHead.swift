@@ -55,7 +55,7 @@ enum FastPathRequestHead: Equatable {
             var reader = LineReader(bytes: bytes)
             guard let first = reader.nextLine() else { return reader.complete ? .other : .incomplete }
             guard let (method, target) = requestLine(first) else { return .other }
-            let roles = roles
+            let roles = Self.roles
             var fields = FastPathFields()
             var hasHost = false
             var bodyLength: Int?
