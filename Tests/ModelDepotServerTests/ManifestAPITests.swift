@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import ModelDepotRollouts
 import ModelDepotShared
 import TestSupport
 import Testing
@@ -55,8 +56,10 @@ import Testing
         }
     }
 
-    @Test(arguments: DepotBackend.allCases) func malformedDeviceAttributesAre400(_ backend: DepotBackend) async throws {
-        try await TestServer(backend).run { client in
+    @Test(arguments: DepotBackend.allCases, [false, true]) func malformedDeviceAttributesAre400(_ backend: DepotBackend, live: Bool)
+        async throws
+    {
+        try await TestServer(backend).run(live: live) { client in
             try await client.createModel("flowers")
             _ = try await client.upload("float_classifier", to: "flowers")
             var headers = try await client.appKey()
@@ -66,6 +69,31 @@ import Testing
             #expect(response.error?.message.contains("'broken' is not key=value") == true)
             headers[HTTPField.Name("Depot-Attributes")!] = "tier=gold,beta%3Dflag=yes%2Cno"
             #expect(try await client.request(.get, "/v1/models/flowers/manifest", headers: headers).status == .ok)
+        }
+    }
+
+    /// Attributes are decoded only for a rollout with a condition on one: then an escaped value
+    /// matches as decoded, and a malformed header is still refused, on the fast path as on the router.
+    @Test(arguments: DepotBackend.allCases, [false, true]) func anAttributeRuleMatchesTheDecodedValue(
+        _ backend: DepotBackend, live: Bool
+    ) async throws {
+        try await TestServer(backend).run(live: live) { client in
+            try await client.createModel("flowers")
+            _ = try await client.upload("float_classifier", to: "flowers")
+            _ = try await client.upload("int8_conv", to: "flowers")
+            let gold = RolloutRuleChange(conditions: ["attributes.tier=gold"], shares: [.init(version: 1, basisPoints: 10_000)])
+            #expect(try await client.json(.put, "/v1/admin/models/flowers/rollout/rules/gold", gold).status == .ok)
+            var headers = try await client.appKey()
+            headers[HTTPField.Name("Depot-Installation-ID")!] = "device-1"
+            for (attributes, version) in [("tier=gold", 1), ("beta=1,tier=g%6Fld", 1), ("tier=silver", 2), (nil, 2)] {
+                headers[HTTPField.Name("Depot-Attributes")!] = attributes
+                let response = try await client.request(.get, "/v1/models/flowers/manifest", headers: headers)
+                #expect(try response.manifest().version == version, "\(attributes ?? "no attributes")")
+            }
+            headers[HTTPField.Name("Depot-Attributes")!] = "tier=gold,broken"
+            let refused = try await client.request(.get, "/v1/models/flowers/manifest", headers: headers)
+            #expect(refused.status == .badRequest)
+            #expect(refused.error?.message.contains("'broken' is not key=value") == true)
         }
     }
 

@@ -27,16 +27,27 @@ import Testing
     }
 
     @Test func malformedOrOverlongValuesAreRefusedByName() {
-        for malformed in ["tier", "=gold", "bad=%zz", "cut=%4", "notUTF8=%FF%FE"] {
+        for malformed in ["tier", "=gold", "bad=%zz", "cut=%4", "notUTF8=%FF%FE", "ok=1,,tier", "ok=1, =x"] {
             let error = #expect(throws: DepotError.self, "\(malformed)") { try DeviceAttributes.decode(malformed) }
             #expect(error?.code == .badRequest, "\(malformed)")
+            // The server's check without decoding refuses the same values with the same words.
+            let checked = #expect(throws: DepotError.self, "\(malformed)") { try DeviceAttributes.check(malformed) }
+            #expect(checked?.message == error?.message, "\(malformed)")
         }
-        do {
-            _ = try DeviceAttributes.decode(String(repeating: "a=b,", count: 1025))
-            Issue.record("an overlong value was accepted")
-        } catch {
-            #expect(error.code == .badRequest)
-            #expect(error.message == "Depot-Attributes is 4100 bytes long; at most 4096 are accepted.")
+        let overlong = String(repeating: "a=b,", count: 1025)
+        let decoded = #expect(throws: DepotError.self) { try DeviceAttributes.decode(overlong) }
+        let checked = #expect(throws: DepotError.self) { try DeviceAttributes.check(overlong) }
+        for error in [decoded, checked] {
+            #expect(error?.code == .badRequest)
+            #expect(error?.message == "Depot-Attributes is 4100 bytes long; at most 4096 are accepted.")
+        }
+    }
+
+    @Test func theCheckPassesWhatDecodes() throws {
+        let header = try #require(DeviceAttributes.encode(["city": "München", "list": "a,b=c", "k": String(repeating: "ü,", count: 400)]))
+        for valid in [header, " tier = gold ,beta=", "device=iphone15%2c2", ",,a=b,", ""] {
+            _ = try DeviceAttributes.decode(valid)
+            try DeviceAttributes.check(valid)
         }
     }
 }

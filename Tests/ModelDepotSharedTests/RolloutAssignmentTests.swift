@@ -36,6 +36,23 @@ import Testing
         let noIDNoRule = try #require(rollout.assignment(for: DeviceContext(platform: "android")))
         #expect(noIDNoRule.version == 7 && noIDNoRule.arm == .default)
         #expect(Rollout().assignment(for: DeviceContext(installationID: "x")) == nil)
+        // A pin holds an id set in another case after the context was made.
+        var renamed = DeviceContext(platform: "android")
+        renamed.installationID = "Tester-1"
+        #expect(rollout.assignment(for: renamed)?.arm == .pin)
+    }
+
+    @Test func aRolloutReadsAttributesOnlyThroughAConditionOnOne() throws {
+        var rollout = try rollout()
+        #expect(!rollout.readsAttributes)
+        #expect(!Rollout(defaultVersion: 1).readsAttributes)
+        rollout.rules.append(
+            Rollout.Rule(
+                id: "r2", name: "gold", salt: "r-2", conditions: [try RolloutCondition(parsing: "attributes.tier=gold")],
+                split: try RolloutSplit(shares: [(8, 10_000)])))
+        #expect(rollout.readsAttributes)
+        #expect(try RolloutCondition(parsing: "attributes.platform=ios").readsAttribute)
+        #expect(try !RolloutCondition(parsing: "platform=ios").readsAttribute)
     }
 
     @Test func jsonHasTheDocumentedShapeAndRejectsBadRanges() throws {

@@ -109,10 +109,17 @@ public struct Rollout: Sendable, Hashable, Codable {
         case pins, rules
     }
 
+    /// Whether a rule has a condition on a device attribute (`attributes.…`): otherwise
+    /// ``assignment(for:)`` never reads ``DeviceContext/attributes``.
+    public var readsAttributes: Bool {
+        rules.contains { $0.conditions.contains(where: \.readsAttribute) }
+    }
+
     /// The version a device gets and the arm that chose it; `nil` when nothing applies and there
     /// is no default.
     public func assignment(for device: DeviceContext) -> (version: Int, arm: Arm)? {
-        let id = device.installationID?.lowercased()
+        // Lower-cased already, unless set after the context was made.
+        let id = device.installationID.map { DeviceContext.cased($0, upper: false) }
         if let id, let pin = pins.first(where: { $0.installationID == id }) {
             return (pin.version, .pin)
         }

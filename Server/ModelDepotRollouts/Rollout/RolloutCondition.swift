@@ -82,6 +82,11 @@ public struct RolloutCondition: Sendable, Hashable, Codable, CustomStringConvert
             values: try container.decode([String].self, forKey: .values))
     }
 
+    /// Whether the condition is on a device attribute (`attributes.…`).
+    public var readsAttribute: Bool {
+        if case .attribute = source { true } else { false }
+    }
+
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(field, forKey: .field)

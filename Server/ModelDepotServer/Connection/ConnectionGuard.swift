@@ -27,6 +27,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case requestReceived
         /// The last part of an answer was written.
         case answerWritten
+        /// A request was read completely and its answer written, at once (``FastPathHandler``'s
+        /// answers): ``requestReceived`` then ``answerWritten``.
+        case answered
         /// The bytes received are not an HTTP/1 request (the decoder's reason).
         case malformed(String)
         /// The head has more header fields, or bytes of them, than the decoder takes (``DepotHTTPChannel/decoderLimits``).
@@ -132,6 +135,18 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(data, promise: promise)
     }
 
+    private func received() {
+        head = nil
+        readingBody = false
+        if answeredEarly { answeredEarly = false } else { unanswered += 1 }
+    }
+
+    private func written() {
+        // An answer before its request's body was read (a 401 to an upload) is that request's.
+        if readingBody, unanswered == 0 { answeredEarly = true } else { unanswered = max(0, unanswered - 1) }
+        idleSince = .now()
+    }
+
     func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
         guard let event = event as? Event else { return context.triggerUserOutboundEvent(event, promise: promise) }
         switch event {
@@ -139,13 +154,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             head = nil
             readingBody = true
         case .requestReceived:
-            head = nil
-            readingBody = false
-            if answeredEarly { answeredEarly = false } else { unanswered += 1 }
+            received()
         case .answerWritten:
-            // An answer before its request's body was read (a 401 to an upload) is that request's.
-            if readingBody, unanswered == 0 { answeredEarly = true } else { unanswered = max(0, unanswered - 1) }
-            idleSince = .now()
+            written()
+        case .answered:
+            received()
+            written()
         case .tooManyFields:
             if !closing {
                 let decoder = DepotHTTPChannel.decoderLimits

@@ -4,9 +4,10 @@ import ModelDepotShared
 
 extension DeviceContext {
     /// Parses the `Depot-*` headers; a malformed `Depot-Attributes` or an over-long value is a 400.
-    /// The country comes from `Depot-Country`, else from what a CDN in front sets
-    /// (`CF-IPCountry`, `CloudFront-Viewer-Country`).
-    init(headers: some DeviceFields) throws {
+    /// The attributes are always checked, and kept only `withAttributes` (when a rollout's
+    /// condition reads them). The country comes from `Depot-Country`, else from what a CDN in
+    /// front sets (`CF-IPCountry`, `CloudFront-Viewer-Country`).
+    init(headers: some DeviceFields, withAttributes: Bool) throws {
         func value(_ field: DeviceField) throws -> String? {
             guard let value = headers[device: field] else { return nil }
             guard value.utf8.count <= 256 else {
@@ -14,7 +15,10 @@ extension DeviceContext {
             }
             return value
         }
-        let attributes = try headers[device: .attributes].map { try DeviceAttributes.decode($0) } ?? [:]
+        var attributes: [String: String] = [:]
+        if let header = headers[device: .attributes] {
+            if withAttributes { attributes = try DeviceAttributes.decode(header) } else { try DeviceAttributes.check(header) }
+        }
         self.init(
             installationID: try value(.installationID), platform: try value(.platform),
             appVersion: try value(.appVersion), osVersion: try value(.osVersion),

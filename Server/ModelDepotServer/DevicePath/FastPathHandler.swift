@@ -152,8 +152,7 @@ final class FastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 openThenSend(path, identity, answer, request: request, length: length, route: route, key: key, start: start, context)
                 return false
             }
-            consume(length, context)
-            respond(context, answer, file: nil)
+            respond(context, answer, file: nil, consuming: length)
             answered = true
             paths.log(request, method: "GET", route: route, status: Int(answer.status.code), start: start, key: key)
         }
@@ -182,8 +181,7 @@ final class FastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let held = connection.batchDone()
         guard context.channel.isActive, connection.mode == .answering else { return }
         if let answer {
-            consume(length, context)
-            respond(context, answer, file: nil)
+            respond(context, answer, file: nil, consuming: length)
             context.flush()
             paths.log(
                 request, method: "POST", route: ExperimentController.eventsRoute, status: Int(answer.status.code), start: start,
@@ -206,12 +204,6 @@ final class FastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let address = context.channel.remoteAddress?.ipAddress
         clientAddress = .some(address)
         return address
-    }
-
-    /// Takes the first `length` bytes received as the request being answered here.
-    private func consume(_ length: Int, _ context: ChannelHandlerContext) {
-        connection.consume(length)
-        context.triggerUserOutboundEvent(ConnectionGuard.Event.requestReceived, promise: nil)
     }
 
     /// Opens the answer's file on NIO's thread pool, then sends it. A file missing or changed
@@ -240,17 +232,18 @@ final class FastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 connection.hand(length)
                 return drive(context, duringRead: false)
             }
-            consume(length, context)
-            respond(context, answer, file: file)
+            respond(context, answer, file: file, consuming: length)
             context.flush()
             paths.log(request, method: "GET", route: route, status: Int(answer.status.code), start: start, key: key)
         }
     }
 
-    private func respond(_ context: ChannelHandlerContext, _ answer: FastPathAnswer, file: NIOFileHandle?) {
+    /// Takes the first `length` bytes received as the request being answered, and writes its answer.
+    private func respond(_ context: ChannelHandlerContext, _ answer: FastPathAnswer, file: NIOFileHandle?, consuming length: Int) {
+        connection.consume(length)
         context.write(
             wrapOutboundOut(.byteBuffer(FastPathAnswerEncoder.encode(answer, allocator: context.channel.allocator))), promise: nil)
-        defer { context.triggerUserOutboundEvent(ConnectionGuard.Event.answerWritten, promise: nil) }
+        defer { context.triggerUserOutboundEvent(ConnectionGuard.Event.answered, promise: nil) }
         guard let file, let range = answer.file?.range else { return }
         connection.begin(.file)
         answer.file?.onStart()

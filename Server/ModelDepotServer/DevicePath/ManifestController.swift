@@ -72,8 +72,8 @@ struct ManifestController {
     ///   malformed device headers, `not_found` for a model with no published version.
     func resolve(model name: ModelName, key: AccessKey, headers: some DeviceFields, loaded: Loaded = Loaded()) throws -> Resolution {
         try key.checkMayRead(name)
-        let device = try DeviceContext(headers: headers)
         guard let rollout = loaded.rollout ?? manifests.cachedRollout(for: name) else { return .needs(.rollout) }
+        let device = try DeviceContext(headers: headers, withAttributes: rollout.readsAttributes)
         let assignment = rollout.assignment(for: device)
         let arm = CountedArm(assignment?.arm)
         guard let entry = loaded.entry ?? manifests.cachedEntry(for: name, version: assignment?.version, arm: arm) else {

@@ -32,7 +32,7 @@ public struct DeviceContext: Sendable, Hashable, Codable {
 
     /// `text` upper- or lower-cased: the same string when it is ASCII already in that case (as
     /// the SDK sends it), which spares a copy for every request.
-    private static func cased(_ text: String, upper: Bool) -> String {
+    package static func cased(_ text: String, upper: Bool) -> String {
         let other: ClosedRange<UInt8> = upper ? 0x61...0x7A : 0x41...0x5A
         if text.utf8.allSatisfy({ $0 < 0x80 && !other.contains($0) }) { return text }
         return upper ? text.uppercased() : text.lowercased()

@@ -48,19 +48,30 @@ public enum DeviceAttributes {
     /// The attributes in a header value.
     /// - Throws: ``DepotError`` (`bad_request`) naming the value that is too long or the entry that is not `key=value`.
     public static func decode(_ header: String) throws(DepotError) -> [String: String] {
+        try read(header, keeping: true)
+    }
+
+    /// Checks a header value as ``decode(_:)`` does, without building the attributes: for the
+    /// server, which needs them only when a rollout has a condition on one.
+    /// - Throws: what ``decode(_:)`` throws for the same value.
+    package static func check(_ header: String) throws(DepotError) {
+        _ = try read(header, keeping: false)
+    }
+
+    /// The attributes in a header value (none unless `keeping`), or the error that it is malformed.
+    private static func read(_ header: String, keeping: Bool) throws(DepotError) -> [String: String] {
         guard header.utf8.count <= maximumLength else {
             throw DepotError(
                 .badRequest, "\(DepotHeader.attributes) is \(header.utf8.count) bytes long; at most \(maximumLength) are accepted.")
         }
         var header = header
-        return try header.withUTF8 { bytes in Result { () throws(DepotError) in try decode(bytes) } }.get()
+        return try header.withUTF8 { bytes in Result { () throws(DepotError) in try decode(bytes, keeping: keeping) } }.get()
     }
 
-    /// The attributes in a header value's bytes (a `String`'s bytes, read in place).
-    private static func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws(DepotError) -> [String: String] {
+    /// The attributes in a header value's bytes (a `String`'s bytes, read in place); none unless `keeping`.
+    private static func decode(_ bytes: UnsafeBufferPointer<UInt8>, keeping: Bool) throws(DepotError) -> [String: String] {
         let comma = UInt8(ascii: ",")
-        var attributes: [String: String] = [:]
-        attributes.reserveCapacity(bytes.count { $0 == comma } + 1)
+        var attributes = [String: String](minimumCapacity: keeping ? bytes.count { $0 == comma } + 1 : 0)
         var start = 0
         while start < bytes.count {
             var end = start
@@ -76,7 +87,7 @@ public enum DeviceAttributes {
                     "\(DepotHeader.attributes) entry '\(String(decoding: pair, as: UTF8.self).prefix(80))' is not key=value with percent-encoded key and value (e.g. 'tier=gold,beta=true')."
                 )
             }
-            attributes[key] = value
+            if keeping { attributes[key] = value }
         }
         return attributes
     }

@@ -13,7 +13,7 @@ public struct ModelName: Hashable, Sendable, Codable, CustomStringConvertible, C
     /// - Parameter rawValue: The proposed name.
     /// - Throws: ``DepotError`` (`invalid_name`) saying which rule the name breaks.
     public init(_ rawValue: String) throws(DepotError) {
-        let bytes = Array(rawValue.utf8)
+        let bytes = rawValue.utf8
         guard (1...64).contains(bytes.count) else {
             throw DepotError(
                 .invalidName,
@@ -22,7 +22,7 @@ public struct ModelName: Hashable, Sendable, Codable, CustomStringConvertible, C
         func isAlphanumeric(_ byte: UInt8) -> Bool {
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
         }
-        guard isAlphanumeric(bytes[0]),
+        guard isAlphanumeric(bytes[bytes.startIndex]),
             bytes.allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") })
         else {
             throw DepotError(
