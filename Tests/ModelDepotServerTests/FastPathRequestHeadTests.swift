@@ -26,6 +26,21 @@ import Testing
         #expect(DeviceField.allCases.filter { request.fields[device: $0] != nil } == [.authorization, .ifNoneMatch])
     }
 
+    /// The model a manifest target names, read on its bytes; any other target is not a manifest's.
+    @Test func aManifestTargetNamesItsModel() {
+        let targets: [(String, String?)] = [
+            ("/v1/models/flowers/manifest", "flowers"), ("/v1/models/flowers/manifest?x=1/manifest", "flowers"),
+            ("/v1/models/a/manifest", "a"), ("/v1/models/Bad%20Name/manifest", "Bad%20Name"),
+            ("/v1/models//manifest", nil), ("/v1/models/manifest", nil), ("/v1/models/a/b/manifest", nil),
+            ("/v1/models/flowers/manifests", nil), ("/v1/models/flowers/manifest/", nil), ("/v2/models/flowers/manifest", nil),
+            ("/v1/models/flowers", nil), ("/v1/blobs/sha256/ab", nil), ("", nil), ("?", nil),
+            ("/v1/models/flöwers/manifest", "flöwers"),
+        ]
+        for (target, model) in targets {
+            #expect(FastPaths.manifestModel(in: target) == model, "\(target)")
+        }
+    }
+
     @Test func onlyTheFieldsTheResolversReadAreKept() throws {
         let head =
             "GET /v1/blobs/sha256/ab HTTP/1.1\r\nUser-Agent: curl/8\r\nHost: x\r\nDEPOT-platform: ios\r\nAccept: */*\r\n"

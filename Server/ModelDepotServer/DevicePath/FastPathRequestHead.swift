@@ -42,12 +42,18 @@ enum FastPathRequestHead: Equatable {
         case read(DeviceField)
     }
 
-    /// The names with a role, lower-case; every other field is checked like these and dropped,
-    /// which spares the `String` of each.
-    private static let roles: [(name: [UInt8], role: Role)] =
-        ["transfer-encoding", "connection", "upgrade", "expect", "te", "keep-alive"].map { (Array($0.utf8), .declined) }
-        + [(Array("host".utf8), .host), (Array("content-length".utf8), .contentLength)]
-        + DeviceField.allCases.map { (Array($0.name.canonicalName.utf8), .read($0)) }
+    /// The names with a role, lower-case, by their length (a field's name is compared only with
+    /// those of its length); every other field is checked like these and dropped, which spares
+    /// the `String` of each.
+    private static let roles: [[(name: [UInt8], role: Role)]] = {
+        let all: [(name: [UInt8], role: Role)] =
+            ["transfer-encoding", "connection", "upgrade", "expect", "te", "keep-alive"].map { (Array($0.utf8), .declined) }
+            + [(Array("host".utf8), .host), (Array("content-length".utf8), .contentLength)]
+            + DeviceField.allCases.map { (Array($0.name.canonicalName.utf8), .read($0)) }
+        var byLength = [[(name: [UInt8], role: Role)]](repeating: [], count: all.map(\.name.count).max()! + 1)
+        for named in all { byLength[named.name.count].append(named) }
+        return byLength
+    }()
 
     /// Reads the head at the start of `buffer`'s readable bytes.
     static func parse(_ buffer: ByteBuffer) -> FastPathRequestHead {
@@ -63,7 +69,8 @@ enum FastPathRequestHead: Equatable {
                 guard let line = reader.nextLine() else { return reader.complete ? .other : .incomplete }
                 if line.isEmpty { break }
                 guard let (name, value) = field(line) else { return .other }
-                switch roles.first(where: { equalsIgnoringCase(name, $0.name) })?.role {
+                let named = name.count < roles.count ? roles[name.count] : []
+                switch named.first(where: { equalsIgnoringCase(name, $0.name) })?.role {
                 case .declined?:
                     return .other
                 case .contentLength?:

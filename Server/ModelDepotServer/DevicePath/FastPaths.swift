@@ -30,15 +30,14 @@ struct FastPaths: Sendable {
         verified: inout VerifiedKey?
     ) -> (answer: FastPathAnswer, route: String, key: String)? {
         guard let key = key(request, peer: peer(), verified: &verified) else { return nil }
-        let target = request.path.utf8
-        let path = target.prefix { $0 != UInt8(ascii: "?") }
-        if let rest = Self.remainder(of: path, after: DeviceRoute.manifestPrefix), let slash = rest.firstIndex(of: UInt8(ascii: "/")),
-            rest[slash...].elementsEqual(DeviceRoute.manifestSuffix.utf8),
-            let name = try? ModelName(String(Substring(rest[..<slash]))),
-            case .answer(let answer)? = try? manifests.resolve(model: name, key: key, headers: request.fields)
-        {
+        if let model = Self.manifestModel(in: request.path) {
+            guard let name = try? ModelName(model),
+                case .answer(let answer)? = try? manifests.resolve(model: name, key: key, headers: request.fields)
+            else { return nil }
             return (answer, ManifestController.route, key.id)
         }
+        let target = request.path.utf8
+        let path = target.prefix { $0 != UInt8(ascii: "?") }
         if let hex = Self.remainder(of: path, after: DeviceRoute.blobPrefix),
             let answer = blobs.fastAnswer(
                 hex: Substring(hex),
@@ -71,6 +70,23 @@ struct FastPaths: Sendable {
         guard let (key, generation) = authenticator.cachedKey(authorization: header, client: client()) else { return nil }
         verified = VerifiedKey(header: header, key: key, generation: generation)
         return key
+    }
+
+    /// What stands for `{name}` in a manifest's target (`/v1/models/{name}/manifest`, a query
+    /// left out), read on the target's bytes; `nil` for another target.
+    static func manifestModel(in target: String) -> String? {
+        var target = target
+        return target.withUTF8 { bytes -> String? in
+            let path = UnsafeBufferPointer(rebasing: bytes[..<(bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.count)])
+            let prefix = DeviceRoute.manifestPrefix.utf8.count, suffix = DeviceRoute.manifestSuffix.utf8.count
+            guard path.count > prefix + suffix,
+                path.prefix(prefix).elementsEqual(DeviceRoute.manifestPrefix.utf8),
+                path.suffix(suffix).elementsEqual(DeviceRoute.manifestSuffix.utf8)
+            else { return nil }
+            let name = UnsafeBufferPointer(rebasing: path[prefix..<(path.count - suffix)])
+            guard !name.contains(UInt8(ascii: "/")) else { return nil }
+            return String(decoding: name, as: UTF8.self)
+        }
     }
 
     private static func remainder(of path: Substring.UTF8View, after prefix: String) -> Substring.UTF8View? {

@@ -76,7 +76,8 @@ struct ManifestController {
         let device = try DeviceContext(headers: headers, withAttributes: rollout.readsAttributes)
         let assignment = rollout.assignment(for: device)
         let arm = CountedArm(assignment?.arm)
-        guard let entry = loaded.entry ?? manifests.cachedEntry(for: name, version: assignment?.version, arm: arm) else {
+        let now = clock()
+        guard let entry = loaded.entry ?? manifests.cachedEntry(for: name, version: assignment?.version, arm: arm, now: now) else {
             return .needs(.entry(version: assignment?.version, arm: arm))
         }
         guard case .manifest(let manifest) = entry else {
@@ -85,7 +86,7 @@ struct ManifestController {
         return .answer(
             answer(
                 manifest, model: name, arm: arm, device: device, ifNoneMatch: headers[device: .ifNoneMatch],
-                heldExposure: headers[device: .exposure]))
+                heldExposure: headers[device: .exposure], today: ExposureToken.day(now)))
     }
 
     /// A `304` when `If-None-Match` holds the manifest's tag, else the `200`, either with the
@@ -95,10 +96,9 @@ struct ManifestController {
     /// none: the device has what a new one would give, and most checks cost no MAC.
     private func answer(
         _ manifest: ManifestCache.Manifest, model: ModelName, arm: CountedArm, device: DeviceContext,
-        ifNoneMatch: String?, heldExposure: String?
+        ifNoneMatch: String?, heldExposure: String?, today: Int
     ) -> FastPathAnswer {
         usage.record(.manifest(model: model, version: manifest.version), arm: arm)
-        let today = ExposureToken.day(clock())
         if EntityTag.ifNoneMatch(ifNoneMatch, matches: manifest.etag) {
             metrics.recordManifest(notModified: true)
             guard let installation = device.installationID, !signer.isMadeToday(heldExposure, today: today) else {

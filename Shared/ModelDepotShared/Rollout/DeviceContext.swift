@@ -34,7 +34,8 @@ public struct DeviceContext: Sendable, Hashable, Codable {
     /// the SDK sends it), which spares a copy for every request.
     package static func cased(_ text: String, upper: Bool) -> String {
         let other: ClosedRange<UInt8> = upper ? 0x61...0x7A : 0x41...0x5A
-        if text.utf8.allSatisfy({ $0 < 0x80 && !other.contains($0) }) { return text }
+        func isCased(_ bytes: some Sequence<UInt8>) -> Bool { bytes.allSatisfy { $0 < 0x80 && !other.contains($0) } }
+        if text.utf8.withContiguousStorageIfAvailable(isCased) ?? isCased(text.utf8) { return text }
         return upper ? text.uppercased() : text.lowercased()
     }
 }

@@ -79,15 +79,21 @@ public enum DeviceAttributes {
             defer { start = end + 1 }
             guard end > start else { continue }
             let pair = UnsafeBufferPointer(rebasing: bytes[start..<end])
-            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")), let key = unescaped(pair, 0..<equals), !key.isEmpty,
-                let value = unescaped(pair, (equals + 1)..<pair.count)
-            else {
-                throw DepotError(
+            func malformed() -> DepotError {
+                DepotError(
                     .badRequest,
                     "\(DepotHeader.attributes) entry '\(String(decoding: pair, as: UTF8.self).prefix(80))' is not key=value with percent-encoded key and value (e.g. 'tier=gold,beta=true')."
                 )
             }
-            if keeping { attributes[key] = value }
+            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { throw malformed() }
+            let key = trimmed(pair, 0..<equals), value = trimmed(pair, (equals + 1)..<pair.count)
+            guard !key.isEmpty else { throw malformed() }
+            if keeping {
+                guard let key = unescaped(key), let value = unescaped(value) else { throw malformed() }
+                attributes[key] = value
+            } else {
+                guard isEscaped(key), isEscaped(value) else { throw malformed() }
+            }
         }
         return attributes
     }
@@ -98,17 +104,32 @@ public enum DeviceAttributes {
         text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
 
-    /// `bytes[range]` trimmed of spaces and percent-decoded; `nil` for a bad escape or bytes
-    /// that are not UTF-8.
-    private static func unescaped(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String? {
+    /// `bytes[range]` without the spaces around it.
+    private static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
         let space = UInt8(ascii: " ")
         var start = range.lowerBound, end = range.upperBound
         while start < end, bytes[start] == space { start += 1 }
         while end > start, bytes[end - 1] == space { end -= 1 }
-        let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        return UnsafeBufferPointer(rebasing: bytes[start..<end])
+    }
+
+    /// `text` percent-decoded; `nil` for a bad escape or bytes that are not UTF-8.
+    private static func unescaped(_ text: UnsafeBufferPointer<UInt8>) -> String? {
         guard text.contains(UInt8(ascii: "%")) else { return String(decoding: text, as: UTF8.self) }
-        // Decoded on the stack (a value is at most 4 KiB), then checked as UTF-8 into the string.
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: text.count) { decoded -> String? in
+        return percentDecoded(text) { String(validating: $0, as: UTF8.self) }
+    }
+
+    /// Whether ``unescaped(_:)`` takes `text`, without making a string of text that has no escape.
+    private static func isEscaped(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard text.contains(UInt8(ascii: "%")) else { return true }
+        return percentDecoded(text) { String(validating: $0, as: UTF8.self) != nil } ?? false
+    }
+
+    /// `body` of `text` percent-decoded on the stack (a value is at most 4 KiB); `nil` for a bad escape.
+    private static func percentDecoded<Result>(
+        _ text: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Result?
+    ) -> Result? {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: text.count) { decoded -> Result? in
             var count = 0
             var index = 0
             while index < text.count {
@@ -124,7 +145,7 @@ public enum DeviceAttributes {
                 count += 1
                 index += 3
             }
-            return String(validating: UnsafeBufferPointer(rebasing: decoded[..<count]), as: UTF8.self)
+            return body(UnsafeBufferPointer(rebasing: decoded[..<count]))
         }
     }
 }
