@@ -27,7 +27,10 @@ import Testing
     }
 
     @Test func malformedOrOverlongValuesAreRefusedByName() {
-        for malformed in ["tier", "=gold", "bad=%zz", "cut=%4", "notUTF8=%FF%FE", "ok=1,,tier", "ok=1, =x"] {
+        for malformed in [
+            "tier", "=gold", "bad=%zz", "cut=%4", "notUTF8=%FF%FE", "cut4=%F0%9F%98", "cut4a=%F0%9F%98a", "lone=%80", "ok=1,,tier",
+            "ok=1, =x",
+        ] {
             let error = #expect(throws: DepotError.self, "\(malformed)") { try DeviceAttributes.decode(malformed) }
             #expect(error?.code == .badRequest, "\(malformed)")
             // The server's check without decoding refuses the same values with the same words.
@@ -45,9 +48,10 @@ import Testing
 
     @Test func theCheckPassesWhatDecodes() throws {
         let header = try #require(DeviceAttributes.encode(["city": "München", "list": "a,b=c", "k": String(repeating: "ü,", count: 400)]))
-        for valid in [header, " tier = gold ,beta=", "device=iphone15%2c2", ",,a=b,", ""] {
+        for valid in [header, " tier = gold ,beta=", "device=iphone15%2c2", ",,a=b,", "", "smile=%F0%9F%98%80", "fffd=%EF%BF%BD"] {
             _ = try DeviceAttributes.decode(valid)
             try DeviceAttributes.check(valid)
         }
+        #expect(try DeviceAttributes.decode("smile=%F0%9F%98%80,fffd=%EF%BF%BD") == ["smile": "😀", "fffd": "\u{FFFD}"])
     }
 }

@@ -1,6 +1,12 @@
 import Hummingbird
 import ModelDepotShared
 
+#if canImport(Glibc)
+    import Glibc
+#else
+    import Darwin
+#endif
+
 /// The requests every device makes — its manifest and the blob it names, answered from memory by
 /// the resolvers the routes use (``ManifestController/resolve(model:key:headers:loaded:)``,
 /// ``BlobsController/plan(hex:key:headers:)``), and its outcome batches (``outcomeBatch(_:body:from:verified:)``)
@@ -79,14 +85,19 @@ struct FastPaths: Sendable {
         return target.withUTF8 { bytes -> String? in
             let path = UnsafeBufferPointer(rebasing: bytes[..<(bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.count)])
             let prefix = DeviceRoute.manifestPrefix.utf8.count, suffix = DeviceRoute.manifestSuffix.utf8.count
-            guard path.count > prefix + suffix,
-                path.prefix(prefix).elementsEqual(DeviceRoute.manifestPrefix.utf8),
-                path.suffix(suffix).elementsEqual(DeviceRoute.manifestSuffix.utf8)
+            guard path.count > prefix + suffix, spells(UnsafeBufferPointer(rebasing: path.prefix(prefix)), DeviceRoute.manifestPrefix),
+                spells(UnsafeBufferPointer(rebasing: path.suffix(suffix)), DeviceRoute.manifestSuffix)
             else { return nil }
             let name = UnsafeBufferPointer(rebasing: path[prefix..<(path.count - suffix)])
             guard !name.contains(UInt8(ascii: "/")) else { return nil }
             return String(decoding: name, as: UTF8.self)
         }
+    }
+
+    /// Whether `bytes` are `text`'s UTF-8, compared in place.
+    private static func spells(_ bytes: UnsafeBufferPointer<UInt8>, _ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { $0.count == bytes.count && ($0.isEmpty || memcmp($0.baseAddress!, bytes.baseAddress!, $0.count) == 0) }
     }
 
     private static func remainder(of path: Substring.UTF8View, after prefix: String) -> Substring.UTF8View? {

@@ -116,13 +116,21 @@ public enum DeviceAttributes {
     /// `text` percent-decoded; `nil` for a bad escape or bytes that are not UTF-8.
     private static func unescaped(_ text: UnsafeBufferPointer<UInt8>) -> String? {
         guard text.contains(UInt8(ascii: "%")) else { return String(decoding: text, as: UTF8.self) }
-        return percentDecoded(text) { String(validating: $0, as: UTF8.self) }
+        return percentDecoded(text, validUTF8)
     }
 
     /// Whether ``unescaped(_:)`` takes `text`, without making a string of text that has no escape.
     private static func isEscaped(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
         guard text.contains(UInt8(ascii: "%")) else { return true }
-        return percentDecoded(text) { String(validating: $0, as: UTF8.self) != nil } ?? false
+        return percentDecoded(text) { validUTF8($0) != nil } ?? false
+    }
+
+    /// `bytes` as a string, or `nil` if they are not UTF-8: decoding repairs anything else (to
+    /// U+FFFD), so the string's bytes then differ. (`String(validating:as:)` would look up generic
+    /// metadata on every call; the repairing decoder does not.)
+    private static func validUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        return text.utf8.elementsEqual(bytes) ? text : nil
     }
 
     /// `body` of `text` percent-decoded on the stack (a value is at most 4 KiB); `nil` for a bad escape.
