@@ -135,12 +135,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(data, promise: promise)
     }
 
+    /// A request was read whole: no head is being timed, and it waits for its answer (unless it was answered early).
     private func received() {
         head = nil
         readingBody = false
         if answeredEarly { answeredEarly = false } else { unanswered += 1 }
     }
 
+    /// An answer went out: the connection is idle from now if nothing else waits.
     private func written() {
         // An answer before its request's body was read (a 401 to an upload) is that request's.
         if readingBody, unanswered == 0 { answeredEarly = true } else { unanswered = max(0, unanswered - 1) }

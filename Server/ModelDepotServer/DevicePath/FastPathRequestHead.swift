@@ -42,15 +42,17 @@ enum FastPathRequestHead: Equatable {
         case read(DeviceField)
     }
 
+    private typealias Named = (name: [UInt8], role: Role)
+
     /// The names with a role, lower-case, by their length (a field's name is compared only with
     /// those of its length); every other field is checked like these and dropped, which spares
     /// the `String` of each.
-    private static let roles: [[(name: [UInt8], role: Role)]] = {
-        let all: [(name: [UInt8], role: Role)] =
+    private static let roles: [[Named]] = {
+        let all: [Named] =
             ["transfer-encoding", "connection", "upgrade", "expect", "te", "keep-alive"].map { (Array($0.utf8), .declined) }
             + [(Array("host".utf8), .host), (Array("content-length".utf8), .contentLength)]
             + DeviceField.allCases.map { (Array($0.name.canonicalName.utf8), .read($0)) }
-        var byLength = [[(name: [UInt8], role: Role)]](repeating: [], count: all.map(\.name.count).max()! + 1)
+        var byLength = [[Named]](repeating: [], count: all.map(\.name.count).max()! + 1)
         for named in all { byLength[named.name.count].append(named) }
         return byLength
     }()
