@@ -67,6 +67,9 @@ import Testing
             let response = try await client.request(.get, "/v1/models/flowers/manifest", headers: headers)
             #expect(response.status == .badRequest)
             #expect(response.error?.message.contains("'broken' is not key=value") == true)
+            // Refused before the catalog is read: for a model that does not exist too.
+            let unknown = try await client.request(.get, "/v1/models/nothing/manifest", headers: headers)
+            #expect(unknown.status == .badRequest)
             headers[HTTPField.Name("Depot-Attributes")!] = "tier=gold,beta%3Dflag=yes%2Cno"
             #expect(try await client.request(.get, "/v1/models/flowers/manifest", headers: headers).status == .ok)
         }

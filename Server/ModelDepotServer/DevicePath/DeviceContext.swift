@@ -4,10 +4,10 @@ import ModelDepotShared
 
 extension DeviceContext {
     /// Parses the `Depot-*` headers; a malformed `Depot-Attributes` or an over-long value is a 400.
-    /// The attributes are always checked, and kept only `withAttributes` (when a rollout's
-    /// condition reads them). The country comes from `Depot-Country`, else from what a CDN in
-    /// front sets (`CF-IPCountry`, `CloudFront-Viewer-Country`).
-    init(headers: some DeviceFields, withAttributes: Bool) throws {
+    /// The attributes are checked but not kept (``decodeAttributes(from:)`` adds them, for a
+    /// rollout whose condition reads one). The country comes from `Depot-Country`, else from what
+    /// a CDN in front sets (`CF-IPCountry`, `CloudFront-Viewer-Country`).
+    init(headers: some DeviceFields) throws {
         func value(_ field: DeviceField) throws -> String? {
             guard let value = headers[device: field] else { return nil }
             guard value.utf8.count <= 256 else {
@@ -15,14 +15,16 @@ extension DeviceContext {
             }
             return value
         }
-        var attributes: [String: String] = [:]
-        if let header = headers[device: .attributes] {
-            if withAttributes { attributes = try DeviceAttributes.decode(header) } else { try DeviceAttributes.check(header) }
-        }
+        if let header = headers[device: .attributes] { try DeviceAttributes.check(header) }
         self.init(
             installationID: try value(.installationID), platform: try value(.platform),
             appVersion: try value(.appVersion), osVersion: try value(.osVersion),
             sdkVersion: try value(.sdkVersion),
-            country: try value(.country) ?? value(.cloudflareCountry) ?? value(.cloudFrontCountry), attributes: attributes)
+            country: try value(.country) ?? value(.cloudflareCountry) ?? value(.cloudFrontCountry))
+    }
+
+    /// Adds the attributes the headers carry (checked already by ``init(headers:)``).
+    mutating func decodeAttributes(from headers: some DeviceFields) throws {
+        if let header = headers[device: .attributes] { attributes = try DeviceAttributes.decode(header) }
     }
 }

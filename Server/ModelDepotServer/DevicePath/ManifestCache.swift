@@ -80,7 +80,7 @@ final class ManifestCache: Sendable {
         rollouts.withLock { $0[model] }
     }
 
-    /// An answer if it is cached and not yet due to be signed again at `now` (the cache's clock).
+    /// An answer if it is cached and not yet due to be signed again at `now`.
     func cachedEntry(for model: ModelName, version: Int?, arm: CountedArm, now: Date) -> Entry? {
         guard let entry = answers.withLock({ $0[model]?.entries[Key(version: version, arm: arm)] }) else { return nil }
         if case .manifest(let manifest) = entry, manifest.refreshAt <= now { return nil }

@@ -72,8 +72,10 @@ struct ManifestController {
     ///   malformed device headers, `not_found` for a model with no published version.
     func resolve(model name: ModelName, key: AccessKey, headers: some DeviceFields, loaded: Loaded = Loaded()) throws -> Resolution {
         try key.checkMayRead(name)
+        var device = try DeviceContext(headers: headers)
         guard let rollout = loaded.rollout ?? manifests.cachedRollout(for: name) else { return .needs(.rollout) }
-        let device = try DeviceContext(headers: headers, withAttributes: rollout.readsAttributes)
+        // Most rollouts have no condition on an attribute: their devices' attributes are only checked.
+        if rollout.readsAttributes { try device.decodeAttributes(from: headers) }
         let assignment = rollout.assignment(for: device)
         let arm = CountedArm(assignment?.arm)
         let now = clock()
