@@ -57,6 +57,30 @@ import Testing
         #expect(parse("GET / HTTP/1.1\r\nHost: x\r\nUser-Agent: caf\u{e9}\r\n\r\n") == .other)
     }
 
+    /// Every field read here is found by its name in any case, and only by its name: a name one
+    /// letter off, or one letter longer or shorter, is another field and dropped.
+    @Test(arguments: DeviceField.allCases)
+    func aReadFieldIsFoundByItsNameInAnyCase(_ field: DeviceField) {
+        let name = field.name.canonicalName
+        for spelling in [
+            name, name.uppercased(), String(name.enumerated().map { $0.offset % 2 == 0 ? Character($0.element.uppercased()) : $0.element }),
+        ] {
+            guard case .request(let request, _) = parse("GET / HTTP/1.1\r\nHost: x\r\n\(spelling): v\r\n\r\n") else {
+                Issue.record("\(spelling) not taken")
+                continue
+            }
+            #expect(DeviceField.allCases.filter { request.fields[device: $0] != nil } == [field], "\(spelling)")
+            #expect(request.fields[device: field] == "v")
+        }
+        for other in [String(name.dropLast()) + "_", String(name.dropLast()), name + "s"] {
+            guard case .request(let request, _) = parse("GET / HTTP/1.1\r\nHost: x\r\n\(other): v\r\n\r\n") else {
+                Issue.record("\(other) not taken")
+                continue
+            }
+            #expect(DeviceField.allCases.allSatisfy { request.fields[device: $0] == nil }, "\(other)")
+        }
+    }
+
     @Test func theRootTargetIsTaken() {
         #expect(parse("GET / HTTP/1.1\r\nHost: x\r\n\r\n") == .request(FastPathRequest(path: "/", fields: FastPathFields()), length: 27))
     }

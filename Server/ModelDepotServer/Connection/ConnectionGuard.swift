@@ -96,8 +96,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         lastRead = .now()
         if head == nil, !readingBody { head = (lastRead, 0) }
         if var head {
-            // A head ending in this read is judged by its own length, not by the body after it.
-            if unanswered == 0, let end = Self.headEnd(in: bytes), head.bytes + end > limits.maximumHeadSize { return refuseHead(context) }
+            // A head ending in this read is judged by its own length, not by the body after it;
+            // one that fits with the whole read needs no look for its end.
+            if unanswered == 0, head.bytes + bytes.readableBytes > limits.maximumHeadSize, let end = Self.headEnd(in: bytes),
+                head.bytes + end > limits.maximumHeadSize
+            {
+                return refuseHead(context)
+            }
             head.bytes += bytes.readableBytes
             self.head = head
         }

@@ -60,10 +60,12 @@ final class RequestLog: Sendable {
     var dropped: Int { pending.withLock { $0.dropped } }
 
     /// Keeps a line for the next write, or counts it as dropped when the buffer is full.
-    func record(_ line: Line) {
+    func record(_ line: consuming Line) {
         guard isEnabled else { return }
+        // Moved into the buffer, not copied: no retain of its strings.
+        var line = Optional(line)
         pending.withLock { pending in
-            if pending.lines.count < capacity {
+            if pending.lines.count < capacity, let line = line.take() {
                 pending.lines.append(line)
             } else {
                 pending.dropped += 1
@@ -96,10 +98,13 @@ final class RequestLog: Sendable {
         text.reserveCapacity(count * 200 + 200)
         // The formatted second, reused for every line of that second.
         var stamp = (second: -1, text: "")
-        for index in lines.indices {
-            let second = lines[index].seconds
-            if second != stamp.second { stamp = (second, Self.timestamp(second)) }
-            append(lines[index], stamp: stamp.text, to: &text)
+        // Read in place: a line is not copied (nor its strings retained) to be formatted.
+        lines.withUnsafeBufferPointer { lines in
+            for index in lines.indices {
+                let second = lines[index].seconds
+                if second != stamp.second { stamp = (second, Self.timestamp(second)) }
+                append(lines[index], stamp: stamp.text, to: &text)
+            }
         }
         if newlyDropped > 0 {
             text.append(

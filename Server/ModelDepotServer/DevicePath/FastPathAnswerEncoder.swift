@@ -5,9 +5,11 @@ import NIOCore
 /// The HTTP/1.1 bytes of a ``FastPathAnswer``'s head (and body, when it has one in memory), as NIO's
 /// encoder writes the router's answers: status line, the answer's fields, `Date` and `Server`.
 enum FastPathAnswerEncoder {
-    static func encode(_ answer: FastPathAnswer, allocator: ByteBufferAllocator) -> ByteBuffer {
+    /// Encodes `answer` into `buffer`, emptied first: a buffer no write holds any more (the last
+    /// answer's, once sent) is reused without an allocation.
+    static func encode(_ answer: FastPathAnswer, into buffer: inout ByteBuffer) {
         let head = answer.head ?? Self.head(status: answer.status, headers: answer.headers)
-        var buffer = allocator.buffer(capacity: head.readableBytes + 128 + (answer.body?.readableBytes ?? 0))
+        buffer.clear(minimumCapacity: head.readableBytes + 128 + (answer.body?.readableBytes ?? 0))
         buffer.writeImmutableBuffer(head)
         if let exposure = answer.exposure {
             buffer.writeString(DepotHeader.exposure)
@@ -19,7 +21,6 @@ enum FastPathAnswerEncoder {
         buffer.writeString(HTTPDate.now())
         buffer.writeStaticString("\r\nServer: ModelDepot\r\n\r\n")
         if let body = answer.body { buffer.writeImmutableBuffer(body) }
-        return buffer
     }
 
     /// The status line and the fields, each line ending in CRLF.

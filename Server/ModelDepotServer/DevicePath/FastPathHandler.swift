@@ -42,6 +42,10 @@ final class FastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The client's IP address, formatted once per connection and only once the throttle
     /// needs it (after some authentication failed).
     private var clientAddress: String??
+    /// The last answer's bytes: once written, the next answer is encoded into the same memory.
+    private var answerBuffer = ByteBuffer()
+    /// The largest answer buffer kept for the next answer (a `304`'s head takes a few hundred bytes).
+    private static let keptAnswerCapacity = 2048
 
     init(paths: FastPaths) { self.paths = paths }
 
@@ -241,8 +245,10 @@ final class FastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Takes the first `length` bytes received as the request being answered, and writes its answer.
     private func respond(_ context: ChannelHandlerContext, _ answer: FastPathAnswer, file: NIOFileHandle?, consuming length: Int) {
         connection.consume(length)
-        context.write(
-            wrapOutboundOut(.byteBuffer(FastPathAnswerEncoder.encode(answer, allocator: context.channel.allocator))), promise: nil)
+        FastPathAnswerEncoder.encode(answer, into: &answerBuffer)
+        context.write(wrapOutboundOut(.byteBuffer(answerBuffer)), promise: nil)
+        // A large answer's buffer is not kept for the connection's next one.
+        if answerBuffer.capacity > Self.keptAnswerCapacity { answerBuffer = ByteBuffer() }
         defer { context.triggerUserOutboundEvent(ConnectionGuard.Event.answered, promise: nil) }
         guard let file, let range = answer.file?.range else { return }
         connection.begin(.file)

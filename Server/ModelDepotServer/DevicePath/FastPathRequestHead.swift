@@ -42,20 +42,44 @@ enum FastPathRequestHead: Equatable {
         case read(DeviceField)
     }
 
-    private typealias Named = (name: [UInt8], role: Role)
+    /// The names with a role, lower-case, with their roles by length: a field's name is compared
+    /// only with those of its length. Every other field is checked like these and dropped, which
+    /// spares the `String` of each. Flat arrays of plain values, so that a look-up retains nothing.
+    private struct Roles {
+        /// The names, one after another.
+        var names: [UInt8] = []
+        /// Where each name starts in ``names``, and its role, shortest names first.
+        var entries: [(start: Int, role: Role)] = []
+        /// The indices in ``entries`` of the names of each length.
+        var byLength: [Range<Int>] = []
 
-    /// The names with a role, lower-case, by their length (a field's name is compared only with
-    /// those of its length); every other field is checked like these and dropped, which spares
-    /// the `String` of each.
-    private static let roles: [[Named]] = {
-        let all: [Named] =
-            ["transfer-encoding", "connection", "upgrade", "expect", "te", "keep-alive"].map { (Array($0.utf8), .declined) }
-            + [(Array("host".utf8), .host), (Array("content-length".utf8), .contentLength)]
-            + DeviceField.allCases.map { (Array($0.name.canonicalName.utf8), .read($0)) }
-        var byLength = [[Named]](repeating: [], count: all.map(\.name.count).max()! + 1)
-        for named in all { byLength[named.name.count].append(named) }
-        return byLength
-    }()
+        init() {
+            let all: [(name: String, role: Role)] =
+                ["transfer-encoding", "connection", "upgrade", "expect", "te", "keep-alive"].map { ($0, .declined) }
+                + [("host", .host), ("content-length", .contentLength)]
+                + DeviceField.allCases.map { ($0.name.canonicalName, .read($0)) }
+            for length in 0...all.map(\.name.utf8.count).max()! {
+                let first = entries.count
+                for named in all where named.name.utf8.count == length {
+                    entries.append((names.count, named.role))
+                    names.append(contentsOf: named.name.utf8)
+                }
+                byLength.append(first..<entries.count)
+            }
+        }
+
+        /// The role of the field called `name` (in any case), if it has one.
+        func role(of name: UnsafeRawBufferPointer) -> Role? {
+            guard name.count < byLength.count else { return nil }
+            for index in byLength[name.count] {
+                let entry = entries[index]
+                if (0..<name.count).allSatisfy({ name[$0] | 0x20 == names[entry.start + $0] }) { return entry.role }
+            }
+            return nil
+        }
+    }
+
+    private static let roles = Roles()
 
     /// Reads the head at the start of `buffer`'s readable bytes.
     static func parse(_ buffer: ByteBuffer) -> FastPathRequestHead {
@@ -71,8 +95,7 @@ enum FastPathRequestHead: Equatable {
                 guard let line = reader.nextLine() else { return reader.complete ? .other : .incomplete }
                 if line.isEmpty { break }
                 guard let (name, value) = field(line) else { return .other }
-                let named = name.count < roles.count ? roles[name.count] : []
-                switch named.first(where: { equalsIgnoringCase(name, $0.name) })?.role {
+                switch roles.role(of: name) {
                 case .declined?:
                     return .other
                 case .contentLength?:
@@ -178,13 +201,6 @@ enum FastPathRequestHead: Equatable {
 
     private static func isTokenCharacter(_ byte: UInt8) -> Bool {
         byte < 64 ? tokenCharactersLow & (1 << UInt64(byte)) != 0 : byte < 128 && tokenCharactersHigh & (1 << UInt64(byte - 64)) != 0
-    }
-
-    /// Whether `bytes` spell the lower-case ASCII `lower`, ignoring case.
-    private static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lower: [UInt8]) -> Bool {
-        guard bytes.count == lower.count else { return false }
-        for index in 0..<lower.count where bytes[index] | 0x20 != lower[index] { return false }
-        return true
     }
 
     /// Lines ending in CRLF, within the first ``maxLength`` bytes.
