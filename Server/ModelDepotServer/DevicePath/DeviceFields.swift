@@ -1,4 +1,5 @@
 import HTTPTypes
+import NIOCore
 
 /// The request header fields the two device requests are answered from (the manifest and the
 /// blob it names): what ``ManifestController`` and ``BlobsController`` read, and all that
@@ -37,22 +38,67 @@ enum DeviceField: Int, CaseIterable, Sendable {
 protocol DeviceFields {
     /// The field's value (repeated fields joined with `, `), or `nil`.
     subscript(device field: DeviceField) -> String? { get }
+    /// Calls `body` with the field's value as bytes, or with `nil` when it was not sent: what is
+    /// only compared needs no `String`.
+    func withValue<Result>(_ field: DeviceField, _ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result
 }
 
 extension HTTPFields: DeviceFields {
     subscript(device field: DeviceField) -> String? { value(field.name) }
+
+    func withValue<Result>(_ field: DeviceField, _ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
+        guard var value = self[device: field] else { return try body(nil) }
+        return try value.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
+    }
 }
 
-/// The ``DeviceField``s of a request read straight from its bytes, one slot each.
+/// The ``DeviceField``s of a request read straight from its bytes: where each value lies in the
+/// head, made into a `String` only when asked for one.
 struct FastPathFields: DeviceFields, Equatable, Sendable {
-    private var values = [String?](repeating: nil, count: DeviceField.allCases.count)
+    /// The bytes the values lie in (the request's head, from its reader index).
+    private var bytes = ByteBuffer()
+    /// Each field's value, by ``DeviceField/rawValue``: `(start + 1) << 16 | count`, 0 when the
+    /// field was not sent (a head is at most ``FastPathRequestHead/maxLength`` bytes).
+    private var spans = SIMD16<UInt32>()
 
-    subscript(device field: DeviceField) -> String? { values[field.rawValue] }
+    /// Fields whose values lie in `bytes`; none is set yet.
+    init(in bytes: ByteBuffer) { self.bytes = bytes }
 
-    /// Sets a field; `false` if it was set already (a repeated field is left to the router).
-    mutating func set(_ field: DeviceField, _ value: String) -> Bool {
-        guard values[field.rawValue] == nil else { return false }
-        values[field.rawValue] = value
+    /// Fields that lie in no request (set with ``set(_:_:)``).
+    init() {}
+
+    subscript(device field: DeviceField) -> String? {
+        guard let (start, count) = span(field) else { return nil }
+        return bytes.getString(at: bytes.readerIndex + start, length: count)
+    }
+
+    func withValue<Result>(_ field: DeviceField, _ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
+        guard let (start, count) = span(field) else { return try body(nil) }
+        return try bytes.withUnsafeReadableBytes { try body(UnsafeRawBufferPointer(rebasing: $0[start..<(start + count)])) }
+    }
+
+    /// Sets a field to the `count` bytes at `start` (from the reader index); `false` if it was set
+    /// already (a repeated field is left to the router), or lies beyond 64 KiB.
+    mutating func set(_ field: DeviceField, start: Int, count: Int) -> Bool {
+        guard spans[field.rawValue] == 0, (0..<0xFFFF).contains(start), (0...0xFFFF).contains(count) else { return false }
+        spans[field.rawValue] = UInt32(start + 1) << 16 | UInt32(count)
         return true
+    }
+
+    /// Sets a field to `value`, added after the bytes already held; `false` if it was set already.
+    mutating func set(_ field: DeviceField, _ value: String) -> Bool {
+        guard spans[field.rawValue] == 0 else { return false }
+        let start = bytes.readableBytes
+        bytes.writeString(value)
+        return set(field, start: start, count: bytes.readableBytes - start)
+    }
+
+    private func span(_ field: DeviceField) -> (start: Int, count: Int)? {
+        let span = spans[field.rawValue]
+        return span == 0 ? nil : (Int(span >> 16) - 1, Int(span & 0xFFFF))
+    }
+
+    static func == (lhs: FastPathFields, rhs: FastPathFields) -> Bool {
+        DeviceField.allCases.allSatisfy { lhs[device: $0] == rhs[device: $0] }
     }
 }

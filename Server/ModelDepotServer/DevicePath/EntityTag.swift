@@ -13,6 +13,16 @@ enum EntityTag {
         }
     }
 
+    /// Whether the `If-None-Match` of `fields` matches `tag`: the tag itself, as devices send it,
+    /// is compared on its bytes; anything else as ``ifNoneMatch(_:matches:)`` reads it.
+    static func ifNoneMatch(in fields: some DeviceFields, matches tag: String) -> Bool {
+        switch fields.withValue(.ifNoneMatch, { $0.map { FastPaths.spells($0, tag) } }) {
+        case nil: false
+        case true?: true
+        case false?: ifNoneMatch(fields[device: .ifNoneMatch], matches: tag)
+        }
+    }
+
     /// Whether an `If-Range` header allows a partial response: a strong tag equal to `tag`.
     /// Weak tags and dates never match (the blob's tags are strong and it has no date).
     static func ifRange(_ header: String?, matches tag: String) -> Bool {

@@ -144,7 +144,7 @@ final class FastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 connection.hand(length)
                 return true
             }
-            write(submission, request: request, length: length, start: start, context)
+            write(submission, path: request.path, length: length, start: start, context)
             return false
         case .request(let request, let length):
             let start = ContinuousClock.now
@@ -153,33 +153,34 @@ final class FastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 return true
             }
             if let (path, identity, _, _, _) = answer.file {
-                openThenSend(path, identity, answer, request: request, length: length, route: route, key: key, start: start, context)
+                openThenSend(path, identity, answer, target: request.path, length: length, route: route, key: key, start: start, context)
                 return false
             }
             respond(context, answer, file: nil, consuming: length)
             answered = true
-            paths.log(request, method: "GET", route: route, status: Int(answer.status.code), start: start, key: key)
+            paths.log(path: request.path, method: "GET", route: route, status: Int(answer.status.code), start: start, key: key)
         }
         return true
     }
 
     /// Has ``ExperimentService`` apply a checked batch, then answers it; a batch the catalog refused
-    /// (or failed to write) goes to the router, which finds the same and answers why.
+    /// (or failed to write) goes to the router, which finds the same and answers why. Only the
+    /// request's target is kept meanwhile (for its log line), not the bytes its fields lie in.
     private func write(
-        _ submission: OutcomeSubmission, request: FastPathRequest, length: Int, start: ContinuousClock.Instant,
+        _ submission: OutcomeSubmission, path: String, length: Int, start: ContinuousClock.Instant,
         _ context: ChannelHandlerContext
     ) {
         connection.begin(.batch)
-        let bound = NIOLoopBound((self, context, request), eventLoop: context.eventLoop)
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         paths.submit(submission, on: context.eventLoop) { answer in
-            let (handler, context, request) = bound.value
-            handler.written(answer, of: submission, request: request, length: length, start: start, context)
+            let (handler, context) = bound.value
+            handler.written(answer, of: submission, path: path, length: length, start: start, context)
         }
     }
 
-    /// Answers a batch ``write(_:request:length:start:_:)`` had applied, on the event loop.
+    /// Answers a batch ``write(_:path:length:start:_:)`` had applied, on the event loop.
     private func written(
-        _ answer: FastPathAnswer?, of submission: OutcomeSubmission, request: FastPathRequest, length: Int,
+        _ answer: FastPathAnswer?, of submission: OutcomeSubmission, path: String, length: Int,
         start: ContinuousClock.Instant, _ context: ChannelHandlerContext
     ) {
         let held = connection.batchDone()
@@ -188,7 +189,7 @@ final class FastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
             respond(context, answer, file: nil, consuming: length)
             context.flush()
             paths.log(
-                request, method: "POST", route: ExperimentController.eventsRoute, status: Int(answer.status.code), start: start,
+                path: path, method: "POST", route: ExperimentController.eventsRoute, status: Int(answer.status.code), start: start,
                 key: submission.key)
         } else {
             connection.hand(length)
@@ -213,7 +214,7 @@ final class FastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Opens the answer's file on NIO's thread pool, then sends it. A file missing or changed
     /// since the index was loaded sends the request to the router, which answers the error.
     private func openThenSend(
-        _ path: String, _ identity: FileIdentity?, _ answer: FastPathAnswer, request: FastPathRequest, length: Int,
+        _ path: String, _ identity: FileIdentity?, _ answer: FastPathAnswer, target: String, length: Int,
         route: String, key: String, start: ContinuousClock.Instant, _ context: ChannelHandlerContext
     ) {
         connection.begin(.file)
@@ -238,7 +239,7 @@ final class FastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
             }
             respond(context, answer, file: file, consuming: length)
             context.flush()
-            paths.log(request, method: "GET", route: route, status: Int(answer.status.code), start: start, key: key)
+            paths.log(path: target, method: "GET", route: route, status: Int(answer.status.code), start: start, key: key)
         }
     }
 

@@ -88,7 +88,7 @@ enum FastPathRequestHead: Equatable {
             guard let first = reader.nextLine() else { return reader.complete ? .other : .incomplete }
             guard let (method, target) = requestLine(first) else { return .other }
             let roles = Self.roles
-            var fields = FastPathFields()
+            var fields = FastPathFields(in: buffer)
             var hasHost = false
             var bodyLength: Int?
             while true {
@@ -105,7 +105,9 @@ enum FastPathRequestHead: Equatable {
                     guard !hasHost else { return .other }
                     hasHost = true
                 case .read(let field)?:
-                    guard fields.set(field, String(decoding: value, as: UTF8.self)) else { return .other }
+                    guard fields.set(field, start: bytes.baseAddress!.distance(to: value.baseAddress!), count: value.count) else {
+                        return .other
+                    }
                 case nil:
                     break
                 }

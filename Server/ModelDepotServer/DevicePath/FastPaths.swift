@@ -55,25 +55,28 @@ struct FastPaths: Sendable {
         return nil
     }
 
-    func log(_ request: FastPathRequest, method: String, route: String, status: Int, start: ContinuousClock.Instant, key: String) {
+    func log(path: String, method: String, route: String, status: Int, start: ContinuousClock.Instant, key: String) {
         metrics.recordFastPathAnswer()
         RequestLogMiddleware.record(
-            metrics, log, method: method, path: request.path,
+            metrics, log, method: method, path: path,
             route: route, status: status, start: start, key: key, error: nil)
     }
 
     /// The request's key, from the connection's verified key when the header is the same (a key
     /// verified once on the connection is not refused for its address after).
     func key(_ request: FastPathRequest, peer: @autoclosure () -> String?, verified: inout VerifiedKey?) -> AccessKey? {
-        guard let header = request.fields[device: .authorization] else { return nil }
         func client() -> String? {
             authenticator.proxies.client(peer: peer(), forwardedFor: request.fields[device: .forwardedFor], forwardedProto: nil).address
         }
-        if let known = verified, known.header == header, authenticator.keys.isCurrent(known.generation) {
+        if let known = verified, request.fields.withValue(.authorization, { $0.map { Self.spells($0, known.header) } ?? false }),
+            authenticator.keys.isCurrent(known.generation)
+        {
             authenticator.throttle.succeeded(address: client(), kind: known.key.kind)
             return known.key
         }
-        guard let (key, generation) = authenticator.cachedKey(authorization: header, client: client()) else { return nil }
+        guard let header = request.fields[device: .authorization],
+            let (key, generation) = authenticator.cachedKey(authorization: header, client: client())
+        else { return nil }
         verified = VerifiedKey(header: header, key: key, generation: generation)
         return key
     }
@@ -85,8 +88,9 @@ struct FastPaths: Sendable {
         return target.withUTF8 { bytes -> String? in
             let path = UnsafeBufferPointer(rebasing: bytes[..<(bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.count)])
             let prefix = DeviceRoute.manifestPrefix.utf8.count, suffix = DeviceRoute.manifestSuffix.utf8.count
-            guard path.count > prefix + suffix, spells(UnsafeBufferPointer(rebasing: path.prefix(prefix)), DeviceRoute.manifestPrefix),
-                spells(UnsafeBufferPointer(rebasing: path.suffix(suffix)), DeviceRoute.manifestSuffix)
+            guard path.count > prefix + suffix,
+                spells(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: path.prefix(prefix))), DeviceRoute.manifestPrefix),
+                spells(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: path.suffix(suffix))), DeviceRoute.manifestSuffix)
             else { return nil }
             let name = UnsafeBufferPointer(rebasing: path[prefix..<(path.count - suffix)])
             guard !name.contains(UInt8(ascii: "/")) else { return nil }
@@ -95,7 +99,7 @@ struct FastPaths: Sendable {
     }
 
     /// Whether `bytes` are `text`'s UTF-8, compared in place.
-    private static func spells(_ bytes: UnsafeBufferPointer<UInt8>, _ text: String) -> Bool {
+    static func spells(_ bytes: UnsafeRawBufferPointer, _ text: String) -> Bool {
         var text = text
         return text.withUTF8 { $0.count == bytes.count && ($0.isEmpty || memcmp($0.baseAddress!, bytes.baseAddress!, $0.count) == 0) }
     }

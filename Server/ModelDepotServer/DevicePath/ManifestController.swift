@@ -85,25 +85,26 @@ struct ManifestController {
         guard case .manifest(let manifest) = entry else {
             throw DepotError(.notFound, "Model '\(name)' has no published version yet. Publish one with 'depot publish \(name) VERSION'.")
         }
+        let today = ExposureToken.day(now)
         return .answer(
             answer(
-                manifest, model: name, arm: arm, device: device, ifNoneMatch: headers[device: .ifNoneMatch],
-                heldExposure: headers[device: .exposure], today: ExposureToken.day(now)))
+                manifest, model: name, arm: arm, device: device, notModified: EntityTag.ifNoneMatch(in: headers, matches: manifest.etag),
+                holdsToday: headers.withValue(.exposure) { $0.map { signer.isMadeToday($0, today: today) } ?? false }, today: today))
     }
 
-    /// A `304` when `If-None-Match` holds the manifest's tag, else the `200`, either with the
-    /// installation's exposure token; counted as usage (a `200` also records the device's
-    /// installation with its arm) and in the metrics. A `304` to a device that sent a token made
-    /// today under the current key (`heldExposure`, for the version and arm the tag names) carries
-    /// none: the device has what a new one would give, and most checks cost no MAC.
+    /// A `304` when `If-None-Match` holds the manifest's tag (`notModified`), else the `200`,
+    /// either with the installation's exposure token; counted as usage (a `200` also records the
+    /// device's installation with its arm) and in the metrics. A `304` to a device that sent a
+    /// token made today under the current key (`holdsToday`, for the version and arm the tag
+    /// names) carries none: the device has what a new one would give, and most checks cost no MAC.
     private func answer(
         _ manifest: ManifestCache.Manifest, model: ModelName, arm: CountedArm, device: DeviceContext,
-        ifNoneMatch: String?, heldExposure: String?, today: Int
+        notModified: Bool, holdsToday: Bool, today: Int
     ) -> FastPathAnswer {
         usage.record(.manifest(model: model, version: manifest.version), arm: arm)
-        if EntityTag.ifNoneMatch(ifNoneMatch, matches: manifest.etag) {
+        if notModified {
             metrics.recordManifest(notModified: true)
-            guard let installation = device.installationID, !signer.isMadeToday(heldExposure, today: today) else {
+            guard let installation = device.installationID, !holdsToday else {
                 return manifest.notModified
             }
             return manifest.notModified.exposing(

@@ -132,9 +132,8 @@ final class ManifestSigner: Sendable {
     }
 
     /// Whether `token` was made today under the key new tokens are made with (its MAC unchecked).
-    func isMadeToday(_ token: String?, today: Int) -> Bool {
-        guard let token else { return false }
-        return ExposureToken.isMadeToday(token, today: today, key: state.withLock { $0.exposureKeys[0] })
+    func isMadeToday(_ token: some Sequence<UInt8>, today: Int) -> Bool {
+        ExposureToken.isMadeToday(token, today: today, key: state.withLock { $0.exposureKeys[0] })
     }
 
     /// Checks an event's exposure token (``ExposureToken/check(_:model:version:arm:installation:today:keys:)``).

@@ -72,8 +72,8 @@ enum ExposureToken {
     /// Whether `token` reads as one made on `today` under `key`, its MAC unchecked: a device that
     /// sends one with a manifest check needs no new one with a `304`. Checking nothing more is
     /// safe: a device that sends another's token only goes without its own.
-    static func isMadeToday(_ token: String, today: Int, key: Key) -> Bool {
-        var bytes = token.utf8.makeIterator()
+    static func isMadeToday(_ token: some Sequence<UInt8>, today: Int, key: Key) -> Bool {
+        var bytes = token.makeIterator()
         var day = 0
         var digits = 0
         while let byte = bytes.next(), byte != UInt8(ascii: ".") {
