@@ -49,7 +49,8 @@ import Testing
         #expect(set[device: .authorization] == "Bearer k1")
     }
 
-    @Test func aValueBeyondWhatASpanHoldsIsNotSet() {
+    @Test func everyFieldHasALaneAndAValueBeyondWhatASpanHoldsIsNotSet() {
+        #expect(DeviceField.allCases.count <= SIMD16<UInt32>.scalarCount, "FastPathFields.spans needs more lanes")
         var fields = FastPathFields()
         let set = [
             fields.set(.platform, start: 0xFFFF, count: 1), fields.set(.platform, start: 0, count: 0x10000),

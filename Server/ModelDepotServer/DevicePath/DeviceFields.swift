@@ -55,10 +55,10 @@ extension HTTPFields: DeviceFields {
 /// The ``DeviceField``s of a request read straight from its bytes: where each value lies in the
 /// head, made into a `String` only when asked for one.
 struct FastPathFields: DeviceFields, Equatable, Sendable {
-    /// The bytes the values lie in (the request's head, from its reader index).
+    /// The bytes the values lie in: those received, from the request's first at the reader index.
     private var bytes = ByteBuffer()
-    /// Each field's value, by ``DeviceField/rawValue``: `(start + 1) << 16 | count`, 0 when the
-    /// field was not sent (a head is at most ``FastPathRequestHead/maxLength`` bytes).
+    /// Each field's value, by ``DeviceField/rawValue`` (one lane per field): `(start + 1) << 16 | count`,
+    /// 0 when the field was not sent (a head is at most ``FastPathRequestHead/maxLength`` bytes).
     private var spans = SIMD16<UInt32>()
 
     /// Fields whose values lie in `bytes`; none is set yet.
