@@ -82,6 +82,41 @@ import Testing
         #expect(answers.last?.text.contains("\"payload\"") == true)
     }
 
+    /// A connection encodes each answer into the last one's buffer once that is written: answers
+    /// sent one at a time and pipelined each carry their own installation's exposure token, and a
+    /// `200` between `304`s its whole body.
+    @Test func eachAnswerCarriesItsOwnFieldsOneAtATimeAndPipelined() async throws {
+        let published = try await PublishedModel()
+        let port = published.server.url.port ?? 0
+        func check(_ installation: String, _ etag: String?) -> String {
+            "GET /v1/models/flowers/manifest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(published.appKey)\r\n"
+                + "Depot-Installation-ID: \(installation)\r\n" + (etag.map { "If-None-Match: \($0)\r\n" } ?? "") + "\r\n"
+        }
+        func field(_ name: String, _ answer: RawHTTPConnection.Answer) -> String? { answer.fields.first { $0.name == name }?.value }
+        let ids = ["0b6c2a9e-5b1d-4c8e-9a7f-0d2e4b6c8a10", "1f3d5b7a-9c2e-4d6f-8a1b-3c5e7a9b1d20"]
+        let warm = try RawHTTPConnection(port: port)
+        try warm.send(check(ids[0], nil))
+        let first = try #require(try warm.answers(1).first)
+        let etag = try #require(field("etag", first))
+        let connection = try RawHTTPConnection(port: port)
+        var alone: [RawHTTPConnection.Answer] = []
+        for (id, tag) in [(ids[0], etag), (ids[1], nil), (ids[1], etag), (ids[0], nil)] as [(String, String?)] {
+            try connection.send(check(id, tag))
+            alone += try connection.answers(1)
+        }
+        #expect(alone.map(\.status) == [304, 200, 304, 200])
+        let tokens = alone.map { field("depot-exposure", $0) }
+        #expect(tokens[0] != nil && tokens[1] != nil && tokens[0] != tokens[1], "a token per installation")
+        #expect(tokens == [tokens[0], tokens[1], tokens[1], tokens[0]])
+        #expect(alone[1].body == first.body && alone[3].body == first.body && alone[0].body.isEmpty)
+        try connection.send(check(ids[0], etag) + check(ids[1], nil) + check(ids[1], etag) + check(ids[0], etag))
+        let pipelined = try connection.answers(4)
+        #expect(pipelined.map(\.status) == [304, 200, 304, 304])
+        #expect(pipelined.map { field("depot-exposure", $0) } == [tokens[0], tokens[1], tokens[1], tokens[0]])
+        #expect(pipelined.map(\.body) == [[], first.body, [], []])
+        #expect(pipelined.map { field("etag", $0) } == Array(repeating: etag, count: 4))
+    }
+
     /// One keep-alive connection: what goes to the router (a manifest not cached yet, a wrong key)
     /// takes only its own request there; the requests after it are answered before the router
     /// again, sent one at a time or pipelined behind it.

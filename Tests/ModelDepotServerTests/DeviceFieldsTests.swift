@@ -36,6 +36,22 @@ import Testing
         #expect(parsed[device: .range] == nil)
     }
 
+    /// The handler answers, consumes the request and receives more while the fields are read:
+    /// what they read does not change.
+    @Test func theFieldsKeepTheirValuesWhileTheBytesReceivedChange() throws {
+        var received = ByteBuffer(string: Self.head)
+        guard case .request(let request, let length) = FastPathRequestHead.parse(received) else { throw Unparsed() }
+        let values = DeviceField.allCases.map { request.fields[device: $0] }
+        let bytes = DeviceField.allCases.map { field in request.fields.withValue(field) { $0.map { Array($0) } } }
+        received.moveReaderIndex(forwardBy: length)
+        received.writeString("GET / HTTP/1.1\r\nHost: y\r\nAuthorization: Bearer other\r\n\r\n")
+        received.discardReadBytes()
+        #expect(DeviceField.allCases.map { request.fields[device: $0] } == values)
+        #expect(DeviceField.allCases.map { field in request.fields.withValue(field) { $0.map { Array($0) } } } == bytes)
+        received.clear()
+        #expect(request.fields[device: .authorization] == "Bearer k1")
+    }
+
     @Test func fieldsSetFromStringsEqualParsedOnes() throws {
         var set = FastPathFields()
         let first = set.set(.authorization, "Bearer k1"), again = set.set(.authorization, "Bearer k2")
@@ -51,6 +67,7 @@ import Testing
 
     @Test func everyFieldHasALaneAndAValueBeyondWhatASpanHoldsIsNotSet() {
         #expect(DeviceField.allCases.count <= SIMD16<UInt32>.scalarCount, "FastPathFields.spans needs more lanes")
+        #expect(FastPathRequestHead.maxLength < 0xFFFF, "a span's start and count take 16 bits each")
         var fields = FastPathFields()
         let set = [
             fields.set(.platform, start: 0xFFFF, count: 1), fields.set(.platform, start: 0, count: 0x10000),

@@ -85,9 +85,10 @@ struct FastPathFields: DeviceFields, Equatable, Sendable {
         return true
     }
 
-    /// Sets a field to `value`, added after the bytes already held; `false` if it was set already.
+    /// Sets a field to `value`, added after the bytes already held; `false` if it was set already,
+    /// or would lie beyond 64 KiB.
     mutating func set(_ field: DeviceField, _ value: String) -> Bool {
-        guard spans[field.rawValue] == 0 else { return false }
+        guard spans[field.rawValue] == 0, bytes.readableBytes < 0xFFFF, value.utf8.count <= 0xFFFF else { return false }
         let start = bytes.readableBytes
         bytes.writeString(value)
         return set(field, start: start, count: bytes.readableBytes - start)

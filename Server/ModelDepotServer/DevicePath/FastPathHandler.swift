@@ -44,7 +44,8 @@ final class FastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var clientAddress: String??
     /// The last answer's bytes: once written, the next answer is encoded into the same memory.
     private var answerBuffer = ByteBuffer()
-    /// The largest answer buffer kept for the next answer (a `304`'s head takes a few hundred bytes).
+    /// The largest answer buffer kept for the next answer, so an idle connection holds at most
+    /// this much (a `304`'s head takes a few hundred bytes).
     private static let keptAnswerCapacity = 2048
 
     init(paths: FastPaths) { self.paths = paths }

@@ -7,7 +7,7 @@ import NIOCore
 #endif
 
 /// A request head read straight from a connection's bytes, for ``FastPathHandler``, keeping only
-/// its ``DeviceField``s: only the plainest requests — `GET /target HTTP/1.1` (or a `POST` with a
+/// where its ``DeviceField``s lie (``FastPathFields``): only the plainest requests — `GET /target HTTP/1.1` (or a `POST` with a
 /// small `Content-Length` body), one `Host`, well-formed fields of visible ASCII and nothing that
 /// changes the connection — are taken; anything else, well-formed or not, is `.other` and goes to
 /// NIO's HTTP/1 decoder and the router, which answer it as always.
@@ -235,7 +235,10 @@ enum FastPathRequestHead: Equatable {
     }
 }
 
-/// A plain `GET` read by ``FastPathRequestHead``: its target and ``DeviceField``s.
+/// A plain `GET` (or a batch's `POST`) read by ``FastPathRequestHead``: its target and
+/// ``DeviceField``s. Its fields hold the bytes received on the connection from the request on:
+/// keep the strings needed, not the request, across a wait (a file being opened, a batch being
+/// written), or the next bytes to arrive copy the whole backlog.
 struct FastPathRequest: Equatable, Sendable {
     let path: String
     let fields: FastPathFields

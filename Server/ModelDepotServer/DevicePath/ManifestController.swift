@@ -86,10 +86,13 @@ struct ManifestController {
             throw DepotError(.notFound, "Model '\(name)' has no published version yet. Publish one with 'depot publish \(name) VERSION'.")
         }
         let today = ExposureToken.day(now)
+        let notModified = EntityTag.ifNoneMatch(in: headers, matches: manifest.etag)
+        // The token a device holds matters only to a 304 that would carry a new one.
+        let holdsToday =
+            notModified && device.installationID != nil
+            && headers.withValue(.exposure) { $0.map { signer.isMadeToday($0, today: today) } ?? false }
         return .answer(
-            answer(
-                manifest, model: name, arm: arm, device: device, notModified: EntityTag.ifNoneMatch(in: headers, matches: manifest.etag),
-                holdsToday: headers.withValue(.exposure) { $0.map { signer.isMadeToday($0, today: today) } ?? false }, today: today))
+            answer(manifest, model: name, arm: arm, device: device, notModified: notModified, holdsToday: holdsToday, today: today))
     }
 
     /// A `304` when `If-None-Match` holds the manifest's tag (`notModified`), else the `200`,
