@@ -16,7 +16,7 @@ enum EntityTag {
     /// Whether the `If-None-Match` of `fields` matches `tag`: the tag itself, as devices send it,
     /// is compared on its bytes; anything else as ``ifNoneMatch(_:matches:)`` reads it.
     static func ifNoneMatch(in fields: some DeviceFields, matches tag: String) -> Bool {
-        switch fields.withValue(.ifNoneMatch, { $0.map { FastPaths.spells($0, tag) } }) {
+        switch fields.withValue(.ifNoneMatch, { $0?.spells(tag) }) {
         case nil: false
         case true?: true
         case false?: ifNoneMatch(fields[device: .ifNoneMatch], matches: tag)

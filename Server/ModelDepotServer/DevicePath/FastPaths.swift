@@ -1,12 +1,6 @@
 import Hummingbird
 import ModelDepotShared
 
-#if canImport(Glibc)
-    import Glibc
-#else
-    import Darwin
-#endif
-
 /// The requests every device makes — its manifest and the blob it names, answered from memory by
 /// the resolvers the routes use (``ManifestController/resolve(model:key:headers:loaded:)``,
 /// ``BlobsController/plan(hex:key:headers:)``), and its outcome batches (``outcomeBatch(_:body:from:verified:)``)
@@ -68,7 +62,7 @@ struct FastPaths: Sendable {
         func client() -> String? {
             authenticator.proxies.client(peer: peer(), forwardedFor: request.fields[device: .forwardedFor], forwardedProto: nil).address
         }
-        if let known = verified, request.fields.withValue(.authorization, { $0.map { Self.spells($0, known.header) } ?? false }),
+        if let known = verified, request.fields.withValue(.authorization, { $0?.spells(known.header) ?? false }),
             authenticator.keys.isCurrent(known.generation)
         {
             authenticator.throttle.succeeded(address: client(), kind: known.key.kind)
@@ -89,19 +83,13 @@ struct FastPaths: Sendable {
             let path = UnsafeBufferPointer(rebasing: bytes[..<(bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.count)])
             let prefix = DeviceRoute.manifestPrefix.utf8.count, suffix = DeviceRoute.manifestSuffix.utf8.count
             guard path.count > prefix + suffix,
-                spells(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: path.prefix(prefix))), DeviceRoute.manifestPrefix),
-                spells(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: path.suffix(suffix))), DeviceRoute.manifestSuffix)
+                UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: path.prefix(prefix))).spells(DeviceRoute.manifestPrefix),
+                UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: path.suffix(suffix))).spells(DeviceRoute.manifestSuffix)
             else { return nil }
             let name = UnsafeBufferPointer(rebasing: path[prefix..<(path.count - suffix)])
             guard !name.contains(UInt8(ascii: "/")) else { return nil }
             return String(decoding: name, as: UTF8.self)
         }
-    }
-
-    /// Whether `bytes` are `text`'s UTF-8, compared in place.
-    static func spells(_ bytes: UnsafeRawBufferPointer, _ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { $0.count == bytes.count && ($0.isEmpty || memcmp($0.baseAddress!, bytes.baseAddress!, $0.count) == 0) }
     }
 
     private static func remainder(of path: Substring.UTF8View, after prefix: String) -> Substring.UTF8View? {

@@ -155,11 +155,7 @@ enum OutcomeBatchReader {
             let text = UnsafeRawBufferPointer(rebasing: bytes[offset..<end])
             for byte in text where byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\\") { return nil }
             offset = end + 1
-            if text.count > 15, let known, known.utf8.count == text.count,
-                known.utf8.withContiguousStorageIfAvailable({ memcmp($0.baseAddress!, text.baseAddress!, text.count) == 0 }) == true
-            {
-                return known
-            }
+            if text.count > 15, let known, text.spells(known) { return known }
             return String(decoding: text, as: UTF8.self)
         }
 
