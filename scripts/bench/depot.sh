@@ -7,6 +7,9 @@
 #       the background (stdout and stderr appended to LOG, DEPOT_ADMIN_TOKEN from the environment),
 #       waits at most 60 s until it is ready and sets started_pid and started_url; when it is not,
 #       stops it, prints the end of LOG on stderr and returns 1.
+#   sdk_headers
+#       what the SDK sends with every manifest check (ModelDownloader.manifestRequest), as curl
+#       and wrk arguments: the `304` benchmarks send the same set.
 #   depot_stop PID
 #       SIGTERM, up to 10 s for the process to end, then SIGKILL (for any process the script
 #       started in the background: a server, nginx, a sampler).
@@ -41,3 +44,7 @@ depot_stop() {
     kill -KILL "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
 }
+
+sdk_headers=(-H "Depot-Installation-ID: 3f6c2a9e-5b1d-4c8e-9a7f-0d2e4b6c8a10" -H "Depot-Platform: ios"
+    -H "Depot-App-Version: 3.2.0" -H "Depot-OS-Version: 18.1" -H "Depot-SDK-Version: 1.0.0" -H "Depot-Country: US"
+    -H "Depot-Attributes: cohort=beta,device=iphone15%2C2")
