@@ -25,12 +25,31 @@ final class GuardedRolloutFleet: Sendable {
         var accepts = false
     }
 
+    /// Numbers the devices first seen on each version in the order they are seen: 0, 1, 2 … per
+    /// version. A device keeps its number on a version.
+    final class Ordinals: Sendable {
+        private struct Seen: Hashable { let device: Int, version: Int }
+        private let numbered = Mutex<(seen: [Int: Int], given: [Seen: Int])>(([:], [:]))
+
+        init() {}
+
+        func ordinal(of device: Int, on version: Int) -> Int {
+            numbered.withLock { state in
+                let key = Seen(device: device, version: version)
+                if let given = state.given[key] { return given }
+                let seen = state.seen[version, default: 0]
+                state.seen[version] = seen + 1
+                state.given[key] = seen
+                return seen
+            }
+        }
+    }
+
     /// Picks exactly `picks` devices in every `every` among those first seen on a version: a
     /// share of a version's devices without the luck of which ones the rule's buckets give it.
     /// A device keeps the answer it was first given for a version.
     final class Share: Sendable {
-        private struct Seen: Hashable { let device: Int, version: Int }
-        private let picked = Mutex<(seen: [Int: Int], decided: [Seen: Bool])>(([:], [:]))
+        private let ordinals = Ordinals()
         let every: Int
         let picks: Int
 
@@ -40,15 +59,7 @@ final class GuardedRolloutFleet: Sendable {
         }
 
         func contains(_ device: Int, on version: Int) -> Bool {
-            picked.withLock { state in
-                let key = Seen(device: device, version: version)
-                if let decided = state.decided[key] { return decided }
-                let seen = state.seen[version, default: 0]
-                state.seen[version] = seen + 1
-                let chosen = seen % every < picks
-                state.decided[key] = chosen
-                return chosen
-            }
+            ordinals.ordinal(of: device, on: version) % every < picks
         }
     }
 
@@ -76,6 +87,9 @@ final class GuardedRolloutFleet: Sendable {
     let devices: Int
     let behaviour: @Sendable (_ device: Int, _ version: Int) -> Behaviour
     private let held = Mutex<[Int: Held]>([:])
+    /// Spreads the inference latencies alike over every version's devices (240 to 246 ms, by the
+    /// order they are first seen on it), so that no version is slower by the luck of the buckets.
+    private let latencies = Ordinals()
 
     init(
         client: TestServer.Client, key: HTTPFields, clock: MovableClock, devices: Int,
@@ -143,7 +157,9 @@ final class GuardedRolloutFleet: Sendable {
         } else {
             events += [
                 event("load_succeeded"), event("inferences", value: 20, count: 20),
-                event("inference_latency_ms", value: Double(20 * (240 + device % 7)), count: 20),
+                event(
+                    "inference_latency_ms", value: Double(20 * (240 + latencies.ordinal(of: device, on: manifest.version) % 7)),
+                    count: 20),
             ]
         }
         if does.accepts { events.append(event("accepted")) }
