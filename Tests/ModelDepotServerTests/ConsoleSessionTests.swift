@@ -144,7 +144,7 @@ import Testing
         server.configuration.authenticationClock = { frozen }
         defer { try? FileManager.default.removeItem(at: server.storage) }
         let app = try await buildApplication(server.configuration)
-        try await app.test(.live) { client in
+        try await app.testShuttingDown(.live) { client in
             // The throttle's clock stands still: a backoff, once begun, lasts for the whole test.
             var statuses: [HTTPResponse.Status] = []
             for attempt in 0..<5 {

@@ -38,7 +38,7 @@ struct TestServer {
     func run(live: Bool = false, _ body: @escaping @Sendable (Client) async throws -> Void) async throws {
         defer { try? FileManager.default.removeItem(at: storage) }
         let app = try await buildApplication(configuration)
-        try await app.test(live ? .live : .router) { [configuration] tester in
+        try await app.testShuttingDown(live ? .live : .router) { [configuration] tester in
             let send: Client.Send
             if live, let port = tester.port {
                 send = LiveClient(port: port).execute

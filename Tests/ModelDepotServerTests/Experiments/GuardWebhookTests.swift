@@ -62,7 +62,7 @@ import Testing
                     })
             }
             let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-            try await app.test(.live) { client in
+            try await app.testShuttingDown(.live) { client in
                 try await body(URL(string: "http://127.0.0.1:\(client.port!)/hook")!)
             }
         }
