@@ -2,10 +2,12 @@ import Foundation
 import Synchronization
 import TestSupport
 
-/// 24 devices on threads of their own, each on keep-alive connections through the raw test client:
-/// a manifest check (a `304` or a `200`) twice, then a 64 KiB range of a blob, over and over. A
-/// connection the server closes before an answer's first byte is retried on a new one (as any
-/// HTTP client does); one refused ends the device.
+/// 24 devices on threads of their own, each on keep-alive connections through the raw test client
+/// (or, `reconnecting`, a new connection for every request): a manifest check (a `304` or a
+/// `200`) twice, then a 64 KiB range of a blob, over and over. A connection the server closes
+/// before an answer's first byte is retried on a new one (as any HTTP client does); one refused
+/// ends the device, and so does a new one closed before its answer once the server was signalled
+/// (it was accepted as the listener closed).
 final class DrainFleet: Sendable {
     struct Counts: Sendable {
         var answered = 0
@@ -23,13 +25,14 @@ final class DrainFleet: Sendable {
     let port: Int
     let appKey: String
     let blob: String
+    let reconnecting: Bool
     let counts = Mutex(Counts())
     private let signalled = Mutex(false)
     private let allReady = DispatchSemaphore(value: 0)
     private let finished = DispatchGroup()
 
-    init(port: Int, appKey: String, blob: String) {
-        (self.port, self.appKey, self.blob) = (port, appKey, blob)
+    init(port: Int, appKey: String, blob: String, reconnecting: Bool = false) {
+        (self.port, self.appKey, self.blob, self.reconnecting) = (port, appKey, blob, reconnecting)
     }
 
     /// Starts the devices; once each has made 20 requests, calls `signal` (which makes the server
@@ -84,6 +87,10 @@ final class DrainFleet: Sendable {
                 continue
             }
             guard let answer else {
+                if fresh, signalled.withLock({ $0 }) {
+                    counts.withLock { $0.refused += 1 }
+                    return
+                }
                 if fresh { failed("\(path) closed on a new connection") } else { counts.withLock { $0.retried += 1 } }
                 connection = nil
                 continue
@@ -109,7 +116,7 @@ final class DrainFleet: Sendable {
             {
                 allReady.signal()
             }
-            if answer.field("connection")?.lowercased() == "close" { connection = nil }
+            if reconnecting || answer.field("connection")?.lowercased() == "close" { connection = nil }
         }
     }
 

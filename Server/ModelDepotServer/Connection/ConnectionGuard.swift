@@ -4,6 +4,7 @@ import NIOCore
 /// First in every connection's pipeline, on its raw bytes: enforces ``ConnectionLimits``.
 ///
 /// - More open connections than allowed: the new one gets `503` and is closed.
+/// - A connection accepted as the server began to shut down is closed before it becomes active.
 /// - A request head not complete within the head timeout: `408`, then the connection closes; a
 ///   head longer than allowed: `431`, then it closes.
 /// - No byte of a request body within the body timeout, no request within the idle timeout
@@ -45,12 +46,15 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case idleTimeout = "idle_timeout"
         case sendTimeout = "send_timeout"
         case malformedRequest = "malformed_request"
+        case shuttingDown = "shutting_down"
     }
 
     private let limits: ConnectionLimits
     private let counter: ConnectionCounter
     private let metrics: ServerMetrics
     private var counted = false
+    /// The server began to shut down before this connection became active.
+    private var quiescedBeforeActive = false
     private var closing = false
     /// When the current head began, and its bytes so far; `nil` between heads.
     private var head: (started: NIODeadline, bytes: Int)?
@@ -77,8 +81,18 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
+        // A connection accepted as the server began to shut down may never have been handed to
+        // the server's task. Made active, NIO traps on it ("Deinited NIOAsyncWriter without
+        // calling finish()") and ends the process with every connection it serves; closed before
+        // it is active, its client tries again elsewhere.
+        if quiescedBeforeActive { return close(context, .shuttingDown) }
         start(context)
         context.fireChannelActive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent, !context.channel.isActive { quiescedBeforeActive = true }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
