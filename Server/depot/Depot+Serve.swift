@@ -64,7 +64,7 @@ extension Depot {
         )
         var blobRedirect: Int?
 
-        @Option(help: "The largest upload accepted, in bytes (default 2147483648).")
+        @Option(help: "The largest upload accepted, in bytes (default 2147483648; at most 1099511627776, 1 TiB).")
         var maxUploadSize: Int?
 
         @Option(
@@ -78,7 +78,7 @@ extension Depot {
 
         @Option(
             help:
-                "How long a signed manifest is good for, in seconds (default 604800, 7 days; at least 60). It is re-signed after half of it."
+                "How long a signed manifest is good for, in seconds (default 604800, 7 days; 60 to 31536000). It is re-signed after half of it."
         )
         var manifestLifetime: Int?
 
@@ -231,9 +231,10 @@ extension Depot {
                 configuration.port = port
             }
             if let size = try maxUploadSize ?? environment["DEPOT_MAX_UPLOAD_SIZE"].map({ try number($0, "DEPOT_MAX_UPLOAD_SIZE") }) {
-                guard size > 0 else {
+                guard (1...(1 << 40)).contains(size) else {
                     throw ValidationError(
-                        "The maximum upload size (--max-upload-size, DEPOT_MAX_UPLOAD_SIZE) must be positive, not \(size).")
+                        "The maximum upload size (--max-upload-size, DEPOT_MAX_UPLOAD_SIZE) must be 1 to 1099511627776 bytes (1 TiB), not \(size)."
+                    )
                 }
                 configuration.maximumUploadSize = size
             }
@@ -250,9 +251,9 @@ extension Depot {
             if let lifetime = try manifestLifetime
                 ?? environment["DEPOT_MANIFEST_LIFETIME"].map({ try number($0, "DEPOT_MANIFEST_LIFETIME") })
             {
-                guard lifetime >= 60 else {
+                guard (60...31_536_000).contains(lifetime) else {
                     throw ValidationError(
-                        "The manifest lifetime (--manifest-lifetime, DEPOT_MANIFEST_LIFETIME) must be at least 60 seconds, not \(lifetime)."
+                        "The manifest lifetime (--manifest-lifetime, DEPOT_MANIFEST_LIFETIME) must be 60 to 31536000 seconds (365 days), not \(lifetime)."
                     )
                 }
                 configuration.manifestLifetime = TimeInterval(lifetime)

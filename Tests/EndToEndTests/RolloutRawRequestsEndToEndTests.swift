@@ -7,7 +7,8 @@ import Testing
 /// byte by byte on a socket of their own, as anyone holding an admin token could send them:
 /// shadowed rules, versions that do not exist or are unpublished, malformed and hostile bodies.
 /// Each is refused with its status and a message naming what to fix, and the rollout stays as it
-/// was, byte for byte; a request without an installation id gets the rule's control.
+/// was, byte for byte; a request without an installation id gets the rule's control, and a
+/// device version that only looks like digits is no version.
 @Suite struct RolloutRawRequestsEndToEndTests {
     @Test(arguments: DepotBackend.allCases) func rawRuleChangesAreRefusedAndLeaveTheRolloutAsItWas(_ backend: DepotBackend) async throws {
         let locations = try await backend.freshLocations()
@@ -18,12 +19,12 @@ import Testing
         let server = published.server, port = try #require(server.url.port)
         try await Command.depot(["upload", "flowers", Binaries.fixture("dynamic_batch")], environment: server.environment).succeeded()
 
-        func send(_ method: String, _ path: String, body: [UInt8] = [], token: String = ServerProcess.adminToken) throws
-            -> RawHTTPConnection.Answer
+        func send(_ method: String, _ path: String, body: [UInt8] = [], token: String = ServerProcess.adminToken, fields: String = "")
+            throws -> RawHTTPConnection.Answer
         {
             let connection = try RawHTTPConnection(port: port)
             let head =
-                "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
+                "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\(fields)"
                 + "Content-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
             try connection.send(Array(head.utf8) + body)
             return try connection.answers(1)[0]
@@ -63,6 +64,16 @@ import Testing
                 "10000.5 at 'shares[0].basisPoints'"
             ),
             ("main", Array(#"{"conditions":[],"shares":[{"version":1,"basisPoints":-10000}]}"#.utf8), 400, "shares are 0% to 100%"),
+            (
+                "main",
+                Array(
+                    #"{"conditions":[],"shares":[{"version":1,"basisPoints":9223372036854775807},{"version":2,"basisPoints":1}]}"#.utf8),
+                400, "Version 1 has a share of 9.223372036854776e+16%; shares are 0% to 100%."
+            ),
+            (
+                "main", Array(#"{"conditions":["appVersion>=1\u0301"],"shares":[{"version":1,"basisPoints":10000}]}"#.utf8), 400,
+                "is not a version"
+            ),
             ("main", Array(#"{"conditions":["platform=ios"],"shares":[{"version":1,"basisPoints":10000}]"#.utf8), 400, "not valid JSON"),
             ("main", [0x7B, 0x22, 0xFF, 0xFE, 0x22, 0x3A, 0x31, 0x7D], 400, "not valid JSON"),
             ("main", Array(repeating: UInt8(ascii: "["), count: 60_000), 400, "not valid JSON"),
@@ -85,6 +96,19 @@ import Testing
             let manifest = try send("GET", "/v1/models/flowers/manifest", token: published.appKey)
             #expect(manifest.status == 200)
             #expect(try manifestPayload(Data(manifest.body)).version == 1)
+        }
+
+        // A digit with a combining mark (bytes 31 CC 81) is one character between "0" and "9",
+        // but no number: it matches no ordering condition, and the server keeps answering.
+        let ordered = try rule("main", #"{"conditions":["appVersion>=3.2.0"],"shares":[{"version":1,"basisPoints":10000}]}"#)
+        #expect(ordered.status == 200, "\(ordered.text)")
+        for (appVersion, expected) in [("1\u{301}", 2), ("3.2.0", 1), ("3\u{301}.2.0", 2), ("\u{661}", 2)] {
+            let fields = "Depot-Installation-ID: device-7\r\nDepot-App-Version: \(appVersion)\r\n"
+            let manifest = try send("GET", "/v1/models/flowers/manifest", token: published.appKey, fields: fields)
+            #expect(manifest.status == 200, "\(Array(appVersion.utf8)): \(manifest.statusLine) \(manifest.text)")
+            #expect(
+                try manifestPayload(Data(manifest.body)).version == expected,
+                "\(Array(appVersion.utf8)) gets the default (the newest published version) unless it is at least 3.2.0")
         }
         #expect(try await server.stop(signal: SIGTERM) == 0)
     }

@@ -108,12 +108,23 @@ import Testing
         for (flag, environment, message) in [
             (
                 ["--manifest-lifetime", "30"], [String: String](),
-                "The manifest lifetime (--manifest-lifetime, DEPOT_MANIFEST_LIFETIME) must be at least 60 seconds, not 30."
+                "The manifest lifetime (--manifest-lifetime, DEPOT_MANIFEST_LIFETIME) must be 60 to 31536000 seconds (365 days), not 30."
+            ),
+            (
+                ["--manifest-lifetime", "9223372036854775807"], [:],
+                "(--manifest-lifetime, DEPOT_MANIFEST_LIFETIME) must be 60 to 31536000 seconds (365 days), not 9223372036854775807."
             ),
             ([], ["DEPOT_MANIFEST_LIFETIME": "a week"], "DEPOT_MANIFEST_LIFETIME='a week' is not a whole number."),
             // Every refused setting names its flag and its variable.
             (["--port", "70000"], [:], "The port (--port, DEPOT_PORT) must be 0 to 65535, not 70000."),
-            ([], ["DEPOT_MAX_UPLOAD_SIZE": "0"], "(--max-upload-size, DEPOT_MAX_UPLOAD_SIZE) must be positive, not 0."),
+            (
+                [], ["DEPOT_MAX_UPLOAD_SIZE": "0"],
+                "(--max-upload-size, DEPOT_MAX_UPLOAD_SIZE) must be 1 to 1099511627776 bytes (1 TiB), not 0."
+            ),
+            (
+                ["--max-upload-size", "9223372036854775807"], [:],
+                "(--max-upload-size, DEPOT_MAX_UPLOAD_SIZE) must be 1 to 1099511627776 bytes (1 TiB), not 9223372036854775807."
+            ),
             (["--max-connections", "0"], [:], "(--max-connections, DEPOT_MAX_CONNECTIONS) must be at least 1, not 0."),
             (["--max-head-size", "10"], [:], "(--max-head-size, DEPOT_MAX_HEAD_SIZE) must be 1024 to 1048576 bytes, not 10."),
             (["--log-level", "loud"], [:], "Log level 'loud' (--log-level, DEPOT_LOG_LEVEL) is unknown"),

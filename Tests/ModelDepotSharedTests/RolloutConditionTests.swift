@@ -23,6 +23,17 @@ import Testing
         }
     }
 
+    /// Characters that sort between "0" and "9" or are digits of other scripts, but that `Int`
+    /// does not read: each is no version (before, the first trapped the server), and a device
+    /// sending one matches no ordering condition.
+    @Test(arguments: ["1\u{301}", "3.2\u{301}.0", "\u{661}", "\u{FF11}", "1.0\u{20DD}", "0x1", "+1"])
+    func digitsThatAreNotASCIIAreNoVersion(_ text: String) throws {
+        #expect(throws: DepotError.self, "\(Array(text.utf8))") { try SemanticVersion(text) }
+        let condition = try RolloutCondition(parsing: "appVersion<99.0.0")
+        #expect(!condition.matches(DeviceContext(appVersion: text)), "\(Array(text.utf8))")
+        #expect(throws: DepotError.self) { try RolloutCondition(parsing: "appVersion>=\(text)") }
+    }
+
     @Test(
         arguments: [
             ("platform=ios", DeviceContext(platform: "iOS"), true),

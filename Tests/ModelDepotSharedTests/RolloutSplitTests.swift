@@ -26,6 +26,14 @@ import Testing
         let split = try RolloutSplit(shares: [(7, 10_000)])
         let negative = #expect(throws: DepotError.self) { try split.resized(to: [7: -100, 8: 10_100]) }
         #expect(negative?.code == .badRequest)
+        // Shares whose sum overflows an Int: refused one by one, before they are added up.
+        #expect(throws: DepotError(.badRequest, "Version 7 has a share of 100.01%; shares are 0% to 100%.")) {
+            try RolloutSplit(shares: [(7, 10_001), (8, -1)])
+        }
+        let huge = #expect(throws: DepotError.self) { try RolloutSplit(shares: [(7, .max), (8, 1)]) }
+        #expect(huge?.message.hasSuffix("shares are 0% to 100%.") == true, "\(huge?.message ?? "")")
+        let hugeResize = #expect(throws: DepotError.self) { try split.resized(to: [7: .max, 8: .max]) }
+        #expect(hugeResize?.code == .badRequest)
     }
 
     /// Random edits of random splits, checked bucket by bucket: a version whose share grows or

@@ -16,6 +16,7 @@ import Testing
         ("negative_dimension", .invalidShape, ".shape[1] is -4"),
         ("shape_signature_rank_mismatch", .invalidShape, "shapeSignature [-1] does not fit shape [1, 4]"),
         ("tensor_size_overflow", .tensorSizeOverflow, "Model.subgraphs[0].tensors[5]"),
+        ("tensor_size_overflow_int2", .tensorSizeOverflow, "Model.subgraphs[0].tensors[5]"),
         ("constant_data_mismatch", .constantDataMismatch, "which needs 48 bytes, but its buffer"),
         ("unknown_tensor_type", .unknownTensorType, ".type is 99"),
         ("quantization_count_mismatch", .invalidQuantization, "has 2 scales and 1 zero points"),

@@ -580,6 +580,12 @@ INVALID = {
         "[1073741824, 1073741824, 1073741824]: 2^92 bytes",
         make_float_classifier,
         lambda m: add_tensor(m, "huge", TT.FLOAT32, [1 << 30] * 3)),
+    "tensor_size_overflow_int2": (
+        "extra unused tensor 5 (huge, int2, no data) has shape "
+        "[2147483647, 3, 715827883]: 2^62 - 1 elements of 2 bits, whose bits "
+        "fit an Int64 but not once rounded up to whole bytes",
+        make_float_classifier,
+        lambda m: add_tensor(m, "huge", TT.INT2, [2147483647, 3, 715827883])),
     "constant_data_mismatch": (
         "buffer 1 of tensor 1 (classifier/weights, float32 [3, 4]) holds 44 "
         "bytes instead of 48",

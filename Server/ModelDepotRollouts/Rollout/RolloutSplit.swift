@@ -153,7 +153,7 @@ public struct RolloutSplit: Sendable, Hashable, Codable {
     private static func validate(_ shares: [(Int, Int)]) throws(DepotError) {
         var seen = Set<Int>()
         for (version, basisPoints) in shares {
-            guard basisPoints >= 0 else {
+            guard (0...RolloutBucket.count).contains(basisPoints) else {
                 throw DepotError(.badRequest, "Version \(version) has a share of \(Double(basisPoints) / 100)%; shares are 0% to 100%.")
             }
             guard seen.insert(version).inserted else {

@@ -23,11 +23,13 @@ public struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConve
         let withoutBuild = text.split(separator: "+", maxSplits: 1, omittingEmptySubsequences: false)[0]
         let parts = withoutBuild.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         let numbers = parts[0].split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...3).contains(numbers.count), numbers.allSatisfy({ !$0.isEmpty && $0.count <= 9 && $0.allSatisfy(\.isASCIIDigit) }) else {
+        // On the bytes: `("0"..."9").contains` takes a digit with a combining mark (`1\u{301}`) too.
+        let parsed = numbers.compactMap { $0.utf8.count <= 9 && $0.utf8.allSatisfy { (0x30...0x39).contains($0) } ? Int($0) : nil }
+        guard (1...3).contains(numbers.count), parsed.count == numbers.count else {
             throw DepotError(
                 .badRequest, "'\(text)' is not a version: use MAJOR.MINOR.PATCH with an optional -prerelease, e.g. 3.2.0 or 4.0.0-beta.1.")
         }
-        self.numbers = numbers.map { Int($0)! } + Array(repeating: 0, count: 3 - numbers.count)
+        self.numbers = parsed + Array(repeating: 0, count: 3 - numbers.count)
         prerelease = parts.count == 2 ? parts[1].split(separator: ".", omittingEmptySubsequences: false).map(String.init) : []
         guard parts.count == 1 || prerelease.allSatisfy({ !$0.isEmpty }) else {
             throw DepotError(.badRequest, "'\(text)' has an empty pre-release identifier; write e.g. 4.0.0-beta.1.")
@@ -60,8 +62,4 @@ public struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConve
         }
         return lhs.prerelease.count < rhs.prerelease.count
     }
-}
-
-extension Character {
-    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }

@@ -27,7 +27,9 @@ enum ByteRange: Equatable {
         }
         let first = spec[..<dash].trimmingSpaces
         let last = spec[spec.index(after: dash)...].trimmingSpaces
-        guard first.allSatisfy(\.isASCIIDigit), last.allSatisfy(\.isASCIIDigit), !(first.isEmpty && last.isEmpty) else {
+        guard first.utf8.allSatisfy { (0x30...0x39).contains($0) }, last.utf8.allSatisfy { (0x30...0x39).contains($0) },
+            !(first.isEmpty && last.isEmpty)
+        else {
             self = .full
             return
         }
@@ -69,8 +71,4 @@ extension Substring {
 extension String {
     /// The text without leading and trailing spaces and tabs.
     var trimmingSpaces: String { self[...].trimmingSpaces }
-}
-
-extension Character {
-    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }

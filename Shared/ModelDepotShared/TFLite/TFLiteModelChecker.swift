@@ -219,8 +219,9 @@ struct TFLiteModelChecker {
         let elementCount = try elementCount(of: shape, type: type, path: path)
         let byteCount = try type.bitsPerElement.map { bits throws(DepotError) in
             let (total, overflow) = elementCount.multipliedReportingOverflow(by: bits)
-            guard !overflow else { throw sizeOverflow(shape, type, path) }
-            return (total + 7) / 8
+            let (rounded, overflowRounding) = total.addingReportingOverflow(7)
+            guard !overflow, !overflowRounding else { throw sizeOverflow(shape, type, path) }
+            return rounded / 8
         }
         let dataSize = bufferSizes[Int(bufferIndex)]
         if dataSize > 0, !isSparse, let byteCount, dataSize != byteCount {
