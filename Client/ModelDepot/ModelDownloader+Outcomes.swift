@@ -55,6 +55,13 @@ extension ModelDownloader {
         backgroundOutcomeSend = Task { _ = try? await sendOutcomes() }
     }
 
+    /// The events a receipt says the server applied, of a batch of `events`. The receipt is not
+    /// signed: a count outside the batch's is no count (added up, it could overflow).
+    static func applied(receipt: Data, events: Int) -> Int {
+        let accepted = (try? JSONDecoder().decode(OutcomeReceipt.self, from: receipt))?.accepted ?? 0
+        return (0...events).contains(accepted) ? accepted : 0
+    }
+
     /// Sends one batch; a refusal the server will never accept drops it (counted by its code in the log).
     private func send(_ batch: OutcomeRecorder.Batch) async throws(DepotError) -> Int {
         var request = URLRequest(
@@ -81,7 +88,7 @@ extension ModelDownloader {
         }
         switch response.statusCode {
         case 200:
-            return (try? JSONDecoder().decode(OutcomeReceipt.self, from: data))?.accepted ?? 0
+            return Self.applied(receipt: data, events: batch.events.count)
         case 429, 500...:
             throw Self.serverError(data, response)
         default:

@@ -89,6 +89,25 @@ import Testing
                 #expect(error?.code == .invalidMetadata && error?.message.contains("names a file by '\(bad)'") == true)
             }
         }
+        // Sizes the SDK adds and subtracts (a negative one trapped the app): refused, each.
+        for bad in [-1, Int.min, (1 << 40) + 1, Int.max] {
+            let patch = ModelManifest.Patch(from: digest, sha256: digest, size: bad, downloadURL: "/p")
+            var withFile = try manifest()
+            withFile.files = [.init(name: "labels.txt", sha256: digest, size: bad, downloadURL: "/f")]
+            var withPatch = try manifest()
+            withPatch.patches = [patch]
+            var withFilePatch = try manifest()
+            withFilePatch.files = [.init(name: "labels.txt", sha256: digest, size: 1, downloadURL: "/f", patches: [patch])]
+            for flawed in [withFile, withPatch, withFilePatch] {
+                let error = #expect(throws: DepotError.self) {
+                    try root.verifyManifest(try signed(flawed, [manifestKey]), for: flowers, now: now, clockSkew: 0, minimumVersion: nil)
+                }
+                #expect(error?.code == .invalidMetadata && error?.message.contains("a patch \(bad) bytes") == true, "\(bad)")
+            }
+        }
+        var empty = try manifest()
+        empty.files = [.init(name: "empty.txt", sha256: digest, size: 0, downloadURL: "/f")]
+        #expect(verify(try signed(empty, [manifestKey])) == nil, "an empty companion file is a file")
     }
 
     @Test func revokedKeysAreNamedAsRevoked() throws {

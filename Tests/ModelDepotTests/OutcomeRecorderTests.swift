@@ -114,4 +114,16 @@ import Testing
         let recorder = OutcomeRecorder(directory: directory, enabled: true, clock: { Date(timeIntervalSince1970: 1_800_000_000) })
         #expect(recorder.takeBatches().map(\.id) == ["b-1"], "the batch waiting to be sent again is kept")
     }
+
+    /// The receipt of a batch is not signed: a count of applied events outside the batch's
+    /// (`Int.max` twice overflowed the sum and trapped the app) counts none.
+    @Test func aReceiptCountsAtMostTheBatchsEvents() {
+        let receipt = { (accepted: String) in Data(#"{"batch":"b-1","accepted":\#(accepted),"duplicate":false}"#.utf8) }
+        #expect(ModelDownloader.applied(receipt: receipt("3"), events: 5) == 3)
+        #expect(ModelDownloader.applied(receipt: receipt("5"), events: 5) == 5)
+        for hostile in ["6", "-1", "9223372036854775807", "-9223372036854775808"] {
+            #expect(ModelDownloader.applied(receipt: receipt(hostile), events: 5) == 0, "\(hostile)")
+        }
+        #expect(ModelDownloader.applied(receipt: Data("not json".utf8), events: 5) == 0)
+    }
 }

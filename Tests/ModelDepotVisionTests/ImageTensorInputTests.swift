@@ -45,6 +45,40 @@ import Testing
         #expect(quantized.value(for: pixels).bytes.map { Int8(bitPattern: $0) } == [-128, -1, 127, -118, -108, -98])
     }
 
+    /// A model's numbers that would make a quantized pixel no number or overflow an Int (each
+    /// trapped the app before) are refused; a tiny scale saturates, as clamping does.
+    @Test func parametersThatCannotQuantizeAreRefused() throws {
+        for (scale, zeroPoint) in [(Float(0), 0), (-1, 0), (1, 128), (1, -129), (1, Int.max), (1, Int.min)] {
+            let refused = #expect(throws: DepotError.self, "scale \(scale), zero point \(zeroPoint)") {
+                try ImageTensorInput(tensor: Self.tensor(.int8, scale: scale, zeroPoint: zeroPoint), metadata: nil)
+            }
+            #expect(refused?.code == .unsupportedModel)
+        }
+        for (mean, std) in [([Float(0)], [Float(0)]), ([0, 0, 0], [1, 0, 1])] {
+            for type in [TFLiteTensorType.int8, .float32] {
+                let refused = #expect(throws: DepotError.self, "\(type) mean \(mean), std \(std)") {
+                    try ImageTensorInput(tensor: Self.tensor(type, scale: 0.5), metadata: Self.metadata(mean: mean, std: std))
+                }
+                #expect(refused?.code == .unsupportedModel)
+            }
+        }
+        let tiny = try ImageTensorInput(tensor: Self.tensor(.int8, scale: 1e-45), metadata: Self.metadata(mean: [127.5], std: [127.5]))
+        #expect(tiny.value(for: pixels).bytes.map { Int8(bitPattern: $0) } == [-128, -128, 127, -128, -128, -128])
+    }
+
+    /// A uint8 classifier's scores are dequantized in Float: any zero point gives numbers, none traps.
+    @Test func scoresDequantizeWithAnyZeroPoint() throws {
+        let value = TensorValue(uint8: [0, 1, 255], shape: [1, 3])
+        for (zeroPoint, expected) in [
+            (0, [Float(0), 0.5, 127.5]), (Int.min, [4.611686e18, 4.611686e18, 4.611686e18]),
+            (Int.max, [-4.611686e18, -4.611686e18, -4.611686e18]),
+        ] {
+            let quantization = try JSONDecoder().decode(
+                TFLiteQuantization.self, from: Data(#"{"scales": [0.5], "zeroPoints": [\#(zeroPoint)], "quantizedDimension": 0}"#.utf8))
+            #expect(ImageClassifier.scores(value, quantization: quantization) == expected, "zero point \(zeroPoint)")
+        }
+    }
+
     @Test func otherInputsAreRefused() {
         var wrong = Self.tensor(.float32)
         wrong.shape = [1, 4]

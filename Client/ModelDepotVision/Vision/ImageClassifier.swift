@@ -116,6 +116,7 @@ public final class ImageClassifier: @unchecked Sendable {
         if let floats = value.float32Values { return floats }
         let scale = quantization.scales.first ?? 1
         let zeroPoint = quantization.zeroPoints.first ?? 0
-        return value.bytes.map { scale * Float(Int($0) - zeroPoint) }
+        // In Float: the zero point is the model's, and any Int, so `Int - zeroPoint` could overflow.
+        return value.bytes.map { scale * (Float($0) - Float(zeroPoint)) }
     }
 }

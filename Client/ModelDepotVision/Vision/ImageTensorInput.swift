@@ -26,6 +26,22 @@ struct ImageTensorInput {
             throw DepotError(
                 .unsupportedModel, "The model's input '\(tensor.name)' is \(tensor.type); image inputs are uint8, int8 or float32.")
         }
+        if tensor.type == .int8 {
+            let scale = tensor.quantization.scales.first ?? 1
+            let zeroPoint = tensor.quantization.zeroPoints.first ?? 0
+            guard scale.isFinite, scale > 0, (-128...127).contains(zeroPoint) else {
+                throw DepotError(
+                    .unsupportedModel,
+                    "The model's input '\(tensor.name)' is int8 with scale \(scale) and zero point \(zeroPoint); an int8 image input needs a finite scale above 0 and a zero point from -128 to 127."
+                )
+            }
+        }
+        if let (mean, std) = metadata?.normalization, !(mean + std).allSatisfy(\.isFinite) || std.contains(0) {
+            throw DepotError(
+                .unsupportedModel,
+                "The model's input '\(tensor.name)' is normalized with mean \(mean.prefix(3)) and std \(std.prefix(3)); each must be a finite number, and std not 0."
+            )
+        }
         self.tensor = tensor
         normalization = metadata?.normalization
         height = shape[1]
@@ -53,7 +69,8 @@ struct ImageTensorInput {
                 if let (mean, std) = normalization {
                     let channel = index % 3
                     let real = (Float(pixel) - Self.pick(mean, channel)) * (1 / Self.pick(std, channel))
-                    quantized = Int((real / scale).rounded()) + zeroPoint
+                    // Clamped as a Float first: a tiny scale makes it too large for an Int.
+                    quantized = Int(max(-256, min(256, (real / scale).rounded()))) + zeroPoint
                 } else {
                     quantized = Int(pixel) + zeroPoint
                 }

@@ -133,7 +133,16 @@ public final class ObjectDetector: @unchecked Sendable {
                 switch tensor.content?.properties {
                 case .boundingBox(let index, _, _)?:
                     layout.boxes = position
-                    if index.count == 4 { layout.coordinates = (Int(index[0]), Int(index[1]), Int(index[2]), Int(index[3])) }
+                    if !index.isEmpty {
+                        // Each of a box's 4 values is read at the position its index gives.
+                        guard index.count == 4, Set(index) == [0, 1, 2, 3] else {
+                            throw DepotError(
+                                .invalidMetadata,
+                                "The boxes output's metadata gives the coordinates at positions \(index.prefix(8)); a box has 4 values, so they are 0, 1, 2 and 3, each once."
+                            )
+                        }
+                        layout.coordinates = (Int(index[0]), Int(index[1]), Int(index[2]), Int(index[3]))
+                    }
                 case _ where tensor.labelFiles.contains { $0.type == .tensorValueLabels }: layout.classes = position
                 case _ where tensor.name == "score": layout.scores = position
                 case _ where tensor.name == "number of detections": layout.count = position

@@ -98,6 +98,11 @@ public struct TrustedRoot: Sendable, Hashable {
             throw DepotError(
                 .invalidMetadata, "\(what) is signed but names a file by '\(bad.prefix(70))', which is not a SHA-256 in lower-case hex.")
         }
+        // The SDK adds and subtracts these sizes: each is one a file can have.
+        if let bad = (manifest.files.map(\.size) + patches.map(\.size)).first(where: { !(0...(1 << 40)).contains($0) }) {
+            throw DepotError(
+                .invalidMetadata, "\(what) is signed but gives a companion file or a patch \(bad) bytes; a file has 0 to 1099511627776.")
+        }
         guard manifest.model == model else {
             throw DepotError(.manifestMismatch, "The server answered a manifest for '\(manifest.model)' when '\(model)' was asked for.")
         }
