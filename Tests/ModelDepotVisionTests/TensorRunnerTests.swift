@@ -105,4 +105,23 @@ import Testing
         #expect(unused.loads.withLock { $0 } == 0, "a model the task cannot use never reaches the runtime")
         #expect(recorded() == ["load_failed:unavailable": 1, "load_failed:unsupported_model": 1])
     }
+
+    /// A boxes output whose metadata puts a coordinate at position 9 of a box's 4 values (the
+    /// fixture's `[1, 0, 3, 2]`, its last made 9) is refused when the detector is made: read at
+    /// the first detection, it trapped the app.
+    @Test func aDetectorWhoseBoxMetadataPointsOutsideABoxIsRefused() throws {
+        let file = Self.classifierFile.deletingLastPathComponent().appendingPathComponent("object_detector.tflite")
+        var bytes = [UInt8](try Data(contentsOf: file))
+        let order: [UInt8] = [4, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0]
+        let at = try #require((0...(bytes.count - order.count)).first { bytes[$0..<($0 + order.count)].elementsEqual(order) })
+        let unused = ScriptedRuntime { _ in [] }
+        let fine = try VerifiedModel.verifyBundled(file, name: ModelName("detector"), expectation: nil, policy: .default)
+        _ = try ObjectDetector(model: fine, runtime: unused, outcomes: recorder)
+        bytes[at + 16] = 9
+        let edited = folder.appendingPathComponent("object_detector.tflite")
+        try Data(bytes).write(to: edited)
+        let model = try VerifiedModel.verifyBundled(edited, name: ModelName("detector"), expectation: nil, policy: .default)
+        let refused = #expect(throws: DepotError.self) { try ObjectDetector(model: model, runtime: unused, outcomes: recorder) }
+        #expect(refused?.code == .invalidMetadata && refused?.message.contains("[1, 0, 3, 9]") == true, "\(refused?.message ?? "")")
+    }
 }
