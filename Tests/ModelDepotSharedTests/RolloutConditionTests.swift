@@ -15,6 +15,9 @@ import Testing
             #expect(!(higher < lower))
         }
         #expect(try SemanticVersion("3.2") == SemanticVersion("3.2.0+build.7"))
+        // One number, two identifiers: one of them comes first (neither did, and they were not equal).
+        let (zero, one) = (try SemanticVersion("4.0.0-beta.01"), try SemanticVersion("4.0.0-beta.1"))
+        #expect(zero != one && zero < one && !(one < zero))
         #expect(
             throws: DepotError(
                 .badRequest, "'3.x' is not a version: use MAJOR.MINOR.PATCH with an optional -prerelease, e.g. 3.2.0 or 4.0.0-beta.1.")

@@ -54,7 +54,9 @@ public struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConve
         }
         for (left, right) in zip(lhs.prerelease, rhs.prerelease) where left != right {
             switch (Int(left), Int(right)) {
-            case let (l?, r?): return l < r
+            // `01` and `1` are one number but two identifiers: ordered as text, so that one of
+            // them is first.
+            case let (l?, r?) where l != r: return l < r
             case (.some, nil): return true
             case (nil, .some): return false
             default: return left < right

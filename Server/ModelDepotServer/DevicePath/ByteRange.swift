@@ -27,9 +27,8 @@ enum ByteRange: Equatable {
         }
         let first = spec[..<dash].trimmingSpaces
         let last = spec[spec.index(after: dash)...].trimmingSpaces
-        guard first.utf8.allSatisfy { (0x30...0x39).contains($0) }, last.utf8.allSatisfy { (0x30...0x39).contains($0) },
-            !(first.isEmpty && last.isEmpty)
-        else {
+        let digits = { (text: String) in text.utf8.allSatisfy { (0x30...0x39).contains($0) } }
+        guard digits(first), digits(last), !(first.isEmpty && last.isEmpty) else {
             self = .full
             return
         }
