@@ -8,7 +8,8 @@ import Testing
 /// only ever meets a connection closed between two requests (which any HTTP client retries on a
 /// new connection) or a closed listener.
 @Suite struct DrainEndToEndTests {
-    @Test func sigtermUnderLoadAnswersEveryRequestItTook() async throws {
+    /// A server with a 1 MB model and an app key, and the devices of ``DrainFleet`` for it.
+    static func serverAndFleet(reconnecting: Bool) async throws -> (Scratch, ServerProcess, DrainFleet) {
         let scratch = try Scratch()
         let server = try await ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
         let version = try await server.publishLargeModel(megabytes: 1, seed: 4, in: scratch)
@@ -16,9 +17,15 @@ import Testing
             CreatedAccessKey.self
         )
         .secret
+        let fleet = DrainFleet(
+            port: server.url.port ?? 0, appKey: appKey, blob: "/v1/blobs/sha256/\(version.sha256)", reconnecting: reconnecting)
+        return (scratch, server, fleet)
+    }
 
+    @Test func sigtermUnderLoadAnswersEveryRequestItTook() async throws {
+        let (scratch, server, fleet) = try await Self.serverAndFleet(reconnecting: false)
+        defer { withExtendedLifetime(scratch) {} }
         // SIGTERM once every device has made 20 requests.
-        let fleet = DrainFleet(port: server.url.port ?? 0, appKey: appKey, blob: "/v1/blobs/sha256/\(version.sha256)")
         #expect(await fleet.run { server.process.send(SIGTERM) }, "the devices got going and ended")
         #expect(try await server.process.exit() == 0)
         let counts = fleet.counts.withLock { $0 }
@@ -34,15 +41,8 @@ import Testing
     /// signal 4 (in 5 of 8 rounds with one client of 6 threads). Three rounds, each a new server.
     @Test func sigtermWhileNewConnectionsArriveExitsZero() async throws {
         for round in 1...3 {
-            let scratch = try Scratch()
-            let server = try await ServerProcess(storage: scratch.url.appendingPathComponent("storage"))
-            let version = try await server.publishLargeModel(megabytes: 1, seed: 4, in: scratch)
-            let appKey = try await Command.depot(["keys", "create", "--app", "--json"], environment: server.environment).decode(
-                CreatedAccessKey.self
-            )
-            .secret
-            let fleet = DrainFleet(
-                port: server.url.port ?? 0, appKey: appKey, blob: "/v1/blobs/sha256/\(version.sha256)", reconnecting: true)
+            let (scratch, server, fleet) = try await Self.serverAndFleet(reconnecting: true)
+            defer { withExtendedLifetime(scratch) {} }
             #expect(await fleet.run { server.process.send(SIGTERM) }, "round \(round): the devices got going and ended")
             #expect(try await server.process.exit() == 0, "round \(round)")
             let counts = fleet.counts.withLock { $0 }
