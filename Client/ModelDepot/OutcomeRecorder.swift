@@ -73,6 +73,14 @@ public final class OutcomeRecorder: Sendable {
             batches = try container.decode([Batch].self, forKey: .batches)
             dropped = try container.decode([ModelName: Int].self, forKey: .dropped)
             exposures = try container.decodeIfPresent([Exposure: String].self, forKey: .exposures) ?? [:]
+            // Counts no queue reaches (a damaged file, or one written by someone else) would
+            // overflow when they are added up: such a file is not read.
+            let limit = 0...Int(Int32.max)
+            guard entries.values.allSatisfy({ limit.contains($0.count) }), dropped.values.allSatisfy(limit.contains),
+                batches.allSatisfy({ limit.contains($0.dropped) && $0.events.allSatisfy { limit.contains($0.count ?? 1) } })
+            else {
+                throw DepotError(.invalidMetadata, "The outcome queue holds counts beyond \(Int32.max).")
+            }
         }
     }
 

@@ -172,6 +172,11 @@ import Testing
             code { _ = try TrustedRoot(first: try signed(document(), [rootKey]), pinnedKey: PublicSigningKey(newRoot.publicKey)) }
                 == .untrustedRoot)
         #expect(code { _ = try TrustedRoot(first: try signed(document(rootThreshold: 2), [rootKey])) } == .invalidMetadata)
+        for version in [0, Int(Int32.max) + 1, Int.max] {
+            #expect(
+                code { _ = try TrustedRoot(first: try signed(document(version: version), [rootKey])) } == .invalidMetadata, "v\(version)")
+        }
+        #expect(try TrustedRoot(first: try signed(document(version: Int(Int32.max)), [rootKey])).document.version == Int(Int32.max))
         #expect(code { _ = try TrustedRoot(first: Data(repeating: 32, count: TrustedRoot.maximumSize + 1)) } == .metadataTooLarge)
         #expect(code { _ = try TrustedRoot(first: try signed(document(), [])) } == .untrustedRoot, "an unsigned root")
         let both = document(revoked: [PublicSigningKey.keyID(of: manifestKey.publicKey)])

@@ -126,4 +126,25 @@ import Testing
         }
         #expect(ModelDownloader.applied(receipt: Data("not json".utf8), events: 5) == 0)
     }
+
+    /// A queue file whose counts no queue reaches (they overflowed when added up, and trapped the
+    /// app at launch) is not read: the recorder starts empty and records.
+    @Test func aQueueFileWithCountsBeyondAnyQueueIsNotRead() throws {
+        let directory = try folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clock: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_800_000_000) }
+        let recorder = OutcomeRecorder(directory: directory, enabled: true, clock: clock)
+        recorder.record(.inferences, manifest: manifest)
+        recorder.save()
+        #expect(OutcomeRecorder(directory: directory, enabled: true, clock: clock).pendingEvents == 1, "a sound file is read")
+        let file = directory.appendingPathComponent("outcomes.json")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        #expect(text.contains(#""count":1"#))
+        try text.replacingOccurrences(of: #""count":1"#, with: #""count":9223372036854775807"#).write(
+            to: file, atomically: true, encoding: .utf8)
+        let reopened = OutcomeRecorder(directory: directory, enabled: true, clock: clock)
+        #expect(reopened.pendingEvents == 0)
+        reopened.record(.inferences, manifest: manifest)
+        #expect(reopened.pendingEvents == 1)
+    }
 }

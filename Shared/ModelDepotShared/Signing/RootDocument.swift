@@ -42,7 +42,10 @@ public struct RootDocument: Sendable, Hashable, Codable {
     /// - Throws: ``DepotError`` (`invalid_metadata`) naming the problem.
     public func validate() throws(DepotError) {
         guard type == "root" else { throw DepotError(.invalidMetadata, "The document's type is '\(type)', not 'root'.") }
-        guard version >= 1 else { throw DepotError(.invalidMetadata, "Root document version \(version) is below 1.") }
+        // At most Int32.max, so that the version after it (`version + 1`) is a number too.
+        guard (1...Int(Int32.max)).contains(version) else {
+            throw DepotError(.invalidMetadata, "Root document version \(version) is outside 1 to \(Int32.max).")
+        }
         for (name, keys, threshold) in [("root", rootKeys, rootThreshold), ("manifest", manifestKeys, manifestThreshold)] {
             guard threshold >= 1, threshold <= keys.count else {
                 throw DepotError(
