@@ -79,7 +79,8 @@ public final class OutcomeRecorder: Sendable {
             guard entries.values.allSatisfy({ limit.contains($0.count) }), dropped.values.allSatisfy(limit.contains),
                 batches.allSatisfy({ limit.contains($0.dropped) && $0.events.allSatisfy { limit.contains($0.count ?? 1) } })
             else {
-                throw DepotError(.invalidMetadata, "The outcome queue holds counts beyond \(Int32.max).")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .entries, in: container, debugDescription: "The outcome queue holds counts beyond \(Int32.max).")
             }
         }
     }
